@@ -1,0 +1,56 @@
+"""The `harness` command line: one group, error handling in one place, commands registered below.
+
+Each command lives in its own module under `harness.commands` and is a thin layer: it parses
+options, calls the stage that does the work, and presents the result. Exit codes: 0 success,
+1 a problem with the user's input or environment (the message says what and where), 2 bad
+usage (click's own).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from harness import __version__
+from harness.errors import HarnessError
+
+# (command name, "module:attribute") pairs; modules are imported only when the command runs or
+# help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
+COMMANDS: dict[str, str] = {
+    "import": "harness.commands.import_data:import_group",
+}
+
+
+class HarnessGroup(click.Group):
+    """A click group that loads commands lazily and turns harness errors into exit code 1."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command), target
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except HarnessError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="harness")
+def main() -> None:
+    """harness: crowdsourced benchmarks as measuring instruments.
+
+    Describe a study in a YAML task spec, launch it, collect and screen judgments, and
+    characterize the result against the original instrument.
+    """

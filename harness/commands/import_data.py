@@ -1,0 +1,39 @@
+"""`harness import DATASET DIR --out FILE.csv`: published instruments into the long table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness.datasets import load_ws353
+from harness.judgments import write_judgments
+
+
+@click.group("import")
+def import_group() -> None:
+    """Turn a published dataset's distribution into a long judgments CSV."""
+
+
+@import_group.command("ws353")
+@click.argument("directory", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where to write the long judgments CSV.",
+)
+def ws353(directory: Path | None, out: Path) -> None:
+    """Import WordSimilarity-353 with every rater's vote (16 raters, 353 items, 5,189 judgments).
+
+    DIRECTORY holds set1.csv, set2.csv, combined.csv and instructions.txt; it defaults to
+    $HARNESS_WS353_DIR, then ../shared/data/ws353.
+    """
+    dataset = load_ws353(directory)
+    write_judgments(dataset.judgments, out)
+    j = dataset.judgments
+    click.echo(
+        f"Wrote {out}: {len(j):,} judgments over {j['item_id'].nunique()} items "
+        f"and {j['worker_id'].nunique()} workers (from {dataset.directory})."
+    )

@@ -1,0 +1,143 @@
+"""WordSimilarity-353 (Finkelstein et al., ACM TOIS 20(1), 2002) as a harness instrument.
+
+Reads the authors' distribution (``set1.csv``, ``set2.csv``, ``combined.csv``,
+``instructions.txt``) from a directory: never a copy inside this project. Conventions, from the
+dataset's README:
+
+- 16 raters x 353 pairs: set2's rater columns ``1``..``13`` are the same people as set1's
+  ``1``..``13``; set2's ``14``..``16`` rated only set2. So raters 14-16 have no vote on the first
+  153 pairs, and the table has 153 x 13 + 200 x 16 = 5,189 judgments.
+- Items are the 353 rows in ``combined.csv`` order (set1 then set2); ``item_id`` is
+  ``ws353-NNN`` with NNN the 1-based row, the key the system prediction files use. The two
+  ``(money, cash)`` rows stay two items; words are kept case-sensitive as written.
+- Means in the files are rounded to 2 decimals; harness recomputes them from the votes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harness.errors import DatasetError
+
+ENV_VAR = "HARNESS_WS353_DIR"
+DEFAULT_DIR = Path("..") / "shared" / "data" / "ws353"
+FILES = ("set1.csv", "set2.csv", "combined.csv", "instructions.txt")
+SCALE_MIN, SCALE_MAX = 0.0, 10.0
+SET1_RATERS = 13
+SET2_RATERS = 16
+
+
+@dataclass(frozen=True)
+class WS353:
+    """The loaded instrument: its items, every vote as a long table, and its guidelines."""
+
+    directory: Path
+    items: pd.DataFrame  # item_id, row, set, word1, word2, published_mean
+    judgments: pd.DataFrame  # item_id, worker_id, value, word1, word2
+    instructions: str
+
+
+def locate_ws353(path: str | Path | None = None, *, base: Path | None = None) -> Path:
+    """Find the WS353 directory: ``path`` if given, else ``$HARNESS_WS353_DIR``, else the default.
+
+    A relative path is tried against the working directory and then against ``base`` (for a
+    spec, the project root above ``task_specs/``). Raises `DatasetError` saying how to point
+    harness at the files.
+    """
+    given = path if path is not None else os.environ.get(ENV_VAR) or DEFAULT_DIR
+    candidates = [Path(given)]
+    if base is not None and not Path(given).is_absolute():
+        candidates.append(base / given)
+    for candidate in candidates:
+        if candidate.is_dir() and all((candidate / name).is_file() for name in FILES):
+            return candidate.resolve()
+    tried = ", ".join(str(c) for c in candidates)
+    raise DatasetError(
+        f"WS353 not found (tried {tried}): expected a directory holding {', '.join(FILES)}. "
+        f"Pass its path, or set {ENV_VAR}."
+    )
+
+
+def load_ws353(directory: str | Path | None = None, *, base: Path | None = None) -> WS353:
+    """Load WS353 from its distribution files; every vote becomes one row of the long table."""
+    root = locate_ws353(directory, base=base)
+    set1 = _read_set(root / "set1.csv", SET1_RATERS)
+    set2 = _read_set(root / "set2.csv", SET2_RATERS)
+    combined = _read_csv(root / "combined.csv")
+    both = pd.concat([set1.assign(set="set1"), set2.assign(set="set2")], ignore_index=True)
+    _check_combined(root / "combined.csv", combined, both)
+
+    both["row"] = range(1, len(both) + 1)
+    both["item_id"] = [item_id(row) for row in both["row"]]
+    items = both[["item_id", "row", "set", "Word 1", "Word 2", "Human (mean)"]].rename(
+        columns={"Word 1": "word1", "Word 2": "word2", "Human (mean)": "published_mean"}
+    )
+    items["published_mean"] = items["published_mean"].astype(float)
+
+    rater_columns = [str(r) for r in range(1, SET2_RATERS + 1)]
+    votes = both.melt(
+        id_vars=["item_id", "row"], value_vars=rater_columns, var_name="rater", value_name="value"
+    ).dropna(subset=["value"])
+    votes["worker_id"] = votes["rater"].map(lambda r: f"ws353-r{int(r):02d}")
+    votes = votes.sort_values(["row", "rater"], key=lambda s: s.astype(int)).merge(
+        items[["item_id", "word1", "word2"]], on="item_id"
+    )
+    judgments = votes[["item_id", "worker_id", "value", "word1", "word2"]].reset_index(drop=True)
+    judgments["value"] = judgments["value"].astype(float)
+    instructions = (root / "instructions.txt").read_text(encoding="utf-8")
+    return WS353(
+        directory=root,
+        items=items.reset_index(drop=True),
+        judgments=judgments,
+        instructions=instructions,
+    )
+
+
+def item_id(row: int) -> str:
+    """The harness item id of WS353's 1-based row in ``combined.csv`` order."""
+    return f"ws353-{row:03d}"
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{path}: cannot read as CSV ({exc})") from None
+
+
+def _read_set(path: Path, raters: int) -> pd.DataFrame:
+    """Read set1/set2 and check every vote is a number on the 0-10 scale."""
+    frame = _read_csv(path)
+    expected = ["Word 1", "Word 2", "Human (mean)", *[str(r) for r in range(1, raters + 1)]]
+    if list(frame.columns) != expected:
+        raise DatasetError(
+            f"{path}: expected columns {', '.join(expected)}; found {', '.join(frame.columns)}"
+        )
+    problems = []
+    for column in expected[3:]:
+        values = pd.to_numeric(frame[column].str.strip().replace("", None), errors="coerce")
+        bad = values.isna() | (values < SCALE_MIN) | (values > SCALE_MAX)
+        for index in frame.index[bad][:5]:
+            problems.append(
+                f"{path}:{index + 2}: rater {column}: expected a score from 0 to 10, "
+                f"found {frame.at[index, column]!r}"
+            )
+        frame[column] = values
+    if problems:
+        raise DatasetError("\n".join(problems))
+    return frame
+
+
+def _check_combined(path: Path, combined: pd.DataFrame, both: pd.DataFrame) -> None:
+    """combined.csv must list the same pairs in the same order as set1 followed by set2."""
+    if len(combined) != len(both):
+        raise DatasetError(f"{path}: {len(combined)} pairs, but set1 and set2 hold {len(both)}")
+    pairs = list(zip(combined["Word 1"], combined["Word 2"], strict=True))
+    expected = list(zip(both["Word 1"], both["Word 2"], strict=True))
+    for index, (got, want) in enumerate(zip(pairs, expected, strict=True)):
+        if got != want:
+            raise DatasetError(f"{path}:{index + 2}: pair {got} where set1/set2 order has {want}")
