@@ -14,12 +14,13 @@ from typing import Any
 import click
 
 from harness import __version__
-from harness.errors import HarnessError
+from harness.errors import HarnessError, ValidationError
 
 # (command name, "module:attribute") pairs; modules are imported only when the command runs or
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
 COMMANDS: dict[str, str] = {
     "import": "harness.commands.import_data:import_group",
+    "validate": "harness.commands.validate:validate",
 }
 
 
@@ -41,6 +42,12 @@ class HarnessGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except ValidationError as exc:
+            for problem in exc.problems:
+                click.echo(str(problem), err=True)
+            count = len(exc.problems)
+            click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
+            ctx.exit(1)
         except HarnessError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(1)

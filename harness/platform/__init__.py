@@ -1,0 +1,1 @@
+"""Crowd platforms: MTurk (through boto3) and the local MTurk-compatible service."""

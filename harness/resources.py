@@ -1,0 +1,29 @@
+"""Where harness's own files are: built-in templates and Alembic migrations.
+
+In a source checkout they are the top-level ``templates/`` and ``alembic/`` folders beside the
+package; in an installed wheel, setup.py ships them as ``harness/builtin_templates`` and
+``harness/migrations``. These functions find either.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _first_existing(*candidates: Path) -> Path:
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"none of {', '.join(map(str, candidates))} exists; reinstall harness")
+
+
+def templates_dir() -> Path:
+    """The folder of built-in Jinja2 templates."""
+    return _first_existing(_PACKAGE / "builtin_templates", _PACKAGE.parent / "templates")
+
+
+def migrations_dir() -> Path:
+    """The Alembic script folder (env.py, versions/)."""
+    return _first_existing(_PACKAGE / "migrations", _PACKAGE.parent / "alembic")

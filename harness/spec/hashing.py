@@ -1,0 +1,71 @@
+"""The instrument hash: a content hash of the measurement procedure, and of nothing else.
+
+Covered (METHODS.md section 1): the items (every column of the resolved item table,
+controls included, in item-id order), the guidelines text and worked examples, the study type
+and scale, the page template's name and the content of every template file it uses, the
+order policy, the controls, the qualifications, the raters per item and the screening policy.
+
+Not covered: the study name and description, items per HIT, hosting mode, HIT title,
+description, keywords, reward, durations, budget and platform target. Changing any covered
+part makes a new instrument; changing only uncovered parts keeps the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+from harness.spec.model import TaskSpec
+
+HASH_VERSION = 1  # bump when what the hash covers changes
+
+
+def instrument_hash(
+    spec: TaskSpec, items: pd.DataFrame, guidelines: str, template_files: dict[str, str]
+) -> str:
+    """Hex SHA-256 of the canonical JSON of the measurement procedure (see module docstring).
+
+    ``template_files`` maps each template file name the page uses to its text.
+    """
+    procedure = {
+        "hash_version": HASH_VERSION,
+        "type": spec.type.value,
+        "items": _items_records(items),
+        "guidelines": guidelines,
+        "examples": [e.model_dump(mode="json") for e in spec.guidelines.examples],
+        "scale": spec.scale.model_dump(mode="json"),
+        "template": {name: _sha(text) for name, text in sorted(template_files.items())},
+        "order": spec.order.model_dump(mode="json"),
+        "controls": spec.controls.model_dump(mode="json"),
+        "qualifications": spec.qualifications.model_dump(mode="json"),
+        "raters_per_item": spec.raters_per_item,
+        "screening": {k: v.model_dump(mode="json") for k, v in sorted(spec.screening.items())},
+    }
+    return _sha(json.dumps(procedure, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def short_hash(full: str) -> str:
+    """The first 12 hex digits, for people (the store keeps the whole hash)."""
+    return full[:12]
+
+
+def _items_records(items: pd.DataFrame) -> list[dict[str, Any]]:
+    ordered = items.sort_values("item_id", kind="stable")
+    records = ordered[sorted(ordered.columns)].to_dict(orient="records")
+    return [{k: _plain(v) for k, v in r.items()} for r in records]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else repr(value)
+    if hasattr(value, "item"):  # numpy scalar
+        return _plain(value.item())
+    return value
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,92 @@
+"""The catalogue of screening heuristics a spec may name, with METHODS.md section 4's defaults.
+
+The spec declares the policy (threshold and action per heuristic) before launch; the screening
+stage implements the heuristics and reads their thresholds from here. Keys are the names; the
+codes H1-H10 are accepted wherever a user names heuristics on the command line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HeuristicInfo:
+    code: str
+    key: str
+    default_threshold: float
+    objective: bool  # an objective failure, for which rejecting an assignment is fair
+    meaning: str
+
+
+CATALOGUE: tuple[HeuristicInfo, ...] = (
+    HeuristicInfo("H1", "slow", 300.0, False, "mean seconds per item above the threshold"),
+    HeuristicInfo("H2", "quick", 2.0, True, "median seconds per item below the threshold"),
+    HeuristicInfo(
+        "H3",
+        "low_variance",
+        0.25,
+        False,
+        "variance of the worker's values below this share of the consensus variance",
+    ),
+    HeuristicInfo(
+        "H4",
+        "high_random",
+        0.0,
+        False,
+        "mean on random pairs minus mean on other items at or above the threshold",
+    ),
+    HeuristicInfo(
+        "H5",
+        "disagreeable",
+        0.5,
+        False,
+        "share of unanimous items where the worker differs, above the threshold",
+    ),
+    HeuristicInfo(
+        "H6",
+        "control_group_variance",
+        1.0,
+        False,
+        "variance within a control group above the threshold (1-5 scale units)",
+    ),
+    HeuristicInfo(
+        "H7",
+        "low_correlation",
+        0.3,
+        False,
+        "mean of the three best correlations with other workers below the threshold",
+    ),
+    HeuristicInfo(
+        "H8",
+        "consensus_correlation",
+        0.3,
+        False,
+        "correlation with the leave-one-out consensus below the threshold",
+    ),
+    HeuristicInfo(
+        "H9",
+        "gold_failure",
+        0.5,
+        True,
+        "share of gold items missed by more than one step above the threshold",
+    ),
+    HeuristicInfo(
+        "H10",
+        "calibration_failure",
+        0.0,
+        True,
+        "failed identical-pair or repeated-item checks above the threshold",
+    ),
+)
+
+BY_KEY = {h.key: h for h in CATALOGUE}
+BY_CODE = {h.code: h for h in CATALOGUE}
+
+
+def resolve_heuristic(name: str) -> HeuristicInfo:
+    """The heuristic named by key (``low_variance``) or code (``H3``); KeyError otherwise."""
+    found = BY_KEY.get(name) or BY_CODE.get(name.upper())
+    if found is None:
+        raise KeyError(name)
+    return found

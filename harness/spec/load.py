@@ -1,0 +1,265 @@
+"""Load a task spec: parse, validate everything at once, resolve items, and hash the instrument."""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ValidationError
+
+from harness.datasets import load_ws353
+from harness.errors import DatasetError, Problem, SpecError
+from harness.roles import ItemRole
+from harness.spec.checks import check_items, check_settings
+from harness.spec.controls import add_control_items, hit_count
+from harness.spec.hashing import instrument_hash
+from harness.spec.items import ItemProblem, resolve_items
+from harness.spec.model import TaskSpec
+from harness.spec.scale import Scale, resolve_scale
+from harness.spec.templates import (
+    TemplateNotFound,
+    default_template,
+    template_files,
+    template_search_path,
+)
+from harness.spec.yaml_source import YamlSource, read_yaml
+
+CONTENT_ROLES = (ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value)
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A valid spec with everything it refers to resolved."""
+
+    path: Path
+    spec: TaskSpec
+    items: pd.DataFrame  # content and control items: item_id, role, display columns, ...
+    display: list[str]
+    scale: Scale
+    guidelines: str
+    template_name: str
+    template_files: dict[str, str]
+    instrument_hash: str
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_content_items(self) -> int:
+        return int(self.items["role"].isin(CONTENT_ROLES).sum())
+
+    @property
+    def n_control_items(self) -> int:
+        return len(self.items) - self.n_content_items
+
+    @property
+    def n_hits(self) -> int:
+        return hit_count(self.n_content_items, self.spec.items_per_hit)
+
+    @property
+    def assignments(self) -> int:
+        return self.n_hits * self.spec.raters_per_item
+
+    @property
+    def judgments(self) -> int:
+        """Judgments the study collects in all, repeated showings included."""
+        repeats = self.spec.controls.repeated.per_hit if self.spec.controls.repeated else 0
+        showings = len(self.items) + repeats * self.n_hits
+        return showings * self.spec.raters_per_item
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read and validate ``path``; raise `SpecError` with every problem, each with its line."""
+    src = read_yaml(Path(path))
+    if not isinstance(src.data, dict):
+        raise SpecError(
+            [src.problem((), "a task spec is a mapping of keys (study, type, items, ...)")]
+        )
+    spec, problems = _validate_structure(src)
+    if spec is None:
+        raise SpecError(problems)
+    structural = list(problems)
+    problems += [p for p in check_settings(spec, src) if not _covered(p, structural)]
+    scale = resolve_scale(spec.type, spec.scale)
+    items = display = None
+    try:
+        table = resolve_items(spec, src)
+        items, display = table.frame, table.display
+    except ItemProblem as exc:
+        problems.append(src.problem(exc.key, exc.message))
+    guidelines = _guidelines_text(spec, src, problems)
+    template_name = spec.template or default_template(spec.type)
+    files: dict[str, str] = {}
+    try:
+        files = template_files(
+            Path(template_name).name if spec.template else template_name,
+            template_search_path(src.path.parent, spec.template),
+        )
+    except TemplateNotFound as exc:
+        problems.append(src.problem(("template",), f"template {exc.name!r} not found"))
+    if items is not None and display is not None:
+        problems += [
+            p for p in check_items(spec, items, display, scale, src) if not _covered(p, structural)
+        ]
+        if not problems:
+            try:
+                items = add_control_items(spec, items, display)
+            except ValueError as exc:
+                problems.append(src.problem(("controls",), str(exc)))
+    if problems or items is None or display is None:
+        raise SpecError(sorted(problems, key=lambda p: (p.line or 0, p.field)))
+
+    digest = instrument_hash(spec, items, guidelines, files)
+    return LoadedSpec(
+        path=src.path,
+        spec=spec,
+        items=items,
+        display=display,
+        scale=scale,
+        guidelines=guidelines,
+        template_name=template_name,
+        template_files=files,
+        instrument_hash=digest,
+        warnings=_warnings(spec),
+    )
+
+
+def _validate_structure(src: YamlSource) -> tuple[TaskSpec | None, list[Problem]]:
+    """Validate the structure; on errors, also try a repaired copy so later checks still run.
+
+    The repair drops unknown keys and ill-typed values (falling back to defaults), so a spec
+    with several kinds of mistakes gets all of them reported at once. The repaired spec is
+    only used to find more problems, never loaded.
+    """
+    try:
+        return TaskSpec.model_validate(src.data), []
+    except ValidationError as exc:
+        problems = _pydantic_problems(exc, src)
+        repaired = copy.deepcopy(src.data)
+        for error in exc.errors():
+            _drop(repaired, [k for k in error["loc"] if not _is_union_tag(k)])
+    try:
+        return TaskSpec.model_validate(repaired), problems
+    except ValidationError:
+        return None, problems
+
+
+def _drop(data: Any, loc: list[Any]) -> None:
+    for key in loc[:-1]:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return
+    if isinstance(data, dict) and loc:
+        data.pop(loc[-1], None)
+
+
+def _covered(problem: Problem, reported: list[Problem]) -> bool:
+    """Whether an earlier structural problem already points at this field or one containing it."""
+    return any(
+        problem.field == r.field
+        or problem.field.startswith(r.field + ".")
+        or r.field.startswith(problem.field + ".")
+        for r in reported
+        if r.field
+    )
+
+
+def _guidelines_text(spec: TaskSpec, src: YamlSource, problems: list[Problem]) -> str:
+    g = spec.guidelines
+    if g.text is not None:
+        return g.text
+    if g.file is not None:
+        path = src.path.parent / g.file
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""  # check_settings reported the missing file
+    if g.dataset is not None:
+        try:
+            return load_ws353(
+                spec.items.path if spec.items.dataset else None, base=src.path.parent.parent
+            ).instructions
+        except DatasetError as exc:
+            problems.append(src.problem(("guidelines", "dataset"), str(exc)))
+    return ""
+
+
+def _warnings(spec: TaskSpec) -> list[str]:
+    out = []
+    q = spec.qualifications
+    if q.min_approval_rate is not None and not q.min_approved_hits:
+        out.append(
+            "qualifications.min_approval_rate without min_approved_hits: MTurk reports "
+            "100% for workers with fewer than 100 HITs, so the rate alone admits newcomers"
+        )
+    if spec.raters_per_item >= 10:
+        out.append(
+            f"raters_per_item {spec.raters_per_item}: HITs with 10 or more assignments pay "
+            "MTurk 20% more in fees"
+        )
+    return out
+
+
+def _pydantic_problems(exc: ValidationError, src: YamlSource) -> list[Problem]:
+    problems = []
+    for error in exc.errors():
+        loc = tuple(k for k in error["loc"] if not _is_union_tag(k))
+        if error["type"] == "extra_forbidden":
+            allowed = _allowed_keys(loc[:-1])
+            hint = f"; allowed here: {', '.join(allowed)}" if allowed else ""
+            message = f"unknown key{hint}"
+        elif error["type"] == "missing":
+            message = "is required"
+        else:
+            message = error["msg"][0].lower() + error["msg"][1:]
+            if "input" in error and not isinstance(error["input"], dict | list):
+                message += f" (got {error['input']!r})"
+        problems.append(src.problem(loc, message))
+    return problems
+
+
+def _is_union_tag(key: Any) -> bool:
+    """pydantic puts union member names (``float``, ``constrained-int``) into error locations."""
+    return isinstance(key, str) and (
+        key in {"float", "int", "str", "decimal", "none"}
+        or key.startswith(("constrained-", "function-"))
+    )
+
+
+def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
+    model: Any = TaskSpec
+    for key in loc:
+        if isinstance(key, int):
+            continue
+        info = model.model_fields.get(key) if isinstance(model, type) else None
+        if info is None:
+            return []
+        model = _model_in(info.annotation)
+        if model is None:
+            return []
+    return list(model.model_fields) if isinstance(model, type) else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def summary_counts(loaded: LoadedSpec) -> dict[str, int]:
+    """The numbers `harness validate` prints."""
+    return {
+        "items": loaded.n_content_items,
+        "control_items": loaded.n_control_items,
+        "hits": loaded.n_hits,
+        "assignments": loaded.assignments,
+        "judgments": loaded.judgments,
+        "items_per_assignment": math.ceil(loaded.judgments / max(loaded.assignments, 1)),
+    }

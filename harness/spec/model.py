@@ -1,0 +1,214 @@
+"""The task spec's structure: what a YAML task spec may say, with types and defaults.
+
+Structure only (types, allowed keys, defaults); checks that need several fields or the item
+files live in `harness.spec.checks`. Unknown keys are errors: a typo must not be ignored.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from harness.spec.durations import parse_duration
+
+Seconds = Annotated[int, BeforeValidator(parse_duration)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class Strict(BaseModel):
+    """Base of every spec section: unknown keys are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StudyType(StrEnum):
+    """METHODS.md section 2."""
+
+    RATING = "rating"
+    LIKERT = "likert"
+    PAIR_COMPARISON = "pair_comparison"
+
+
+class Hosting(StrEnum):
+    """``external``: pages served by harness in an ExternalQuestion frame; ``mturk``: HTMLQuestion."""
+
+    EXTERNAL = "external"
+    MTURK = "mturk"
+
+
+class OrderPolicy(StrEnum):
+    RANDOM_PER_WORKER = "random_per_worker"
+    FIXED = "fixed"
+
+
+class Target(StrEnum):
+    LOCAL = "local"
+    SANDBOX = "sandbox"
+    PRODUCTION = "production"
+
+
+class Action(StrEnum):
+    """What screening does with a flagged worker (METHODS.md section 4)."""
+
+    REPORT = "report"
+    BLOCK = "block"
+    REJECT = "reject"
+    REPLACE = "replace"
+
+
+class StudyInfo(Strict):
+    name: Annotated[
+        str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    ]
+    description: str = ""
+
+
+class ItemsSpec(Strict):
+    """Where items come from: exactly one of ``csv``, ``dataset`` or ``generate``."""
+
+    csv: str | None = None  # path relative to the spec file
+    dataset: Literal["ws353"] | None = None
+    path: str | None = None  # the dataset's directory (default: $HARNESS_WS353_DIR or ../shared)
+    generate: Literal["pairs_of_pairs"] | None = None
+    source: ItemsSpec | None = None  # what a generator samples from
+    n: Annotated[int, Field(ge=1)] | None = None  # how many items a generator makes
+    seed: int = 0
+    id_column: str = "item_id"
+    display: list[str] | None = None  # columns shown to the worker (default per source)
+
+
+class Example(Strict):
+    """A worked example shown with the guidelines."""
+
+    item: dict[str, str]
+    answer: float | str
+    explanation: str = ""
+
+
+class GuidelinesSpec(Strict):
+    """Exactly one of ``file`` (text or Markdown, relative to the spec), ``dataset`` or ``text``."""
+
+    file: str | None = None
+    dataset: Literal["ws353"] | None = None
+    text: str | None = None
+    examples: list[Example] = []
+
+
+class LikertOption(Strict):
+    value: float
+    label: Annotated[str, Field(min_length=1)]
+    color: Annotated[str, Field(pattern=r"^#[0-9A-Fa-f]{6}$")] | None = None
+
+
+class Gate(Strict):
+    """A yes/no question asked before the item's judgment; "no" makes the judgment a skip."""
+
+    question: Annotated[str, Field(min_length=1)]
+
+
+class ScaleSpec(Strict):
+    """The answer scale. Rating: min, max, step; Likert: options; pair comparison: fixed."""
+
+    min: float | None = None
+    max: float | None = None
+    step: Annotated[float, Field(gt=0)] = 1.0
+    fractional: bool = False  # accept any value with up to `decimals` places, not just steps
+    decimals: Annotated[int, Field(ge=0, le=6)] = 2
+    labels: dict[float, str] = {}  # anchor labels, e.g. {0: "unrelated", 10: "identical"}
+    skip: bool = False
+    skip_label: str = "I don't know one of these words"
+    options: list[LikertOption] | None = None
+    order: Literal["as_listed", "reversed"] = "as_listed"
+    gate: Gate | None = None
+    halfway_reminder: bool = False
+
+
+class IdenticalControl(Strict):
+    per_hit: Annotated[int, Field(ge=1)] = 1
+    seed: int = 0
+
+
+class RepeatedControl(Strict):
+    per_hit: Annotated[int, Field(ge=1)] = 1
+    min_gap: Annotated[int, Field(ge=1)] = 3  # positions between the two showings, at least
+
+
+class GoldControl(Strict):
+    column: str = "gold"  # item column holding the designated answer (empty: not gold)
+
+
+class RandomPairsControl(Strict):
+    per_hit: Annotated[int, Field(ge=1)] = 1
+    seed: int = 0
+
+
+class ControlGroups(Strict):
+    column: str = "group"  # item column naming the item's control group (empty: none)
+
+
+class ControlsSpec(Strict):
+    """METHODS.md section 3."""
+
+    identical: IdenticalControl | None = None
+    repeated: RepeatedControl | None = None
+    gold: GoldControl | None = None
+    random_pairs: RandomPairsControl | None = None
+    control_groups: ControlGroups | None = None
+
+
+class OrderSpec(Strict):
+    policy: OrderPolicy = OrderPolicy.RANDOM_PER_WORKER
+    seed: int = 0
+
+
+class HitSpec(Strict):
+    """What the platform shows about a HIT and how long things last."""
+
+    title: Annotated[str, Field(min_length=1, max_length=128)]
+    description: Annotated[str, Field(min_length=1, max_length=2000)]
+    keywords: list[str] = []
+    reward: Decimal
+    assignment_duration: Seconds = 3600
+    lifetime: Seconds = 7 * 86400
+    auto_approval_delay: Seconds = 3 * 86400
+    min_seconds: Annotated[float, Field(ge=0)] | None = None  # floor for the "quick" heuristic
+
+
+class QualificationsSpec(Strict):
+    countries: list[Annotated[str, Field(pattern=r"^[A-Z]{2}$")]] = []
+    min_approval_rate: Annotated[int, Field(ge=0, le=100)] | None = None
+    min_approved_hits: Annotated[int, Field(ge=0)] | None = None
+    exclude_studies: list[str] = []
+
+
+class HeuristicPolicy(Strict):
+    threshold: float | None = None  # None: the default of METHODS.md section 4
+    action: Action = Action.REPORT
+
+
+class PlatformSpec(Strict):
+    target: Target = Target.LOCAL
+
+
+class TaskSpec(Strict):
+    """A whole task spec: one instrument and its launch settings."""
+
+    study: StudyInfo
+    type: StudyType
+    items: ItemsSpec
+    guidelines: GuidelinesSpec
+    scale: ScaleSpec = ScaleSpec()
+    controls: ControlsSpec = ControlsSpec()
+    raters_per_item: int
+    items_per_hit: int
+    order: OrderSpec = OrderSpec()
+    hosting: Hosting = Hosting.EXTERNAL
+    template: str | None = None  # a template file relative to the spec; default: built-in
+    hit: HitSpec
+    qualifications: QualificationsSpec = QualificationsSpec()
+    screening: dict[str, HeuristicPolicy] = {}
+    budget: Decimal | None = None
+    platform: PlatformSpec = PlatformSpec()
