@@ -151,8 +151,8 @@ def normalize_judgments(
         out["position"] = pos.astype("Int64")
     if "seconds" in out.columns:
         secs = pd.to_numeric(_as_text(out["seconds"]).replace("", None), errors="coerce")
-        bad = (secs.isna() & (_as_text(out["seconds"]) != "")) | (secs < 0)
-        report(bad.to_numpy(), "seconds", "expected a number of seconds >= 0")
+        bad_secs = (secs.isna() & (_as_text(out["seconds"]) != "")) | (secs < 0)
+        report(bad_secs.to_numpy(), "seconds", "expected a number of seconds >= 0")
         out["seconds"] = secs.astype(float)
     for column in ("shown_at", "answered_at"):
         if column in out.columns:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command: lint, then the whole test suite (SQLite and PostgreSQL, browser tests).
+# The test command: lint and type-check, then the whole test suite (SQLite and PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/postgres.sh
 .venv/bin/ruff check .
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.factories import WS353_DIR
+from tests.factories import (
+    WS353_DIR,
+    create_postgres_database,
+    drop_postgres_database,
+    postgres_available,
+    sqlite_url,
+)
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +23,34 @@ def ws353_dir() -> Path:
     if not WS353_DIR.is_dir():
         pytest.fail(f"WS353 data not found at {WS353_DIR}; the tests read it from ../shared/data")
     return WS353_DIR
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database on each backend: a SQLite file, and a fresh PostgreSQL database.
+
+    Without a PostgreSQL server the PostgreSQL case is skipped, except under CI=true, where a
+    missing server is a failure.
+    """
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    if not postgres_available():
+        message = "PostgreSQL is not answering at 127.0.0.1:5432 (run scripts/postgres.sh)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    url = create_postgres_database()
+    try:
+        yield url
+    finally:
+        drop_postgres_database(url)
+
+
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """A database on each backend, migrated to the newest schema."""
+    from harness.store.migrations import upgrade
+
+    upgrade(empty_database_url)
+    return empty_database_url

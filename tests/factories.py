@@ -8,3 +8,78 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 WS353_DIR = SHARED_DATA / "ws353"
 WS353_SYSTEMS_DIR = SHARED_DATA / "ws353-systems"
+
+TASK_SPECS = PROJECT_ROOT / "task_specs"
+POSTGRES_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def sqlite_url(directory: Path) -> str:
+    """A fresh SQLite database file in ``directory``."""
+    return f"sqlite:///{directory / 'harness.db'}"
+
+
+def create_postgres_database() -> str:
+    """A new empty PostgreSQL database of its own (so parallel test runs never collide)."""
+    import uuid
+
+    import sqlalchemy as sa
+
+    name = f"harness_t_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    import sqlalchemy as sa
+
+    name = url.rsplit("/", 1)[1]
+    admin = sa.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def postgres_available() -> bool:
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(POSTGRES_ADMIN_URL, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect():
+            return True
+    except sa.exc.OperationalError:
+        return False
+    finally:
+        engine.dispose()
+
+
+def write_spec(directory: Path, text: str, name: str = "spec.yaml") -> Path:
+    """Write a spec (and nothing else) into ``directory``; returns its path."""
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MINIMAL_RATING_SPEC = """\
+study:
+  name: tiny
+type: rating
+items:
+  csv: items.csv
+  display: [left, right]
+guidelines:
+  text: Rate how similar the two words are.
+scale:
+  min: 0
+  max: 10
+raters_per_item: 3
+items_per_hit: 2
+hit:
+  title: Rate words
+  description: Rate how similar two words are.
+  reward: "0.10"
+"""
+
+MINIMAL_ITEMS = "item_id,left,right\na,cat,dog\nb,car,tree\nc,sun,moon\nd,cup,mug\n"

@@ -39,7 +39,7 @@ def _identical_pairs(
 ) -> pd.DataFrame:
     """(w, w) pairs whose word is the first side of distinct randomly chosen items."""
     rng = np.random.default_rng(seed)
-    words = pd.unique(items[display[0]].astype(str))
+    words = np.asarray(pd.unique(items[display[0]].astype(str)))
     chosen = rng.choice(words, size=count, replace=count > len(words))
     return pd.DataFrame(
         {

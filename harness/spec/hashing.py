@@ -1,7 +1,8 @@
 """The instrument hash: a content hash of the measurement procedure, and of nothing else.
 
 Covered (METHODS.md section 1): the items (every column of the resolved item table,
-controls included, in item-id order), the guidelines text and worked examples, the study type
+controls included, in item-id order, and which columns are shown in which order), the
+guidelines text and worked examples, the study type
 and scale, the page template's name and the content of every template file it uses, the
 order policy, the controls, the qualifications, the raters per item and the screening policy.
 
@@ -25,7 +26,11 @@ HASH_VERSION = 1  # bump when what the hash covers changes
 
 
 def instrument_hash(
-    spec: TaskSpec, items: pd.DataFrame, guidelines: str, template_files: dict[str, str]
+    spec: TaskSpec,
+    items: pd.DataFrame,
+    display: list[str],
+    guidelines: str,
+    template_files: dict[str, str],
 ) -> str:
     """Hex SHA-256 of the canonical JSON of the measurement procedure (see module docstring).
 
@@ -35,6 +40,7 @@ def instrument_hash(
         "hash_version": HASH_VERSION,
         "type": spec.type.value,
         "items": _items_records(items),
+        "display": list(display),
         "guidelines": guidelines,
         "examples": [e.model_dump(mode="json") for e in spec.guidelines.examples],
         "scale": spec.scale.model_dump(mode="json"),
@@ -56,7 +62,7 @@ def short_hash(full: str) -> str:
 def _items_records(items: pd.DataFrame) -> list[dict[str, Any]]:
     ordered = items.sort_values("item_id", kind="stable")
     records = ordered[sorted(ordered.columns)].to_dict(orient="records")
-    return [{k: _plain(v) for k, v in r.items()} for r in records]
+    return [{str(k): _plain(v) for k, v in r.items()} for r in records]
 
 
 def _plain(value: Any) -> Any:

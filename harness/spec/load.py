@@ -111,7 +111,7 @@ def load_spec(path: str | Path) -> LoadedSpec:
     if problems or items is None or display is None:
         raise SpecError(sorted(problems, key=lambda p: (p.line or 0, p.field)))
 
-    digest = instrument_hash(spec, items, guidelines, files)
+    digest = instrument_hash(spec, items, display, guidelines, files)
     return LoadedSpec(
         path=src.path,
         spec=spec,
@@ -234,13 +234,17 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     for key in loc:
         if isinstance(key, int):
             continue
-        info = model.model_fields.get(key) if isinstance(model, type) else None
+        info = model.model_fields.get(key) if _is_model(model) else None
         if info is None:
             return []
         model = _model_in(info.annotation)
         if model is None:
             return []
-    return list(model.model_fields) if isinstance(model, type) else []
+    return list(model.model_fields) if _is_model(model) else []
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:

@@ -33,7 +33,7 @@ class StudyType(StrEnum):
 
 
 class Hosting(StrEnum):
-    """``external``: pages served by harness in an ExternalQuestion frame; ``mturk``: HTMLQuestion."""
+    """``external``: harness serves the pages (ExternalQuestion); ``mturk``: HTMLQuestion."""
 
     EXTERNAL = "external"
     MTURK = "mturk"

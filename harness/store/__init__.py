@@ -1,0 +1,16 @@
+"""The judgment store: SQLModel tables, migrations, and the long table in and out."""
+
+from harness.store.database import database_url, make_engine, session_scope
+from harness.store.events import record_event
+from harness.store.instruments import create_study, freeze_instrument
+from harness.store.judgment_table import study_judgments
+
+__all__ = [
+    "create_study",
+    "database_url",
+    "freeze_instrument",
+    "make_engine",
+    "record_event",
+    "session_scope",
+    "study_judgments",
+]

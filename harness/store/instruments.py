@@ -1,0 +1,93 @@
+"""Freeze an instrument version (hash, spec, items) and create studies that run it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlmodel import Session, select
+
+from harness.spec import LoadedSpec
+from harness.store.events import record_event
+from harness.store.models import InstrumentVersion, Item, Study
+
+_ITEM_COLUMNS = {"item_id", "role", "gold", "group"}
+
+
+def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion:
+    """The stored version of ``loaded``'s instrument, created with its items if new.
+
+    Idempotent: the same instrument hash always maps to the same row.
+    """
+    found = session.exec(
+        select(InstrumentVersion).where(InstrumentVersion.hash == loaded.instrument_hash)
+    ).first()
+    if found is not None:
+        return found
+    version = InstrumentVersion(
+        hash=loaded.instrument_hash,
+        name=loaded.spec.study.name,
+        study_type=loaded.spec.type.value,
+        spec=loaded.spec.model_dump(mode="json"),
+        guidelines=loaded.guidelines,
+    )
+    session.add(version)
+    session.flush()
+    assert version.id is not None
+    for record in loaded.items.to_dict(orient="records"):
+        session.add(
+            Item(
+                instrument_id=version.id,
+                key=str(record["item_id"]),
+                role=str(record["role"]),
+                display={str(k): _plain(v) for k, v in record.items() if k not in _ITEM_COLUMNS},
+                gold=_number(record.get("gold")),
+                group=(str(record["group"]) or None)
+                if record.get("group") not in (None, "")
+                else None,
+            )
+        )
+    record_event(
+        session,
+        "instrument.frozen",
+        subject=loaded.instrument_hash,
+        payload={"name": version.name, "items": len(loaded.items)},
+    )
+    return version
+
+
+def create_study(
+    session: Session, loaded: LoadedSpec, *, name: str | None = None, target: str | None = None
+) -> Study:
+    """A new study of ``loaded``'s (frozen) instrument; the target is stored with the study."""
+    version = freeze_instrument(session, loaded)
+    assert version.id is not None
+    study = Study(
+        name=name or loaded.spec.study.name,
+        instrument_id=version.id,
+        target=target or loaded.spec.platform.target.value,
+        budget=loaded.spec.budget,
+    )
+    session.add(study)
+    session.flush()
+    record_event(
+        session,
+        "study.created",
+        study_id=study.id,
+        subject=study.name,
+        payload={"instrument": version.hash, "target": study.target},
+    )
+    return study
+
+
+def _number(value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value.item() if hasattr(value, "item") else value

@@ -1,0 +1,136 @@
+"""`harness validate` and the task spec: every mistake reported at once, each with its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.errors import SpecError
+from harness.spec import load_spec
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, TASK_SPECS, write_spec
+
+
+def _validate(*paths: Path):
+    return CliRunner().invoke(main, ["validate", *map(str, paths)])
+
+
+def _problems(tmp_path: Path, spec_text: str, items: str = MINIMAL_ITEMS) -> list[str]:
+    (tmp_path / "items.csv").write_text(items)
+    with pytest.raises(SpecError) as caught:
+        load_spec(write_spec(tmp_path, spec_text))
+    return [str(p) for p in caught.value.problems]
+
+
+def test_every_shipped_spec_validates_and_prints_its_hash():
+    specs = sorted(TASK_SPECS.glob("*.yaml"))
+    assert {p.name for p in specs} >= {
+        "ws353_reproduction.yaml",
+        "ws353_resolution.yaml",
+        "statements_likert.yaml",
+        "sentence_similarity.yaml",
+    }
+    result = _validate(*specs)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("instrument: ") == len(specs)
+    assert "ws353-reproduction (rating)" in result.output
+    assert "items: 353 + 12 control items" in result.output
+
+
+def test_the_ws353_reproduction_plan_and_cost(tmp_path):
+    loaded = load_spec(TASK_SPECS / "ws353_reproduction.yaml")
+    assert loaded.n_content_items == 353 and loaded.n_hits == 12
+    assert loaded.assignments == 12 * 13
+    # 353 items + 12 identical pairs + one repeated showing per HIT, 13 raters each
+    assert loaded.judgments == (353 + 12 + 12) * 13
+    result = _validate(TASK_SPECS / "ws353_reproduction.yaml")
+    # 156 assignments x $0.75 = $117.00; 13 assignments per HIT pay 40% in fees: $46.80
+    assert "cost: $163.80 = $117.00 rewards + $46.80 MTurk fees" in result.output
+
+
+def test_three_different_mistakes_get_three_line_numbered_errors_and_exit_1(tmp_path):
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    text = (
+        MINIMAL_RATING_SPEC.replace("  max: 10", "  max: 0")  # line 11: min >= max
+        .replace("raters_per_item: 3", "raters_per_item: 0")  # line 12
+        .replace("  title: Rate words", "  title: Rate words\n  colour: red")
+    )  # line 15
+    result = _validate(write_spec(tmp_path, text))
+    assert result.exit_code == 1
+    spec = tmp_path / "spec.yaml"
+    assert result.output.splitlines() == [
+        f"{spec}:10: scale.min: min (0) must be below max (0)",
+        f"{spec}:12: raters_per_item: must be at least 1",
+        f"{spec}:16: hit.colour: unknown key; allowed here: title, description, keywords, "
+        "reward, assignment_duration, lifetime, auto_approval_delay, min_seconds",
+        "3 problems found.",
+    ]
+
+
+def test_an_unknown_top_level_key_is_an_error_not_ignored(tmp_path):
+    problems = _problems(tmp_path, MINIMAL_RATING_SPEC + "rater_per_item: 5\n")
+    assert problems == [
+        f"{tmp_path / 'spec.yaml'}:18: rater_per_item: unknown key; allowed here: "
+        "study, type, items, guidelines, scale, controls, raters_per_item, "
+        "items_per_hit, order, hosting, template, hit, qualifications, "
+        "screening, budget, platform"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            ("csv: items.csv", "csv: nowhere.csv"),
+            "items.csv: item file {dir}/nowhere.csv does not exist",
+        ),
+        (("  min: 0", "  min: 10"), "scale.min: min (10) must be below max (10)"),
+        (
+            ("items_per_hit: 2", "items_per_hit: 9"),
+            "items_per_hit: 9 items per HIT, but the spec has only 4 items",
+        ),
+        (("raters_per_item: 3", "raters_per_item: 0"), "raters_per_item: must be at least 1"),
+        (('reward: "0.10"', 'reward: "-0.10"'), "hit.reward: must not be negative (got -0.10)"),
+        (
+            ("type: rating", "type: ranking"),
+            "type: input should be 'rating', 'likert' or 'pair_comparison' (got 'ranking')",
+        ),
+    ],
+)
+def test_each_kind_of_mistake_gets_a_clear_message(tmp_path, change, expected):
+    problems = _problems(tmp_path, MINIMAL_RATING_SPEC.replace(*change))
+    assert len(problems) == 1
+    assert problems[0].endswith(expected.format(dir=tmp_path)), problems[0]
+
+
+def test_an_empty_item_file_is_an_error(tmp_path):
+    problems = _problems(tmp_path, MINIMAL_RATING_SPEC, items="item_id,left,right\n")
+    assert problems[0].endswith(f"items.csv: item file {tmp_path / 'items.csv'} has no items")
+
+
+def test_a_gold_answer_off_the_scale_is_an_error(tmp_path):
+    items = "item_id,left,right,gold\na,cat,dog,11\nb,car,tree,\nc,sun,moon,\nd,cup,mug,\n"
+    spec = MINIMAL_RATING_SPEC + "controls:\n  gold: {column: gold}\n"
+    problems = _problems(tmp_path, spec, items=items)
+    assert problems == [
+        f"{tmp_path / 'spec.yaml'}:19: controls.gold: item 'a': gold answer 11 is "
+        "off the scale (0 to 10, steps of 1)"
+    ]
+
+
+def test_yaml_syntax_errors_point_at_their_line(tmp_path):
+    problems = _problems(tmp_path, MINIMAL_RATING_SPEC.replace("  min: 0", "  min: [0"))
+    assert problems[0].startswith(f"{tmp_path / 'spec.yaml'}:") and "not valid YAML" in problems[0]
+
+
+def test_the_ws353_location_can_be_overridden_by_environment(tmp_path, monkeypatch, ws353_dir):
+    spec = (TASK_SPECS / "ws353_reproduction.yaml").read_text()
+    path = write_spec(tmp_path, spec)
+    monkeypatch.setenv("HARNESS_WS353_DIR", str(tmp_path / "missing"))
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert "WS353 not found" in str(caught.value) and "HARNESS_WS353_DIR" in str(caught.value)
+    monkeypatch.setenv("HARNESS_WS353_DIR", str(ws353_dir))
+    assert load_spec(path).n_content_items == 353

@@ -1,0 +1,144 @@
+"""The judgment store: instruments frozen by hash, judgments unique, events append-only."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.spec import load_spec
+from harness.store import create_study, make_engine, record_event, session_scope, study_judgments
+from harness.store.models import (
+    AppendOnlyError,
+    Assignment,
+    Event,
+    Hit,
+    InstrumentVersion,
+    Item,
+    Judgment,
+    Worker,
+)
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+
+@pytest.fixture
+def loaded(tmp_path):
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    return load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+
+
+def _assignment(session, study, worker_name="W1", assignment_name="A1"):
+    hit = Hit(study_id=study.id, index=0, platform_hit_id="H1", max_assignments=3, items=["a", "b"])
+    worker = Worker(platform_worker_id=worker_name)
+    session.add_all([hit, worker])
+    session.flush()
+    assignment = Assignment(
+        hit_id=hit.id, worker_id=worker.id, platform_assignment_id=assignment_name
+    )
+    session.add(assignment)
+    session.flush()
+    return assignment, worker
+
+
+def test_freezing_the_same_instrument_twice_keeps_one_version(database_url, loaded):
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        first = create_study(session, loaded, name="one")
+        second = create_study(session, loaded, name="two")
+        assert first.instrument_id == second.instrument_id
+        versions = session.exec(select(InstrumentVersion)).all()
+        assert [v.hash for v in versions] == [loaded.instrument_hash]
+        assert len(session.exec(select(Item)).all()) == 4
+    engine.dispose()
+
+
+def test_a_judgment_is_unique_per_assignment_item_and_position(database_url, loaded):
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        assignment, worker = _assignment(session, study)
+        item = session.exec(select(Item).where(Item.key == "a")).one()
+        ids = dict(
+            assignment_id=assignment.id,
+            item_id=item.id,
+            worker_id=worker.id,
+            instrument_id=study.instrument_id,
+            role="item",
+        )
+        session.add(Judgment(position=0, value=5.0, **ids))
+        session.add(Judgment(position=7, value=6.0, **ids))  # a repeated showing is a new position
+    with pytest.raises(sa.exc.IntegrityError):
+        with session_scope(engine) as session:
+            session.add(Judgment(position=0, value=9.0, **ids))
+    with session_scope(engine) as session:
+        assert [j.value for j in session.exec(select(Judgment).order_by(Judgment.position))] == [
+            5.0,
+            6.0,
+        ]
+    engine.dispose()
+
+
+def test_events_are_append_only(database_url):
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        record_event(session, "test.happened", payload={"n": 1})
+    with pytest.raises(AppendOnlyError):
+        with session_scope(engine) as session:
+            event = session.exec(select(Event)).one()
+            event.kind = "rewritten"
+    with pytest.raises(AppendOnlyError):
+        with session_scope(engine) as session:
+            session.delete(session.exec(select(Event)).one())
+    with session_scope(engine) as session:
+        assert session.exec(select(Event.kind)).all() == ["test.happened"]
+    engine.dispose()
+
+
+def test_stored_judgments_come_back_as_the_long_table(database_url, loaded):
+    engine = make_engine(database_url)
+    shown = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        assignment, worker = _assignment(session, study)
+        for position, key in enumerate(["b", "a"]):
+            item = session.exec(select(Item).where(Item.key == key)).one()
+            session.add(
+                Judgment(
+                    assignment_id=assignment.id,
+                    item_id=item.id,
+                    worker_id=worker.id,
+                    instrument_id=study.instrument_id,
+                    position=position,
+                    role="item",
+                    value=float(position + 3),
+                    shown_at=shown,
+                    seconds=4.5,
+                )
+            )
+        study_id = study.id
+    with session_scope(engine) as session:
+        table = study_judgments(session, study_id)
+    assert list(table["item_id"]) == ["b", "a"]
+    assert list(table["value"]) == [3.0, 4.0]
+    assert set(table["worker_id"]) == {"W1"} and set(table["assignment_id"]) == {"A1"}
+    assert list(table["left"]) == ["car", "cat"]  # display columns come along
+    assert (table["instrument_hash"] == loaded.instrument_hash).all()
+    assert table["shown_at"].iloc[0].replace(tzinfo=UTC) == shown
+    engine.dispose()
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys_enforced(tmp_path):
+    from harness.store.migrations import upgrade
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    with pytest.raises(sa.exc.IntegrityError):
+        with session_scope(engine) as session:
+            session.add(Hit(study_id=999, index=0, max_assignments=1, items=[]))
+    engine.dispose()
