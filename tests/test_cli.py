@@ -1,0 +1,43 @@
+"""The command line's contract: version, help for every command, and exit codes."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from harness import __version__
+from harness.cli import COMMANDS, main
+
+
+def _all_commands() -> list[list[str]]:
+    paths = []
+    for name in COMMANDS:
+        command = main.get_command(click.Context(main), name)
+        paths.append([name])
+        if isinstance(command, click.Group):
+            paths += [[name, sub] for sub in command.commands]
+    return paths
+
+
+def test_version_prints_the_package_version():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"harness, version {__version__}"
+
+
+@pytest.mark.parametrize("path", _all_commands(), ids=" ".join)
+def test_every_command_has_help(path):
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    command = main
+    for name in path:
+        command = command.get_command(click.Context(command), name)
+    assert command.help and len(command.help.strip()) > 20
+
+
+def test_bad_usage_exits_2_and_bad_input_exits_1(tmp_path):
+    assert CliRunner().invoke(main, ["no-such-command"]).exit_code == 2
+    assert CliRunner().invoke(main, ["validate"]).exit_code == 2
+    missing = CliRunner().invoke(main, ["validate", str(tmp_path / "none.yaml")])
+    assert missing.exit_code == 1
+    assert f"{tmp_path / 'none.yaml'}: cannot read the spec" in missing.output
