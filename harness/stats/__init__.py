@@ -1,0 +1,27 @@
+"""Statistics core: agreement, reliability and the tests the reports need.
+
+Plain functions over the long judgment table (``item_id, worker_id, value[, skipped]``) or
+numpy arrays; each module documents its formulas and their sources.
+"""
+
+from harness.stats.alpha import (
+    LEVELS,
+    AlphaParts,
+    Level,
+    alpha_from_arrays,
+    alpha_parts,
+    krippendorff_alpha,
+)
+from harness.stats.pairable import Pairable, pairable_from_codes, pairable_values
+
+__all__ = [
+    "LEVELS",
+    "AlphaParts",
+    "Level",
+    "Pairable",
+    "alpha_from_arrays",
+    "alpha_parts",
+    "krippendorff_alpha",
+    "pairable_from_codes",
+    "pairable_values",
+]

@@ -1,0 +1,150 @@
+"""Pairable values: the part of a long judgment table that Krippendorff's alpha is computed from.
+
+A value is *pairable* when it is not a skip and its item holds at least one other non-skip value
+(Krippendorff 2011, "Computing Krippendorff's alpha-reliability", section C: units with m_u < 2
+values are "not pairable" and drop out). Everything here is O(number of judgments): items and
+values are factorized to integer codes, never spread into a workers x items matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from harness.errors import JudgmentsError, StatsError
+
+
+@dataclass(frozen=True)
+class Pairable:
+    """The pairable values of a table, grouped by item (rows sorted by ``unit``).
+
+    ``unit`` holds item codes 0..n_units-1, ``values`` the values (float64, or int64 label codes
+    for nominal data, with the labels in ``labels``), ``m`` the number of values per unit (all
+    >= 2). The ``n_*`` counts describe the whole table the values came from.
+    """
+
+    unit: np.ndarray
+    values: np.ndarray
+    m: np.ndarray
+    labels: np.ndarray | None
+    n_items: int
+    n_workers: int
+    n_judgments: int
+
+    @property
+    def n_units(self) -> int:
+        """Items with at least two pairable values."""
+        return len(self.m)
+
+    @property
+    def n_values(self) -> int:
+        """n.. in Krippendorff's notation: the number of pairable values."""
+        return len(self.values)
+
+    @property
+    def n_pairs(self) -> int:
+        """Unordered pairs of values within items: sum_u m_u (m_u - 1) / 2."""
+        m = self.m.astype(np.int64)
+        return int((m * (m - 1) // 2).sum())
+
+
+def pairable_values(judgments: pd.DataFrame, *, numeric: bool = True) -> Pairable:
+    """Extract the pairable values of a long table (``item_id, worker_id, value[, skipped]``).
+
+    Skipped judgments (``skipped`` true, or a missing value) are not values. With
+    ``numeric=True`` every value must be a finite number; otherwise values are labels compared
+    for equality (nominal data). Raises `JudgmentsError` for a table without the needed columns
+    or with non-numeric values, and `StatsError` when no item has two values.
+    """
+    missing = [c for c in ("item_id", "worker_id", "value") if c not in judgments.columns]
+    if missing:
+        raise JudgmentsError(
+            f"missing column(s) {', '.join(missing)}; agreement needs item_id, worker_id, value"
+        )
+    if len(judgments) == 0:
+        raise JudgmentsError("no judgments: the table is empty")
+    keep = judgments["value"].notna().to_numpy()
+    if "skipped" in judgments.columns:
+        keep = keep & ~judgments["skipped"].fillna(False).astype(bool).to_numpy()
+    kept = judgments.loc[keep]
+    n_items = int(judgments["item_id"].nunique())
+    n_workers = int(kept["worker_id"].nunique())
+    raw = kept["value"]
+    labels: np.ndarray | None = None
+    if numeric:
+        values = _as_numbers(raw)
+    else:
+        codes, uniques = pd.factorize(raw, sort=True)
+        values = codes.astype(np.int64)
+        labels = np.asarray(uniques)
+    items, _ = pd.factorize(kept["item_id"])
+    return pairable_from_codes(
+        items.astype(np.int64),
+        values,
+        labels=labels,
+        n_items=n_items,
+        n_workers=n_workers,
+    )
+
+
+def pairable_from_codes(
+    items: np.ndarray,
+    values: np.ndarray,
+    *,
+    labels: np.ndarray | None = None,
+    n_items: int | None = None,
+    n_workers: int = 0,
+) -> Pairable:
+    """Build `Pairable` from parallel arrays: item codes (any ints) and their (non-skip) values."""
+    items = np.asarray(items)
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        ok = ~np.isnan(values)
+        items, values = items[ok], values[ok]
+    n_judgments = len(values)
+    codes, uniques = pd.factorize(items)
+    counts = np.bincount(codes, minlength=len(uniques))
+    keep = counts[codes] >= 2
+    if not keep.any():
+        raise StatsError(
+            "no item has two or more values (skips do not count), so there is nothing to pair: "
+            "agreement is undefined"
+        )
+    codes, values = codes[keep], values[keep]
+    # Renumber the kept items 0..U-1 and group rows by item.
+    present = np.flatnonzero(counts >= 2)
+    renumber = np.full(len(counts), -1, dtype=np.int64)
+    renumber[present] = np.arange(len(present))
+    unit = renumber[codes]
+    order = np.argsort(unit, kind="stable")
+    unit, values = unit[order], values[order]
+    return Pairable(
+        unit=unit,
+        values=values,
+        m=counts[present].astype(np.int64),
+        labels=labels,
+        n_items=int(n_items if n_items is not None else len(uniques)),
+        n_workers=n_workers,
+        n_judgments=n_judgments,
+    )
+
+
+def _as_numbers(raw: pd.Series) -> np.ndarray:
+    """Values as float64; any text that is not a finite number is a `JudgmentsError`."""
+    if pd.api.types.is_numeric_dtype(raw) and not pd.api.types.is_bool_dtype(raw):
+        numbers = raw.to_numpy(dtype=np.float64)
+    else:
+        coerced = pd.to_numeric(raw, errors="coerce")
+        bad = coerced.isna().to_numpy()
+        if bad.any():
+            examples = ", ".join(repr(v) for v in pd.unique(raw[bad])[:5])
+            raise JudgmentsError(
+                f"value: {int(bad.sum())} value(s) are not numbers (e.g. {examples}); a numeric "
+                "level (ordinal, interval, ratio) needs numbers, or use --level nominal"
+            )
+        numbers = coerced.to_numpy(dtype=np.float64)
+    if not np.isfinite(numbers).all():
+        raise JudgmentsError("value: infinite values cannot be agreed on; expected finite numbers")
+    return numbers
