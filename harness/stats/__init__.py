@@ -12,11 +12,28 @@ from harness.stats.alpha import (
     alpha_parts,
     krippendorff_alpha,
 )
+from harness.stats.bootstrap import (
+    KALPHA_ALPHA_MINS,
+    METHODS,
+    BootstrapResult,
+    Method,
+    bootstrap_alpha,
+)
 from harness.stats.pairable import Pairable, pairable_from_codes, pairable_values
+from harness.stats.reliability import DEFAULT_ALPHA_MIN, Verdict, interval_warning, verdict
 
 __all__ = [
+    "DEFAULT_ALPHA_MIN",
+    "KALPHA_ALPHA_MINS",
     "LEVELS",
+    "METHODS",
     "AlphaParts",
+    "BootstrapResult",
+    "Method",
+    "Verdict",
+    "bootstrap_alpha",
+    "interval_warning",
+    "verdict",
     "Level",
     "Pairable",
     "alpha_from_arrays",

@@ -169,7 +169,8 @@ def _interval(unit: np.ndarray, x: np.ndarray, m: np.ndarray) -> tuple[np.ndarra
 
 
 def _nominal(p: Pairable) -> tuple[np.ndarray, float]:
-    codes = p.values.astype(np.int64)
+    # Values (labels' codes, or numbers) are compared for equality only.
+    _, codes = np.unique(p.values, return_inverse=True)
     n_labels = int(codes.max()) + 1
     keys, pair_counts = np.unique(p.unit * n_labels + codes, return_counts=True)
     same = np.bincount(

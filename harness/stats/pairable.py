@@ -148,3 +148,16 @@ def _as_numbers(raw: pd.Series) -> np.ndarray:
     if not np.isfinite(numbers).all():
         raise JudgmentsError("value: infinite values cannot be agreed on; expected finite numbers")
     return numbers
+
+
+def unit_value_counts(p: Pairable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The table n_uc of how often value c occurs in unit u, as sparse triplets.
+
+    Returns ``(distinct, unit, value_index, count)``: the sorted distinct pairable values and,
+    for every (unit, value) that occurs, the unit, the index into ``distinct`` and the count.
+    Rows come sorted by unit, then value. O(n log n).
+    """
+    distinct, inverse = np.unique(p.values, return_inverse=True)
+    width = len(distinct)
+    keys, counts = np.unique(p.unit * width + inverse, return_counts=True)
+    return distinct, keys // width, keys % width, counts.astype(np.int64)
