@@ -129,7 +129,7 @@ def summarize_agreement(
         d_o=parts.d_o,
         d_e=parts.d_e,
         n_items=pairable.n_items,
-        n_workers=pairable.n_workers,
+        n_workers=int(pairable.n_workers or 0),
         n_judgments=len(judgments),
         n_skipped=n_skipped,
         n_pairable_items=pairable.n_units,

@@ -99,7 +99,8 @@ def krippendorff_alpha(judgments: pd.DataFrame, level: Level = "interval") -> fl
     any type; other levels need numbers.
     """
     _check_level(level)
-    return alpha_parts(pairable_values(judgments, numeric=level != "nominal"), level).alpha
+    pairable = pairable_values(judgments, numeric=level != "nominal", count_workers=False)
+    return alpha_parts(pairable, level).alpha
 
 
 def alpha_from_arrays(items: np.ndarray, values: np.ndarray, level: Level = "interval") -> float:

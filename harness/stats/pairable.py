@@ -30,7 +30,7 @@ class Pairable:
     m: np.ndarray
     labels: np.ndarray | None
     n_items: int
-    n_workers: int
+    n_workers: int | None
     n_judgments: int
 
     @property
@@ -50,13 +50,17 @@ class Pairable:
         return int((m * (m - 1) // 2).sum())
 
 
-def pairable_values(judgments: pd.DataFrame, *, numeric: bool = True) -> Pairable:
+def pairable_values(
+    judgments: pd.DataFrame, *, numeric: bool = True, count_workers: bool = True
+) -> Pairable:
     """Extract the pairable values of a long table (``item_id, worker_id, value[, skipped]``).
 
     Skipped judgments (``skipped`` true, or a missing value) are not values. With
     ``numeric=True`` every value must be a finite number; otherwise values are labels compared
-    for equality (nominal data). Raises `JudgmentsError` for a table without the needed columns
-    or with non-numeric values, and `StatsError` when no item has two values.
+    for equality (nominal data). ``count_workers=False`` leaves ``n_workers`` as None (saves a
+    hash of the worker ids when only alpha is wanted). Raises `JudgmentsError` for a table
+    without the needed columns or with non-numeric values, and `StatsError` when no item has
+    two values.
     """
     missing = [c for c in ("item_id", "worker_id", "value") if c not in judgments.columns]
     if missing:
@@ -65,26 +69,26 @@ def pairable_values(judgments: pd.DataFrame, *, numeric: bool = True) -> Pairabl
         )
     if len(judgments) == 0:
         raise JudgmentsError("no judgments: the table is empty")
-    keep = judgments["value"].notna().to_numpy()
+    raw = judgments["value"]
+    keep = raw.notna().to_numpy()
     if "skipped" in judgments.columns:
         keep = keep & ~judgments["skipped"].fillna(False).astype(bool).to_numpy()
-    kept = judgments.loc[keep]
-    n_items = int(judgments["item_id"].nunique())
-    n_workers = int(kept["worker_id"].nunique())
-    raw = kept["value"]
+    items, item_uniques = pd.factorize(judgments["item_id"])
+    n_workers = None
+    if count_workers:
+        n_workers = len(pd.unique(judgments["worker_id"].to_numpy()[keep]))
     labels: np.ndarray | None = None
     if numeric:
-        values = _as_numbers(raw)
+        values = _as_numbers(raw if keep.all() else raw[keep])
     else:
-        codes, uniques = pd.factorize(raw, sort=True)
+        codes, uniques = pd.factorize(raw[keep], sort=True)
         values = codes.astype(np.int64)
         labels = np.asarray(uniques)
-    items, _ = pd.factorize(kept["item_id"])
     return pairable_from_codes(
-        items.astype(np.int64),
+        items[keep].astype(np.int64),
         values,
         labels=labels,
-        n_items=n_items,
+        n_items=len(item_uniques),
         n_workers=n_workers,
     )
 
@@ -95,7 +99,7 @@ def pairable_from_codes(
     *,
     labels: np.ndarray | None = None,
     n_items: int | None = None,
-    n_workers: int = 0,
+    n_workers: int | None = None,
 ) -> Pairable:
     """Build `Pairable` from parallel arrays: item codes (any ints) and their (non-skip) values."""
     items = np.asarray(items)
@@ -104,8 +108,18 @@ def pairable_from_codes(
         ok = ~np.isnan(values)
         items, values = items[ok], values[ok]
     n_judgments = len(values)
-    codes, uniques = pd.factorize(items)
-    counts = np.bincount(codes, minlength=len(uniques))
+    if (
+        items.dtype.kind in "iu"
+        and len(items)
+        and items.min() >= 0
+        and items.max() < 4 * len(items)
+    ):
+        codes = items.astype(np.int64)  # already small non-negative codes: no hashing needed
+        n_codes = int(codes.max()) + 1
+    else:
+        codes, uniques = pd.factorize(items)
+        n_codes = len(uniques)
+    counts = np.bincount(codes, minlength=n_codes)
     keep = counts[codes] >= 2
     if not keep.any():
         raise StatsError(
@@ -125,7 +139,7 @@ def pairable_from_codes(
         values=values,
         m=counts[present].astype(np.int64),
         labels=labels,
-        n_items=int(n_items if n_items is not None else len(uniques)),
+        n_items=int(n_items if n_items is not None else np.count_nonzero(counts)),
         n_workers=n_workers,
         n_judgments=n_judgments,
     )

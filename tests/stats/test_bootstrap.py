@@ -41,10 +41,8 @@ def test_each_units_resample_is_alpha_of_the_resampled_items(level):
     data = noisy_ratings()
     p = as_pairable(data)
     stats = UnitStats(p, alpha_parts(p, level))
-    # Units are numbered by first appearance of their item among the values (row-major here).
-    items = np.tile(np.arange(data.shape[1]), data.shape[0])[~np.isnan(data.ravel())]
-    order = pd.unique(items)
-    pairable_columns = order[(~np.isnan(data[:, order])).sum(axis=0) >= 2]
+    # Small integer item ids are used as codes directly: units are the pairable columns in order.
+    pairable_columns = np.flatnonzero((~np.isnan(data)).sum(axis=0) >= 2)
     rng = np.random.default_rng(11)
     counts = np.stack(
         [np.bincount(rng.integers(0, p.n_units, p.n_units), minlength=p.n_units) for _ in range(6)]
