@@ -80,5 +80,5 @@ def _grouped_pearson(frame: pd.DataFrame) -> pd.Series:
     sums = pd.DataFrame({"xy": dx * dy, "xx": dx * dx, "yy": dy * dy, "k": keys}).groupby("k")
     s = sums.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = s["xy"] / np.sqrt(s["xx"] * s["yy"])
+        r: pd.Series = s["xy"] / np.sqrt(s["xx"] * s["yy"])
     return r.where((s["xx"] > 0) & (s["yy"] > 0))
