@@ -19,6 +19,7 @@ from harness.errors import HarnessError, ValidationError
 # (command name, "module:attribute") pairs; modules are imported only when the command runs or
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
 COMMANDS: dict[str, str] = {
+    "agreement": "harness.commands.agreement:agreement",
     "db": "harness.commands.db:db_group",
     "import": "harness.commands.import_data:import_group",
     "validate": "harness.commands.validate:validate",

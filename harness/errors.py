@@ -52,5 +52,9 @@ class DatasetError(InputError):
     """A dataset on disk (e.g. the WS353 distribution) is missing or malformed."""
 
 
+class StatsError(InputError):
+    """The data cannot support the statistic asked for (e.g. no item has two values to pair)."""
+
+
 class StoreError(HarnessError):
     """The judgment store cannot do what was asked (e.g. database unreachable, not migrated)."""

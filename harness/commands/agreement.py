@@ -1,0 +1,145 @@
+"""`harness agreement JUDGMENTS.csv`: Krippendorff's alpha with bootstrap interval and verdict."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from harness.errors import JudgmentsError
+from harness.judgments import normalize_judgments, read_judgments, wide_to_long
+from harness.stats.agreement import AgreementSummary, summarize_agreement
+from harness.stats.alpha import LEVELS
+from harness.stats.bootstrap import METHODS
+
+
+@click.command("agreement")
+@click.argument("judgments", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--level",
+    type=click.Choice(LEVELS),
+    default="interval",
+    show_default=True,
+    help="Level of measurement (the difference function of alpha).",
+)
+@click.option(
+    "--bootstrap",
+    "resamples",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples for the interval and q (0: none).",
+)
+@click.option(
+    "--bootstrap-method",
+    "method",
+    type=click.Choice(METHODS),
+    default="units",
+    show_default=True,
+    help="units: resample items; kalpha: resample coincidences (Hayes & Krippendorff 2007).",
+)
+@click.option(
+    "--alpha-min",
+    type=click.FloatRange(-1, 1),
+    default=0.667,
+    show_default=True,
+    help="Smallest acceptable alpha: q is the share of bootstrap alphas below it.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option(
+    "--wide", is_flag=True, help="JUDGMENTS is wide: one row per item, one column per worker."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def agreement(
+    judgments: Path,
+    level: str,
+    resamples: int,
+    method: str,
+    alpha_min: float,
+    seed: int,
+    wide: bool,
+    as_json: bool,
+) -> None:
+    """Krippendorff's alpha of a judgments CSV, with a bootstrap interval, q and a verdict.
+
+    JUDGMENTS is a long table (item_id, worker_id, value[, skipped]); with --wide, a table whose
+    first column names the item and whose other columns are workers (empty cell: no judgment).
+    """
+    numeric = level != "nominal"
+    table = _read_wide(judgments, numeric) if wide else read_judgments(judgments, numeric=numeric)
+    summary = summarize_agreement(
+        table,
+        level,  # type: ignore[arg-type]
+        resamples=resamples,
+        method=method,  # type: ignore[arg-type]
+        alpha_min=alpha_min,
+        seed=seed,
+    )
+    if as_json:
+        click.echo(json.dumps(_finite(summary.to_dict()), indent=2))
+    else:
+        click.echo(format_summary(summary, judgments))
+
+
+def _read_wide(path: Path, numeric: bool) -> pd.DataFrame:
+    if not path.is_file():
+        raise JudgmentsError(f"{path}: no such file")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise JudgmentsError(
+            f"{path}: the file is empty; expected a header row: item column, then one per worker"
+        ) from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
+    if frame.empty:
+        raise JudgmentsError(f"{path}: no items (the table has a header but no rows)")
+    try:
+        long = wide_to_long(frame)
+    except JudgmentsError as exc:
+        raise JudgmentsError(f"{path}: {exc}") from None
+    if long.empty:
+        raise JudgmentsError(f"{path}: no judgments (every worker cell is empty)")
+    return normalize_judgments(long, source=str(path), numeric=numeric)
+
+
+def format_summary(summary: AgreementSummary, source: Path | str) -> str:
+    """The short text summary `harness agreement` prints."""
+    lines = [f"Krippendorff's alpha ({summary.level}) of {source}: {summary.alpha:.3f}"]
+    b = summary.bootstrap
+    if b is not None:
+        lines.append(
+            f"  {b.confidence:.0%} interval [{b.ci_low:.3f}, {b.ci_high:.3f}]  "
+            f"(bootstrap: {b.method}, {b.resamples} resamples, seed {b.seed}"
+            + (f", {b.draws:,} pairs per resample" if b.draws else "")
+            + ")"
+        )
+        lines.append(f"  q = P(alpha < {summary.alpha_min:.3f}) = {b.q_below_min:.3f}")
+        if b.n_undefined:
+            lines.append(
+                f"  {b.n_undefined} resamples had no variation (alpha undefined, left out)"
+            )
+    lines.append(f"  verdict: {summary.verdict}")
+    if summary.warning:
+        lines.append(f"  warning: {summary.warning}")
+    lines.append(
+        f"  data: {summary.n_judgments:,} judgments ({summary.n_skipped:,} skipped) by "
+        f"{summary.n_workers} workers on {summary.n_items:,} items; "
+        f"{summary.n_pairable_items:,} items with two or more values "
+        f"({summary.n_pairable_values:,} pairable values)"
+    )
+    return "\n".join(lines)
+
+
+def _finite(obj: object) -> object:
+    """Replace non-finite floats (not valid JSON) with None."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj

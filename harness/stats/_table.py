@@ -1,0 +1,18 @@
+"""Small helpers shared by the summaries: the non-skip judgments of a long table."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.errors import JudgmentsError
+
+
+def valued(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The rows that carry a value (not skipped, value present), with the required columns."""
+    missing = [c for c in ("item_id", "worker_id", "value") if c not in judgments.columns]
+    if missing:
+        raise JudgmentsError(f"missing column(s) {', '.join(missing)}")
+    keep = judgments["value"].notna()
+    if "skipped" in judgments.columns:
+        keep &= ~judgments["skipped"].fillna(False).astype(bool)
+    return judgments.loc[keep, ["item_id", "worker_id", "value"]]

@@ -1,0 +1,84 @@
+"""Correlations between workers: pairwise Spearman, and each worker against the others' mean.
+
+- ``pairwise_spearman``: Spearman's rho (Spearman 1904; Pearson's r of the mid-ranks, ties
+  averaged) between every two workers over the items both rated, ranks recomputed on those
+  common items; pairs with fewer than ``min_common`` common items are NaN.
+  ``mean_pairwise_spearman`` averages the defined pairs (a secondary agreement figure, METHODS.md
+  section 5).
+- ``leave_one_out_correlations``: for each worker, over the items the worker rated that at least
+  one other worker rated, Pearson's r and Spearman's rho between the worker's value and the mean
+  of the *other* workers' values on that item (METHODS.md H8 and section 4). O(judgments): the
+  leave-one-out mean is (item sum - x) / (item count - 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from harness.stats._table import valued
+
+
+def pairwise_spearman(judgments: pd.DataFrame, *, min_common: int = 3) -> pd.DataFrame:
+    """Workers x workers matrix of Spearman's rho over common items (diagonal 1)."""
+    wide = valued(judgments).pivot_table(
+        index="item_id", columns="worker_id", values="value", aggfunc="mean"
+    )
+    return wide.astype(float).corr(method="spearman", min_periods=min_common)
+
+
+def mean_pairwise_spearman(judgments: pd.DataFrame, *, min_common: int = 3) -> float:
+    """Mean of Spearman's rho over all pairs of workers with >= ``min_common`` common items."""
+    rho = pairwise_spearman(judgments, min_common=min_common).to_numpy()
+    upper = rho[np.triu_indices_from(rho, k=1)]
+    upper = upper[np.isfinite(upper)]
+    return float(upper.mean()) if len(upper) else float("nan")
+
+
+def leave_one_out_correlations(judgments: pd.DataFrame, *, min_items: int = 5) -> pd.DataFrame:
+    """Per worker: ``n_items, pearson, spearman`` against the mean of the other workers.
+
+    Every worker of the table gets a row; workers with fewer than ``min_items`` usable items
+    get NaN correlations (METHODS.md H8 uses at least 5 items).
+    """
+    table = valued(judgments).astype({"value": float})
+    items = table.groupby("item_id")["value"]
+    total = items.transform("sum")
+    count = items.transform("size")
+    usable = count > 1
+    table = table.loc[usable].assign(
+        others=(total[usable] - table.loc[usable, "value"]) / (count[usable] - 1)
+    )
+    grouped = table.groupby("worker_id")
+    ranks = pd.DataFrame(
+        {
+            "worker_id": table["worker_id"],
+            "value": grouped["value"].rank(method="average"),
+            "others": grouped["others"].rank(method="average"),
+        }
+    )
+    out = pd.DataFrame(
+        {
+            "n_items": grouped.size(),
+            "pearson": _grouped_pearson(table),
+            "spearman": _grouped_pearson(ranks),
+        }
+    )
+    out.loc[out["n_items"] < min_items, ["pearson", "spearman"]] = np.nan
+    out = out.reindex(sorted(judgments["worker_id"].unique()))
+    out["n_items"] = out["n_items"].fillna(0).astype(int)
+    return out
+
+
+def _grouped_pearson(frame: pd.DataFrame) -> pd.Series:
+    """Pearson's r of ``value`` and ``others`` within each worker (NaN without variation)."""
+    x, y = frame["value"], frame["others"]
+    keys = frame["worker_id"]
+    mx = x.groupby(keys).transform("mean")
+    my = y.groupby(keys).transform("mean")
+    dx, dy = x - mx, y - my
+    sums = pd.DataFrame({"xy": dx * dy, "xx": dx * dx, "yy": dy * dy, "k": keys}).groupby("k")
+    s = sums.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r: pd.Series = s["xy"] / np.sqrt(s["xx"] * s["yy"])
+    return r.where((s["xx"] > 0) & (s["yy"] > 0))
