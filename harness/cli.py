@@ -21,6 +21,7 @@ from harness.errors import HarnessError, ValidationError
 COMMANDS: dict[str, str] = {
     "db": "harness.commands.db:db_group",
     "import": "harness.commands.import_data:import_group",
+    "screen": "harness.commands.screen:screen",
     "validate": "harness.commands.validate:validate",
 }
 
