@@ -58,7 +58,7 @@ def screen(judgments_path: Path, spec_path: Path, as_json: bool, only: str | Non
         click.echo(json.dumps(report.records(), indent=2))
         return
     table = report.table()
-    table.columns = [f"{key}.{field}" if field else key for key, field in table.columns]
+    table.columns = [".".join(part for part in column if part) for column in table.columns]
     with pd.option_context("display.max_rows", None, "display.width", 200):
         click.echo(table.to_string(float_format=lambda v: f"{v:.3g}"))
     flagged = int(report.flagged.sum())
