@@ -1,0 +1,117 @@
+"""What every heuristic needs besides the judgments: the scale, the items, and the policy.
+
+Also the small helpers the heuristics share: the answered rows, the content rows, and the
+result frame (``worker_id, score, evidence, flag``, one row per worker of the table, so that
+reports line up). Where nothing can be said about a worker the score is NaN, the evidence 0
+and the flag False.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from harness.roles import ItemRole
+from harness.spec.heuristics import resolve_heuristic
+from harness.spec.load import LoadedSpec
+from harness.spec.model import Action, HeuristicPolicy
+from harness.spec.scale import Scale
+
+RESULT_COLUMNS = ("worker_id", "score", "evidence", "flag")
+
+
+@dataclass(frozen=True)
+class ScreeningContext:
+    """The study a table of judgments belongs to, as far as screening needs it.
+
+    ``items``: the item table (``item_id`` with optional ``role``, ``gold``, ``group``), used
+    where the judgments themselves lack those columns. ``policy``: heuristic key -> policy;
+    a heuristic without a policy, or a policy without a threshold, uses the catalogue default.
+    """
+
+    scale: Scale
+    items: pd.DataFrame | None = None
+    policy: Mapping[str, HeuristicPolicy] = field(default_factory=dict)
+
+    @classmethod
+    def from_spec(cls, loaded: LoadedSpec) -> ScreeningContext:
+        """The context of a loaded task spec: its scale, item table and screening policy."""
+        return cls(scale=loaded.scale, items=loaded.items, policy=dict(loaded.spec.screening))
+
+    def _policy(self, key: str) -> HeuristicPolicy | None:
+        info = resolve_heuristic(key)
+        return self.policy.get(info.key) or self.policy.get(info.code)
+
+    def threshold(self, key: str) -> float:
+        """The policy's threshold for ``key``, else the catalogue default (unscaled)."""
+        policy = self._policy(key)
+        if policy is not None and policy.threshold is not None:
+            return float(policy.threshold)
+        return resolve_heuristic(key).default_threshold
+
+    def action(self, key: str) -> Action:
+        """The policy's action for ``key`` (``report`` when the spec names none)."""
+        policy = self._policy(key)
+        return policy.action if policy is not None else Action.REPORT
+
+    def item_column(self, judgments: pd.DataFrame, column: str) -> pd.Series:
+        """Per row of ``judgments``: its own ``column`` if present, else the item table's."""
+        if column in judgments.columns:
+            own = judgments[column]
+            if column != "role" or (own.astype(str) != "").all():
+                return own
+        if self.items is not None and column in self.items.columns:
+            lookup = self.items.drop_duplicates("item_id").set_index("item_id")[column]
+            return judgments["item_id"].map(lookup)
+        return pd.Series(np.nan, index=judgments.index, dtype=object)
+
+
+def workers_of(judgments: pd.DataFrame) -> pd.Index:
+    """Every worker in the table, in sorted order (skips included)."""
+    return pd.Index(sorted(judgments["worker_id"].astype(str).unique()), name="worker_id")
+
+
+def roles_of(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Series:
+    """Each row's role, ``item`` where neither the table nor the item table says otherwise."""
+    role = context.item_column(judgments, "role")
+    return role.where(role.notna() & (role.astype(str) != ""), ItemRole.ITEM.value).astype(str)
+
+
+def answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """The answered rows (not skipped, a finite value) with ``worker_id`` as text and ``role``."""
+    table = judgments.copy()
+    table["worker_id"] = table["worker_id"].astype(str)
+    table["item_id"] = table["item_id"].astype(str)
+    table["role"] = roles_of(table, context)
+    table["value"] = pd.to_numeric(table["value"], errors="coerce").astype(float)
+    keep = np.isfinite(table["value"].to_numpy())
+    if "skipped" in table.columns:
+        keep &= ~table["skipped"].fillna(False).astype(bool).to_numpy()
+    return table[keep]
+
+
+def content(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """Answered rows of real items (controls and second showings left out)."""
+    table = answered(judgments, context)
+    return table[table["role"] == ItemRole.ITEM.value]
+
+
+def result(
+    workers: pd.Index,
+    score: pd.Series,
+    evidence: pd.Series,
+    flag: pd.Series,
+    **extra: pd.Series,
+) -> pd.DataFrame:
+    """The standard result frame over ``workers`` (missing: NaN score, evidence 0, no flag)."""
+    out = pd.DataFrame({"worker_id": workers.to_numpy()})
+    out["score"] = score.reindex(workers).astype(float).to_numpy()
+    out["evidence"] = evidence.reindex(workers).fillna(0).astype(int).to_numpy()
+    flags = flag.reindex(workers).astype("boolean").fillna(False).astype(bool)
+    out["flag"] = flags.to_numpy() & np.isfinite(out["score"].to_numpy())
+    for name, series in extra.items():
+        out[name] = series.reindex(workers).to_numpy()
+    return out

@@ -1,0 +1,77 @@
+"""Heuristics on built-in controls: H4 high random, H9 gold failure, H10 calibration failure.
+
+They read each row's role (and gold answer) from the judgments, or from the item table of the
+context where the judgments lack them (METHODS.md section 3).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.roles import ItemRole
+from harness.screening.context import ScreeningContext, answered, result, workers_of
+
+MIN_GOLD = 2  # H9 needs at least two gold items
+IDENTICAL_TOLERANCE = 0.10  # H10: identical pair below max - 10% of the range fails
+REPEAT_TOLERANCE = 0.25  # H10: two showings more than a quarter of the range apart fail
+
+
+def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H4: mean on random pairs minus mean on real items; flag at or above the threshold (0).
+
+    The evidence is the number of random pairs rated; NaN without both kinds of item.
+    """
+    rows = answered(judgments, context)
+    random_pairs = rows[rows["role"] == ItemRole.RANDOM_PAIR.value].groupby("worker_id")["value"]
+    real = rows[rows["role"] == ItemRole.ITEM.value].groupby("worker_id")["value"].mean()
+    score = random_pairs.mean() - real
+    flag = score >= context.threshold("high_random")
+    return result(workers_of(judgments), score, random_pairs.size(), flag)
+
+
+def gold_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H9: share of gold items not within one step of the designated answer.
+
+    Flag above the threshold (0.5) with at least two gold items.
+    """
+    rows = answered(judgments, context)
+    gold = pd.to_numeric(context.item_column(rows, "gold"), errors="coerce")
+    rows = rows.assign(gold=gold)[gold.notna()]
+    missed = (rows["value"] - rows["gold"]).abs() > context.scale.step + 1e-9
+    grouped = missed.groupby(rows["worker_id"])
+    share = grouped.mean().astype(float)
+    count = grouped.size()
+    flag = (share > context.threshold("gold_failure")) & (count >= MIN_GOLD)
+    return result(workers_of(judgments), share, count, flag)
+
+
+def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H10: share of failed calibration checks; flag above the threshold (0: any failure).
+
+    A check is an identical pair (fails below max - 10% of the range) or a repeated item, i.e.
+    an item the worker answered twice (fails when the showings differ by more than a quarter of
+    the range). The evidence is the number of checks.
+    """
+    scale = context.scale
+    rows = answered(judgments, context)
+    identical = rows[rows["role"] == ItemRole.IDENTICAL.value]
+    identical_fail = identical["value"] < scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
+    checks = [pd.DataFrame({"worker_id": identical["worker_id"], "fail": identical_fail})]
+    shown = rows[rows["role"].isin([ItemRole.ITEM.value, ItemRole.REPEAT.value])]
+    spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min", "size"])
+    repeated = spread[spread["size"] >= 2]
+    repeat_fail = (repeated["max"] - repeated["min"]) > REPEAT_TOLERANCE * scale.range + 1e-9
+    checks.append(
+        pd.DataFrame(
+            {
+                "worker_id": repeated.index.get_level_values("worker_id"),
+                "fail": repeat_fail.to_numpy(),
+            }
+        )
+    )
+    every = pd.concat(checks, ignore_index=True)
+    grouped = every["fail"].astype(float).groupby(every["worker_id"])
+    share = grouped.mean() if len(every) else pd.Series(dtype=float)
+    count = grouped.size() if len(every) else pd.Series(dtype=int)
+    flag = share > context.threshold("calibration_failure")
+    return result(workers_of(judgments), share, count, flag, failures=grouped.sum())

@@ -1,0 +1,57 @@
+"""The screening heuristics by catalogue key (H1-H10), plus the report-only extremes.
+
+Keys and codes come from `harness.spec.heuristics.CATALOGUE`; every catalogue entry has exactly
+one implementation here (a test checks it). `resolve` accepts a key or a code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from harness.screening.context import ScreeningContext
+from harness.screening.controls import calibration_failure, gold_failure, high_random
+from harness.screening.correlation import consensus_correlation, low_correlation
+from harness.screening.disagreement import disagreeable
+from harness.screening.extremes import centrist, radical
+from harness.screening.timing import quick, slow
+from harness.screening.variance import control_group_variance, low_variance
+from harness.spec.heuristics import CATALOGUE, resolve_heuristic
+
+Heuristic = Callable[[pd.DataFrame, ScreeningContext], pd.DataFrame]
+
+HEURISTICS: dict[str, Heuristic] = {
+    "slow": slow,
+    "quick": quick,
+    "low_variance": low_variance,
+    "high_random": high_random,
+    "disagreeable": disagreeable,
+    "control_group_variance": control_group_variance,
+    "low_correlation": low_correlation,
+    "consensus_correlation": consensus_correlation,
+    "gold_failure": gold_failure,
+    "calibration_failure": calibration_failure,
+}
+"""Catalogue key -> implementation, in catalogue order (H1..H10)."""
+
+REPORT_ONLY: dict[str, Heuristic] = {"radical": radical, "centrist": centrist}
+"""Reported, never used to filter: not in the catalogue, no policy applies."""
+
+assert list(HEURISTICS) == [h.key for h in CATALOGUE]
+
+
+def resolve(name: str) -> str:
+    """The key of a heuristic named by key or code (``H3`` -> ``low_variance``); else KeyError.
+
+    ``radical`` and ``centrist`` resolve to themselves.
+    """
+    if name in REPORT_ONLY:
+        return name
+    return resolve_heuristic(name.strip()).key
+
+
+def get(name: str) -> Heuristic:
+    """The implementation of the heuristic named by key or code."""
+    key = resolve(name)
+    return REPORT_ONLY.get(key) or HEURISTICS[key]

@@ -1,0 +1,38 @@
+"""H1 slow and H2 quick: how long a worker spends per item (METHODS.md section 4).
+
+Both read the ``seconds`` column (every row with a time, skips included: a skip also takes
+time); without it nothing can be said. H1 is report-only by default: filtering slow workers was
+found to lower agreement with references.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.screening.context import ScreeningContext, result, workers_of
+
+
+def _seconds(judgments: pd.DataFrame) -> pd.DataFrame:
+    if "seconds" not in judgments.columns:
+        return pd.DataFrame({"worker_id": pd.Series(dtype=str), "seconds": pd.Series(dtype=float)})
+    table = judgments[["worker_id", "seconds"]].copy()
+    table["worker_id"] = table["worker_id"].astype(str)
+    table["seconds"] = pd.to_numeric(table["seconds"], errors="coerce")
+    return table.dropna(subset=["seconds"])
+
+
+def slow(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H1: mean seconds per item, flagged above the threshold (300 s); ``percentile`` added."""
+    times = _seconds(judgments).groupby("worker_id")["seconds"]
+    mean = times.mean()
+    percentile = mean.rank(pct=True) * 100
+    flag = mean > context.threshold("slow")
+    return result(workers_of(judgments), mean, times.size(), flag, percentile=percentile)
+
+
+def quick(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H2: median seconds per item, flagged below the threshold (2 s)."""
+    times = _seconds(judgments).groupby("worker_id")["seconds"]
+    median = times.median()
+    flag = median < context.threshold("quick")
+    return result(workers_of(judgments), median, times.size(), flag)

@@ -1,0 +1,219 @@
+"""Each heuristic on small hand-built tables whose answers are known by construction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.screening import (
+    HEURISTICS,
+    REPORT_ONLY,
+    ScreeningContext,
+    calibration_failure,
+    centrist,
+    consensus_correlation,
+    control_group_variance,
+    disagreeable,
+    gold_failure,
+    high_random,
+    low_correlation,
+    low_variance,
+    low_variance_absolute,
+    quick,
+    radical,
+    resolve,
+    slow,
+)
+from harness.spec.heuristics import CATALOGUE
+from harness.spec.model import Action, HeuristicPolicy, ScaleSpec, StudyType
+from harness.spec.scale import resolve_scale
+
+TEN = ScreeningContext(resolve_scale(StudyType.RATING, ScaleSpec(min=0, max=10, step=1)))
+FIVE = ScreeningContext(resolve_scale(StudyType.RATING, ScaleSpec(min=1, max=5, step=1)))
+TRUTH = [1.0, 3.0, 5.0, 7.0, 9.0, 2.0]
+
+
+def table(rows: dict[str, list[float]], **columns: list) -> pd.DataFrame:
+    """Workers' values on items i0, i1, ... (NaN: not rated), plus extra per-row columns."""
+    records = [
+        {"item_id": f"i{k}", "worker_id": w, "value": v}
+        for w, values in rows.items()
+        for k, v in enumerate(values)
+        if not math.isnan(v)
+    ]
+    frame = pd.DataFrame(records)
+    for name, values in columns.items():
+        frame[name] = values
+    return frame
+
+
+def by_worker(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.set_index("worker_id")
+
+
+def test_every_catalogue_heuristic_has_one_implementation_and_codes_resolve():
+    assert list(HEURISTICS) == [h.key for h in CATALOGUE]
+    assert resolve("H3") == "low_variance" and resolve("h8") == "consensus_correlation"
+    assert resolve("radical") == "radical" and set(REPORT_ONLY) == {"radical", "centrist"}
+    with pytest.raises(KeyError):
+        resolve("H11")
+
+
+def test_policy_threshold_overrides_the_catalogue_default_and_action_defaults_to_report():
+    context = ScreeningContext(
+        TEN.scale, policy={"H2": HeuristicPolicy(threshold=5, action=Action.REJECT)}
+    )
+    assert context.threshold("quick") == 5 and context.action("quick") is Action.REJECT
+    assert TEN.threshold("quick") == 2.0 and TEN.action("quick") is Action.REPORT
+
+
+def test_slow_and_quick_read_mean_and_median_seconds():
+    frame = table({"a": [1, 2, 3], "b": [1, 2, 3]}, seconds=[400, 400, 100, 1, 1, 30])
+    s, q = by_worker(slow(frame, TEN)), by_worker(quick(frame, TEN))
+    assert s.loc["a", "score"] == pytest.approx(300) and not s.loc["a", "flag"]
+    assert q.loc["b", "score"] == 1 and q.loc["b", "flag"] and not q.loc["a", "flag"]
+    assert s.loc["b", "percentile"] == 50 and s.loc["a", "evidence"] == 3
+
+
+def test_timing_without_seconds_says_nothing():
+    out = quick(table({"a": [1, 2]}), TEN)
+    assert math.isnan(out["score"].iloc[0]) and out["evidence"].iloc[0] == 0
+    assert not out["flag"].iloc[0]
+
+
+def test_low_variance_is_relative_to_the_consensus_of_the_workers_items():
+    # Consensus of each item = mean of a and b; a varies as much as truth, b is constant.
+    frame = table({"a": [0, 4, 8, 0, 4, 8], "b": [4, 4, 4, 4, 4, 4]})
+    out = by_worker(low_variance(frame, TEN))
+    consensus_var = np.var([2, 4, 6, 2, 4, 6], ddof=1)
+    assert out.loc["a", "score"] == pytest.approx(np.var([0, 4, 8] * 2, ddof=1) / consensus_var)
+    assert out.loc["b", "score"] == 0 and out.loc["b", "flag"] and not out.loc["a", "flag"]
+    assert out.loc["a", "variance"] == pytest.approx(np.var([0, 4, 8] * 2, ddof=1))
+
+
+def test_absolute_low_variance_scales_the_published_threshold_by_range_over_four_squared():
+    frame = table({"a": [4, 6, 4, 6]})  # variance 4/3: below 1 * (10/4)^2 = 6.25, above 1
+    assert by_worker(low_variance_absolute(frame, TEN)).loc["a", "flag"]
+    assert not by_worker(low_variance_absolute(frame.assign(value=[1, 3, 1, 3]), FIVE)).loc[
+        "a", "flag"
+    ]
+
+
+def test_high_random_compares_random_pairs_with_real_items():
+    frame = table({"a": [8, 2, 2], "b": [1, 6, 8]}, role=["random_pair", "item", "item"] * 2)
+    out = by_worker(high_random(frame, TEN))
+    assert out.loc["a", "score"] == 6 and out.loc["a", "flag"]
+    assert out.loc["b", "score"] == -6 and not out.loc["b", "flag"]
+    assert out.loc["a", "evidence"] == 1
+
+
+def test_disagreeable_counts_items_where_all_others_agree():
+    # Others (b, c) agree high on i0-i3; a is low on three of four: 0.75 > 0.5 with 4 items.
+    frame = table({"a": [1, 1, 1, 9], "b": [9, 8, 7, 9], "c": [8, 9, 9, 6]})
+    out = by_worker(disagreeable(frame, TEN))
+    assert out.loc["a", "score"] == 0.75 and out.loc["a", "evidence"] == 4 and out.loc["a", "flag"]
+    # For b the others (a, c) disagree on i0-i2, so only i3 counts: too little evidence.
+    assert out.loc["b", "evidence"] == 1 and not out.loc["b", "flag"]
+
+
+def test_control_group_variance_is_scaled_to_the_study_scale():
+    frame = table({"a": [0, 4, 5, 5], "b": [2, 3, 5, 5]}, group=["g1", "g1", "g2", "g2"] * 2)
+    out = by_worker(control_group_variance(frame, TEN))
+    assert out.loc["a", "score"] == pytest.approx((8.0 + 0.0) / 2)  # var(0, 4) = 8
+    assert out.loc["a", "evidence"] == 2 and not out.loc["a", "flag"]  # 4 <= 6.25
+    strict = ScreeningContext(TEN.scale, policy={"H6": HeuristicPolicy(threshold=0.5)})
+    assert by_worker(control_group_variance(frame, strict)).loc["a", "flag"]  # 4 > 3.125
+
+
+def test_low_correlation_takes_the_best_three_partners_per_assignment():
+    up = [1, 2, 3, 4, 5]
+    rows = {"a": up, "b": up, "c": up, "d": up, "e": [5, 4, 3, 2, 1]}
+    out = by_worker(low_correlation(table(rows), TEN))
+    assert out.loc["a", "score"] == pytest.approx(1.0) and out.loc["a", "evidence"] == 4
+    assert out.loc["e", "score"] == pytest.approx(-1.0) and out.loc["e", "flag"]
+
+
+def test_consensus_correlation_labels_backwards_workers():
+    rows = {"a": TRUTH, "b": TRUTH, "d": TRUTH, "c": [10 - v for v in TRUTH]}
+    out = by_worker(consensus_correlation(table(rows), TEN))
+    # Others of a: mean of b, d (the truth) and c (its mirror) still rise with the truth.
+    assert out.loc["a", "score"] == pytest.approx(1.0)
+    assert out.loc["c", "score"] < -0.3 and out.loc["c", "label"] == "backwards"
+    assert out.loc["c", "flag"]
+    assert out.loc["a", "label"] == "" and not out.loc["a", "flag"]
+    assert out.loc["a", "evidence"] == 6 and not math.isnan(out.loc["a", "rho"])
+
+
+def test_consensus_correlation_is_nan_when_the_others_mean_is_constant():
+    rows = {"a": TRUTH, "b": TRUTH, "c": [10 - v for v in TRUTH]}  # a's others average to 5
+    out = by_worker(consensus_correlation(table(rows), TEN))
+    assert math.isnan(out.loc["a", "score"]) and not out.loc["a", "flag"]
+
+
+def test_consensus_correlation_needs_five_items_with_other_raters():
+    rows = {"a": TRUTH[:4], "b": TRUTH[:4]}
+    out = by_worker(consensus_correlation(table(rows), TEN))
+    assert math.isnan(out.loc["a", "score"]) and out.loc["a", "evidence"] == 4
+    assert not out.loc["a", "flag"]
+
+
+def test_gold_failure_allows_one_step_and_needs_two_gold_items():
+    frame = table({"a": [4, 9, 1], "b": [5, 0, 1]}, gold=[5, 1, np.nan] * 2)
+    out = by_worker(gold_failure(frame, TEN))
+    assert out.loc["a", "score"] == 0.5 and not out.loc["a", "flag"]  # 9 vs 1 missed; 4 ok
+    assert out.loc["b", "score"] == 0 and out.loc["b", "evidence"] == 2
+
+
+def test_gold_answers_can_come_from_the_item_table():
+    items = pd.DataFrame({"item_id": ["i0", "i1"], "role": "gold", "gold": [10.0, 0.0]})
+    context = ScreeningContext(TEN.scale, items=items)
+    out = by_worker(gold_failure(table({"a": [0, 10]}), context))
+    assert out.loc["a", "score"] == 1 and out.loc["a", "flag"]
+
+
+def test_calibration_failure_checks_identical_pairs_and_repeats():
+    frame = pd.DataFrame(
+        {
+            "item_id": ["same", "x", "x", "same", "x", "x"],
+            "worker_id": ["a", "a", "a", "b", "b", "b"],
+            "value": [9.0, 2, 4, 8.5, 2, 6],
+            "role": ["identical", "item", "repeat"] * 2,
+        }
+    )
+    out = by_worker(calibration_failure(frame, TEN))
+    assert out.loc["a", "score"] == 0 and out.loc["a", "evidence"] == 2
+    assert out.loc["b", "score"] == 1 and out.loc["b", "failures"] == 2 and out.loc["b", "flag"]
+
+
+def test_radical_and_centrist_shares():
+    frame = table({"r": [0, 10, 10, 5], "c": [1, 9, 9, 5]})
+    assert by_worker(radical(frame, TEN)).loc["r", "score"] == 0.75
+    assert by_worker(centrist(frame, TEN)).loc["c", "flag"]
+    assert not by_worker(centrist(frame, TEN)).loc["r", "flag"]
+
+
+EDGE_CASES = {
+    "one judgment": pd.DataFrame({"item_id": ["i0"], "worker_id": ["a"], "value": [3.0]}),
+    "all skipped": pd.DataFrame(
+        {"item_id": ["i0", "i1"], "worker_id": "a", "value": np.nan, "skipped": True}
+    ),
+    "one rater per item": table({"a": [1, 2, np.nan, np.nan], "b": [np.nan, np.nan, 3, 4]}),
+    "constant raters": table({"a": [5] * 6, "b": [5] * 6}, seconds=[3.0] * 12),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+@pytest.mark.parametrize("key", [*HEURISTICS, *REPORT_ONLY])
+def test_edge_cases_give_nan_scores_without_flags_or_crashes(case, key):
+    from harness.screening import get
+
+    frame = EDGE_CASES[case]
+    out = get(key)(frame, TEN)
+    assert list(out.columns[:4]) == ["worker_id", "score", "evidence", "flag"]
+    assert set(out["worker_id"]) == set(frame["worker_id"])
+    assert out["flag"].dtype == bool
+    nothing = out["score"].isna()
+    assert not out.loc[nothing, "flag"].any()
