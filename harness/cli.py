@@ -20,6 +20,7 @@ from harness.errors import HarnessError
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
 COMMANDS: dict[str, str] = {
     "import": "harness.commands.import_data:import_group",
+    "mturk-local": "harness.commands.mturk_local:mturk_local_command",
 }
 
 

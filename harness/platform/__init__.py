@@ -1,0 +1,1 @@
+"""Crowd platforms harness can run studies on (local, sandbox, production)."""
