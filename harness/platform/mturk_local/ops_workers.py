@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -21,7 +20,6 @@ QT = models.qualification_types
 Q = models.qualifications
 WB = models.worker_blocks
 MAX_NOTIFY = 100
-WORKER_ID = re.compile(r"^A[A-Z0-9]+$")
 
 
 def _message(ctx: Ctx, worker_id: str, subject: str, text: str) -> None:
@@ -69,16 +67,10 @@ def get_qualification_type_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _worker_id(worker_id: str) -> str:
-    if not WORKER_ID.match(worker_id):
-        raise invalid_value(worker_id, "WorkerId")
-    return worker_id
-
-
 def associate_qualification(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     """Grant (or re-grant with a new value) a qualification; tell the worker unless told not to."""
     qt = get_qualification_type(ctx, p["QualificationTypeId"])
-    worker_id = _worker_id(p["WorkerId"])
+    worker_id = p["WorkerId"]  # its format is checked against the model
     value = p.get("IntegerValue", 1)  # MTurk's default IntegerValue is 1
     row = ctx.conn.execute(
         select(Q.c.seq).where(Q.c.type_id == qt.id, Q.c.worker_id == worker_id)
@@ -126,7 +118,7 @@ def list_workers_with_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[st
 
 
 def create_worker_block(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    worker_id = _worker_id(p["WorkerId"])
+    worker_id = p["WorkerId"]  # its format is checked against the model
     row = ctx.conn.execute(select(WB.c.seq).where(WB.c.worker_id == worker_id)).first()
     if row is None:
         ctx.conn.execute(insert(WB).values(worker_id=worker_id, reason=p["Reason"]))
