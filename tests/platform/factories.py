@@ -107,6 +107,9 @@ class LocalMTurk:
         assert r.status_code == 200, r.text
         return r.json()
 
+    def now(self) -> float:
+        return float(self.session.get(f"{self.url}/_control/clock").json()["now"])
+
     def advance(self, seconds: float) -> None:
         self.control("clock", {"advance": seconds})
 
