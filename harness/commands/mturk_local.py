@@ -60,23 +60,24 @@ def mturk_local_command(
     from werkzeug.serving import run_simple
 
     from harness.platform.mturk_local import Settings, create_app
+    from harness.platform.mturk_local.faults import FaultSwitches
 
+    switches = {
+        "throttle_rate": throttle_rate,
+        "throttle_share": throttle_share,
+        "unavailable_share": unavailable_share,
+        "latency_ms": latency_ms,
+    }
+    try:
+        FaultSwitches().update(switches)  # check them all before opening anything
+    except ValueError as exc:
+        raise InputError(f"fault switches: {exc}") from exc
     settings = Settings(
         db_path=db_path, starting_balance=balance, sqs_endpoint_url=sqs_endpoint_url
     )
     app = create_app(settings)
     service = app.extensions["mturk_local"]
-    try:
-        service.faults.update(
-            {
-                "throttle_rate": throttle_rate,
-                "throttle_share": throttle_share,
-                "unavailable_share": unavailable_share,
-                "latency_ms": latency_ms,
-            }
-        )
-    except ValueError as exc:
-        raise InputError(f"fault switches: {exc}") from exc
+    service.faults.update(switches)
     click.echo(f"Local MTurk service on http://{host}:{port}/ (state in {db_path})")
     try:
         run_simple(host, port, app, threaded=False, use_reloader=False)

@@ -3,7 +3,8 @@
 Set them with `harness mturk-local` options or `POST /_control/faults`. They apply to the
 requester API only. Draws come from a seeded generator so a test run repeats.
 
-- throttle_rate: more than this many requests in the last second get ThrottlingException.
+- throttle_rate: a request gets ThrottlingException when this many requests were already let
+  through in the last second (refused requests do not use up the rate).
 - throttle_share: this share of requests (0 to 1) gets ThrottlingException.
 - unavailable_share: this share of requests gets ServiceUnavailable (HTTP 503).
 - latency_ms: every request waits this long first.
@@ -58,12 +59,12 @@ class FaultSwitches:
         if self.latency_ms:
             time.sleep(self.latency_ms / 1000)
         now = time.monotonic()
-        self._recent.append(now)
         while self._recent and self._recent[0] <= now - 1.0:
             self._recent.popleft()
-        if self.throttle_rate is not None and len(self._recent) > self.throttle_rate:
+        if self.throttle_rate is not None and len(self._recent) >= self.throttle_rate:
             raise ThrottlingException("Rate exceeded")
         if self.throttle_share and self._random.random() < self.throttle_share:
             raise ThrottlingException("Rate exceeded")
         if self.unavailable_share and self._random.random() < self.unavailable_share:
             raise ServiceUnavailable("Service Unavailable")
+        self._recent.append(now)
