@@ -231,3 +231,13 @@ def test_bonus_to_a_worker_who_did_not_do_the_assignment(mturk, client):
     with pytest.raises(ClientError) as info:
         client.send_bonus(WorkerId="AOTHER", BonusAmount="1.00", AssignmentId=a, Reason="r")
     assert "was not done by worker AOTHER" in str(info.value)
+
+
+def test_expired_hit_with_work_in_progress_is_unassignable_until_it_ends(mturk, client):
+    hit_id = client.create_hit(**hit_params(MaxAssignments=3))["HIT"]["HITId"]
+    a = mturk.accept(hit_id, "AWORKER1")["AssignmentId"]
+    client.update_expiration_for_hit(HITId=hit_id, ExpireAt=0)
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Unassignable"
+    assert mturk.post(f"/worker/hits/{hit_id}/accept", workerId="AW2").status_code == 409
+    mturk.submit(a, answer="1")
+    assert client.get_hit(HITId=hit_id)["HIT"]["HITStatus"] == "Reviewable"

@@ -7,7 +7,7 @@ everything that was committed.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,6 @@ class Ctx:
     conn: Connection
     now: float
     host_url: str = "http://127.0.0.1/"
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 def get_meta(conn: Connection, key: str) -> str | None:

@@ -121,11 +121,7 @@ def _summary(ctx: Ctx, hit: Any, ht: Any, level: int) -> dict[str, Any]:
 
 
 def _hit(ctx: Ctx, hit_id: str) -> tuple[Any, Any]:
-    row = ctx.conn.execute(
-        select(H, HT.c.title, HT.c.description, HT.c.keywords, HT.c.assignment_duration)
-        .join(HT, HT.c.id == H.c.hit_type_id)
-        .where(H.c.id == hit_id, H.c.disposed.is_(False))
-    ).first()
+    row = ctx.conn.execute(select(H).where(H.c.id == hit_id, H.c.disposed.is_(False))).first()
     if row is None:
         raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
     ht = ctx.conn.execute(select(HT).where(HT.c.id == row.hit_type_id)).one()
