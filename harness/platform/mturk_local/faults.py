@@ -48,7 +48,7 @@ class FaultSwitches:
         for name, value in values.items():
             if value is not None and not isinstance(value, int | float):
                 raise ValueError(f"{name} must be a number, got {value!r}")
-            if name.endswith("_share") and not 0 <= value <= 1:
+            if name.endswith("_share") and (value is None or not 0 <= value <= 1):
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
             setattr(self, name, value)
         if "seed" in values:

@@ -129,7 +129,8 @@ def send_bonus(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
             grant_time=ctx.now,
         )
     )
-    remember_token(ctx, "bonus", token, f"bonus {result.inserted_primary_key[0]}")
+    key = result.inserted_primary_key
+    remember_token(ctx, "bonus", token, f"bonus {key[0] if key else ''}")
     return {}
 
 

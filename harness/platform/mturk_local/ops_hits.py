@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -131,7 +132,7 @@ def get_hit_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     return {"HIT": hit_json(ctx, get_hit(ctx, p["HITId"]))}
 
 
-def _listed(ctx: Ctx, rows: list[Any], p: dict[str, Any]) -> dict[str, Any]:
+def _listed(ctx: Ctx, rows: Sequence[Any], p: dict[str, Any]) -> dict[str, Any]:
     page, extra = paginate(rows, p)
     return {"HITs": [hit_json(ctx, h) for h in page], **extra}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -21,7 +22,7 @@ from harness.platform.mturk_local.state import Ctx
 DEFAULT_PAGE = 10
 
 
-def paginate(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+def paginate(items: Sequence[Any], params: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """Slice `items` for this page; return it with NextToken (if any) and NumResults."""
     offset = 0
     token = params.get("NextToken")
@@ -34,7 +35,7 @@ def paginate(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], dict[
                 "AWS.MechanicalTurk.ParameterValidationError",
             ) from exc
     size = params.get("MaxResults") or DEFAULT_PAGE
-    page = items[offset : offset + size]
+    page = list(items[offset : offset + size])
     extra: dict[str, Any] = {"NumResults": len(page)}
     if offset + size < len(items):
         raw = json.dumps({"offset": offset + size}).encode()
