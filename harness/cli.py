@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "db": "harness.commands.db:db_group",
     "import": "harness.commands.import_data:import_group",
+    "mturk-local": "harness.commands.mturk_local:mturk_local_command",
     "screen": "harness.commands.screen:screen",
     "validate": "harness.commands.validate:validate",
 }

@@ -1,0 +1,85 @@
+"""`harness mturk-local`: run the local MTurk-compatible service (the platform target `local`)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import click
+
+from harness.errors import InputError
+from harness.platform.pricing import SANDBOX_BALANCE, format_amount, parse_amount
+
+
+def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal:
+    try:
+        return parse_amount(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"expected an amount such as 10000.00, got {value!r}") from exc
+
+
+@click.command("mturk-local")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--db",
+    "db_path",
+    default="mturk-local.sqlite",
+    show_default=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The service's own SQLite file; state survives a restart.",
+)
+@click.option(
+    "--balance",
+    default=format_amount(SANDBOX_BALANCE),
+    show_default=True,
+    callback=_amount,
+    help="Starting balance of a new database (the sandbox reports 10000.00).",
+)
+@click.option("--sqs-endpoint-url", default=None, help="Send notifications to this SQS endpoint.")
+@click.option("--throttle-rate", type=float, default=None, help="Throttle above N requests/s.")
+@click.option("--throttle-share", type=float, default=0.0, help="Throttle this share of calls.")
+@click.option(
+    "--unavailable-share", type=float, default=0.0, help="Answer 503 to this share of calls."
+)
+@click.option("--latency-ms", type=float, default=0.0, help="Delay every requester call.")
+def mturk_local_command(
+    host: str,
+    port: int,
+    db_path: Path,
+    balance: Decimal,
+    sqs_endpoint_url: str | None,
+    throttle_rate: float | None,
+    throttle_share: float,
+    unavailable_share: float,
+    latency_ms: float,
+) -> None:
+    """Run the local MTurk service: boto3's `mturk` client with
+    endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/... (see
+    docs/local-mturk.md)."""
+    from werkzeug.serving import run_simple
+
+    from harness.platform.mturk_local import Settings, create_app
+    from harness.platform.mturk_local.faults import FaultSwitches
+
+    switches = {
+        "throttle_rate": throttle_rate,
+        "throttle_share": throttle_share,
+        "unavailable_share": unavailable_share,
+        "latency_ms": latency_ms,
+    }
+    try:
+        FaultSwitches().update(switches)  # check them all before opening anything
+    except ValueError as exc:
+        raise InputError(f"fault switches: {exc}") from exc
+    settings = Settings(
+        db_path=db_path, starting_balance=balance, sqs_endpoint_url=sqs_endpoint_url
+    )
+    app = create_app(settings)
+    service = app.extensions["mturk_local"]
+    service.faults.update(switches)
+    click.echo(f"Local MTurk service on http://{host}:{port}/ (state in {db_path})")
+    try:
+        run_simple(host, port, app, threaded=False, use_reloader=False)
+    finally:
+        service.close()

@@ -1,0 +1,285 @@
+"""Requester operations on HIT types and HITs."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from harness.platform import pricing
+from harness.platform.mturk_local import lifecycle, models
+from harness.platform.mturk_local.api_errors import RequestError, invalid_value
+from harness.platform.mturk_local.lookups import get_hit, remember_token, seen_token
+from harness.platform.mturk_local.qualifications import check_requirements
+from harness.platform.mturk_local.questions import parse_question
+from harness.platform.mturk_local.serialize import hit_json, paginate
+from harness.platform.mturk_local.state import Ctx, charge, new_id, refund
+
+H = models.hits
+HT = models.hit_types
+DEFAULT_AUTO_APPROVAL = 30 * 24 * 3600  # MTurk's default: 30 days
+MAX_SECONDS = 365 * 24 * 3600
+
+
+def _range(p: dict[str, Any], name: str, low: int, high: int) -> None:
+    if name in p and not low <= p[name] <= high:
+        raise invalid_value(p[name], name, f"It must be between {low} and {high}.")
+
+
+def _length(p: dict[str, Any], name: str, most: int) -> None:
+    if name in p and len(p[name]) > most:
+        raise invalid_value(p[name][:40] + "...", name, f"It must be at most {most} characters.")
+
+
+def _reward(p: dict[str, Any]) -> Decimal:
+    try:
+        return pricing.parse_amount(p["Reward"])
+    except ValueError as exc:
+        raise invalid_value(p["Reward"], "Reward") from exc
+
+
+def hit_type_id(ctx: Ctx, p: dict[str, Any]) -> str:
+    """Register (or find) the HIT type these properties describe.
+
+    Equal properties give the same id, as MTurk does: the id is a digest of the properties.
+    """
+    _range(p, "AssignmentDurationInSeconds", 30, MAX_SECONDS)
+    _range(p, "AutoApprovalDelayInSeconds", 0, DEFAULT_AUTO_APPROVAL)
+    _length(p, "Title", 128)
+    _length(p, "Description", 2000)
+    _length(p, "Keywords", 1000)
+    reward = _reward(p)
+    requirements = p.get("QualificationRequirements") or []
+    check_requirements(ctx.conn, requirements)
+    props = {
+        "title": p["Title"],
+        "description": p["Description"],
+        "keywords": p.get("Keywords"),
+        "reward": pricing.format_amount(reward),
+        "assignment_duration": p["AssignmentDurationInSeconds"],
+        "auto_approval_delay": p.get("AutoApprovalDelayInSeconds", DEFAULT_AUTO_APPROVAL),
+        "qualification_requirements": json.dumps(requirements, sort_keys=True),
+    }
+    digest = hashlib.sha256(json.dumps(props, sort_keys=True).encode()).digest()
+    type_id = base64.b32encode(digest).decode()[:30]
+    exists = ctx.conn.execute(select(HT.c.id).where(HT.c.id == type_id)).first()
+    if exists is None:
+        ctx.conn.execute(insert(HT).values(id=type_id, created=ctx.now, **props))
+    return type_id
+
+
+def create_hit_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    return {"HITTypeId": hit_type_id(ctx, p)}
+
+
+def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
+    token = p.get("UniqueRequestToken")
+    existing = seen_token(ctx, "hit", token)
+    if existing is not None:
+        raise RequestError(
+            f"There is already a HIT which exists with the same UniqueRequestToken. ({existing})",
+            "AWS.MechanicalTurk.HitAlreadyExists",
+        )
+    _range(p, "LifetimeInSeconds", 30, MAX_SECONDS)
+    _range(p, "MaxAssignments", 1, 1_000_000)
+    _length(p, "RequesterAnnotation", 255)
+    if "HITLayoutId" in p:
+        raise RequestError("HIT layouts are not supported by the local MTurk service.")
+    if "Question" not in p:
+        raise RequestError("Either a Question parameter or a HITLayoutId parameter must be given.")
+    question = parse_question(p["Question"])
+    ht = ctx.conn.execute(select(HT).where(HT.c.id == type_id)).first()
+    if ht is None:
+        raise RequestError(
+            f"HITType {type_id} does not exist.", "AWS.MechanicalTurk.HITTypeDoesNotExist"
+        )
+    max_assignments = p.get("MaxAssignments", 1)
+    cost = pricing.hit_cost(Decimal(ht.reward), max_assignments)
+    charge(ctx.conn, cost.total)
+    hit_id = new_id()
+    ctx.conn.execute(
+        insert(H).values(
+            id=hit_id,
+            hit_type_id=type_id,
+            question=p["Question"],
+            question_kind=question.kind,
+            created=ctx.now,
+            expiration=ctx.now + p["LifetimeInSeconds"],
+            max_assignments=max_assignments,
+            annotation=p.get("RequesterAnnotation"),
+            reward=ht.reward,
+            fee=pricing.format_amount(cost.fee),
+        )
+    )
+    remember_token(ctx, "hit", token, hit_id)
+    return {"HIT": hit_json(ctx, get_hit(ctx, hit_id))}
+
+
+def create_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    return _create(ctx, hit_type_id(ctx, p), p)
+
+
+def create_hit_with_hit_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    return _create(ctx, p["HITTypeId"], p)
+
+
+def get_hit_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    return {"HIT": hit_json(ctx, get_hit(ctx, p["HITId"]))}
+
+
+def _listed(ctx: Ctx, rows: Sequence[Any], p: dict[str, Any]) -> dict[str, Any]:
+    page, extra = paginate(rows, p)
+    return {"HITs": [hit_json(ctx, h) for h in page], **extra}
+
+
+def list_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    rows = ctx.conn.execute(select(H).where(H.c.disposed.is_(False)).order_by(H.c.seq)).all()
+    return _listed(ctx, rows, p)
+
+
+def list_hits_for_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    type_id = p["QualificationTypeId"]
+    rows = ctx.conn.execute(
+        select(H, HT.c.qualification_requirements)
+        .join(HT, HT.c.id == H.c.hit_type_id)
+        .where(H.c.disposed.is_(False))
+        .order_by(H.c.seq)
+    ).all()
+    chosen = [
+        r
+        for r in rows
+        if any(
+            q["QualificationTypeId"] == type_id for q in json.loads(r.qualification_requirements)
+        )
+    ]
+    return _listed(ctx, chosen, p)
+
+
+def list_reviewable_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    wanted = p.get("Status", "Reviewable")
+    query = select(H).where(H.c.disposed.is_(False)).order_by(H.c.seq)
+    if "HITTypeId" in p:
+        query = query.where(H.c.hit_type_id == p["HITTypeId"])
+    rows = [
+        h
+        for h in ctx.conn.execute(query).all()
+        if lifecycle.status(h, lifecycle.counts(ctx.conn, h.id), ctx.now) == wanted
+    ]
+    return _listed(ctx, rows, p)
+
+
+def _status(ctx: Ctx, hit: Any) -> str:
+    return lifecycle.status(hit, lifecycle.counts(ctx.conn, hit.id), ctx.now)
+
+
+def _wrong_state(current: str, allowed: str) -> RequestError:
+    return RequestError(
+        f"This HIT is currently in the state '{current}'.  This operation can be called with a "
+        f"status of: {allowed}",
+        "AWS.MechanicalTurk.InvalidHITState",
+    )
+
+
+def update_expiration(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    """Set a HIT's expiry; a time in the past expires it now (how requesters end a HIT early)."""
+    hit = get_hit(ctx, p["HITId"])
+    if hit.disposed:
+        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    expire_at = float(p["ExpireAt"])
+    values: dict[str, Any] = {"expiration": max(expire_at, ctx.now) if expire_at > 0 else ctx.now}
+    if expire_at > ctx.now:
+        values.update(expired_notified=False, reviewable_notified=False, reviewing=False)
+    ctx.conn.execute(update(H).where(H.c.id == hit.id).values(**values))
+    return {}
+
+
+def update_review_status(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    hit = get_hit(ctx, p["HITId"])
+    current = _status(ctx, hit)
+    revert = p.get("Revert", False)
+    needed = "Reviewing" if revert else "Reviewable"
+    if current != needed:
+        raise _wrong_state(current, needed)
+    ctx.conn.execute(update(H).where(H.c.id == hit.id).values(reviewing=not revert))
+    return {}
+
+
+def delete_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    """Dispose of a Reviewable/Reviewing HIT whose assignments are all decided.
+
+    Money held for slots never filled is returned now (chosen: MTurk does not say when).
+    Deleting a HIT that is already Disposed succeeds again (chosen).
+    """
+    hit = get_hit(ctx, p["HITId"])
+    if hit.disposed:
+        return {}
+    current = _status(ctx, hit)
+    if current not in ("Reviewable", "Reviewing"):
+        raise _wrong_state(current, "Reviewing, Reviewable")
+    c = lifecycle.counts(ctx.conn, hit.id)
+    if c.submitted:
+        raise RequestError(
+            f"This HIT has {c.submitted} submitted assignment(s) that are neither approved nor "
+            "rejected; approve or reject every assignment before deleting the HIT.",
+            "AWS.MechanicalTurk.InvalidHITState",
+        )
+    a = models.assignments
+    approved = ctx.conn.execute(
+        select(a.c.id).where(a.c.hit_id == hit.id, a.c.status.in_(("Approved", "Rejected")))
+    ).all()
+    unused = hit.max_assignments - len(approved)
+    refund(ctx.conn, (Decimal(hit.reward) + Decimal(hit.fee)) * unused)
+    ctx.conn.execute(update(H).where(H.c.id == hit.id).values(disposed=True))
+    return {}
+
+
+def create_additional_assignments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    hit = get_hit(ctx, p["HITId"])
+    token = p.get("UniqueRequestToken")
+    if seen_token(ctx, "extend", token) is not None:
+        raise RequestError(
+            f"The request with UniqueRequestToken {token} was already processed for HIT {hit.id}.",
+            "AWS.MechanicalTurk.DuplicateRequest",
+        )
+    extra = p["NumberOfAdditionalAssignments"]
+    if extra < 1:
+        raise invalid_value(extra, "NumberOfAdditionalAssignments", "It must be at least 1.")
+    if hit.disposed:
+        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    new_max = hit.max_assignments + extra
+    limit = pricing.LARGE_HIT_ASSIGNMENTS
+    if hit.max_assignments < limit <= new_max:
+        raise RequestError(
+            f"HITs created with fewer than {limit} assignments cannot be extended to have "
+            f"{limit} or more assignments (this HIT has {hit.max_assignments}; asked for "
+            f"{new_max}).",
+            "AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",
+        )
+    charge(ctx.conn, (Decimal(hit.reward) + Decimal(hit.fee)) * extra)
+    ctx.conn.execute(
+        update(H)
+        .where(H.c.id == hit.id)
+        .values(max_assignments=new_max, reviewable_notified=False, reviewing=False)
+    )
+    remember_token(ctx, "extend", token, hit.id)
+    return {}
+
+
+OPERATIONS = {
+    "CreateHITType": create_hit_type,
+    "CreateHIT": create_hit,
+    "CreateHITWithHITType": create_hit_with_hit_type,
+    "GetHIT": get_hit_op,
+    "ListHITs": list_hits,
+    "ListHITsForQualificationType": list_hits_for_qualification_type,
+    "ListReviewableHITs": list_reviewable_hits,
+    "UpdateExpirationForHIT": update_expiration,
+    "UpdateHITReviewStatus": update_review_status,
+    "DeleteHIT": delete_hit,
+    "CreateAdditionalAssignmentsForHIT": create_additional_assignments,
+}

@@ -1,0 +1,81 @@
+"""The requester API: AWS JSON 1.1 on `POST /`, the operation named by `X-Amz-Target`.
+
+Each call: fault switches, then the operation name, then the body checked against botocore's
+model, then the operation in one transaction, then any notifications it caused are sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from harness.platform.mturk_local import ops_account, ops_assignments, ops_hits, ops_workers
+from harness.platform.mturk_local.api_errors import (
+    ApiError,
+    SerializationException,
+    ServiceFault,
+    UnknownOperationException,
+)
+from harness.platform.mturk_local.service import current_service
+from harness.platform.mturk_local.state import Ctx
+from harness.platform.mturk_local.validation import operation_model, validate
+
+log = logging.getLogger(__name__)
+TARGET_PREFIX = "MTurkRequesterServiceV20170117"
+CONTENT_TYPE = "application/x-amz-json-1.1"
+
+OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
+    **ops_account.OPERATIONS,
+    **ops_hits.OPERATIONS,
+    **ops_assignments.OPERATIONS,
+    **ops_workers.OPERATIONS,
+}
+
+bp = Blueprint("requester", __name__)
+
+
+def _reply(status: int, body: dict[str, Any]) -> Response:
+    return Response(
+        json.dumps(body),
+        status=status,
+        content_type=CONTENT_TYPE,
+        headers={"x-amzn-RequestId": str(uuid.uuid4())},
+    )
+
+
+def _call(service: Any) -> dict[str, Any]:
+    service.faults.check()
+    prefix, _, name = request.headers.get("X-Amz-Target", "").partition(".")
+    model = operation_model(name) if prefix == TARGET_PREFIX else None
+    if model is None or name not in OPERATIONS:
+        raise UnknownOperationException(
+            f"Operation {request.headers.get('X-Amz-Target', '')!r} is not supported by the "
+            "local MTurk service."
+        )
+    try:
+        params = json.loads(request.get_data() or b"{}")
+    except ValueError as exc:
+        raise SerializationException(f"The request body is not valid JSON: {exc}") from exc
+    validate(model, params)
+    with service.transaction(request.host_url) as ctx:
+        return OPERATIONS[name](ctx, params)
+
+
+@bp.post("/")
+def dispatch() -> Response:
+    service = current_service()
+    try:
+        result = _call(service)
+    except ApiError as exc:
+        return _reply(exc.status, exc.body(int(service.clock.now() * 1000)))
+    except Exception:
+        log.exception("unexpected failure in the requester API")
+        fault = ServiceFault("The local MTurk service failed to process the request.")
+        return _reply(fault.status, fault.body(int(service.clock.now() * 1000)))
+    service.deliver()
+    return _reply(200, result)

@@ -1,0 +1,96 @@
+"""Persistence: the service's own SQLite file (WAL mode), ids, key-value settings, the balance.
+
+Each request runs in one transaction (`Ctx.conn`); a restart (a new app on the same file) sees
+everything that was committed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+
+from harness.platform.mturk_local import models
+from harness.platform.mturk_local.api_errors import RequestError
+from harness.platform.pricing import format_amount
+
+_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+# The requester account this local service plays (appears in notification messages).
+REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
+
+
+def new_id(length: int = 30) -> str:
+    """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+
+
+def open_engine(path: Path) -> Engine:
+    """Open (and create if needed) the service's SQLite database in WAL mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(f"sqlite:///{path}")
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    models.metadata.create_all(engine)
+    return engine
+
+
+@dataclass
+class Ctx:
+    """One request's view of the service: its transaction, the clock's reading, settings."""
+
+    conn: Connection
+    now: float
+    host_url: str = "http://127.0.0.1/"
+
+
+def get_meta(conn: Connection, key: str) -> str | None:
+    row = conn.execute(select(models.meta.c.value).where(models.meta.c.key == key)).first()
+    return None if row is None else row[0]
+
+
+def set_meta(conn: Connection, key: str, value: str) -> None:
+    if get_meta(conn, key) is None:
+        conn.execute(insert(models.meta).values(key=key, value=value))
+    else:
+        conn.execute(update(models.meta).where(models.meta.c.key == key).values(value=value))
+
+
+def init_balance(conn: Connection, starting: Decimal) -> None:
+    if get_meta(conn, "balance") is None:
+        set_meta(conn, "balance", format_amount(starting))
+
+
+def balance(conn: Connection) -> Decimal:
+    return Decimal(get_meta(conn, "balance") or "0")
+
+
+def set_balance(conn: Connection, amount: Decimal) -> None:
+    set_meta(conn, "balance", format_amount(amount))
+
+
+def charge(conn: Connection, amount: Decimal) -> None:
+    """Take `amount` from the balance, or refuse the whole operation if it is not there."""
+    available = balance(conn)
+    if amount > available:
+        # MTurk's code for this is AWS.MechanicalTurk.InsufficientFunds; the wording is chosen.
+        raise RequestError(
+            "This Requester has insufficient funds in their account to complete this "
+            f"transaction: it costs ${format_amount(amount)} and the available balance is "
+            f"${format_amount(available)}.",
+            "AWS.MechanicalTurk.InsufficientFunds",
+        )
+    set_balance(conn, available - amount)
+
+
+def refund(conn: Connection, amount: Decimal) -> None:
+    set_balance(conn, balance(conn) + amount)
