@@ -63,17 +63,23 @@ def read_judgments(path: str | Path, *, numeric: bool = True) -> pd.DataFrame:
     (up to a few per kind), and never returns a half-valid table.
     """
     path = Path(path)
+    raw = read_text_csv(path, expected_header=f"a header row with {', '.join(REQUIRED_COLUMNS)}")
+    return normalize_judgments(raw, source=str(path), numeric=numeric, first_line=2)
+
+
+def read_text_csv(path: Path, *, expected_header: str) -> pd.DataFrame:
+    """Read a CSV as text cells (empty cells stay ""), or raise `JudgmentsError` saying why not.
+
+    ``expected_header`` tells the user what the file should start with when it is empty.
+    """
     if not path.is_file():
         raise JudgmentsError(f"{path}: no such file")
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
-        raise JudgmentsError(
-            f"{path}: the file is empty; expected a header row with {', '.join(REQUIRED_COLUMNS)}"
-        ) from None
+        raise JudgmentsError(f"{path}: the file is empty; expected {expected_header}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
-    return normalize_judgments(raw, source=str(path), numeric=numeric, first_line=2)
 
 
 def normalize_judgments(

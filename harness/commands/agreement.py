@@ -10,7 +10,7 @@ import click
 import pandas as pd
 
 from harness.errors import JudgmentsError
-from harness.judgments import normalize_judgments, read_judgments, wide_to_long
+from harness.judgments import normalize_judgments, read_judgments, read_text_csv, wide_to_long
 from harness.stats.agreement import AgreementSummary, summarize_agreement
 from harness.stats.alpha import LEVELS
 from harness.stats.bootstrap import METHODS
@@ -85,16 +85,7 @@ def agreement(
 
 
 def _read_wide(path: Path, numeric: bool) -> pd.DataFrame:
-    if not path.is_file():
-        raise JudgmentsError(f"{path}: no such file")
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except pd.errors.EmptyDataError:
-        raise JudgmentsError(
-            f"{path}: the file is empty; expected a header row: item column, then one per worker"
-        ) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
+    frame = read_text_csv(path, expected_header="a header row: item column, then one per worker")
     if frame.empty:
         raise JudgmentsError(f"{path}: no items (the table has a header but no rows)")
     try:
