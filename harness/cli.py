@@ -21,9 +21,14 @@ from harness.errors import HarnessError, ValidationError
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "db": "harness.commands.db:db_group",
+    "expire": "harness.commands.expire:expire",
     "import": "harness.commands.import_data:import_group",
+    "launch": "harness.commands.launch:launch",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
+    "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
+    "status": "harness.commands.status:status",
+    "sync": "harness.commands.sync:sync",
     "validate": "harness.commands.validate:validate",
 }
 

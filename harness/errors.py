@@ -58,3 +58,16 @@ class StatsError(InputError):
 
 class StoreError(HarnessError):
     """The judgment store cannot do what was asked (e.g. database unreachable, not migrated)."""
+
+
+class PlatformError(HarnessError):
+    """The crowd platform refused a request or could not be reached; ``code`` is its error code
+    (e.g. MTurk's ``AWS.MechanicalTurk.HitAlreadyExists``), empty when there is none."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class LaunchRefused(InputError):
+    """A launch guard refused to spend money: over budget, balance too low, not confirmed."""

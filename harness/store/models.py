@@ -90,6 +90,28 @@ class Study(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
+class StudyPlatform(SQLModel, table=True):
+    """Where and how a study runs: what sync, review, status and expire need after the launch.
+
+    One row per study, written by the launch. Platform ids (the work type, the qualification
+    that blocks workers) are filled in as the platform returns them.
+    """
+
+    __tablename__ = "study_platform"
+    study_id: int = Field(foreign_key="study.id", primary_key=True)
+    provider: str = Field(max_length=40)  # e.g. mturk
+    endpoint_url: str | None = Field(default=None, max_length=500)  # local target only
+    public_url: str | None = Field(default=None, max_length=500)  # task pages (external)
+    hosting: str = Field(max_length=20)  # external | mturk
+    spec_path: str = Field(max_length=1000)
+    reward: Decimal = Field(sa_type=sa.Numeric(12, 2))
+    assignments_per_hit: int
+    work_type_id: str | None = Field(default=None, max_length=200)
+    block_ref: str | None = Field(default=None, max_length=200)
+    notification_queue: str | None = Field(default=None, max_length=500)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+
+
 class Item(SQLModel, table=True):
     """One item of an instrument version (content or control), with what the worker sees."""
 

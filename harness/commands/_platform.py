@@ -1,0 +1,52 @@
+"""Shared by launch, sync, review, status and expire: the store, and the provider of a study.
+
+The target and endpoint are stored with the study at launch, so later commands need only the
+study's name (and the database).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import sqlalchemy as sa
+
+from harness.errors import InputError
+from harness.platform.provider import Provider
+from harness.store import database_url, make_engine
+
+db_option = click.option(
+    "--db",
+    "db",
+    metavar="URL|PATH",
+    default=None,
+    help="Database URL or SQLite file (default: $HARNESS_DATABASE_URL, else harness.db).",
+)
+
+
+def open_engine(db: str | None) -> sa.Engine:
+    return make_engine(database_url(db))
+
+
+def make_provider(provider: str, target: str, endpoint_url: str | None) -> Provider:
+    """The provider a study runs on (today: MTurk, on local, sandbox or production)."""
+    if provider != "mturk":
+        raise InputError(f"unknown platform provider {provider!r}; harness knows: mturk")
+    from harness.platform.mturk import MTurkProvider, make_client
+
+    return MTurkProvider(make_client(target, endpoint_url), target)
+
+
+def echo_err(message: str, **kwargs: Any) -> None:
+    click.echo(message, err=True, **kwargs)
+
+
+def study_provider(engine: sa.Engine, study_name: str) -> Provider:
+    """The provider of a launched study, from what the launch stored (target, endpoint)."""
+    from harness.platform.launch import find_study, platform_of
+    from harness.store import session_scope
+
+    with session_scope(engine) as session:
+        study = find_study(session, study_name)
+        platform = platform_of(session, study)
+        return make_provider(platform.provider, study.target, platform.endpoint_url)

@@ -1,0 +1,53 @@
+"""End a study early: expire its HITs so nobody new starts; what was submitted stays."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.platform.launch import find_study
+from harness.platform.provider import Provider
+from harness.store.database import session_scope
+from harness.store.events import record_event
+from harness.store.models import Hit, HitStatus, StudyStatus
+
+
+def expire_study(engine: sa.Engine, provider: Provider, study_name: str) -> int:
+    """Expire every posted HIT of the study (intent and result logged); how many were expired.
+
+    Idempotent: expiring an expired HIT again changes nothing. Sync afterwards to collect the
+    assignments workers were still doing when the HITs expired and submit later.
+    """
+    with session_scope(engine) as session:
+        study = find_study(session, study_name)
+        study_id = study.id
+        hits = [
+            (h.id, h.platform_hit_id)
+            for h in session.exec(select(Hit).where(Hit.study_id == study_id))
+            if h.platform_hit_id is not None and h.status is not HitStatus.DISPOSED
+        ]
+    for hit_id, platform_id in hits:
+        assert platform_id is not None
+        with session_scope(engine) as session:
+            record_event(session, "hit.expire.intent", study_id=study_id, subject=platform_id)
+        provider.expire(platform_id)
+        unit = provider.unit(platform_id)
+        with session_scope(engine) as session:
+            hit = session.get(Hit, hit_id)
+            assert hit is not None
+            hit.status = HitStatus(unit.state.value)
+            session.add(hit)
+            record_event(
+                session,
+                "hit.expired",
+                study_id=study_id,
+                subject=platform_id,
+                payload={"status": unit.state.value},
+            )
+    with session_scope(engine) as session:
+        study = find_study(session, study_name)
+        if study.status is not StudyStatus.EXPIRED:
+            study.status = StudyStatus.EXPIRED
+            session.add(study)
+            record_event(session, "study.expired", study_id=study.id, subject=study.name)
+    return len(hits)

@@ -1,0 +1,60 @@
+"""One boto3 MTurk client, configured by target: local, sandbox or production.
+
+Only the endpoint and the credentials differ. The sandbox and production use the standard AWS
+credential chain (environment, shared profile, instance role); harness never reads, logs or
+stores a credential itself. The local service takes any credentials, so dummy ones are given.
+botocore's own retries are turned off (one attempt per call): harness retries itself, and only
+calls that are safe to repeat (see `retry.py`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from harness.errors import InputError
+
+SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
+PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
+LOCAL_ENDPOINT = "http://127.0.0.1:8765"
+ENDPOINT_ENV = "HARNESS_MTURK_ENDPOINT"
+REGION = "us-east-1"
+TARGETS = ("local", "sandbox", "production")
+
+
+def endpoint_for(target: str, endpoint_url: str | None = None) -> str:
+    """The requester endpoint of ``target``; local: ``endpoint_url``, $HARNESS_MTURK_ENDPOINT
+    or http://127.0.0.1:8765. An endpoint override is refused for sandbox and production."""
+    if target == "local":
+        return endpoint_url or os.environ.get(ENDPOINT_ENV) or LOCAL_ENDPOINT
+    if endpoint_url:
+        raise InputError(
+            f"--endpoint-url is for --target local only; {target} always uses "
+            f"{SANDBOX_ENDPOINT if target == 'sandbox' else PRODUCTION_ENDPOINT}"
+        )
+    if target == "sandbox":
+        return SANDBOX_ENDPOINT
+    if target == "production":
+        return PRODUCTION_ENDPOINT
+    raise InputError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
+
+
+def make_client(target: str, endpoint_url: str | None = None, *, timeout: float = 60.0) -> Any:
+    """boto3's MTurk client for ``target`` (one attempt per call; harness retries)."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        retries={"total_max_attempts": 1},
+        connect_timeout=10,
+        read_timeout=timeout,
+        user_agent_extra="harness",
+    )
+    kwargs: dict[str, Any] = {
+        "endpoint_url": endpoint_for(target, endpoint_url),
+        "region_name": REGION,
+        "config": config,
+    }
+    if target == "local":
+        kwargs |= {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
+    return boto3.client("mturk", **kwargs)

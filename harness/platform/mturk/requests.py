@@ -1,0 +1,118 @@
+"""The MTurk requests harness sends, built from plain settings (no client, nothing sent).
+
+Kept apart from the provider so `harness launch --dry-run` can print exactly what would be sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.platform.pricing import format_amount
+from harness.platform.provider import WorkSettings, WorkUnit
+
+LOCALE = "00000000000000000071"
+PERCENT_APPROVED = "000000000000000000L0"
+NUMBER_APPROVED = "00000000000000000040"
+HIDE = "DiscoverPreviewAndAccept"
+
+
+def exclusion_qualification(study_name: str) -> dict[str, Any]:
+    """CreateQualificationType for the study's exclusion group (blocked and excluded workers)."""
+    return {
+        "Name": f"harness exclude {study_name}",
+        "Description": (
+            f"Workers who may not take part in study {study_name} (blocked by its screening, "
+            "or took part in a study it excludes)."
+        ),
+        "QualificationTypeStatus": "Active",
+    }
+
+
+def requirements(settings: WorkSettings, exclude_ref: str | None) -> list[dict[str, Any]]:
+    """Qualification requirements: countries, approval rate and count, and the exclusion group.
+
+    Every requirement hides the HIT from workers who fail it (DiscoverPreviewAndAccept).
+    """
+    out: list[dict[str, Any]] = []
+    if settings.countries:
+        out.append(
+            {
+                "QualificationTypeId": LOCALE,
+                "Comparator": "In",
+                "LocaleValues": [{"Country": c} for c in settings.countries],
+                "ActionsGuarded": HIDE,
+            }
+        )
+    if settings.min_approval_rate is not None:
+        out.append(
+            {
+                "QualificationTypeId": PERCENT_APPROVED,
+                "Comparator": "GreaterThanOrEqualTo",
+                "IntegerValues": [settings.min_approval_rate],
+                "ActionsGuarded": HIDE,
+            }
+        )
+    if settings.min_approved is not None:
+        out.append(
+            {
+                "QualificationTypeId": NUMBER_APPROVED,
+                "Comparator": "GreaterThanOrEqualTo",
+                "IntegerValues": [settings.min_approved],
+                "ActionsGuarded": HIDE,
+            }
+        )
+    if exclude_ref is not None:
+        out.append(
+            {
+                "QualificationTypeId": exclude_ref,
+                "Comparator": "DoesNotExist",
+                "ActionsGuarded": HIDE,
+            }
+        )
+    return out
+
+
+def hit_type(settings: WorkSettings, exclude_ref: str | None) -> dict[str, Any]:
+    """CreateHITType for the study's HITs."""
+    params: dict[str, Any] = {
+        "Title": settings.title,
+        "Description": settings.description,
+        "Reward": format_amount(settings.reward),
+        "AssignmentDurationInSeconds": settings.assignment_duration,
+        "AutoApprovalDelayInSeconds": settings.auto_approval_delay,
+        "QualificationRequirements": requirements(settings, exclude_ref),
+    }
+    if settings.keywords:
+        params["Keywords"] = ", ".join(settings.keywords)
+    return params
+
+
+def create_hit(hit_type_id: str, unit: WorkUnit) -> dict[str, Any]:
+    """CreateHITWithHITType for one unit, with its UniqueRequestToken and RequesterAnnotation."""
+    return {
+        "HITTypeId": hit_type_id,
+        "MaxAssignments": unit.assignments,
+        "LifetimeInSeconds": unit.lifetime,
+        "Question": unit.question,
+        "RequesterAnnotation": unit.label,
+        "UniqueRequestToken": unit.token,
+    }
+
+
+def notification(queue_url: str) -> dict[str, Any]:
+    """The Notification member of UpdateNotificationSettings: every assignment and HIT event."""
+    return {
+        "Destination": queue_url,
+        "Transport": "SQS",
+        "Version": "2014-08-15",
+        "EventTypes": [
+            "AssignmentAccepted",
+            "AssignmentSubmitted",
+            "AssignmentReturned",
+            "AssignmentAbandoned",
+            "AssignmentApproved",
+            "AssignmentRejected",
+            "HITReviewable",
+            "HITExpired",
+        ],
+    }

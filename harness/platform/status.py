@@ -1,0 +1,143 @@
+"""A study's state from the store: HITs and assignments by status, coverage, and money.
+
+Money: ``committed`` is what the posted HITs and the bonuses paid take from the account
+(every assignment slot, filled or not, as the platform charges at posting); ``spent`` is
+what approved work and bonuses cost; ``left`` is the budget minus what is committed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pandas as pd
+from sqlmodel import Session, func, select
+
+from harness.platform.launch import find_study, platform_of
+from harness.platform.provider import Provider
+from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Item, Judgment
+
+
+@dataclass(frozen=True)
+class StudyReport:
+    name: str
+    target: str
+    status: str
+    hits: dict[str, int]
+    assignments: dict[str, int]
+    items: int
+    raters_per_item: int
+    items_at_target: int
+    raters_min: int
+    raters_median: float
+    raters_max: int
+    judgments: int
+    committed: Decimal
+    spent: Decimal
+    budget: Decimal | None
+
+    @property
+    def left(self) -> Decimal | None:
+        return None if self.budget is None else self.budget - self.committed
+
+    def lines(self) -> list[str]:
+        def counts(c: dict[str, int]) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
+
+        budget = "no budget" if self.budget is None else f"budget ${self.budget}, left ${self.left}"
+        return [
+            f"study {self.name} on {self.target}: {self.status}",
+            f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
+            f"  assignments ({sum(self.assignments.values())}): {counts(self.assignments)}",
+            f"  judgments: {self.judgments:,}; raters per item (target {self.raters_per_item}): "
+            f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
+            f"{self.items_at_target} of {self.items} items at target",
+            f"  money: committed ${self.committed}, spent ${self.spent} ({budget})",
+        ]
+
+
+def study_report(session: Session, provider: Provider, study_name: str) -> StudyReport:
+    study = find_study(session, study_name)
+    platform = platform_of(session, study)
+    hits = list(session.exec(select(Hit).where(Hit.study_id == study.id)))
+    assignments = list(
+        session.exec(
+            select(Assignment)
+            .join(Hit, Hit.id == Assignment.hit_id)  # type: ignore[arg-type]
+            .where(Hit.study_id == study.id)
+        )
+    )
+    raters = _raters_per_item(session, hits)
+    per = {
+        n: provider.estimate(platform.reward, 1, n).total for n in {h.max_assignments for h in hits}
+    }
+    bonuses = sum(
+        (
+            Decimal(str(e.payload.get("cost", "0")))
+            for e in session.exec(
+                select(Event).where(Event.study_id == study.id, Event.kind == "review.bonus")
+            )
+        ),
+        Decimal("0"),
+    )
+    per_assignment = {h.id: per[h.max_assignments] / h.max_assignments for h in hits}
+    committed = sum(
+        (per[h.max_assignments] for h in hits if h.platform_hit_id is not None), Decimal("0")
+    )
+    spent = sum(
+        (per_assignment[a.hit_id] for a in assignments if a.status is AssignmentStatus.APPROVED),
+        Decimal("0"),
+    )
+    target = platform.assignments_per_hit
+    return StudyReport(
+        name=study.name,
+        target=study.target,
+        status=study.status.value,
+        hits=dict(Counter(h.status.value for h in hits)),
+        assignments=dict(Counter(a.status.value for a in assignments)),
+        items=len(raters),
+        raters_per_item=target,
+        items_at_target=int((raters >= target).sum()),
+        raters_min=int(raters.min()) if len(raters) else 0,
+        raters_median=float(raters.median()) if len(raters) else 0.0,
+        raters_max=int(raters.max()) if len(raters) else 0,
+        judgments=_judgments(session, hits),
+        committed=committed + bonuses,
+        spent=spent + bonuses,
+        budget=study.budget,
+    )
+
+
+def _raters_per_item(session: Session, hits: list[Hit]) -> pd.Series:
+    """Distinct workers with a judgment per item of the study's HITs (0 for none yet)."""
+    keys = sorted({k for h in hits for k in h.items})
+    counts = pd.Series(0, index=keys, dtype=int)
+    hit_ids = [h.id for h in hits]
+    if not hit_ids:
+        return counts
+    rows = session.exec(
+        select(Item.key, func.count(func.distinct(Judgment.worker_id)))
+        .join(Judgment, Judgment.item_id == Item.id)  # type: ignore[arg-type]
+        .join(Assignment, Assignment.id == Judgment.assignment_id)  # type: ignore[arg-type]
+        .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
+        .group_by(Item.key)
+    ).all()
+    for key, n in rows:
+        if key in counts.index:
+            counts[key] = int(n)
+    return counts
+
+
+def _judgments(session: Session, hits: list[Hit]) -> int:
+    hit_ids = [h.id for h in hits]
+    if not hit_ids:
+        return 0
+    return int(
+        session.exec(
+            select(func.count())
+            .select_from(Judgment)
+            .join(Assignment, Assignment.id == Judgment.assignment_id)  # type: ignore[arg-type]
+            .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
+        ).one()
+    )

@@ -1,0 +1,301 @@
+"""Bring what a platform holds about a study into the store, exactly once.
+
+For every posted HIT, every submitted assignment (all pages) is reconciled with the store:
+with ``external`` hosting the task server has stored the judgments and sync records the
+platform's status; with ``mturk`` hosting sync reads the answer document into judgments. When
+the store has no judgments for an assignment the platform holds answers for (the task server
+missed it), they are recovered from the platform's answer document. Idempotent: a second run
+writes nothing, not even an event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, select
+
+from harness.platform.launch import find_study, platform_of
+from harness.platform.provider import Provider, Submission, SubmissionState
+from harness.render.plan import HitPlan
+from harness.store.database import session_scope
+from harness.store.events import record_event
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Event,
+    Hit,
+    HitStatus,
+    Judgment,
+    Study,
+)
+from harness.store.submissions import Answer, record_accept, store_submission
+
+AnswerParser = Callable[[str, HitPlan], list[Answer]]
+"""Reads a platform answer document into answers (harness.render.answers.answers_from_xml)."""
+AnswerChecker = Callable[[HitPlan, list[Answer]], list[str]]
+"""Problems with answers against the instrument (empty: valid)."""
+AfterSubmission = Callable[[Session, int], None]
+"""Called with the session and the assignment's row id after a new submission is stored."""
+
+_STATUS = {
+    SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
+    SubmissionState.APPROVED: AssignmentStatus.APPROVED,
+    SubmissionState.REJECTED: AssignmentStatus.REJECTED,
+}
+
+
+@dataclass
+class SyncReport:
+    hits: int = 0
+    submissions: int = 0
+    stored: int = 0  # new submissions whose judgments were written now
+    recovered: int = 0  # of those, external-mode answers the task server had missed
+    status_changes: int = 0
+    invalid: list[str] = field(default_factory=list)  # assignment ids with unreadable answers
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.stored or self.status_changes or self.invalid)
+
+    def line(self, study: str) -> str:
+        return (
+            f"{study}: {self.hits} HITs, {self.submissions} submitted assignments; "
+            f"{self.stored} stored now ({self.recovered} recovered from the platform), "
+            f"{self.status_changes} status changes, {len(self.invalid)} unreadable"
+        )
+
+
+@dataclass(frozen=True)
+class SyncHooks:
+    """How to read answers (mturk hosting), check them, and what to do after storing one."""
+
+    parse: AnswerParser | None = None
+    check: AnswerChecker | None = None
+    after_submission: AfterSubmission | None = None
+
+
+def sync_study(
+    engine: sa.Engine, provider: Provider, study_name: str, hooks: SyncHooks
+) -> SyncReport:
+    """Reconcile every posted HIT of the study with the platform (one transaction per HIT)."""
+    report = SyncReport()
+    with session_scope(engine) as session:
+        study = find_study(session, study_name)
+        hits = [
+            (h.id, h.platform_hit_id)
+            for h in session.exec(select(Hit).where(Hit.study_id == study.id).order_by(Hit.index))  # type: ignore[arg-type]
+            if h.platform_hit_id is not None
+        ]
+    for hit_id, platform_id in hits:
+        assert platform_id is not None
+        unit = provider.unit(platform_id)
+        submissions = provider.submissions(platform_id)
+        with session_scope(engine) as session:
+            hit = session.get(Hit, hit_id)
+            assert hit is not None
+            _hit_status(session, hit, HitStatus(unit.state.value), unit.assignments)
+            for submission in submissions:
+                apply_submission(session, hit, submission, hooks, report)
+        report.hits += 1
+    return report
+
+
+def apply_submission(
+    session: Session, hit: Hit, submission: Submission, hooks: SyncHooks, report: SyncReport
+) -> None:
+    """Store one platform submission: judgments if new, the platform's status if changed."""
+    report.submissions += 1
+    study = session.get(Study, hit.study_id)
+    assert study is not None
+    hosting = platform_of(session, study).hosting
+    assignment = _assignment(session, submission.assignment_id)
+    has_judgments = assignment is not None and _has_judgments(session, assignment)
+    if not has_judgments and (hosting == "mturk" or submission.answer):
+        answers = _read(session, study, hit, submission, hooks, report)
+        if answers is not None:
+            stored = store_submission(
+                session,
+                hit,
+                submission.assignment_id,
+                submission.worker_id,
+                answers,
+                submitted_at=submission.submitted_at,
+            )
+            if stored.created:
+                report.stored += 1
+                if hosting != "mturk":
+                    report.recovered += 1
+                    record_event(
+                        session,
+                        "assignment.recovered",
+                        study_id=study.id,
+                        subject=submission.assignment_id,
+                        payload={"reason": "the task server had no judgments for it"},
+                    )
+                assignment = stored.assignment
+                if hooks.after_submission is not None:
+                    assert assignment.id is not None
+                    hooks.after_submission(session, assignment.id)
+    if assignment is None:
+        hit_row = session.get(Hit, hit.id)
+        assert hit_row is not None
+        assignment = record_accept(
+            session, hit_row, submission.assignment_id, submission.worker_id, submission.accepted_at
+        )
+    wanted = _STATUS[submission.state]
+    if assignment.status != wanted:
+        record_event(
+            session,
+            "assignment.status",
+            study_id=study.id,
+            subject=submission.assignment_id,
+            payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
+        )
+        assignment.status = wanted
+        if assignment.submitted_at is None:
+            assignment.submitted_at = submission.submitted_at
+        session.add(assignment)
+        report.status_changes += 1
+    session.flush()
+
+
+def _read(
+    session: Session,
+    study: Study,
+    hit: Hit,
+    submission: Submission,
+    hooks: SyncHooks,
+    report: SyncReport,
+) -> list[Answer] | None:
+    """The submission's answers, or None (and an event, once) when they cannot be used."""
+    if hooks.parse is None:
+        return None
+    plan = HitPlan.from_showings(hit.index, hit.items)
+    try:
+        answers = hooks.parse(submission.answer, plan)
+        problems = hooks.check(plan, answers) if hooks.check is not None else []
+    except ValueError as exc:
+        problems = [str(exc)]
+    if not problems:
+        return answers
+    report.invalid.append(submission.assignment_id)
+    logged = session.exec(
+        select(Event.id).where(
+            Event.kind == "assignment.invalid", Event.subject == submission.assignment_id
+        )
+    ).first()
+    if logged is None:
+        record_event(
+            session,
+            "assignment.invalid",
+            study_id=study.id,
+            subject=submission.assignment_id,
+            payload={"worker": submission.worker_id, "problems": problems[:20]},
+        )
+    return None
+
+
+def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) -> None:
+    if hit.status == state and hit.max_assignments == assignments:
+        return
+    record_event(
+        session,
+        "hit.status",
+        study_id=hit.study_id,
+        subject=hit.platform_hit_id,
+        payload={
+            "from": hit.status.value,
+            "to": state.value,
+            "assignments": assignments,
+            "source": "platform",
+        },
+    )
+    hit.status = state
+    hit.max_assignments = assignments
+    session.add(hit)
+
+
+def _assignment(session: Session, platform_id: str) -> Assignment | None:
+    return session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == platform_id)
+    ).first()
+
+
+def _has_judgments(session: Session, assignment: Assignment) -> bool:
+    return (
+        session.exec(
+            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
+        ).first()
+        is not None
+    )
+
+
+# -- notifications ------------------------------------------------------------------------
+ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
+HIT_EVENTS = {"HITReviewable", "HITExpired"}
+
+
+def sync_from_queue(
+    engine: sa.Engine,
+    provider: Provider,
+    study_name: str,
+    hooks: SyncHooks,
+    sqs: Any,
+    queue_url: str,
+    *,
+    wait_seconds: int = 0,
+) -> SyncReport:
+    """Consume the study's notifications from an SQS queue until it is empty.
+
+    Each event is looked up on the platform (a notification says what happened, the platform
+    says what is true now) and stored like a polled submission; a message is deleted only
+    after its effect is committed. Messages about other studies' HITs are left in the queue.
+    """
+    report = SyncReport()
+    with session_scope(engine) as session:
+        study = find_study(session, study_name)
+        ours = {
+            h.platform_hit_id: h.id
+            for h in session.exec(select(Hit).where(Hit.study_id == study.id))
+            if h.platform_hit_id is not None
+        }
+    seen_hits: set[str] = set()
+    for message in _messages(sqs, queue_url, wait_seconds):
+        events = json.loads(message["Body"]).get("Events", [])
+        if any(e.get("HITId") not in ours for e in events):
+            continue  # another study's (or a test event): not ours to delete
+        for event in events:
+            hit_id = ours[event["HITId"]]
+            if event.get("EventType") in ASSIGNMENT_EVENTS and event.get("AssignmentId"):
+                submission = provider.submission(event["AssignmentId"])
+                if submission is None:
+                    continue
+                with session_scope(engine) as session:
+                    hit = session.get(Hit, hit_id)
+                    assert hit is not None
+                    apply_submission(session, hit, submission, hooks, report)
+            elif event.get("EventType") in HIT_EVENTS:
+                unit = provider.unit(event["HITId"])
+                with session_scope(engine) as session:
+                    hit = session.get(Hit, hit_id)
+                    assert hit is not None
+                    _hit_status(session, hit, HitStatus(unit.state.value), unit.assignments)
+            seen_hits.add(event["HITId"])
+        sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+    report.hits = len(seen_hits)
+    return report
+
+
+def _messages(sqs: Any, queue_url: str, wait_seconds: int) -> Iterator[dict[str, Any]]:
+    while True:
+        got = sqs.receive_message(
+            QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds
+        )
+        messages: Sequence[dict[str, Any]] = got.get("Messages", [])
+        if not messages:
+            return
+        yield from messages
