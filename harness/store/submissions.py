@@ -14,6 +14,7 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
+from harness.answer import Answer
 from harness.errors import StoreError
 from harness.store.events import record_event
 from harness.store.models import (
@@ -26,24 +27,6 @@ from harness.store.models import (
     Worker,
     utcnow,
 )
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A worker's answer to one showing of one item, with when it was shown and answered."""
-
-    item_key: str
-    position: int
-    value: float | None
-    skipped: bool = False
-    shown_at: datetime | None = None
-    answered_at: datetime | None = None
-
-    @property
-    def seconds(self) -> float | None:
-        if self.shown_at is None or self.answered_at is None:
-            return None
-        return (self.answered_at - self.shown_at).total_seconds()
 
 
 @dataclass(frozen=True)
