@@ -103,6 +103,8 @@ def launch(
         _print_requests(plan, questions, notify_queue)
         return
     check_budget(plan, budget)
+    if chosen == "production":
+        _confirm_production(plan, yes, confirm_cost)
     if chosen == "local" and start_local:
         _start_local(endpoint_url)
     from harness.platform.launch import open_study, post_hits, posted_count, work_units
@@ -123,8 +125,6 @@ def launch(
             balance = provider.balance()
             click.echo(f"  balance on {chosen}: ${balance}; still to post: ${remaining}")
             check_balance(balance, remaining, chosen)
-        if chosen == "production":
-            _confirm_production(plan, yes, confirm_cost)
         with session_scope(engine) as session:
             study, created = open_study(
                 session,

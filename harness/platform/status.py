@@ -15,6 +15,7 @@ import pandas as pd
 from sqlmodel import Session, func, select
 
 from harness.platform.launch import find_study, platform_of
+from harness.platform.pricing import format_amount
 from harness.platform.provider import Provider
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Item, Judgment
 
@@ -45,7 +46,12 @@ class StudyReport:
         def counts(c: dict[str, int]) -> str:
             return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
 
-        budget = "no budget" if self.budget is None else f"budget ${self.budget}, left ${self.left}"
+        money = format_amount
+        budget = (
+            "no budget"
+            if self.budget is None or self.left is None
+            else f"budget ${money(self.budget)}, left ${money(self.left)}"
+        )
         return [
             f"study {self.name} on {self.target}: {self.status}",
             f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
@@ -53,7 +59,7 @@ class StudyReport:
             f"  judgments: {self.judgments:,}; raters per item (target {self.raters_per_item}): "
             f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
             f"{self.items_at_target} of {self.items} items at target",
-            f"  money: committed ${self.committed}, spent ${self.spent} ({budget})",
+            f"  money: committed ${money(self.committed)}, spent ${money(self.spent)} ({budget})",
         ]
 
 

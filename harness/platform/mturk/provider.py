@@ -19,7 +19,14 @@ from botocore.exceptions import ClientError
 from harness.errors import PlatformError
 from harness.platform import pricing
 from harness.platform.mturk import requests
-from harness.platform.mturk.retry import LOST, UNCERTAIN, Backoff, aws_code, error_code
+from harness.platform.mturk.retry import (
+    LOST,
+    THROTTLED,
+    UNCERTAIN,
+    Backoff,
+    aws_code,
+    error_code,
+)
 from harness.platform.provider import (
     Prepared,
     PublishedUnit,
@@ -105,22 +112,39 @@ class MTurkProvider:
         return Prepared(answer["HITTypeId"], exclude_ref, created)
 
     def _exclusion_type(self, study_name: str) -> str:
-        params = requests.exclusion_qualification(study_name)
-        try:
-            answer = self.backoff.call(self.client.create_qualification_type, safe=False, **params)
-            return str(answer["QualificationType"]["QualificationTypeId"])
-        except ClientError as exc:
-            if error_code(exc) != QUAL_EXISTS and aws_code(exc) not in UNCERTAIN:
-                raise _platform_error(exc, "create the exclusion qualification") from exc
-        # It exists (a crash after creating it, or an uncertain answer): find it by name.
-        found = self._find_qualification_type(params["Name"])
-        if found is None:
-            raise PlatformError(
-                f"the qualification type {params['Name']!r} could not be created or found"
-            )
-        return found
+        """Create the study's exclusion qualification type, or find it when it exists already.
 
-    def _find_qualification_type(self, name: str) -> str | None:
+        Creating is not safe to repeat (names are unique), so after an uncertain failure the
+        type is looked up by name before trying again.
+        """
+        params = requests.exclusion_qualification(study_name)
+        for attempt in range(self.backoff.attempts):
+            if attempt:
+                self.backoff.sleep(self.backoff.delay(attempt))
+            try:
+                answer = self.client.create_qualification_type(**params)
+                return str(answer["QualificationType"]["QualificationTypeId"])
+            except ClientError as exc:
+                code = aws_code(exc)
+                if error_code(exc) == QUAL_EXISTS:
+                    found = self._find_qualification_type(params["Name"], strict=True)
+                    if found is not None:
+                        return found
+                    raise _platform_error(exc, "create the exclusion qualification") from exc
+                if code in THROTTLED:
+                    continue
+                if code not in UNCERTAIN:
+                    raise _platform_error(exc, "create the exclusion qualification") from exc
+            except LOST:
+                pass
+            found = self._find_qualification_type(params["Name"], strict=False)
+            if found is not None:
+                return found
+        raise PlatformError("could not create the exclusion qualification: MTurk kept failing")
+
+    def _find_qualification_type(self, name: str, *, strict: bool) -> str | None:
+        """The id of the caller's qualification type named ``name``; None if there is none (or,
+        unless ``strict``, if the platform cannot list them)."""
         try:
             for qt in self._pages(
                 "list_qualification_types",
@@ -132,6 +156,8 @@ class MTurkProvider:
                 if qt.get("Name") == name:
                     return str(qt["QualificationTypeId"])
         except PlatformError as exc:
+            if not strict:
+                return None
             raise PlatformError(
                 f"a qualification type named {name!r} already exists and this platform cannot "
                 f"list qualification types to find it ({exc}); give the study another name"

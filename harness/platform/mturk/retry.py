@@ -52,7 +52,7 @@ def aws_code(exc: ClientError) -> str:
 class Backoff:
     """Exponential backoff with full jitter: wait uniform(0, min(cap, base * 2**attempt))."""
 
-    attempts: int = 8
+    attempts: int = 10
     base: float = 0.1
     cap: float = 5.0
     sleep: Callable[[float], None] = time.sleep

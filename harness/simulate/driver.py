@@ -1,0 +1,152 @@
+"""Simulated workers doing a study's HITs through the local MTurk service's worker side.
+
+Each worker is an HTTP agent: it lists the HITs it may take, accepts one, reads the task page
+(the ExternalURL harness serves, or the HTMLQuestion's own HTML), answers every item shown
+with its archetype's response model, and submits the way the page does: for ``external``
+hosting the answers go to the task server first and then to MTurk's ``externalSubmit``; for
+``mturk`` hosting the form fields go to ``externalSubmit`` only. Timings are simulated too
+(each item shown and answered at the worker's pace).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+from harness.answer import Answer
+from harness.render.answers import encode_answers
+from harness.simulate.archetypes import Worker
+from harness.spec.scale import Scale
+
+_CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
+
+
+@dataclass
+class DriverReport:
+    submitted: list[str] = field(default_factory=list)  # assignment ids
+    by_worker: dict[str, int] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)  # what the servers refused, and why
+
+
+@dataclass
+class SimulatedWorkers:
+    """A crowd of simulated workers pointed at a local MTurk service (``mturk_url``).
+
+    ``truths`` maps item keys to latent values (control items included); an item without
+    one is answered from the scale's midpoint. ``profile`` is what each worker tells the
+    worker side (e.g. ``{"country": "US", "numberApproved": 5000}``).
+    """
+
+    mturk_url: str
+    workers: Sequence[Worker]
+    truths: Mapping[str, float]
+    scale: Scale
+    http: Any
+    seed: int = 0
+    profile: Mapping[str, Any] = field(default_factory=dict)
+    start: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def run(self, rounds: int | None = None) -> DriverReport:
+        """Workers take turns, one HIT each per round, until nobody can take any (or ``rounds``)."""
+        report = DriverReport()
+        rng = np.random.default_rng([self.seed, 4])
+        done = 0
+        while rounds is None or done < rounds:
+            took = 0
+            for worker in self.workers:
+                hit = self._next_hit(worker)
+                if hit is None:
+                    continue
+                if self.work(worker, hit, rng, report):
+                    took += 1
+            done += 1
+            if took == 0:
+                break
+        return report
+
+    def _next_hit(self, worker: Worker) -> str | None:
+        listed = self._get("/worker/hits", workerId=worker.worker_id, **self.profile)
+        for hit in listed["HITs"]:
+            if hit["canAccept"]:
+                return str(hit["HITId"])
+        return None
+
+    def work(
+        self, worker: Worker, hit_id: str, rng: np.random.Generator, report: DriverReport
+    ) -> bool:
+        """Accept, answer and submit one HIT; False (and the reason in the report) if refused."""
+        r = self.http.post(
+            f"{self.mturk_url}/worker/hits/{hit_id}/accept",
+            data={"workerId": worker.worker_id, **self.profile},
+        )
+        if r.status_code != 200:
+            report.refused.append(f"accept {hit_id} by {worker.worker_id}: {r.text}")
+            return False
+        task = r.json()
+        assignment_id = task["AssignmentId"]
+        if task["QuestionType"] == "ExternalQuestion":
+            page = self.http.get(task["ExternalURL"])
+            if page.status_code != 200:
+                report.refused.append(f"page of {hit_id}: {page.status_code}")
+                return False
+            keys = _shown_keys(page.text)
+            fields = encode_answers(self.answers(worker, keys, rng))
+            answers_url = _answers_url(task["ExternalURL"])
+            stored = self.http.post(
+                answers_url,
+                data={"assignmentId": assignment_id, "workerId": worker.worker_id, "hitId": hit_id}
+                | fields,
+                headers={"Accept": "application/json"},
+            )
+            if stored.status_code != 200:
+                report.refused.append(f"task server, {assignment_id}: {stored.text}")
+                return False
+        else:
+            keys = _shown_keys(task["HTMLContent"])
+            fields = encode_answers(self.answers(worker, keys, rng))
+        submitted = self.http.post(task["SubmitURL"], data={"assignmentId": assignment_id} | fields)
+        if submitted.status_code != 200:
+            report.refused.append(f"externalSubmit {assignment_id}: {submitted.text}")
+            return False
+        report.submitted.append(assignment_id)
+        report.by_worker[worker.worker_id] = report.by_worker.get(worker.worker_id, 0) + 1
+        return True
+
+    def answers(
+        self, worker: Worker, keys: Sequence[str], rng: np.random.Generator
+    ) -> list[Answer]:
+        """The worker's answer to each showing, with when it was shown and answered."""
+        truths = np.array([self.truths.get(k, self.scale.midpoint) for k in keys], dtype=float)
+        values = worker.answer(truths, self.scale, rng)
+        seconds = worker.seconds(len(keys), rng)
+        answers = []
+        clock = self.start
+        for position, (key, value, spent) in enumerate(zip(keys, values, seconds, strict=True)):
+            shown = clock
+            clock = clock + timedelta(seconds=float(spent))
+            answers.append(Answer(key, position, float(value), False, shown, clock))
+        return answers
+
+    def _get(self, path: str, **params: Any) -> dict[str, Any]:
+        r = self.http.get(self.mturk_url + path, params=params)
+        r.raise_for_status()
+        result: dict[str, Any] = r.json()
+        return result
+
+
+def _shown_keys(page: str) -> list[str]:
+    """The item key of every showing on a task page, in the order the page shows them."""
+    return [html.unescape(k) for k in _CARD.findall(page)]
+
+
+def _answers_url(external_url: str) -> str:
+    """Where an external page posts its answers: ``<page path>/submit`` on the same server."""
+    parts = urlsplit(external_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/submit", "", ""))

@@ -1,0 +1,50 @@
+"""Fixtures for launch, sync and review tests: the local MTurk service and a task server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.launch.factories import ServerThread, task_server
+from tests.platform.factories import LocalMTurk
+
+
+@pytest.fixture
+def mturk(tmp_path: Path) -> Iterator[LocalMTurk]:
+    service = LocalMTurk(tmp_path / "mturk.sqlite").start()
+    yield service
+    service.stop()
+
+
+@pytest.fixture
+def client(mturk: LocalMTurk) -> Any:
+    return mturk.client()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> str:
+    """A migrated SQLite store."""
+    from harness.store.migrations import upgrade
+
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def tasks(database_url: str) -> Iterator[ServerThread]:
+    """The task server (harness.web) on the store of each backend."""
+    server, app = task_server(database_url)
+    yield server
+    server.stop()
+    app.extensions["harness"].close()
+
+
+@pytest.fixture
+def http() -> Iterator[requests.Session]:
+    with requests.Session() as session:
+        yield session

@@ -1,0 +1,102 @@
+"""Build what launch tests need: a task server on a thread, specs, simulated crowds, counts."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from click.testing import CliRunner, Result
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from harness.cli import main
+from harness.simulate import Crowd, control_truths
+from harness.spec import LoadedSpec
+
+WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
+"""What simulated workers tell the worker side: they meet the WS353 spec's requirements."""
+
+
+@dataclass
+class ServerThread:
+    """A WSGI app served on an ephemeral loopback port in a thread."""
+
+    app: Any
+    server: BaseWSGIServer | None = None
+    thread: threading.Thread | None = None
+
+    def start(self) -> ServerThread:
+        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        assert self.server is not None and self.thread is not None
+        self.server.shutdown()
+        self.thread.join()
+        self.server.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+
+def task_server(database_url: str) -> tuple[ServerThread, Any]:
+    from harness.web import create_app
+
+    app = create_app(database_url)
+    return ServerThread(app).start(), app
+
+
+def harness_cli(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def small_spec(
+    directory: Path, *, items: int = 8, per_hit: int = 2, raters: int = 2, **extra: str
+) -> Path:
+    """A small rating spec (``items`` word pairs) with its items CSV; extra top-level YAML keys."""
+    rows = ["item_id,left,right"] + [f"p{i:02d},word{i},other{i}" for i in range(items)]
+    (directory / "items.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    lines = [
+        "study:",
+        f"  name: {extra.pop('name', 'small')}",
+        "type: rating",
+        "items:",
+        "  csv: items.csv",
+        "  display: [left, right]",
+        "guidelines:",
+        "  text: Rate how similar the two words are.",
+        "scale: {min: 0, max: 10}",
+        f"raters_per_item: {raters}",
+        f"items_per_hit: {per_hit}",
+        f"hosting: {extra.pop('hosting', 'mturk')}",
+        "hit:",
+        "  title: Rate word pairs",
+        "  description: Rate how similar two words are.",
+        "  reward: '0.10'",
+        "  auto_approval_delay: 1d",
+    ]
+    lines += [f"{key}: {value}" for key, value in extra.items()]
+    path = directory / "spec.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def truths_of(loaded: LoadedSpec) -> dict[str, float]:
+    """Latent truths: the item's mean where the items have one (WS353), else the midpoint;
+    control items from `control_truths`."""
+    items = loaded.items
+    means = items["mean"] if "mean" in items.columns else pd.Series(5.0, index=items.index)
+    truths = {str(k): float(v) for k, v in zip(items["item_id"], means, strict=True)}
+    truths.update({str(k): float(v) for k, v in control_truths(items, loaded.scale).items()})
+    return truths
+
+
+def crowd_workers(loaded: LoadedSpec, size: int, seed: int = 0) -> list[Any]:
+    mix = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
+    return Crowd(mix, size=size, seed=seed).workers(loaded.scale)
