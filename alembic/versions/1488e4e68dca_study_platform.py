@@ -23,6 +23,7 @@ def upgrade() -> None:
     op.create_table('study_platform',
     sa.Column('study_id', sa.Integer(), nullable=False),
     sa.Column('provider', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
+    sa.Column('launch_id', sqlmodel.sql.sqltypes.AutoString(length=40), nullable=False),
     sa.Column('endpoint_url', sqlmodel.sql.sqltypes.AutoString(length=500), nullable=True),
     sa.Column('public_url', sqlmodel.sql.sqltypes.AutoString(length=500), nullable=True),
     sa.Column('hosting', sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),

@@ -100,14 +100,20 @@ def launch(
     for line in plan.lines():
         click.echo(line)
     if dry_run:
-        _print_requests(plan, questions, notify_queue)
+        _print_requests(plan, questions, notify_queue, _known_launch(db, plan.study_name))
         return
     check_budget(plan, budget)
     if chosen == "production":
         _confirm_production(plan, yes, confirm_cost)
     if chosen == "local" and start_local:
         _start_local(endpoint_url)
-    from harness.platform.launch import open_study, post_hits, posted_count, work_units
+    from harness.platform.launch import (
+        open_study,
+        platform_of,
+        post_hits,
+        posted_count,
+        work_units,
+    )
     from harness.store import database_url, session_scope
     from harness.store.migrations import upgrade
 
@@ -117,7 +123,6 @@ def launch(
     engine = open_engine(db)
     try:
         provider = make_provider("mturk", chosen, endpoint_url)
-        units = work_units(plan, questions)
         with session_scope(engine) as session:
             existing = posted_count(session, plan.study_name)
         remaining = plan.cost_of(plan.hits - existing)
@@ -137,6 +142,8 @@ def launch(
             )
             assert study.id is not None
             study_id = study.id
+            launch_id = platform_of(session, study).launch_id
+        units = work_units(plan, questions, launch_id)
         with click.progressbar(
             length=plan.hits - existing, label="Posting HITs", file=sys.stderr
         ) as bar:
@@ -224,16 +231,49 @@ def _questions(loaded: LoadedSpec, hit_plans: list[Any], public_url: str | None)
         raise InputError(f"{loaded.path}: items_per_hit: {exc}") from exc
 
 
-def _print_requests(plan: LaunchPlan, questions: list[str], queue: str | None) -> None:
-    """The exact requests a launch would send, as JSON lines (ids not known yet in <...>)."""
+def _known_launch(db: str | None, study_name: str) -> str | None:
+    """The launch id of a study already in the store (a dry run of a resume), else None.
+
+    Reads only: a store that does not exist is not created.
+    """
+    import sqlalchemy as sa
+    from sqlmodel import select
+
+    from harness.platform.launch import platform_of
+    from harness.store import database_url, session_scope
+    from harness.store.models import Study
+
+    url = database_url(db)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    engine = open_engine(db)
+    try:
+        with session_scope(engine) as session:
+            study = session.exec(select(Study).where(Study.name == study_name)).first()
+            return None if study is None else platform_of(session, study).launch_id
+    except sa.exc.SQLAlchemyError:
+        return None  # no store there (or not migrated): a new study
+    finally:
+        engine.dispose()
+
+
+def _print_requests(
+    plan: LaunchPlan, questions: list[str], queue: str | None, launch_id: str | None
+) -> None:
+    """The exact requests a launch would send, as JSON lines; what is not known before the
+    launch (platform ids, a new study's launch id) is shown as <...>."""
     from harness.platform.launch import work_units
     from harness.platform.mturk import requests
 
     exclude = "<exclusion qualification id>"
     hit_type = "<HIT type id>"
+    launch_id = launch_id or "<launch id>"
     calls: list[tuple[str, dict[str, Any]]] = [
         ("GetAccountBalance", {}),
-        ("CreateQualificationType", requests.exclusion_qualification(plan.study_name)),
+        (
+            "CreateQualificationType",
+            requests.exclusion_qualification(f"{plan.study_name} {launch_id}"),
+        ),
         ("CreateHITType", requests.hit_type(plan.settings, exclude)),
     ]
     if queue:
@@ -249,7 +289,7 @@ def _print_requests(plan: LaunchPlan, questions: list[str], queue: str | None) -
         )
     calls += [
         ("CreateHITWithHITType", requests.create_hit(hit_type, u))
-        for u in work_units(plan, questions)
+        for u in work_units(plan, questions, launch_id)
     ]
     click.echo(f"Requests (dry run: nothing sent; {len(calls)} calls):")
     for operation, params in calls:

@@ -17,7 +17,13 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import InputError
-from harness.platform.launch_plan import LaunchPlan, hit_label, hit_token, label_prefix
+from harness.platform.launch_plan import (
+    LaunchPlan,
+    hit_label,
+    hit_token,
+    label_prefix,
+    new_launch_id,
+)
 from harness.platform.provider import Prepared, Provider, PublishedUnit, WorkSettings, WorkUnit
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
@@ -47,7 +53,7 @@ class LaunchResult:
 
 
 def work_units(
-    plan: LaunchPlan, questions: Sequence[str], lifetime: int | None = None
+    plan: LaunchPlan, questions: Sequence[str], launch_id: str, lifetime: int | None = None
 ) -> list[WorkUnit]:
     """The plan's HITs as units to publish, with their tokens and labels."""
     return [
@@ -56,8 +62,8 @@ def work_units(
             question=question,
             assignments=plan.assignments_per_hit,
             lifetime=lifetime or plan.settings.lifetime,
-            token=hit_token(plan.study_name, plan.instrument_hash, i),
-            label=hit_label(plan.study_name, plan.instrument_hash, i),
+            token=hit_token(plan.study_name, launch_id, i),
+            label=hit_label(plan.study_name, launch_id, i),
         )
         for i, question in enumerate(questions)
     ]
@@ -95,6 +101,7 @@ def open_study(
                 spec_path=str(loaded.path),
                 reward=plan.settings.reward,
                 assignments_per_hit=plan.assignments_per_hit,
+                launch_id=new_launch_id(),
             )
         )
     else:
@@ -177,7 +184,9 @@ def post_hits(
     reconciled = 0
     if reconcile and missing:
         found = {
-            u.label: u for u in provider.published(label_prefix(study.name)) if u.label is not None
+            u.label: u
+            for u in provider.published(label_prefix(study.name, platform.launch_id))
+            if u.label is not None
         }
         for unit in units:
             if unit.index in missing and unit.label in found:
@@ -224,8 +233,9 @@ def _prepare(
     with session_scope(engine) as session:
         study = session.get(Study, study_id)
         assert study is not None
+        launch_id = platform_of(session, study).launch_id
         record_event(session, "platform.prepare.intent", study_id=study_id, subject=study.name)
-    prepared = provider.prepare(study.name, settings, exclude_ref)
+    prepared = provider.prepare(f"{study.name} {launch_id}", settings, exclude_ref)
     with session_scope(engine) as session:
         platform = platform_of(session, study)
         changed = (platform.work_type_id, platform.block_ref) != (

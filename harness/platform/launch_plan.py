@@ -6,6 +6,7 @@ Pure: no platform calls, no database. The guards raise `LaunchRefused` with what
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -122,19 +123,25 @@ def check_confirmation(expected: Decimal, typed: str) -> None:
         )
 
 
-def hit_label(study_name: str, instrument_hash: str, index: int) -> str:
-    """The RequesterAnnotation of a study's HIT: study, HIT index and instrument, readable."""
-    return f"{label_prefix(study_name)}{index} instrument={instrument_hash[:12]}"
+def new_launch_id() -> str:
+    """A fresh id for a study's launch, stored with the study: it keeps the HITs, tokens and
+    exclusion group of two studies of the same name (e.g. in two stores) apart."""
+    return secrets.token_hex(6)
 
 
-def label_prefix(study_name: str) -> str:
+def label_prefix(study_name: str, launch_id: str) -> str:
     """What every label of a study's HITs (and no other study's) starts with."""
-    return f"harness study={study_name} hit="
+    return f"harness study={study_name} launch={launch_id} hit="
 
 
-def hit_token(study_name: str, instrument_hash: str, index: int) -> str:
+def hit_label(study_name: str, launch_id: str, index: int) -> str:
+    """The RequesterAnnotation of a study's HIT: the study, its launch and the HIT's index."""
+    return f"{label_prefix(study_name, launch_id)}{index}"
+
+
+def hit_token(study_name: str, launch_id: str, index: int) -> str:
     """The UniqueRequestToken of a study's HIT: the same study and index, the same token."""
-    digest = hashlib.sha256(f"{study_name}\x1f{instrument_hash}\x1f{index}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{study_name}\x1f{launch_id}\x1f{index}".encode()).hexdigest()
     return f"harness-{digest[:40]}-{index}"
 
 

@@ -138,8 +138,9 @@ class Provider(Protocol):
         """What paying a bonus of ``amount`` costs, fees included."""
         ...
 
-    def prepare(self, study_name: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
-        """Create (or find) the work type and the exclusion group for a study."""
+    def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
+        """Create (or find) the work type and the exclusion group of a study (``study_key``:
+        its name and launch id); ``exclude_ref`` when the group exists already."""
         ...
 
     def watch(self, work_type_id: str, queue_url: str) -> None:

@@ -100,6 +100,7 @@ class StudyPlatform(SQLModel, table=True):
     __tablename__ = "study_platform"
     study_id: int = Field(foreign_key="study.id", primary_key=True)
     provider: str = Field(max_length=40)  # e.g. mturk
+    launch_id: str = Field(max_length=40)  # tells this study's HITs from another of its name
     endpoint_url: str | None = Field(default=None, max_length=500)  # local target only
     public_url: str | None = Field(default=None, max_length=500)  # task pages (external)
     hosting: str = Field(max_length=20)  # external | mturk

@@ -57,7 +57,7 @@ def test_ws353_reproduction_runs_end_to_end_on_local(
     hits = all_hits(client)
     assert len(hits) == loaded.n_hits == 12
     assert {h["MaxAssignments"] for h in hits} == {13}
-    assert sorted(h["RequesterAnnotation"].split()[2] for h in hits) == sorted(
+    assert sorted(h["RequesterAnnotation"].split()[-1] for h in hits) == sorted(
         f"hit={i}" for i in range(12)
     )
 

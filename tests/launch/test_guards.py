@@ -169,7 +169,7 @@ def test_a_dry_run_prints_the_plan_and_every_request_and_sends_nothing(tmp_path,
         *["CreateHITWithHITType"] * 4,
     ]
     creates = [r["params"] for r in requests[3:]]
-    assert [c["RequesterAnnotation"].split()[2] for c in creates] == [f"hit={i}" for i in range(4)]
+    assert [c["RequesterAnnotation"].split()[-1] for c in creates] == [f"hit={i}" for i in range(4)]
     assert len({c["UniqueRequestToken"] for c in creates}) == 4
     assert all(c["MaxAssignments"] == 9 and "<HTMLQuestion" in c["Question"] for c in creates)
     assert platform_hits(client) == 0
@@ -191,8 +191,30 @@ def test_a_dry_run_is_the_same_requests_a_launch_sends(tmp_path, mturk, client):
         if line.startswith('{"operation": "CreateHITWithHITType"')
     ]
     assert launch(spec, mturk, f"sqlite:///{tmp_path / 'h.db'}").exit_code == 0
-    posted = {h["RequesterAnnotation"]: h for h in client.list_hits(MaxResults=100)["HITs"]}
-    for params in planned:
-        hit = posted[params["RequesterAnnotation"]]
+    posted = {
+        h["RequesterAnnotation"].split()[-1]: h for h in client.list_hits(MaxResults=100)["HITs"]
+    }
+    for params in planned:  # a new study's launch id is only known once it is created
+        assert "launch=<launch id>" in params["RequesterAnnotation"]
+        hit = posted[params["RequesterAnnotation"].split()[-1]]
         assert hit["Question"] == params["Question"]
         assert hit["MaxAssignments"] == params["MaxAssignments"]
+
+
+def test_a_dry_run_of_a_started_launch_shows_its_real_tokens(tmp_path, mturk, client):
+    spec = small_spec(tmp_path)
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    assert launch(spec, mturk, db).exit_code == 0
+    dry = launch(spec, mturk, db, "--dry-run")
+    planned = {
+        json.loads(line)["params"]["UniqueRequestToken"]
+        for line in dry.output.splitlines()
+        if line.startswith('{"operation": "CreateHITWithHITType"')
+    }
+    assert len(planned) == 4 and not any("<" in token for token in planned)
+    labels = {h["RequesterAnnotation"] for h in client.list_hits(MaxResults=100)["HITs"]}
+    assert {
+        json.loads(line)["params"]["RequesterAnnotation"]
+        for line in dry.output.splitlines()
+        if line.startswith('{"operation": "CreateHITWithHITType"')
+    } == labels

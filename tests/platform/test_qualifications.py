@@ -43,6 +43,20 @@ def test_create_and_get_qualification_type(client):
     assert "QualificationType NOSUCH does not exist." in str(info.value)
 
 
+def test_list_qualification_types_finds_the_callers_types_by_query(client):
+    trained = qual_type(client, "Trained rater")
+    qual_type(client, "Excluded from study A")
+    found = client.list_qualification_types(
+        Query="trained", MustBeRequestable=False, MustBeOwnedByCaller=True
+    )
+    assert [t["QualificationTypeId"] for t in found["QualificationTypes"]] == [trained]
+    assert found["NumResults"] == 1
+    everything = client.list_qualification_types(MustBeRequestable=False, MaxResults=1)
+    assert len(everything["QualificationTypes"]) == 1 and "NextToken" in everything
+    requestable = client.list_qualification_types(MustBeRequestable=True)
+    assert requestable["QualificationTypes"] == []
+
+
 def test_associate_list_and_disassociate(mturk, client):
     type_id = qual_type(client)
     client.associate_qualification_with_worker(

@@ -98,10 +98,10 @@ class MTurkProvider:
         return pricing.bonus_cost(amount)
 
     # -- publishing ----------------------------------------------------------------------
-    def prepare(self, study_name: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
+    def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
         created = []
         if exclude_ref is None:
-            exclude_ref = self._exclusion_type(study_name)
+            exclude_ref = self._exclusion_type(study_key)
             created.append(f"qualification type {exclude_ref}")
         answer = self._call(
             "create_hit_type",
@@ -111,13 +111,13 @@ class MTurkProvider:
         )
         return Prepared(answer["HITTypeId"], exclude_ref, created)
 
-    def _exclusion_type(self, study_name: str) -> str:
+    def _exclusion_type(self, study_key: str) -> str:
         """Create the study's exclusion qualification type, or find it when it exists already.
 
         Creating is not safe to repeat (names are unique), so after an uncertain failure the
         type is looked up by name before trying again.
         """
-        params = requests.exclusion_qualification(study_name)
+        params = requests.exclusion_qualification(study_key)
         for attempt in range(self.backoff.attempts):
             if attempt:
                 self.backoff.sleep(self.backoff.delay(attempt))
@@ -160,7 +160,7 @@ class MTurkProvider:
                 return None
             raise PlatformError(
                 f"a qualification type named {name!r} already exists and this platform cannot "
-                f"list qualification types to find it ({exc}); give the study another name"
+                f"list qualification types to find it ({exc})"
             ) from exc
         return None
 

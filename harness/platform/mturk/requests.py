@@ -16,12 +16,13 @@ NUMBER_APPROVED = "00000000000000000040"
 HIDE = "DiscoverPreviewAndAccept"
 
 
-def exclusion_qualification(study_name: str) -> dict[str, Any]:
-    """CreateQualificationType for the study's exclusion group (blocked and excluded workers)."""
+def exclusion_qualification(study_key: str) -> dict[str, Any]:
+    """CreateQualificationType for a study's exclusion group (blocked and excluded workers);
+    ``study_key`` is the study's name and launch id, so the name is unique to the study."""
     return {
-        "Name": f"harness exclude {study_name}",
+        "Name": f"harness exclude {study_key}",
         "Description": (
-            f"Workers who may not take part in study {study_name} (blocked by its screening, "
+            f"Workers who may not take part in study {study_key} (blocked by its screening, "
             "or took part in a study it excludes)."
         ),
         "QualificationTypeStatus": "Active",

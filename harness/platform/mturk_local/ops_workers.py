@@ -67,6 +67,24 @@ def get_qualification_type_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def list_qualification_types(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    """The caller's qualification types, filtered by ``Query`` (in the name or description,
+    case-insensitive) and ``MustBeRequestable`` (only types with a test or auto-granting).
+    System types are not listed (chosen: MTurk lists them only when not owned by the caller)."""
+    rows = ctx.conn.execute(select(QT).order_by(QT.c.created, QT.c.id)).all()
+    query = str(p.get("Query") or "").lower()
+    if query:
+        rows = [r for r in rows if query in f"{r.name} {r.description}".lower()]
+    if p.get("MustBeRequestable"):
+        rows = [r for r in rows if r.test is not None or r.auto_granted]
+    page, extra = paginate(rows, p)
+    return {
+        "NumResults": len(page),
+        "QualificationTypes": [qualification_type_json(t) for t in page],
+        **extra,
+    }
+
+
 def associate_qualification(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     """Grant (or re-grant with a new value) a qualification; tell the worker unless told not to."""
     qt = get_qualification_type(ctx, p["QualificationTypeId"])
@@ -179,6 +197,7 @@ def notify_workers(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 OPERATIONS = {
     "CreateQualificationType": create_qualification_type,
     "GetQualificationType": get_qualification_type_op,
+    "ListQualificationTypes": list_qualification_types,
     "AssociateQualificationWithWorker": associate_qualification,
     "DisassociateQualificationFromWorker": disassociate_qualification,
     "ListWorkersWithQualificationType": list_workers_with_qualification_type,

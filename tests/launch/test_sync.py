@@ -1,0 +1,133 @@
+"""Sync brings every submitted assignment into the store exactly once, from polling or SQS,
+with and without injected throttling and ServiceUnavailable faults."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from moto import mock_aws
+from sqlmodel import func, select
+
+from harness.simulate.driver import SimulatedWorkers
+from harness.spec import load_spec
+from harness.store import make_engine, session_scope
+from harness.store.models import Assignment, Event, Judgment
+from tests.launch.factories import crowd_workers, harness_cli, small_spec, truths_of
+
+FAULTS = {"throttle_share": 0.25, "unavailable_share": 0.2, "seed": 7}
+
+
+def launch_and_work(tmp_path, mturk, http, db, *extra, workers=4):
+    spec = small_spec(tmp_path, items=8, per_hit=2, raters=2)
+    launched = harness_cli(
+        "launch", str(spec), "--target", "local", "--endpoint-url", mturk.url, "--db", db, *extra
+    )
+    assert launched.exit_code == 0, launched.output
+    loaded = load_spec(spec)
+    driver = SimulatedWorkers(
+        mturk.url, crowd_workers(loaded, workers), truths_of(loaded), loaded.scale, http
+    )
+    report = driver.run()
+    assert report.refused == []
+    return loaded, report
+
+
+def store_counts(db):
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            return {
+                "judgments": session.exec(select(func.count()).select_from(Judgment)).one(),
+                "assignments": session.exec(select(func.count()).select_from(Assignment)).one(),
+                "events": session.exec(select(func.count()).select_from(Event)).one(),
+                "values": sorted(
+                    (j.assignment_id, j.position, j.value) for j in session.exec(select(Judgment))
+                ),
+            }
+    finally:
+        engine.dispose()
+
+
+def test_sync_reads_mturk_hosted_answers_into_judgments_once(tmp_path, mturk, http, database_url):
+    loaded, report = launch_and_work(tmp_path, mturk, http, database_url)
+    assert len(report.submitted) == 8
+    first = harness_cli("sync", "small", "--db", database_url)
+    assert "4 HITs, 8 submitted assignments; 8 stored now" in first.output
+    counts = store_counts(database_url)
+    assert counts["judgments"] == loaded.judgments == 16
+    second = harness_cli("sync", "small", "--db", database_url)
+    assert "8 submitted assignments; 0 stored now (0 recovered from the platform), 0 status" in (
+        second.output
+    )
+    assert store_counts(database_url) == counts
+
+
+def test_faults_during_launch_and_sync_give_the_same_outcome(tmp_path, mturk, http, client):
+    clean_dir, faulty_dir = tmp_path / "clean", tmp_path / "faulty"
+    clean_dir.mkdir()
+    faulty_dir.mkdir()
+    clean_db = f"sqlite:///{clean_dir / 'h.db'}"
+    faulty_db = f"sqlite:///{faulty_dir / 'h.db'}"
+
+    launch_and_work(clean_dir, mturk, http, clean_db)
+    assert harness_cli("sync", "small", "--db", clean_db).exit_code == 0
+    clean = store_counts(clean_db)
+
+    # a second study (same spec, other store) on the same service, faults switched on
+    for hit in client.list_hits(MaxResults=100)["HITs"]:
+        client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
+    mturk.control("faults", FAULTS)
+    launch_and_work(faulty_dir, mturk, http, faulty_db)
+    synced = harness_cli("sync", "small", "--db", faulty_db)
+    assert synced.exit_code == 0, synced.output
+    mturk.control("faults", {"throttle_share": 0, "unavailable_share": 0})
+    faulty = store_counts(faulty_db)
+    assert faulty["judgments"] == clean["judgments"] == 16
+    assert faulty["assignments"] == clean["assignments"] == 8
+    assert len(client.list_hits(MaxResults=100)["HITs"]) == 8  # 4 per study, none twice
+
+
+def test_throttling_and_unavailability_during_review_approve_each_assignment_once(
+    tmp_path, mturk, http, client
+):
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    launch_and_work(tmp_path, mturk, http, db)
+    assert harness_cli("sync", "small", "--db", db).exit_code == 0
+    mturk.control("faults", FAULTS)
+    reviewed = harness_cli("review", "small", "--db", db)
+    mturk.control("faults", {"throttle_share": 0, "unavailable_share": 0})
+    assert reviewed.exit_code == 0, reviewed.output
+    assert "approve 8" in reviewed.output
+    statuses = [
+        a["AssignmentStatus"]
+        for h in client.list_hits(MaxResults=100)["HITs"]
+        for a in client.list_assignments_for_hit(HITId=h["HITId"])["Assignments"]
+    ]
+    assert statuses == ["Approved"] * 8
+
+
+@pytest.fixture
+def sqs():
+    with mock_aws():
+        yield boto3.client("sqs", region_name="us-east-1")
+
+
+def test_sync_from_the_notification_queue_stores_everything_and_empties_it(
+    tmp_path, sqs, mturk, http, database_url
+):
+    queue = sqs.create_queue(QueueName="harness-small")["QueueUrl"]
+    loaded, _ = launch_and_work(tmp_path, mturk, http, database_url, "--notify-queue", queue)
+    synced = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
+    assert synced.exit_code == 0, synced.output
+    assert "8 stored now" in synced.output
+    assert store_counts(database_url)["judgments"] == loaded.judgments
+    left = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["ApproximateNumberOfMessages"])[
+        "Attributes"
+    ]["ApproximateNumberOfMessages"]
+    assert left == "0"
+    counts = store_counts(database_url)
+    again = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
+    assert "0 stored now" in again.output
+    assert store_counts(database_url) == counts
+    polled = harness_cli("sync", "small", "--db", database_url)
+    assert "8 submitted assignments; 0 stored now" in polled.output
