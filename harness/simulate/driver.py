@@ -31,7 +31,7 @@ _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
 @dataclass
 class DriverReport:
     submitted: list[str] = field(default_factory=list)  # assignment ids
-    by_worker: dict[str, int] = field(default_factory=dict)
+    by_worker: dict[str, int] = field(default_factory=dict)  # MTurk worker id -> HITs done
     refused: list[str] = field(default_factory=list)  # what the servers refused, and why
 
 
@@ -72,7 +72,9 @@ class SimulatedWorkers:
         return report
 
     def _next_hit(self, worker: Worker) -> str | None:
-        listed = self._get("/worker/hits", workerId=worker.worker_id, **self.profile)
+        listed = self._get(
+            "/worker/hits", workerId=mturk_worker_id(worker.worker_id), **self.profile
+        )
         for hit in listed["HITs"]:
             if hit["canAccept"]:
                 return str(hit["HITId"])
@@ -82,12 +84,13 @@ class SimulatedWorkers:
         self, worker: Worker, hit_id: str, rng: np.random.Generator, report: DriverReport
     ) -> bool:
         """Accept, answer and submit one HIT; False (and the reason in the report) if refused."""
+        worker_id = mturk_worker_id(worker.worker_id)
         r = self.http.post(
             f"{self.mturk_url}/worker/hits/{hit_id}/accept",
-            data={"workerId": worker.worker_id, **self.profile},
+            data={"workerId": worker_id, **self.profile},
         )
         if r.status_code != 200:
-            report.refused.append(f"accept {hit_id} by {worker.worker_id}: {r.text}")
+            report.refused.append(f"accept {hit_id} by {worker_id}: {r.text}")
             return False
         task = r.json()
         assignment_id = task["AssignmentId"]
@@ -101,7 +104,7 @@ class SimulatedWorkers:
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
-                data={"assignmentId": assignment_id, "workerId": worker.worker_id, "hitId": hit_id}
+                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id}
                 | fields,
                 headers={"Accept": "application/json"},
             )
@@ -116,7 +119,7 @@ class SimulatedWorkers:
             report.refused.append(f"externalSubmit {assignment_id}: {submitted.text}")
             return False
         report.submitted.append(assignment_id)
-        report.by_worker[worker.worker_id] = report.by_worker.get(worker.worker_id, 0) + 1
+        report.by_worker[worker_id] = report.by_worker.get(worker_id, 0) + 1
         return True
 
     def answers(
@@ -139,6 +142,12 @@ class SimulatedWorkers:
         r.raise_for_status()
         result: dict[str, Any] = r.json()
         return result
+
+
+def mturk_worker_id(worker_id: str) -> str:
+    """An MTurk-shaped id for a simulated worker (``w001`` -> ``AW001``): MTurk's model
+    refuses worker ids that are not ``A`` followed by capitals and digits."""
+    return "A" + re.sub(r"[^A-Z0-9]", "", worker_id.upper())
 
 
 def _shown_keys(page: str) -> list[str]:
