@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 from sqlmodel import func, select
 
@@ -77,6 +78,15 @@ def test_faults_during_launch_and_sync_give_the_same_outcome(tmp_path, mturk, ht
     for hit in client.list_hits(MaxResults=100)["HITs"]:
         client.update_expiration_for_hit(HITId=hit["HITId"], ExpireAt=0)
     mturk.control("faults", FAULTS)
+    probe = mturk.client(retries={"total_max_attempts": 1})
+    failures = 0
+    for _ in range(20):
+        try:
+            probe.get_account_balance()
+        except ClientError as exc:
+            assert exc.response["Error"]["Code"] in ("ThrottlingException", "ServiceUnavailable")
+            failures += 1
+    assert 3 <= failures <= 17  # the switches are on: about 40% of calls fail
     launch_and_work(faulty_dir, mturk, http, faulty_db)
     synced = harness_cli("sync", "small", "--db", faulty_db)
     assert synced.exit_code == 0, synced.output
