@@ -58,6 +58,7 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     identical_fail = identical["value"] < scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
     checks = [pd.DataFrame({"worker_id": identical["worker_id"], "fail": identical_fail})]
     shown = rows[rows["role"].isin([ItemRole.ITEM.value, ItemRole.REPEAT.value])]
+    shown = shown[shown.duplicated(["worker_id", "item_id"], keep=False)]  # shown twice or more
     spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min", "size"])
     repeated = spread[spread["size"] >= 2]
     repeat_fail = (repeated["max"] - repeated["min"]) > REPEAT_TOLERANCE * scale.range + 1e-9
