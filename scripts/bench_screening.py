@@ -150,12 +150,16 @@ def live(n_judgments: int, directory: Path) -> None:
         full_cpu = time.process_time() - start_cpu
     median, median_cpu = statistics.median(times), statistics.median(cpu)
     print(f"judgments stored at the end: {len(stored):,}; assignments screened live: {tail}")
-    print(f"live update (screen_assignment): median {median * 1000:.1f} ms wall "
-          f"({median_cpu * 1000:.1f} ms CPU), max {max(times) * 1000:.1f} ms wall; "
-          f"decisions stored: {decisions}")
-    print(f"full recomputation (read table + policy heuristics): {full * 1000:.0f} ms wall "
-          f"({full_cpu * 1000:.0f} ms CPU); live/full = {median / full:.4f} wall, "
-          f"{median_cpu / full_cpu:.4f} CPU")
+    print(
+        f"live update (screen_assignment): median {median * 1000:.1f} ms wall "
+        f"({median_cpu * 1000:.1f} ms CPU), max {max(times) * 1000:.1f} ms wall; "
+        f"decisions stored: {decisions}"
+    )
+    print(
+        f"full recomputation (read table + policy heuristics): {full * 1000:.0f} ms wall "
+        f"({full_cpu * 1000:.0f} ms CPU); live/full = {median / full:.4f} wall, "
+        f"{median_cpu / full_cpu:.4f} CPU"
+    )
     print(f"cold start of the live state (once per process): {cold * 1000:.0f} ms wall")
     print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     engine.dispose()
