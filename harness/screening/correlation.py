@@ -6,7 +6,7 @@ either side is constant, is not computed (it says nothing), never a crash or a w
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Hashable
 
 import numpy as np
 import pandas as pd
@@ -54,7 +54,7 @@ def with_units(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def unit_correlations(
-    rows: pd.DataFrame, units: Collection[tuple[str, str]] | None = None
+    rows: pd.DataFrame, units: Collection[tuple[Hashable, Hashable]] | None = None
 ) -> pd.DataFrame:
     """H7 per (worker, unit): ``worker_id, unit, score, evidence``.
 
@@ -70,7 +70,7 @@ def unit_correlations(
     bounds = np.searchsorted(item_codes, np.arange(len(items) + 1))  # cells of item i
     item_index = pd.Index(items)
     worker_index = pd.Index(workers)
-    out: list[tuple[str, str, float, int]] = []
+    out: list[tuple[Hashable, Hashable, float, int]] = []
     shown = rows[["worker_id", "unit", "item_id"]].drop_duplicates()
     for (name, unit), part in shown.groupby(["worker_id", "unit"], sort=True):
         if units is not None and (name, unit) not in units:
@@ -85,7 +85,7 @@ def unit_correlations(
         r = _column_pearson(block[:, mine][:, 0], block[:, ~mine], MIN_SHARED)
         best = np.sort(r[~np.isnan(r)])
         score = float(best[-TOP:].mean()) if len(best) else float("nan")
-        out.append((str(name), str(unit), score, len(best)))
+        out.append((name, unit, score, len(best)))
     return pd.DataFrame(out, columns=["worker_id", "unit", "score", "evidence"])
 
 

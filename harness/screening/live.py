@@ -24,7 +24,6 @@ transaction or a second process cannot make a decision go missing or be stored t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +43,7 @@ from harness.screening.correlation import (
 from harness.screening.disagreement import disagreeable_of
 from harness.screening.registry import HEURISTICS, resolve
 from harness.screening.report import json_value
-from harness.screening.rowstore import RowStore
+from harness.screening.rowstore import Codes, RowStore
 from harness.screening.stored import study_context
 from harness.screening.variance import low_variance_of, scale_factor
 from harness.spec.model import Action
@@ -73,6 +72,8 @@ ROW_COLUMNS = (
 )
 ROW_TYPES = {"value": "float64", "seconds": "float64", "skipped": "bool", "position": "int64"}
 CONTENT_COLUMNS = ("item_id", "worker_id", "value", "unit")
+CONTENT_TYPES = {"item_id": "int64", "worker_id": "int64", "value": "float64"}
+CONTENT_INDEXES = ("worker_id", "item_id", "unit")
 
 
 @dataclass
@@ -80,8 +81,9 @@ class LiveState:
     """What live screening keeps of one study between assignments (see the module docstring).
 
     ``rows``: every stored judgment, by worker and assignment. ``content``: the answered real
-    items with H7's ``unit``, by worker, item and unit. ``aggregates``: per item (H3, H5, H8).
-    ``unit_scores``: H7 per (worker, assignment).
+    items with H7's ``unit``, by worker, item and unit, workers and items as integer codes
+    (``workers``, ``items``) so that grouping is cheap. ``aggregates``: per item code (H3,
+    H5, H8). ``unit_scores``: H7 per (worker code, assignment).
     """
 
     study_id: int
@@ -92,10 +94,10 @@ class LiveState:
         default_factory=lambda: RowStore(ROW_COLUMNS, ROW_TYPES, ["worker_id", "assignment_pk"])
     )
     content: RowStore = field(
-        default_factory=lambda: RowStore(
-            CONTENT_COLUMNS, {"value": "float64"}, ["worker_id", "item_id", "unit"]
-        )
+        default_factory=lambda: RowStore(CONTENT_COLUMNS, CONTENT_TYPES, CONTENT_INDEXES)
     )
+    items: Codes = field(default_factory=Codes)
+    workers: Codes = field(default_factory=Codes)
     aggregates: ItemAggregates | None = None
     unit_scores: pd.DataFrame | None = None
     seen: set[int] = field(default_factory=set)
@@ -114,7 +116,7 @@ class LiveState:
         content = state._ingest(screening_rows(session, study.id))
         state.aggregates = ItemAggregates.of(content, context.scale.midpoint)
         if context.items is not None:
-            state.aggregates.cover(pd.Index(context.items["item_id"].astype(str)))
+            state.aggregates.cover(pd.Index(state.items.encode(context.items["item_id"])))
         if "low_correlation" in state.keys:
             state.unit_scores = unit_correlations(content)
         return state
@@ -136,15 +138,17 @@ class LiveState:
         """The stored rows of one assignment."""
         return self.rows.rows("assignment_pk", [assignment_pk])
 
-    def co_raters(self, items: Iterable[str]) -> set[str]:
-        """Every worker with a content answer on any of ``items``."""
-        return set(self.content.rows("item_id", items)["worker_id"])
+    def affected(self, own: set[str], units: set[str]) -> set[int]:
+        """The codes of ``own`` workers and of every co-rater of the items of ``units``."""
+        items = self.content.rows("unit", units)["item_id"].unique()
+        return set(self.workers.encode(own)) | set(self.content.rows("item_id", items)["worker_id"])
 
-    def scores(self, own: set[str], affected: set[str]) -> dict[str, pd.DataFrame]:
+    def scores(self, own: set[str], affected: set[int]) -> dict[str, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
 
         Own-answer heuristics are scored for ``own`` (the workers with new judgments),
-        agreement heuristics for ``affected`` (those and every co-rater of their items).
+        agreement heuristics for ``affected`` (worker codes: those and every co-rater of their
+        items).
         """
         out: dict[str, pd.DataFrame] = {}
         own_keys = [k for k in self.keys if k not in AGREEMENT]
@@ -159,7 +163,7 @@ class LiveState:
             out.update(self._agreement_scores(agreement, affected))
         return {key: out[key] for key in self.keys if key in out}
 
-    def _agreement_scores(self, keys: list[str], affected: set[str]) -> dict[str, pd.DataFrame]:
+    def _agreement_scores(self, keys: list[str], affected: set[int]) -> dict[str, pd.DataFrame]:
         workers = pd.Index(sorted(affected), name="worker_id")
         rows = self.content.rows("worker_id", workers)
         cell = cells(rows)
@@ -180,6 +184,8 @@ class LiveState:
             out["consensus_correlation"] = consensus_correlation_of(
                 workers, cell, totals, self.context
             )
+        for frame in out.values():
+            frame["worker_id"] = self.workers.decode(frame["worker_id"])
         return out
 
     def _ingest(self, rows: pd.DataFrame) -> pd.DataFrame:
@@ -203,6 +209,10 @@ class LiveState:
             self.worker_name[int(worker)] = name
             self.latest_assignment[name] = int(assignment)
         content = _content_rows(rows, self.context)
+        content = content.assign(
+            item_id=self.items.encode(content["item_id"]),
+            worker_id=self.workers.encode(content["worker_id"]),
+        )
         self.content.append(content)
         return content
 
@@ -250,9 +260,7 @@ def screen_assignment(session: Session, assignment_id: int) -> list[ScreeningDec
     mine = state.assignment_rows(assignment_id)
     own = {worker, *(str(w) for w in new["worker_id"].unique())}
     units = {*mine["assignment_id"].astype(str), *new["assignment_id"].astype(str)}
-    items = state.content.rows("unit", units)["item_id"].unique()
-    affected = own | state.co_raters(items)
-    results = state.scores(own, affected)
+    results = state.scores(own, state.affected(own, units))
     trigger = {"assignment": str(mine["assignment_id"].iloc[0]) if len(mine) else None}
     return _store_decisions(session, state, results, worker, assignment_id, trigger)
 

@@ -70,3 +70,26 @@ class RowStore:
     def frame(self) -> pd.DataFrame:
         """The whole table."""
         return self.take(np.arange(self.size))
+
+
+class Codes:
+    """Small integer codes for names (workers, items), so that grouping works on integers."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._codes: dict[str, int] = {}
+
+    def encode(self, values: Iterable[object]) -> np.ndarray:
+        """The codes of ``values`` (as text), new names getting the next codes."""
+        out = []
+        for value in values:
+            name = str(value)
+            code = self._codes.get(name)
+            if code is None:
+                code = self._codes[name] = len(self.names)
+                self.names.append(name)
+            out.append(code)
+        return np.asarray(out, dtype=np.int64)
+
+    def decode(self, codes: Iterable[int]) -> list[str]:
+        return [self.names[int(c)] for c in codes]
