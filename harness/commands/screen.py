@@ -1,59 +1,90 @@
-"""`harness screen --judgments FILE.csv --spec SPEC`: screen the workers of a judgments table.
+"""`harness screen (STUDY | --judgments FILE.csv --spec SPEC)`: screen the workers of a study.
 
-Thin layer: reads the long CSV and the spec, runs the heuristics under the spec's screening
-policy, and prints the per-worker table (or JSON).
+Thin layer: reads the judgments and the screening context (a long CSV and its spec, or a study
+in the store with the spec its instrument was frozen from), runs the heuristics under the
+spec's policy, and prints the per-worker table (or JSON); with ``--impact``, the figures after
+screening with every subset of the heuristics instead.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
+import sqlalchemy as sa
 
-from harness.errors import InputError
+from harness.commands.db import db_option
+from harness.errors import InputError, StoreError
 from harness.judgments import read_judgments
 from harness.screening import ScreeningContext, resolve, screen_workers
+from harness.screening.impact import screening_impact
+from harness.screening.report import json_value
+from harness.screening.stored import find_study, study_context
 from harness.spec import load_spec
+from harness.store import database_url, make_engine, session_scope, study_judgments
 
 
 @click.command("screen")
+@click.argument("study", required=False)
 @click.option(
     "--judgments",
     "judgments_path",
-    required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="A long judgments CSV (item_id, worker_id, value, ...).",
+    help="A long judgments CSV (item_id, worker_id, value, ...); needs --spec.",
 )
 @click.option(
     "--spec",
     "spec_path",
-    required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The task spec: its scale, items and screening policy.",
+    help="The task spec of the CSV: its scale, items and screening policy.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print JSON, one object per worker.")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--only", default=None, help="Comma-separated heuristics (keys or codes: H3,H8).")
-def screen(judgments_path: Path, spec_path: Path, as_json: bool, only: str | None) -> None:
+@click.option(
+    "--impact",
+    is_flag=True,
+    help="Print alpha (and rho) after screening with every subset of the heuristics.",
+)
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    metavar="NAME=FILE.csv",
+    help="With --impact: a system's predictions (columns item_id, score); repeatable.",
+)
+def screen(
+    study: str | None,
+    judgments_path: Path | None,
+    spec_path: Path | None,
+    db: str | None,
+    as_json: bool,
+    only: str | None,
+    impact: bool,
+    systems: tuple[str, ...],
+) -> None:
     """Score every worker on the screening heuristics H1-H10 (and radical/centrist).
 
-    Only the CSV form is accepted for now: screening a stored study comes later. A worker is
-    "flagged" when a heuristic whose spec action is not `report` flags them.
+    Screen a stored STUDY (by name, in the store given by --db), or a CSV with --judgments and
+    --spec. A worker is "flagged" when a heuristic whose spec action is not `report` flags
+    them. JSON: one object per worker with worker_id, per heuristic its score, evidence and
+    flag (and extra fields), and flagged.
+
+    --impact prints instead, for every subset of the heuristics (those of --only, else those
+    the policy names), what is left after removing the workers they flag and Krippendorff's
+    alpha next to the unscreened alpha (and each --system's Spearman rho with the item means).
     """
-    keys = None
-    if only is not None:
-        names = [n.strip() for n in only.split(",") if n.strip()]
-        unknown = [n for n in names if not _known(n)]
-        if unknown or not names:
-            raise InputError(
-                f"--only: unknown heuristic(s) {', '.join(unknown) or '(none given)'}; "
-                "expected keys or codes H1-H10 (e.g. H3,consensus_correlation), radical, centrist"
-            )
-        keys = names
-    loaded = load_spec(spec_path)
-    judgments = read_judgments(judgments_path)
-    report = screen_workers(judgments, ScreeningContext.from_spec(loaded), keys)
+    keys = _only(only)
+    if systems and not impact:
+        raise click.UsageError("--system needs --impact")
+    judgments, context = _load(study, judgments_path, spec_path, db)
+    if impact:
+        _print_impact(judgments, context, keys, _systems(systems), as_json)
+        return
+    report = screen_workers(judgments, context, keys)
     if as_json:
         click.echo(json.dumps(report.records(), indent=2))
         return
@@ -63,6 +94,91 @@ def screen(judgments_path: Path, spec_path: Path, as_json: bool, only: str | Non
         click.echo(table.to_string(float_format=lambda v: f"{v:.3g}"))
     flagged = int(report.flagged.sum())
     click.echo(f"\n{flagged} of {len(report.workers)} workers flagged under the spec's policy.")
+
+
+def _load(
+    study: str | None, judgments_path: Path | None, spec_path: Path | None, db: str | None
+) -> tuple[pd.DataFrame, ScreeningContext]:
+    """The judgments and screening context, from the store or from a CSV and its spec."""
+    if study is not None:
+        if judgments_path is not None or spec_path is not None:
+            raise click.UsageError("give a STUDY or --judgments with --spec, not both")
+        url = database_url(db)
+        engine = make_engine(url)
+        try:
+            with session_scope(engine) as session:
+                found = find_study(session, study)
+                assert found.id is not None
+                return study_judgments(session, found.id), study_context(session, found)
+        except (sa.exc.OperationalError, sa.exc.ProgrammingError) as exc:
+            safe = sa.engine.make_url(url).render_as_string(hide_password=True)
+            raise StoreError(
+                f"{safe}: cannot read the store ({exc.orig}); run `harness db upgrade` first?"
+            ) from None
+        finally:
+            engine.dispose()
+    if judgments_path is None or spec_path is None:
+        raise click.UsageError("give a STUDY name, or both --judgments FILE.csv and --spec SPEC")
+    loaded = load_spec(spec_path)
+    return read_judgments(judgments_path), ScreeningContext.from_spec(loaded)
+
+
+def _only(only: str | None) -> list[str] | None:
+    if only is None:
+        return None
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    unknown = [n for n in names if not _known(n)]
+    if unknown or not names:
+        raise InputError(
+            f"--only: unknown heuristic(s) {', '.join(unknown) or '(none given)'}; "
+            "expected keys or codes H1-H10 (e.g. H3,consensus_correlation), radical, centrist"
+        )
+    return names
+
+
+def _systems(specs: tuple[str, ...]) -> dict[str, pd.DataFrame]:
+    out: dict[str, pd.DataFrame] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"--system {spec!r}: expected NAME=FILE.csv")
+        try:
+            table = pd.read_csv(path)
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise InputError(f"--system {name}: cannot read {path} ({exc})") from None
+        missing = sorted({"item_id", "score"} - set(table.columns))
+        if missing:
+            raise InputError(
+                f"{path}: missing column(s) {', '.join(missing)} (expected item_id, score)"
+            )
+        out[name] = table
+    return out
+
+
+def _print_impact(
+    judgments: pd.DataFrame,
+    context: ScreeningContext,
+    keys: list[str] | None,
+    systems: dict[str, pd.DataFrame],
+    as_json: bool,
+) -> None:
+    if keys is not None and any(resolve(k) in ("radical", "centrist") for k in keys):
+        raise InputError("--impact: radical and centrist only report; they screen nobody")
+    table = screening_impact(judgments, context, systems, heuristics=keys)
+    if as_json:
+        records: list[dict[str, Any]] = [
+            {str(k): json_value(v) for k, v in row.items()} | {"subset": list(row["subset"])}
+            for row in table.to_dict(orient="records")
+        ]
+        click.echo(json.dumps(records, indent=2))
+        return
+    shown = table.drop(columns=["subset"])
+    with pd.option_context("display.max_rows", None, "display.width", 250):
+        click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    click.echo(
+        "\nEvery row removes the workers its heuristics flag; 'none' is all judgments. "
+        "Removing workers after the fact raises agreement: report both figures."
+    )
 
 
 def _known(name: str) -> bool:

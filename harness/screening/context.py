@@ -107,11 +107,13 @@ def result(
     **extra: pd.Series,
 ) -> pd.DataFrame:
     """The standard result frame over ``workers`` (missing: NaN score, evidence 0, no flag)."""
-    out = pd.DataFrame({"worker_id": workers.to_numpy()})
-    out["score"] = score.reindex(workers).astype(float).to_numpy()
-    out["evidence"] = evidence.reindex(workers).fillna(0).astype(int).to_numpy()
-    flags = flag.reindex(workers).astype("boolean").fillna(False).astype(bool)
-    out["flag"] = flags.to_numpy() & np.isfinite(out["score"].to_numpy())
-    for name, series in extra.items():
-        out[name] = series.reindex(workers).to_numpy()
-    return out
+    scores = score.reindex(workers).to_numpy(dtype=float)
+    flags = flag.astype("boolean").reindex(workers, fill_value=False).fillna(False)
+    columns = {
+        "worker_id": workers.to_numpy(),
+        "score": scores,
+        "evidence": evidence.reindex(workers, fill_value=0).fillna(0).to_numpy(dtype=int),
+        "flag": flags.to_numpy(dtype=bool) & np.isfinite(scores),
+    }
+    columns.update({name: series.reindex(workers).to_numpy() for name, series in extra.items()})
+    return pd.DataFrame(columns)

@@ -6,6 +6,7 @@ context where the judgments lack them (METHODS.md section 3).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from harness.roles import ItemRole
@@ -54,24 +55,25 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     """
     scale = context.scale
     rows = answered(judgments, context)
-    identical = rows[rows["role"] == ItemRole.IDENTICAL.value]
-    identical_fail = identical["value"] < scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
-    checks = [pd.DataFrame({"worker_id": identical["worker_id"], "fail": identical_fail})]
-    shown = rows[rows["role"].isin([ItemRole.ITEM.value, ItemRole.REPEAT.value])]
-    spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min", "size"])
-    repeated = spread[spread["size"] >= 2]
-    repeat_fail = (repeated["max"] - repeated["min"]) > REPEAT_TOLERANCE * scale.range + 1e-9
-    checks.append(
-        pd.DataFrame(
-            {
-                "worker_id": repeated.index.get_level_values("worker_id"),
-                "fail": repeat_fail.to_numpy(),
-            }
-        )
+    role = rows["role"].to_numpy()
+    identical = role == ItemRole.IDENTICAL.value
+    identical_fail = rows["value"].to_numpy()[identical] < (
+        scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
     )
-    every = pd.concat(checks, ignore_index=True)
-    grouped = every["fail"].astype(float).groupby(every["worker_id"])
-    share = grouped.mean() if len(every) else pd.Series(dtype=float)
-    count = grouped.size() if len(every) else pd.Series(dtype=int)
+    shown = rows[np.isin(role, [ItemRole.ITEM.value, ItemRole.REPEAT.value])]
+    shown = shown[shown.duplicated(["worker_id", "item_id"], keep=False)]  # shown twice or more
+    repeated: np.ndarray = np.empty(0, dtype=object)
+    repeat_fail: np.ndarray = np.empty(0, dtype=bool)
+    if len(shown):
+        spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min"])
+        repeated = spread.index.get_level_values("worker_id").to_numpy()
+        gap = (spread["max"] - spread["min"]).to_numpy()
+        repeat_fail = gap > REPEAT_TOLERANCE * scale.range + 1e-9
+    checked = np.concatenate([rows["worker_id"].to_numpy()[identical], repeated])
+    fails = np.concatenate([identical_fail, repeat_fail]).astype(float)
+    codes, names = pd.factorize(checked)
+    count = pd.Series(np.bincount(codes, minlength=len(names)), index=names, dtype=int)
+    failures = pd.Series(np.bincount(codes, fails, minlength=len(names)), index=names)
+    share = failures / count
     flag = share > context.threshold("calibration_failure")
-    return result(workers_of(judgments), share, count, flag, failures=grouped.sum())
+    return result(workers_of(judgments), share, count, flag, failures=failures)

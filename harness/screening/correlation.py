@@ -6,10 +6,12 @@ either side is constant, is not computed (it says nothing), never a crash or a w
 
 from __future__ import annotations
 
+from collections.abc import Collection, Hashable
+
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from harness.screening.aggregates import ItemAggregates, cells
 from harness.screening.context import ScreeningContext, content, result, workers_of
 
 MIN_SHARED = 3  # H7: items two workers must share for their correlation to count
@@ -37,35 +39,82 @@ def low_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Da
     mean over assignments of the mean of the best three. Flag below the threshold (0.3). The
     evidence is the number of correlations computed.
     """
-    rows = content(judgments, context)
-    wide = rows.pivot_table(index="item_id", columns="worker_id", values="value", aggfunc="mean")
+    per_unit = unit_correlations(with_units(content(judgments, context)))
+    return low_correlation_of(workers_of(judgments), per_unit, context)
+
+
+def with_units(rows: pd.DataFrame) -> pd.DataFrame:
+    """Content rows with ``unit``: the assignment, else ``worker:<id>`` (H7's unit of work)."""
     if "assignment_id" in rows.columns:
         unit = rows["assignment_id"].astype(str).where(rows["assignment_id"].notna(), "")
         unit = unit.where(unit != "", "worker:" + rows["worker_id"])
     else:
         unit = "worker:" + rows["worker_id"]
-    scores: dict[str, list[float]] = {}
-    evidence: dict[str, int] = {}
-    for (name, _), part in rows.groupby([rows["worker_id"], unit]):
-        worker = str(name)
-        block = wide.loc[list(dict.fromkeys(part["item_id"]))]
-        own = block[worker].to_numpy()
-        best: list[float] = []
-        for other in block.columns:
-            if other == worker:
-                continue
-            theirs = block[other].to_numpy()
-            shared = ~np.isnan(own) & ~np.isnan(theirs)
-            if shared.sum() >= MIN_SHARED:
-                r = pearson(own[shared], theirs[shared])
-                if not np.isnan(r):
-                    best.append(r)
-        evidence[worker] = evidence.get(worker, 0) + len(best)
-        if best:
-            scores.setdefault(worker, []).append(float(np.mean(sorted(best)[-TOP:])))
-    score = pd.Series({w: float(np.mean(s)) for w, s in scores.items()}, dtype=float)
+    return rows.assign(unit=unit)
+
+
+def unit_correlations(
+    rows: pd.DataFrame, units: Collection[tuple[Hashable, Hashable]] | None = None
+) -> pd.DataFrame:
+    """H7 per (worker, unit): ``worker_id, unit, score, evidence``.
+
+    ``rows`` (content rows with ``unit``) must hold every rating of the items of the units
+    scored; ``units`` limits the scoring to those (worker, unit) pairs (default: all). The score
+    is the mean of the best three correlations with other workers on the unit's items (NaN
+    when none could be computed); the evidence is the number of correlations.
+    """
+    cell = rows.groupby(["item_id", "worker_id"], sort=True)["value"].mean()
+    item_codes, items = pd.factorize(cell.index.get_level_values("item_id"))
+    worker_codes, workers = pd.factorize(cell.index.get_level_values("worker_id"))
+    values = cell.to_numpy(dtype=float)
+    bounds = np.searchsorted(item_codes, np.arange(len(items) + 1))  # cells of item i
+    item_index = pd.Index(items)
+    worker_index = pd.Index(workers)
+    out: list[tuple[Hashable, Hashable, float, int]] = []
+    shown = rows[["worker_id", "unit", "item_id"]].drop_duplicates()
+    for (name, unit), part in shown.groupby(["worker_id", "unit"], sort=True):
+        if units is not None and (name, unit) not in units:
+            continue
+        codes = item_index.get_indexer(part["item_id"])
+        lengths = bounds[codes + 1] - bounds[codes]
+        at = np.concatenate([np.arange(bounds[c], bounds[c + 1]) for c in codes])
+        columns, block_workers = pd.factorize(worker_codes[at])
+        block = np.full((len(codes), len(block_workers)), np.nan)
+        block[np.repeat(np.arange(len(codes)), lengths), columns] = values[at]
+        mine = block_workers == worker_index.get_loc(name)
+        r = _column_pearson(block[:, mine][:, 0], block[:, ~mine], MIN_SHARED)
+        best = np.sort(r[~np.isnan(r)])
+        score = float(best[-TOP:].mean()) if len(best) else float("nan")
+        out.append((name, unit, score, len(best)))
+    return pd.DataFrame(out, columns=["worker_id", "unit", "score", "evidence"])
+
+
+def _column_pearson(own: np.ndarray, others: np.ndarray, min_shared: int) -> np.ndarray:
+    """Pearson r of ``own`` with each column of ``others`` on the rows both have (NaN: none).
+
+    The same as `pearson` on each column's shared rows, vectorized: NaN with fewer than
+    ``min_shared`` shared rows or when either side is constant there.
+    """
+    shared = ~np.isnan(own)[:, None] & ~np.isnan(others)
+    n = shared.sum(axis=0)
+    x = np.where(shared, own[:, None], 0.0)
+    y = np.where(shared, others, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dx = np.where(shared, x - x.sum(axis=0) / n, 0.0)
+        dy = np.where(shared, y - y.sum(axis=0) / n, 0.0)
+        denominator = np.sqrt((dx * dx).sum(axis=0) * (dy * dy).sum(axis=0))
+        r = np.clip((dx * dy).sum(axis=0) / denominator, -1.0, 1.0)
+    return np.where((n >= max(min_shared, 2)) & (denominator > 1e-12), r, np.nan)
+
+
+def low_correlation_of(
+    workers: pd.Index, per_unit: pd.DataFrame, context: ScreeningContext
+) -> pd.DataFrame:
+    """H7 for ``workers`` from the scores of all their units (`unit_correlations`)."""
+    grouped = per_unit.groupby("worker_id")
+    score = grouped["score"].mean()
     flag = score < context.threshold("low_correlation")
-    return result(workers_of(judgments), score, pd.Series(evidence, dtype=int), flag)
+    return result(workers, score, grouped["evidence"].sum(), flag)
 
 
 def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
@@ -76,33 +125,76 @@ def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) ->
     report. The evidence is the number of the worker's items that have other raters.
     """
     rows = content(judgments, context)
-    cell = rows.groupby(["item_id", "worker_id"], as_index=False)["value"].mean()
-    totals = cell.groupby("item_id")["value"].agg(["sum", "size"])
-    cell = cell.join(totals, on="item_id")
-    cell = cell[cell["size"] > 1]
-    cell = cell.assign(others=(cell["sum"] - cell["value"]) / (cell["size"] - 1))
-    r: dict[str, float] = {}
-    rho: dict[str, float] = {}
-    count: dict[str, int] = {}
-    for worker, part in cell.groupby("worker_id"):
-        x, y = part["value"].to_numpy(), part["others"].to_numpy()
-        count[str(worker)] = len(part)
-        if len(part) >= MIN_ITEMS:
-            r[str(worker)] = pearson(x, y)
-            rho[str(worker)] = _spearman(x, y)
-    score = pd.Series(r, dtype=float)
+    totals = ItemAggregates.of(rows, context.scale.midpoint).totals
+    return consensus_correlation_of(workers_of(judgments), cells(rows), totals, context)
+
+
+def consensus_correlation_of(
+    workers: pd.Index, cell: pd.DataFrame, totals: pd.DataFrame, context: ScreeningContext
+) -> pd.DataFrame:
+    """H8 for ``workers`` from their ``cell`` values and every item's cell ``totals``."""
+    at = totals.index.get_indexer(pd.Index(cell["item_id"]))
+    size = np.where(at >= 0, totals["size"].to_numpy()[at], 0)
+    rated = size > 1  # items with other raters
+    values = cell["value"].to_numpy(dtype=float)[rated]
+    others = (totals["sum"].to_numpy()[at][rated] - values) / (size[rated] - 1)
+    keys = cell["worker_id"][rated]
+    codes, uniques = pd.factorize(keys)
+    per_worker = np.bincount(codes, minlength=len(uniques))
+    count = pd.Series(per_worker, index=pd.Index(uniques))
+    enough = per_worker[codes] >= MIN_ITEMS
+    cell = pd.DataFrame({"value": values[enough], "others": others[enough]})
+    keys = pd.Series(keys.to_numpy()[enough])
+    score = grouped_pearson(keys, cell["value"], cell["others"])
+    rho = grouped_pearson(
+        keys, grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
+    )
     flag = score < context.threshold("consensus_correlation")
     label = pd.Series(np.where(score < BACKWARDS_BELOW, "backwards", ""), index=score.index)
     return result(
-        workers_of(judgments),
+        workers,
         score,
-        pd.Series(count, dtype=int),
+        count,
         flag,
-        label=label.reindex(workers_of(judgments)).fillna(""),
-        rho=pd.Series(rho, dtype=float),
+        label=label.reindex(workers).fillna(""),
+        rho=rho,
     )
 
 
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman rho (Pearson r of average ranks), NaN when either side is constant."""
-    return pearson(stats.rankdata(x), stats.rankdata(y))
+def grouped_pearson(keys: pd.Series, x: pd.Series, y: pd.Series) -> pd.Series:
+    """Pearson r of ``x`` and ``y`` within each key, as `pearson` (NaN: constant or short)."""
+    codes, uniques = pd.factorize(keys, sort=True)
+    dx = _centred(codes, x.to_numpy(dtype=float))
+    dy = _centred(codes, y.to_numpy(dtype=float))
+    n = len(uniques)
+    denominator = np.sqrt(
+        np.bincount(codes, dx * dx, minlength=n) * np.bincount(codes, dy * dy, minlength=n)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(np.bincount(codes, dx * dy, minlength=n) / denominator, -1.0, 1.0)
+    return pd.Series(np.where(denominator > 1e-12, r, np.nan), index=pd.Index(uniques))
+
+
+def grouped_ranks(keys: pd.Series, x: pd.Series) -> pd.Series:
+    """Average ranks (1-based, ties share their mean rank) of ``x`` within each key."""
+    codes, _ = pd.factorize(keys)
+    values = x.to_numpy(dtype=float)
+    if not len(values):
+        return pd.Series(values, index=x.index)
+    order = np.lexsort((values, codes))
+    sorted_codes, sorted_values = codes[order], values[order]
+    new_group = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]
+    new_run = new_group | np.r_[True, sorted_values[1:] != sorted_values[:-1]]
+    group_start = np.maximum.accumulate(np.where(new_group, np.arange(len(order)), 0))
+    position = np.arange(len(order)) - group_start + 1.0
+    run = np.cumsum(new_run) - 1
+    mean_position = np.bincount(run, position) / np.bincount(run)
+    ranks = np.empty(len(order))
+    ranks[order] = mean_position[run]
+    return pd.Series(ranks, index=x.index)
+
+
+def _centred(codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` minus the mean of their group."""
+    means = np.bincount(codes, values) / np.bincount(codes)
+    return values - means[codes]

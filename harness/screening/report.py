@@ -54,7 +54,7 @@ class ScreeningReport:
             record: dict[str, Any] = {"worker_id": worker}
             for key, frame in indexed.items():
                 row = frame.loc[worker]
-                record[key] = {name: _plain(row[name]) for name in frame.columns}
+                record[key] = {name: json_value(row[name]) for name in frame.columns}
             record["flagged"] = bool(flagged[worker])
             out.append(record)
         return out
@@ -70,7 +70,7 @@ def screen_workers(
     return ScreeningReport(results=results, actions=actions, workers=workers_of(judgments))
 
 
-def _plain(value: Any) -> Any:
+def json_value(value: Any) -> Any:
     """A JSON value: NaN -> None, numpy scalars -> Python ones."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -83,4 +83,4 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["ScreeningReport", "screen_workers"]
+__all__ = ["ScreeningReport", "json_value", "screen_workers"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from harness.screening.aggregates import ItemAggregates
 from harness.screening.context import ScreeningContext, answered, content, result, workers_of
 
 MIN_ITEMS = 2  # a variance needs two values
@@ -28,7 +29,14 @@ def low_variance(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataF
     worker rated fewer than two items or the consensus means of their items do not vary.
     """
     rows = content(judgments, context)
-    consensus = rows.groupby("item_id")["value"].mean()
+    consensus = ItemAggregates.of(rows, context.scale.midpoint).consensus
+    return low_variance_of(workers_of(judgments), rows, consensus, context)
+
+
+def low_variance_of(
+    workers: pd.Index, rows: pd.DataFrame, consensus: pd.Series, context: ScreeningContext
+) -> pd.DataFrame:
+    """H3 for ``workers`` from their content ``rows`` and every item's ``consensus`` mean."""
     rows = rows.assign(consensus=rows["item_id"].map(consensus))
     grouped = rows.groupby("worker_id")
     variance = grouped["value"].var(ddof=1)
@@ -37,7 +45,7 @@ def low_variance(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataF
     ratio = variance / consensus_variance.where(consensus_variance > 1e-12)
     ratio = ratio.where(count >= MIN_ITEMS)
     flag = ratio < context.threshold("low_variance")
-    return result(workers_of(judgments), ratio, count, flag, variance=variance)
+    return result(workers, ratio, count, flag, variance=variance)
 
 
 def low_variance_absolute(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col
@@ -9,36 +11,79 @@ from sqlmodel import Session, col
 from harness.store.models import Assignment, Hit, InstrumentVersion, Item, Judgment, Worker
 
 
+def _joined(study_id: int, *columns: Any) -> sa.Select[Any]:
+    """``columns`` of the study's judgments joined to their item, worker, assignment and HIT."""
+    return (
+        sa.select(*columns)
+        .join(Item, col(Item.id) == col(Judgment.item_id))
+        .join(Worker, col(Worker.id) == col(Judgment.worker_id))
+        .join(Assignment, col(Assignment.id) == col(Judgment.assignment_id))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id)
+        .order_by(col(Judgment.id))
+    )
+
+
+def _frame(session: Session, query: sa.Select[Any]) -> pd.DataFrame:
+    rows = session.execute(query).mappings().all()
+    return pd.DataFrame([dict(r) for r in rows], columns=list(query.selected_columns.keys()))
+
+
 def study_judgments(session: Session, study_id: int) -> pd.DataFrame:
     """Every judgment of a study as a long table, with timings, roles and display columns."""
-    query = (
-        sa.select(  # type: ignore[call-overload,misc]
-            col(Item.key).label("item_id"),
-            col(Worker.platform_worker_id).label("worker_id"),
-            Judgment.value,
-            Judgment.skipped,
-            col(Assignment.platform_assignment_id).label("assignment_id"),
-            col(Hit.platform_hit_id).label("hit_id"),
-            Judgment.position,
-            Judgment.shown_at,
-            Judgment.answered_at,
-            Judgment.seconds,
-            Judgment.role,
-            Item.group,
-            col(InstrumentVersion.hash).label("instrument_hash"),
-            Item.display,
-        )
-        .join(Item, Item.id == Judgment.item_id)
-        .join(Worker, Worker.id == Judgment.worker_id)
-        .join(Assignment, Assignment.id == Judgment.assignment_id)
-        .join(Hit, Hit.id == Assignment.hit_id)
-        .join(InstrumentVersion, InstrumentVersion.id == Judgment.instrument_id)
-        .where(Hit.study_id == study_id)
-        .order_by(Judgment.id)
-    )
-    rows = session.execute(query).mappings().all()
-    frame = pd.DataFrame([dict(r) for r in rows], columns=list(query.selected_columns.keys()))
+    query = _joined(
+        study_id,
+        col(Item.key).label("item_id"),
+        col(Worker.platform_worker_id).label("worker_id"),
+        Judgment.value,
+        Judgment.skipped,
+        col(Assignment.platform_assignment_id).label("assignment_id"),
+        col(Hit.platform_hit_id).label("hit_id"),
+        Judgment.position,
+        Judgment.shown_at,
+        Judgment.answered_at,
+        Judgment.seconds,
+        Judgment.role,
+        Item.group,
+        col(InstrumentVersion.hash).label("instrument_hash"),
+        Item.display,
+    ).join(InstrumentVersion, col(InstrumentVersion.id) == col(Judgment.instrument_id))
+    frame = _frame(session, query)
     if frame.empty:
         return frame.drop(columns=["display"])
     display = pd.json_normalize(frame.pop("display").tolist())
     return pd.concat([frame, display.set_index(frame.index)], axis=1)
+
+
+def screening_rows(
+    session: Session,
+    study_id: int,
+    *,
+    after_id: int | None = None,
+    assignment_id: int | None = None,
+) -> pd.DataFrame:
+    """The long table screening reads, lean: no display columns, plus the store's own ids.
+
+    Columns: ``judgment_pk, item_id, worker_id, value, skipped, assignment_id, position,
+    seconds, role, worker_pk, assignment_pk`` (``*_pk``: the store's row ids). ``after_id``
+    keeps judgments with a larger id; ``assignment_id`` keeps one assignment's (store id).
+    """
+    query = _joined(
+        study_id,
+        col(Judgment.id).label("judgment_pk"),
+        col(Item.key).label("item_id"),
+        col(Worker.platform_worker_id).label("worker_id"),
+        Judgment.value,
+        Judgment.skipped,
+        col(Assignment.platform_assignment_id).label("assignment_id"),
+        Judgment.position,
+        Judgment.seconds,
+        Judgment.role,
+        col(Judgment.worker_id).label("worker_pk"),
+        col(Judgment.assignment_id).label("assignment_pk"),
+    )
+    if after_id is not None:
+        query = query.where(col(Judgment.id) > after_id)
+    if assignment_id is not None:
+        query = query.where(col(Judgment.assignment_id) == assignment_id)
+    return _frame(session, query)

@@ -3,9 +3,11 @@
 Crowds are simulated from the WS353 item means (the original instrument's latent truths) on the
 ws353_reproduction scale (0-10, step 1): 60 workers, 13 raters per item, 30 items per HIT, with
 20-40% spammers, straight-liners and backwards workers (plus sloppy ones, who are neither
-targets nor counted as careful). "The default policy" here is H3 low_variance (relative, 0.25)
-+ H7 low_correlation (0.3) + H8 consensus_correlation (0.3), all at catalogue thresholds and
-set to `block`. Required: recall >= 0.9 on each bad archetype, <= 5% of careful workers flagged.
+targets nor counted as careful), seeds 1-5. "The default policy" is the screening policy of
+task_specs/ws353_reproduction.yaml, read from the spec: H3 low_variance (relative, 0.25) + H7
+low_correlation (0.3) + H8 consensus_correlation (0.3) at catalogue thresholds, set to `block`
+(H2 quick and H10 calibration_failure only report). Required: recall >= 0.9 on each bad
+archetype, <= 5% of careful workers flagged.
 """
 
 from __future__ import annotations
@@ -17,13 +19,9 @@ from harness.datasets import load_ws353
 from harness.screening import ScreeningContext, screen_workers
 from harness.simulate import Crowd, simulate_judgments
 from harness.spec import load_spec
-from harness.spec.model import Action, HeuristicPolicy
+from harness.spec.model import Action
 from tests.factories import TASK_SPECS
 
-DEFAULT_POLICY = {
-    key: HeuristicPolicy(action=Action.BLOCK)
-    for key in ("low_variance", "low_correlation", "consensus_correlation")
-}
 MIXES = {
     "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
                 "backwards": 0.05},
@@ -32,13 +30,15 @@ MIXES = {
     "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
                 "backwards": 0.1},
 }  # fmt: skip
-SEEDS = (1, 2, 3)
+SEEDS = (1, 2, 3, 4, 5)
 
 
 def _flag_rates(ws353_dir, mix: dict[str, float]) -> pd.Series:
     truths = load_ws353(ws353_dir).judgments.groupby("item_id")["value"].mean()
     loaded = load_spec(TASK_SPECS / "ws353_reproduction.yaml")
-    context = ScreeningContext(loaded.scale, loaded.items, DEFAULT_POLICY)
+    context = ScreeningContext.from_spec(loaded)
+    acting = {k for k in context.policy if context.action(k) is not Action.REPORT}
+    assert acting == {"low_variance", "low_correlation", "consensus_correlation"}
     rates = []
     for seed in SEEDS:
         crowd = Crowd(mix, size=60, seed=seed)

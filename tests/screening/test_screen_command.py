@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
@@ -59,3 +60,69 @@ def test_unknown_heuristic_and_bad_csv_are_input_errors(tmp_path):
     pd.DataFrame({"item_id": ["x"], "value": [1]}).to_csv(bad, index=False)
     result = _run("--judgments", str(bad), "--spec", str(SPEC))
     assert result.exit_code == 1 and "missing column(s) worker_id" in result.output
+
+
+def _stored_study(database_url: str, tmp_path: Path) -> Path:
+    """The CSV's study stored under the name ws353-reproduction; returns the CSV."""
+    from harness.screening.live import forget_states
+    from harness.simulate.stored import store_assignments
+    from harness.store import create_study, make_engine, session_scope
+
+    path = _judgments(tmp_path)
+    table = pd.read_csv(path)
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        study = create_study(session, load_spec(SPEC))
+        for _ in store_assignments(session, study, table):
+            pass
+    engine.dispose()
+    forget_states()
+    return path
+
+
+def test_a_stored_study_screens_as_its_csv_under_the_frozen_spec(database_url, tmp_path):
+    path = _stored_study(database_url, tmp_path)
+    stored = _run("ws353-reproduction", "--db", database_url, "--json")
+    assert stored.exit_code == 0, stored.output
+    from_csv = json.loads(_run("--judgments", str(path), "--spec", str(SPEC), "--json").output)
+    assert json.loads(stored.output) == from_csv
+    assert sum(r["flagged"] for r in from_csv) == 2
+
+
+def test_an_unknown_study_names_the_studies_in_the_store(database_url, tmp_path):
+    _stored_study(database_url, tmp_path)
+    result = _run("nope", "--db", database_url)
+    assert result.exit_code == 1
+    assert "Error: no study named 'nope' in the store (studies: ws353-reproduction)" in (
+        result.output
+    )
+
+
+def test_a_study_or_a_csv_with_its_spec_must_be_given(tmp_path):
+    path = _judgments(tmp_path)
+    assert _run().exit_code == 2
+    assert _run("--judgments", str(path)).exit_code == 2
+    assert _run("name", "--judgments", str(path), "--spec", str(SPEC)).exit_code == 2
+
+
+def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
+    import krippendorff
+
+    path = _judgments(tmp_path)
+    system = tmp_path / "system.csv"
+    truths = load_ws353(WS353_DIR).judgments.groupby("item_id")["value"].mean()
+    truths.rename("score").reset_index().to_csv(system, index=False)
+    args = ["--judgments", str(path), "--spec", str(SPEC), "--impact", "--json"]
+    records = json.loads(_run(*args, "--only", "H3,H8", "--system", f"truth={system}").output)
+    assert [r["label"] for r in records] == ["none", "H3", "H8", "H3+H8"]
+    none = records[0]
+    table = pd.read_csv(path)
+    wide = table.pivot_table(index="worker_id", columns="item_id", values="value")
+    expected = krippendorff.alpha(wide.to_numpy(), level_of_measurement="interval")
+    assert none["alpha"] == pytest.approx(expected, abs=1e-9) and none["alpha_change"] == 0
+    h8 = records[2]
+    assert h8["workers_removed"] == 2 and h8["workers_kept"] == 8
+    assert h8["alpha"] > none["alpha"] and h8["rho:truth"] > none["rho:truth"]
+    assert h8["rho_change:truth"] == pytest.approx(h8["rho:truth"] - none["rho:truth"])
+    text = _run("--judgments", str(path), "--spec", str(SPEC), "--impact")
+    assert text.exit_code == 0 and "report both figures" in text.output

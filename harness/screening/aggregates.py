@@ -1,0 +1,81 @@
+"""Per-item aggregates the agreement heuristics (H3, H5, H8) read, kept apart from the workers.
+
+Splitting "what the crowd said about each item" from "how one worker compares with it" lets the
+same scoring code run on a whole table (batch) and on the few workers an assignment touches
+(live, `harness.screening.live`), where the aggregates are kept up to date item by item.
+
+``cells``: one value per (item, worker), the mean of the worker's showings of a real item.
+``ItemAggregates``: per item the row mean (H3's consensus), the sum and count of its cells (H8's
+leave-one-out mean) and how many cells fall below, at and above the scale midpoint (H5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+SIDES = [-1, 0, 1]
+
+
+def cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """``item_id, worker_id, value``: each worker's mean value per item (content rows)."""
+    grouped = rows.groupby(["item_id", "worker_id"], sort=False)["value"].mean()
+    return grouped.reset_index()
+
+
+def sides(values: pd.Series | np.ndarray, midpoint: float) -> np.ndarray:
+    """-1 / 0 / +1: below, at, above the scale midpoint."""
+    return np.sign(np.round(np.asarray(values, dtype=float) - midpoint, 9)).astype(int)
+
+
+@dataclass
+class ItemAggregates:
+    """Per real item: ``consensus`` (row mean), ``totals`` (cell sum, size), ``sides`` counts."""
+
+    consensus: pd.Series
+    totals: pd.DataFrame
+    sides: pd.DataFrame
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame, midpoint: float) -> ItemAggregates:
+        """The aggregates of content ``rows`` (every rater of every item in them)."""
+        item_codes, items = pd.factorize(rows["item_id"])
+        worker_codes, workers = pd.factorize(rows["worker_id"])
+        values = rows["value"].to_numpy(dtype=float)
+        n = len(items)
+        pair_codes, pairs = pd.factorize(item_codes * max(len(workers), 1) + worker_codes)
+        cell_values = np.bincount(pair_codes, values) / np.bincount(pair_codes)
+        cell_items = pairs // max(len(workers), 1)
+        counts = np.zeros((n, len(SIDES)), dtype=np.int64)
+        np.add.at(counts, (cell_items, sides(cell_values, midpoint) + 1), 1)
+        index = pd.Index(items, name="item_id")
+        totals = {
+            "sum": np.bincount(cell_items, cell_values, minlength=n),
+            "size": np.bincount(cell_items, minlength=n),
+        }
+        with np.errstate(invalid="ignore"):
+            consensus = np.bincount(item_codes, values, minlength=n) / np.bincount(
+                item_codes, minlength=n
+            )
+        return cls(
+            consensus=pd.Series(consensus, index=index),
+            totals=pd.DataFrame(totals, index=index),
+            sides=pd.DataFrame(counts, index=index, columns=SIDES),
+        )
+
+    def cover(self, items: pd.Index) -> None:
+        """Give every one of ``items`` a row (unrated: no consensus, zero counts)."""
+        self.consensus = self.consensus.reindex(self.consensus.index.union(items))
+        self.totals = self.totals.reindex(self.totals.index.union(items), fill_value=0)
+        self.sides = self.sides.reindex(self.sides.index.union(items), fill_value=0)
+
+    def replace(self, fresh: ItemAggregates) -> None:
+        """Take ``fresh``'s aggregates (computed from every row of its items) for its items."""
+        items = fresh.totals.index
+        if (self.totals.index.get_indexer(items) < 0).any():
+            self.cover(items)
+        self.consensus.loc[fresh.consensus.index] = fresh.consensus.to_numpy()
+        self.totals.loc[items, ["sum", "size"]] = fresh.totals[["sum", "size"]].to_numpy()
+        self.sides.loc[fresh.sides.index, SIDES] = fresh.sides[SIDES].to_numpy()

@@ -1,0 +1,52 @@
+"""Screening's view of a stored study: its context (scale, items, policy) read from the store.
+
+The instrument version keeps the spec it was frozen from (``InstrumentVersion.spec``) and its
+items with their roles, gold answers and groups, so a stored study can be screened without the
+spec file.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from sqlmodel import Session, col, select
+
+from harness.errors import StoreError
+from harness.screening.context import ScreeningContext
+from harness.spec.model import TaskSpec
+from harness.spec.scale import resolve_scale
+from harness.store.models import InstrumentVersion, Item, Study
+
+
+def find_study(session: Session, name: str) -> Study:
+    """The stored study called ``name``; `StoreError` listing the known names otherwise."""
+    study = session.exec(select(Study).where(Study.name == name)).first()
+    if study is None:
+        known = sorted(session.exec(select(Study.name)).all())
+        listing = ", ".join(known) if known else "none: the store holds no study yet"
+        raise StoreError(f"no study named {name!r} in the store (studies: {listing})")
+    return study
+
+
+def study_spec(session: Session, study: Study) -> TaskSpec:
+    """The task spec of the study's instrument version, as frozen."""
+    version = session.get(InstrumentVersion, study.instrument_id)
+    if version is None:  # pragma: no cover - a foreign key keeps this from happening
+        raise StoreError(f"study {study.name!r}: instrument version {study.instrument_id} missing")
+    return TaskSpec.model_validate(version.spec)
+
+
+def study_context(session: Session, study: Study) -> ScreeningContext:
+    """The screening context of a stored study: frozen spec's scale and policy, stored items."""
+    spec = study_spec(session, study)
+    items = session.exec(
+        select(Item).where(Item.instrument_id == study.instrument_id).order_by(col(Item.id))
+    ).all()
+    table = pd.DataFrame(
+        {
+            "item_id": [i.key for i in items],
+            "role": [i.role for i in items],
+            "gold": pd.array([i.gold for i in items], dtype="Float64").astype(float),
+            "group": [i.group for i in items],
+        }
+    )
+    return ScreeningContext(resolve_scale(spec.type, spec.scale), table, dict(spec.screening))

@@ -1,0 +1,180 @@
+"""Benchmark and evidence for screening: who the default policy flags, and how fast live is.
+
+Run from the project root:
+
+    python scripts/bench_screening.py [--seeds 5] [--judgments 100000]
+
+1. Confusion tables. Crowds simulated from the WS353 item means (../shared/data/ws353) on the
+   ws353_reproduction scale (0-10, step 1): 60 workers, 13 raters per item, 30 items per HIT,
+   20%, 30% and 40% bad workers, seeds 1..N. Screened under the policy of
+   task_specs/ws353_reproduction.yaml. Printed: per true archetype, the share flagged under the
+   policy (``flagged``) and the flag rate of every heuristic (policy or not).
+2. Live update time. A rating study of synthetic items (truths drawn from the WS353 means) with
+   about ``--judgments`` judgments in a SQLite file, 300 workers, 13 raters per item, 30 items
+   per HIT, the ws353_reproduction policy. All assignments but the last ten are stored; the
+   live state is built (one full pass, timed as "cold start"); then each of the last ten is
+   stored and `screen_assignment` timed alone (median and max). In the same run, a full
+   recomputation: the stored long table read back and the policy's heuristics run on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from harness.datasets import load_ws353
+from harness.screening import ScreeningContext, screen_workers
+from harness.screening.live import forget_states, live_state, screen_assignment
+from harness.screening.stored import study_context
+from harness.simulate import Crowd, simulate_judgments
+from harness.simulate.stored import store_assignments
+from harness.spec import load_spec
+from harness.store import create_study, make_engine, session_scope, study_judgments
+from harness.store.migrations import upgrade
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "task_specs" / "ws353_reproduction.yaml"
+WS353 = ROOT.parent / "shared" / "data" / "ws353"
+MIXES = {
+    "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
+                "backwards": 0.05},
+    "30% bad": {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1,
+                "backwards": 0.1},
+    "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
+                "backwards": 0.1},
+}  # fmt: skip
+LIVE_MIX = MIXES["30% bad"]
+
+
+def confusion(seeds: int) -> None:
+    loaded = load_spec(SPEC)
+    context = ScreeningContext.from_spec(loaded)
+    truths = load_ws353(WS353).judgments.groupby("item_id")["value"].mean()
+    for name, mix in MIXES.items():
+        parts = []
+        for seed in range(1, seeds + 1):
+            table = simulate_judgments(truths, loaded.scale, Crowd(mix, 60, seed), 13, 30, seed)
+            truth = table.groupby("worker_id")["true_archetype"].first()
+            report = screen_workers(table.drop(columns="true_archetype"), context)
+            flags = pd.DataFrame(
+                {k: f.set_index("worker_id")["flag"] for k, f in report.results.items()}
+            )
+            flags["flagged"] = report.flagged
+            flags["archetype"] = truth
+            parts.append(flags)
+        rates = pd.concat(parts).groupby("archetype").mean()
+        counts = pd.concat(parts).groupby("archetype").size().rename("workers")
+        table = pd.concat([counts, rates[["flagged"]], rates.drop(columns="flagged")], axis=1)
+        print(f"\n== {name}, seeds 1-{seeds}: share of each archetype flagged ==")
+        with pd.option_context("display.width", 250, "display.max_columns", None):
+            print(table.to_string(float_format=lambda v: f"{v:.2f}"))
+
+
+def synthetic_spec(directory: Path, n_items: int) -> Path:
+    """A rating spec of ``n_items`` synthetic word pairs with the ws353_reproduction policy."""
+    policy = yaml.safe_load(SPEC.read_text())["screening"]
+    items = pd.DataFrame(
+        {
+            "item_id": [f"p{i:05d}" for i in range(n_items)],
+            "word1": [f"left{i}" for i in range(n_items)],
+            "word2": [f"right{i}" for i in range(n_items)],
+        }
+    )
+    items.to_csv(directory / "items.csv", index=False)
+    spec = {
+        "study": {"name": "bench-live"},
+        "type": "rating",
+        "items": {"csv": "items.csv", "display": ["word1", "word2"]},
+        "guidelines": {"text": "Rate how similar the two words are."},
+        "scale": {"min": 0, "max": 10, "step": 1},
+        "raters_per_item": 13,
+        "items_per_hit": 30,
+        "hit": {"title": "Rate words", "description": "Rate word pairs.", "reward": "0.75"},
+        "screening": policy,
+    }
+    path = directory / "bench.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def live(n_judgments: int, directory: Path) -> None:
+    n_items = n_judgments // 13
+    loaded = load_spec(synthetic_spec(directory, n_items))
+    means = load_ws353(WS353).judgments.groupby("item_id")["value"].mean().to_numpy()
+    rng = np.random.default_rng(7)
+    truths = pd.Series(rng.choice(means, n_items), index=loaded.items["item_id"].to_numpy())
+    table = simulate_judgments(truths, loaded.scale, Crowd(LIVE_MIX, 300, 7), 13, 30, 7)
+    table = table.drop(columns="true_archetype")
+    url = f"sqlite:///{directory / 'bench.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    tail = 10
+    order = list(dict.fromkeys(table["assignment_id"]))
+    head = table[table["assignment_id"].isin(order[:-tail])]
+    start = time.perf_counter()
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        for _ in store_assignments(session, study, head):
+            pass
+    print(f"\nstored {len(head):,} judgments in {time.perf_counter() - start:.1f} s (SQLite file)")
+    forget_states()
+    with session_scope(engine) as session:
+        start = time.perf_counter()
+        live_state(session, study)
+        cold = time.perf_counter() - start
+    times: list[float] = []
+    cpu: list[float] = []
+    decisions = 0
+    for name in order[-tail:]:
+        with session_scope(engine) as session:
+            part = table[table["assignment_id"] == name]
+            (assignment,) = store_assignments(session, study, part)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            decisions += len(screen_assignment(session, assignment.id))  # type: ignore[arg-type]
+            times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+    with session_scope(engine) as session:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        stored = study_judgments(session, study.id)  # type: ignore[arg-type]
+        context = study_context(session, study)
+        screen_workers(stored, context, only=list(context.policy))
+        full = time.perf_counter() - start
+        full_cpu = time.process_time() - start_cpu
+    median, median_cpu = statistics.median(times), statistics.median(cpu)
+    print(f"judgments stored at the end: {len(stored):,}; assignments screened live: {tail}")
+    print(
+        f"live update (screen_assignment): median {median * 1000:.1f} ms wall "
+        f"({median_cpu * 1000:.1f} ms CPU), max {max(times) * 1000:.1f} ms wall; "
+        f"decisions stored: {decisions}"
+    )
+    print(
+        f"full recomputation (read table + policy heuristics): {full * 1000:.0f} ms wall "
+        f"({full_cpu * 1000:.0f} ms CPU); live/full = {median / full:.4f} wall, "
+        f"{median_cpu / full_cpu:.4f} CPU"
+    )
+    print(f"cold start of the live state (once per process): {cold * 1000:.0f} ms wall")
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="0: skip the confusion tables")
+    parser.add_argument("--judgments", type=int, default=100_000)
+    args = parser.parse_args()
+    if args.seeds > 0:
+        confusion(args.seeds)
+    with tempfile.TemporaryDirectory() as directory:
+        live(args.judgments, Path(directory))
+
+
+if __name__ == "__main__":
+    main()

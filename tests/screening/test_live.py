@@ -1,0 +1,134 @@
+"""Live screening: decisions stored as assignments arrive, on SQLite and PostgreSQL.
+
+A WS353 reproduction study is stored assignment by assignment from a simulated crowd (careful
+workers, one backwards worker, one spammer); `screen_assignment` runs after each. Within each
+HIT the careful workers come first, so every bad worker's first assignment already has other
+raters to be compared with.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from sqlmodel import col, select
+
+from harness.datasets import load_ws353
+from harness.screening import screen_workers
+from harness.screening.live import forget_states, pending_decisions, screen_assignment
+from harness.screening.stored import study_context
+from harness.simulate import Crowd, simulate_judgments
+from harness.simulate.stored import store_assignments
+from harness.spec import load_spec
+from harness.store import create_study, make_engine, session_scope, study_judgments
+from harness.store.models import Event, ScreeningDecision, Worker
+from tests.factories import TASK_SPECS, WS353_DIR
+
+SPEC = TASK_SPECS / "ws353_reproduction.yaml"
+MIX = {"careful": 6, "backwards": 1, "spammer": 1}
+
+
+def _crowd_table() -> pd.DataFrame:
+    """90 WS353 items in 3 HITs of 30, 8 raters each; per HIT, careful workers first."""
+    loaded = load_spec(SPEC)
+    truths = load_ws353(WS353_DIR).judgments.groupby("item_id")["value"].mean().iloc[:90]
+    table = simulate_judgments(truths, loaded.scale, Crowd(MIX, size=8, seed=5), 8, 30, seed=5)
+    table["hit"] = table["assignment_id"].str.rsplit("-", n=1).str[0]
+    table["bad"] = table["true_archetype"] != "careful"
+    return table.sort_values(["hit", "bad", "assignment_id", "position"], kind="stable")
+
+
+@pytest.fixture
+def engine(database_url):
+    forget_states()
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+    forget_states()
+
+
+def _run_study(engine, table):
+    """Store and screen every assignment; the decisions each screening returned, in order."""
+    returned: list[tuple[str, str, list[ScreeningDecision]]] = []
+    with session_scope(engine) as session:
+        study = create_study(session, load_spec(SPEC))
+    for name, part in table.groupby("assignment_id", sort=False):
+        with session_scope(engine) as session:
+            (assignment,) = store_assignments(session, study, part.drop(columns=["hit", "bad"]))
+            decisions = screen_assignment(session, assignment.id)
+            returned.append((str(name), str(part["true_archetype"].iloc[0]), decisions))
+    return study, returned
+
+
+def _names(session) -> dict[int, str]:
+    return {w.id: w.platform_worker_id for w in session.exec(select(Worker)).all()}
+
+
+def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine):
+    table = _crowd_table()
+    study, returned = _run_study(engine, table)
+    first = next(d for _, kind, d in returned if kind == "backwards")
+    h8 = [d for d in first if d.heuristic == "consensus_correlation"]
+    assert len(h8) == 1 and h8[0].flag and h8[0].score < -0.3
+    assert h8[0].details["label"] == "backwards" and h8[0].details["change"] == "raised"
+    assert h8[0].action == "block" and h8[0].applied is False
+    assert h8[0].threshold == pytest.approx(0.3) and h8[0].evidence >= 5
+    spam = next(d for _, kind, d in returned if kind == "spammer")
+    assert {d.heuristic for d in spam if d.flag} >= {"consensus_correlation", "quick"}
+
+
+def test_careful_workers_are_never_flagged_by_a_blocking_heuristic(engine):
+    _, returned = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        names = _names(session)
+    truth = _crowd_table().groupby("worker_id")["true_archetype"].first()
+    raised = [d for _, _, ds in returned for d in ds if d.flag and d.action != "report"]
+    assert raised, "the bad workers should have been flagged"
+    assert all(truth[names[d.worker_id]] != "careful" for d in raised)
+
+
+def test_screening_twice_or_from_a_fresh_process_stores_nothing_new(engine):
+    study, returned = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        stored = session.exec(select(ScreeningDecision)).all()
+        events = session.exec(select(Event).where(Event.kind == "screening.decision")).all()
+        assert len(stored) == sum(len(d) for _, _, d in returned) > 0
+        assert sorted(e.payload["decision"] for e in events) == sorted(d.id for d in stored)
+        assignments = [d.assignment_id for d in stored]
+    for fresh in (False, True):
+        if fresh:
+            forget_states()  # as a new process: the state is rebuilt from the store
+        with session_scope(engine) as session:
+            for assignment in dict.fromkeys(assignments):
+                assert screen_assignment(session, assignment) == []
+    with session_scope(engine) as session:
+        assert len(session.exec(select(ScreeningDecision)).all()) == len(stored)
+
+
+def test_live_flags_end_as_the_batch_screening_of_the_stored_study(engine):
+    study, _ = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        names = _names(session)
+        last: dict[tuple[str, str], bool] = {}
+        query = select(ScreeningDecision).order_by(col(ScreeningDecision.id))
+        for decision in session.exec(query).all():
+            last[(names[decision.worker_id], decision.heuristic)] = decision.flag
+        context = study_context(session, study)
+        report = screen_workers(study_judgments(session, study.id), context, list(context.policy))
+    for key, frame in report.results.items():
+        for worker, flag in zip(frame["worker_id"], frame["flag"], strict=True):
+            assert last.get((worker, key), False) == bool(flag), (worker, key)
+
+
+def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
+    study, _ = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        pending = pending_decisions(session, study.id)
+        assert pending and all(d.flag and d.action != "report" for d in pending)
+        every = session.exec(select(ScreeningDecision)).all()
+        acting = [d for d in every if d.flag and d.action != "report"]
+        assert [d.id for d in pending] == sorted(d.id for d in acting)
+        assert any(d.action == "report" and d.flag for d in every)  # quick: reported only
+        pending[0].applied = True
+        session.add(pending[0])
+    with session_scope(engine) as session:
+        assert [d.id for d in pending_decisions(session, study.id)] == [d.id for d in pending[1:]]
