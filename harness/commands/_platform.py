@@ -50,3 +50,10 @@ def study_provider(engine: sa.Engine, study_name: str) -> Provider:
         study = find_study(session, study_name)
         platform = platform_of(session, study)
         return make_provider(platform.provider, study.target, platform.endpoint_url)
+
+
+def live_screening(session: Any, assignment_id: int) -> None:
+    """The after-submission hook: screen the new assignment, storing decisions for review."""
+    from harness.screening.live import screen_assignment
+
+    screen_assignment(session, assignment_id)

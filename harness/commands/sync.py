@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from harness.commands._platform import db_option, open_engine, study_provider
+from harness.commands._platform import db_option, live_screening, open_engine, study_provider
 
 
 @click.command("sync")
@@ -45,7 +45,8 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
 
 
 def sync_hooks(engine: Any, study_name: str) -> Any:
-    """Answers read with the task pages' codec and checked against the stored instrument."""
+    """Answers read with the task pages' codec, checked against the stored instrument, and
+    screened live as each new submission is stored."""
     from harness.platform.launch import find_study
     from harness.platform.sync import SyncHooks
     from harness.render.answers import answers_from_xml
@@ -59,7 +60,7 @@ def sync_hooks(engine: Any, study_name: str) -> Any:
     def check(plan: Any, answers: Any) -> list[str]:
         return list(check_answers(instrument, plan, answers))
 
-    return SyncHooks(parse=answers_from_xml, check=check, after_submission=None)
+    return SyncHooks(parse=answers_from_xml, check=check, after_submission=live_screening)
 
 
 def stored_instrument_of(session: Any, instrument_id: int) -> Any:

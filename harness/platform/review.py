@@ -255,6 +255,7 @@ def pending_decisions(session: Session, study: Study) -> list[ScreeningDecision]
             .where(
                 ScreeningDecision.study_id == study.id,
                 ScreeningDecision.applied.is_(False),  # type: ignore[attr-defined]
+                ScreeningDecision.flag.is_(True),  # type: ignore[attr-defined]
                 ScreeningDecision.action.in_(PENDING),  # type: ignore[attr-defined]
             )
             .order_by(ScreeningDecision.id)  # type: ignore[arg-type]
