@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
     "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
+    "serve": "harness.commands.serve:serve",
+    "simulate-workers": "harness.commands.simulate_workers:simulate_workers",
     "status": "harness.commands.status:status",
     "sync": "harness.commands.sync:sync",
     "validate": "harness.commands.validate:validate",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -325,35 +324,41 @@ def _start_local(endpoint_url: str | None) -> None:
         echo_err(f"local MTurk service already running at {url}")
         return
     parts = urlsplit(url)
-    log = Path("mturk-local.log").open("ab")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "harness",
-            "mturk-local",
-            "--host",
-            parts.hostname or "127.0.0.1",
-            "--port",
-            str(parts.port or 80),
-            "--db",
-            "mturk-local.sqlite",
+    log = os.open("mturk-local.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    argv = [
+        sys.executable,
+        "-m",
+        "harness",
+        "mturk-local",
+        "--host",
+        parts.hostname or "127.0.0.1",
+        "--port",
+        str(parts.port or 80),
+        "--db",
+        "mturk-local.sqlite",
+    ]
+    # A session of its own, so it outlives this command (and a Ctrl-C of it).
+    pid = os.posix_spawn(
+        sys.executable,
+        argv,
+        os.environ,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, log, 1),
+            (os.POSIX_SPAWN_DUP2, log, 2),
         ],
-        stdout=log,
-        stderr=log,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
+        setsid=True,
     )
-    log.close()
+    os.close(log)
     for _ in range(100):
         if _answers(http, url):
             echo_err(
-                f"started the local MTurk service at {url} (pid {process.pid}, state in "
-                f"mturk-local.sqlite, log in mturk-local.log; stop it with kill {process.pid})"
+                f"started the local MTurk service at {url} (pid {pid}, state in "
+                f"mturk-local.sqlite, log in mturk-local.log; stop it with kill {pid})"
             )
             return
-        if process.poll() is not None:
-            break
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            break  # it exited
         time.sleep(0.1)
     raise InputError(f"could not start the local MTurk service at {url}: see mturk-local.log")
 

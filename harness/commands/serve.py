@@ -1,0 +1,30 @@
+"""`harness serve`: the task server for studies with ``external`` hosting."""
+
+from __future__ import annotations
+
+import click
+
+from harness.commands._platform import db_option, live_screening
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=5000, show_default=True, type=int, help="Port to listen on.")
+@db_option
+@click.option("--no-screening", is_flag=True, help="Do not screen submissions as they arrive.")
+def serve(host: str, port: int, db: str | None, no_screening: bool) -> None:
+    """Serve the task pages of every launched study with external hosting (at
+    /hit/<study>-<index>) and store what workers submit, screening each submission live.
+    Launch with --public-url set to where this server is reachable (https on MTurk)."""
+    from werkzeug.serving import run_simple
+
+    from harness.store import database_url
+    from harness.web import create_app
+
+    url = database_url(db)
+    app = create_app(url, after_submission=None if no_screening else live_screening)
+    click.echo(f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {url})")
+    try:
+        run_simple(host, port, app, threaded=True, use_reloader=False)
+    finally:
+        app.extensions["harness"].close()
