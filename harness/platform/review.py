@@ -268,14 +268,7 @@ def _targets(session: Session, study: Study, decision: ScreeningDecision) -> lis
     if decision.assignment_id is not None:
         found = session.get(Assignment, decision.assignment_id)
         return [found] if found is not None else []
-    return list(
-        session.exec(
-            select(Assignment)
-            .join(Hit, Hit.id == Assignment.hit_id)  # type: ignore[arg-type]
-            .where(Hit.study_id == study.id, Assignment.worker_id == decision.worker_id)
-            .order_by(Assignment.id)  # type: ignore[arg-type]
-        )
-    )
+    return _study_assignments(session, study, Assignment.worker_id == decision.worker_id)
 
 
 def _reason(decision: ScreeningDecision) -> str:
@@ -377,11 +370,16 @@ def review_study(
 
 
 def _submitted(session: Session, study: Study) -> list[Assignment]:
+    return _study_assignments(session, study, Assignment.status == AssignmentStatus.SUBMITTED)
+
+
+def _study_assignments(session: Session, study: Study, condition: Any) -> list[Assignment]:
+    """The study's assignments meeting ``condition``, oldest first."""
     return list(
         session.exec(
             select(Assignment)
             .join(Hit, Hit.id == Assignment.hit_id)  # type: ignore[arg-type]
-            .where(Hit.study_id == study.id, Assignment.status == AssignmentStatus.SUBMITTED)
+            .where(Hit.study_id == study.id, condition)
             .order_by(Assignment.id)  # type: ignore[arg-type]
         )
     )

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import requests
 
 from tests.launch.factories import ServerThread, task_server
-from tests.platform.factories import LocalMTurk
-
-
-@pytest.fixture
-def mturk(tmp_path: Path) -> Iterator[LocalMTurk]:
-    service = LocalMTurk(tmp_path / "mturk.sqlite").start()
-    yield service
-    service.stop()
-
-
-@pytest.fixture
-def client(mturk: LocalMTurk) -> Any:
-    return mturk.client()
+from tests.platform.conftest import client, mturk  # noqa: F401  (the same fixtures)
 
 
 @pytest.fixture

@@ -100,3 +100,30 @@ def truths_of(loaded: LoadedSpec) -> dict[str, float]:
 def crowd_workers(loaded: LoadedSpec, size: int, seed: int = 0) -> list[Any]:
     mix = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
     return Crowd(mix, size=size, seed=seed).workers(loaded.scale)
+
+
+def launch_args(spec: Path, endpoint_url: str, db: str, *extra: str) -> list[str]:
+    """`harness launch` arguments for ``spec`` on the local service at ``endpoint_url``."""
+    return [
+        "launch",
+        str(spec),
+        "--target",
+        "local",
+        "--endpoint-url",
+        endpoint_url,
+        "--db",
+        db,
+        *extra,
+    ]
+
+
+def hits_on_platform(client: Any) -> list[dict[str, Any]]:
+    """Every HIT the requester has (all pages of ListHITs)."""
+    hits: list[dict[str, Any]] = []
+    token = None
+    while True:
+        page = client.list_hits(MaxResults=100, **({"NextToken": token} if token else {}))
+        hits += page["HITs"]
+        token = page.get("NextToken")
+        if not token:
+            return hits

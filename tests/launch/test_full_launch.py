@@ -15,19 +15,16 @@ from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Judgment, Study
 from tests.factories import TASK_SPECS
-from tests.launch.factories import WORKER_PROFILE, crowd_workers, harness_cli, truths_of
+from tests.launch.factories import (
+    WORKER_PROFILE,
+    crowd_workers,
+    harness_cli,
+    hits_on_platform,
+    launch_args,
+    truths_of,
+)
 
 WS353_SPEC = TASK_SPECS / "ws353_reproduction.yaml"
-
-
-def all_hits(client):
-    hits, token = [], None
-    while True:
-        page = client.list_hits(MaxResults=100, **({"NextToken": token} if token else {}))
-        hits += page["HITs"]
-        token = page.get("NextToken")
-        if not token:
-            return hits
 
 
 def all_assignments(client, hit_id):
@@ -40,21 +37,12 @@ def test_ws353_reproduction_runs_end_to_end_on_local(
 ):
     loaded = load_spec(WS353_SPEC)
     launched = harness_cli(
-        "launch",
-        str(WS353_SPEC),
-        "--target",
-        "local",
-        "--endpoint-url",
-        mturk.url,
-        "--public-url",
-        tasks.url,
-        "--db",
-        database_url,
+        *launch_args(WS353_SPEC, mturk.url, database_url, "--public-url", tasks.url)
     )
     assert launched.exit_code == 0, launched.output
     assert "12 HITs on local (12 posted now" in launched.output
 
-    hits = all_hits(client)
+    hits = hits_on_platform(client)
     assert len(hits) == loaded.n_hits == 12
     assert {h["MaxAssignments"] for h in hits} == {13}
     assert sorted(h["RequesterAnnotation"].split()[-1] for h in hits) == sorted(

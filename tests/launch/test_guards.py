@@ -9,25 +9,14 @@ import pytest
 
 from harness.errors import LaunchRefused
 from harness.platform.launch_plan import check_confirmation
-from tests.launch.factories import harness_cli, small_spec
+from tests.launch.factories import harness_cli, launch_args, small_spec
 
 # 4 HITs x 2 assignments x ($0.10 + $0.02 fee) = $0.96
 COST = "0.96"
 
 
 def launch(spec: Path, mturk, db: str, *extra: str, input: str | None = None):
-    return harness_cli(
-        "launch",
-        str(spec),
-        "--target",
-        "local",
-        "--endpoint-url",
-        mturk.url,
-        "--db",
-        db,
-        *extra,
-        input=input,
-    )
+    return harness_cli(*launch_args(spec, mturk.url, db, *extra), input=input)
 
 
 def platform_hits(client) -> int:

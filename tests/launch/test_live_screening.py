@@ -9,7 +9,7 @@ from harness.simulate.driver import SimulatedWorkers, mturk_worker_id
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, AssignmentStatus, ScreeningDecision, Worker
-from tests.launch.factories import harness_cli, small_spec, truths_of
+from tests.launch.factories import harness_cli, launch_args, small_spec, truths_of
 
 
 def test_sync_screens_live_and_review_rejects_blocks_and_approves(tmp_path, mturk, http, client):
@@ -22,9 +22,7 @@ def test_sync_screens_live_and_review_rejects_blocks_and_approves(tmp_path, mtur
         screening="{calibration_failure: {action: reject}}",
     )
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    launched = harness_cli(
-        "launch", str(spec), "--target", "local", "--endpoint-url", mturk.url, "--db", db
-    )
+    launched = harness_cli(*launch_args(spec, mturk.url, db))
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     crowd = Crowd({"careful": 4, "straight_liner": 2}, size=6, seed=5)

@@ -7,7 +7,7 @@ import re
 import signal
 import socket
 
-from tests.launch.factories import harness_cli, small_spec
+from tests.launch.factories import harness_cli, launch_args, small_spec
 
 
 def free_port() -> int:
@@ -20,34 +20,15 @@ def test_launch_starts_the_local_service_when_none_answers(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     spec = small_spec(tmp_path)
     url = f"http://127.0.0.1:{free_port()}"
-    result = harness_cli(
-        "launch",
-        str(spec),
-        "--target",
-        "local",
-        "--endpoint-url",
-        url,
-        "--start-local",
-        "--db",
-        str(tmp_path / "h.db"),
-    )
+    args = launch_args(spec, url, str(tmp_path / "h.db"), "--start-local")
+    result = harness_cli(*args)
     started = re.search(r"started the local MTurk service at \S+ \(pid (\d+)", result.output)
     assert started, result.output
     try:
         assert result.exit_code == 0, result.output
         assert "4 HITs on local (4 posted now" in result.output
         assert (tmp_path / "mturk-local.sqlite").exists()
-        again = harness_cli(
-            "launch",
-            str(spec),
-            "--target",
-            "local",
-            "--endpoint-url",
-            url,
-            "--start-local",
-            "--db",
-            str(tmp_path / "h.db"),
-        )
+        again = harness_cli(*args)
         assert f"local MTurk service already running at {url}" in again.output
         assert "0 posted now, 0 found again, 4 posted before" in again.output
     finally:
@@ -59,12 +40,7 @@ def test_launch_starts_the_local_service_when_none_answers(tmp_path, monkeypatch
 def test_simulate_workers_does_every_hit_and_sync_stores_it(tmp_path, mturk):
     spec = small_spec(tmp_path)
     db = str(tmp_path / "h.db")
-    assert (
-        harness_cli(
-            "launch", str(spec), "--target", "local", "--endpoint-url", mturk.url, "--db", db
-        ).exit_code
-        == 0
-    )
+    assert harness_cli(*launch_args(spec, mturk.url, db)).exit_code == 0
     worked = harness_cli(
         "simulate-workers", "small", "--db", db, "--size", "3", "--mix", "careful=1"
     )

@@ -15,25 +15,13 @@ import sqlalchemy as sa
 
 from harness.store import make_engine
 from tests.factories import PROJECT_ROOT
-from tests.launch.factories import harness_cli, small_spec
+from tests.launch.factories import harness_cli, hits_on_platform, launch_args, small_spec
 
 N_HITS = 10
 
 
 def launch_command(spec, mturk, db):
-    return [
-        sys.executable,
-        "-m",
-        "harness",
-        "launch",
-        str(spec),
-        "--target",
-        "local",
-        "--endpoint-url",
-        mturk.url,
-        "--db",
-        db,
-    ]
+    return [sys.executable, "-m", "harness", *launch_args(spec, mturk.url, db)]
 
 
 def wait_for(engine, query, at_least, process, timeout=60.0):
@@ -48,16 +36,6 @@ def wait_for(engine, query, at_least, process, timeout=60.0):
         assert process.poll() is None, "the launch finished before it could be killed"
         time.sleep(0.01)
     raise AssertionError(f"{query} never reached {at_least}")
-
-
-def hits_on_platform(client):
-    hits, token = [], None
-    while True:
-        page = client.list_hits(MaxResults=100, **({"NextToken": token} if token else {}))
-        hits += page["HITs"]
-        token = page.get("NextToken")
-        if not token:
-            return hits
 
 
 POSTED = "SELECT count(*) FROM hit WHERE platform_hit_id IS NOT NULL"

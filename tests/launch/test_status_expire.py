@@ -9,15 +9,13 @@ from harness.simulate.driver import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Event, Judgment
-from tests.launch.factories import crowd_workers, harness_cli, small_spec, truths_of
+from tests.launch.factories import crowd_workers, harness_cli, launch_args, small_spec, truths_of
 
 
 def start(tmp_path, mturk, http):
     spec = small_spec(tmp_path, items=8, per_hit=2, raters=2, budget="'2.00'")
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    launched = harness_cli(
-        "launch", str(spec), "--target", "local", "--endpoint-url", mturk.url, "--db", db
-    )
+    launched = harness_cli(*launch_args(spec, mturk.url, db))
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     driver = SimulatedWorkers(

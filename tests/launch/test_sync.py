@@ -13,16 +13,14 @@ from harness.simulate.driver import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event, Judgment
-from tests.launch.factories import crowd_workers, harness_cli, small_spec, truths_of
+from tests.launch.factories import crowd_workers, harness_cli, launch_args, small_spec, truths_of
 
 FAULTS = {"throttle_share": 0.25, "unavailable_share": 0.2, "seed": 7}
 
 
 def launch_and_work(tmp_path, mturk, http, db, *extra, workers=4):
     spec = small_spec(tmp_path, items=8, per_hit=2, raters=2)
-    launched = harness_cli(
-        "launch", str(spec), "--target", "local", "--endpoint-url", mturk.url, "--db", db, *extra
-    )
+    launched = harness_cli(*launch_args(spec, mturk.url, db, *extra))
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     driver = SimulatedWorkers(
