@@ -28,6 +28,7 @@ from harness.platform.launch_plan import (
     check_budget,
     check_confirmation,
 )
+from harness.platform.mturk.client import endpoint_for
 from harness.platform.provider import WorkSettings
 from harness.spec import Hosting, LoadedSpec, load_spec
 
@@ -136,7 +137,7 @@ def launch(
                 plan,
                 [p.showings for p in hit_plans],
                 provider="mturk",
-                endpoint_url=endpoint_url if chosen == "local" else None,
+                endpoint_url=endpoint_for("local", endpoint_url) if chosen == "local" else None,
                 public_url=public_url,
             )
             assert study.id is not None

@@ -42,6 +42,12 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
     finally:
         engine.dispose()
     click.echo(report.line(study))
+    for failure in report.hook_failures:
+        click.echo(
+            f"warning: live screening failed for {failure}; its judgments are stored "
+            f"(`harness screen {study}` shows every worker's scores)",
+            err=True,
+        )
 
 
 def sync_hooks(engine: Any, study_name: str) -> Any:

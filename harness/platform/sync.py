@@ -39,7 +39,8 @@ AnswerParser = Callable[[str, HitPlan], list[Answer]]
 AnswerChecker = Callable[[HitPlan, list[Answer]], list[str]]
 """Problems with answers against the instrument (empty: valid)."""
 AfterSubmission = Callable[[Session, int], None]
-"""Called with the session and the assignment's row id after a new submission is stored."""
+"""Called with a session of its own and the assignment's row id after a new submission is
+stored and committed (the CLI wires live screening to it)."""
 
 _STATUS = {
     SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
@@ -56,6 +57,8 @@ class SyncReport:
     recovered: int = 0  # of those, external-mode answers the task server had missed
     status_changes: int = 0
     invalid: list[str] = field(default_factory=list)  # assignment ids with unreadable answers
+    new: list[int] = field(default_factory=list)  # store ids of assignments stored now
+    hook_failures: list[str] = field(default_factory=list)  # after_submission errors
 
     @property
     def changed(self) -> bool:
@@ -67,6 +70,29 @@ class SyncReport:
             f"{self.stored} stored now ({self.recovered} recovered from the platform), "
             f"{self.status_changes} status changes, {len(self.invalid)} unreadable"
         )
+
+
+def run_after_submission(engine: sa.Engine, hooks: SyncHooks, report: SyncReport) -> None:
+    """Call the after-submission hook for each assignment stored (and committed) since last
+    called, each in a transaction of its own. The judgments are safe by then: a failing hook
+    is logged (``assignment.after_submission_failed``) and reported, and sync goes on."""
+    pending, report.new = report.new, []
+    if hooks.after_submission is None:
+        return
+    for assignment_id in pending:
+        try:
+            with session_scope(engine) as session:
+                hooks.after_submission(session, assignment_id)
+        except Exception as exc:  # noqa: BLE001 - reported and logged, not swallowed
+            message = f"assignment {assignment_id}: {type(exc).__name__}: {exc}"
+            report.hook_failures.append(message)
+            with session_scope(engine) as session:
+                record_event(
+                    session,
+                    "assignment.after_submission_failed",
+                    subject=str(assignment_id),
+                    payload={"error": message},
+                )
 
 
 @dataclass(frozen=True)
@@ -100,6 +126,7 @@ def sync_study(
             _hit_status(session, hit, HitStatus(unit.state.value), unit.assignments)
             for submission in submissions:
                 apply_submission(session, hit, submission, hooks, report)
+        run_after_submission(engine, hooks, report)
         report.hits += 1
     return report
 
@@ -137,9 +164,8 @@ def apply_submission(
                         payload={"reason": "the task server had no judgments for it"},
                     )
                 assignment = stored.assignment
-                if hooks.after_submission is not None:
-                    assert assignment.id is not None
-                    hooks.after_submission(session, assignment.id)
+                assert assignment.id is not None
+                report.new.append(assignment.id)
     if assignment is None:
         hit_row = session.get(Hit, hit.id)
         assert hit_row is not None
@@ -278,6 +304,7 @@ def sync_from_queue(
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
                     apply_submission(session, hit, submission, hooks, report)
+                run_after_submission(engine, hooks, report)
             elif event.get("EventType") in HIT_EVENTS:
                 unit = provider.unit(event["HITId"])
                 with session_scope(engine) as session:

@@ -139,3 +139,29 @@ def test_sync_from_the_notification_queue_stores_everything_and_empties_it(
     assert store_counts(database_url) == counts
     polled = harness_cli("sync", "small", "--db", database_url)
     assert "8 submitted assignments; 0 stored now" in polled.output
+
+
+def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http):
+    from harness.platform.mturk import MTurkProvider, make_client
+    from harness.platform.sync import SyncHooks, sync_study
+    from harness.render.answers import answers_from_xml
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    launch_and_work(tmp_path, mturk, http, db)
+    seen = []
+
+    def broken(session, assignment_id):
+        seen.append(assignment_id)
+        raise RuntimeError("screening is broken")
+
+    engine = make_engine(db)
+    try:
+        provider = MTurkProvider(make_client("local", mturk.url), "local")
+        hooks = SyncHooks(parse=answers_from_xml, after_submission=broken)
+        report = sync_study(engine, provider, "small", hooks)
+    finally:
+        engine.dispose()
+    assert report.stored == 8 and len(seen) == 8
+    assert len(report.hook_failures) == 8
+    assert "RuntimeError: screening is broken" in report.hook_failures[0]
+    assert store_counts(db)["judgments"] == 16
