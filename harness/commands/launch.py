@@ -318,8 +318,6 @@ def _start_local(endpoint_url: str | None) -> None:
     """Start the local MTurk service in the background unless one answers already."""
     import requests as http
 
-    from harness.platform.mturk.client import endpoint_for
-
     url = endpoint_for("local", endpoint_url)
     if _answers(http, url):
         echo_err(f"local MTurk service already running at {url}")

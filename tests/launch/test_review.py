@@ -226,3 +226,39 @@ def test_review_dry_run_lists_the_actions_and_does_nothing(launched, client):
         done = review.review_study(session, provider, study)
         assert sorted(a.kind for a in done) == ["approve"] * 7 + ["reject"]
         assert review.review_study(session, provider, study) == []
+
+
+def test_workers_of_an_excluded_study_cannot_see_the_new_one(tmp_path, mturk, http, client):
+    """`qualifications.exclude_studies`: earlier workers join the new study's exclusion group."""
+    from harness.spec import load_spec
+    from tests.launch.factories import harness_cli, launch_args, small_spec
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    first_dir, second_dir = tmp_path / "a", tmp_path / "b"
+    first_dir.mkdir()
+    second_dir.mkdir()
+    _, report = launch_and_work(first_dir, mturk, http, db)
+    earlier = set(report.by_worker)
+    assert harness_cli("sync", "small", "--db", db).exit_code == 0  # the store knows them
+    spec = small_spec(second_dir, name="follow-up", qualifications="{exclude_studies: [small]}")
+    launched = harness_cli(*launch_args(spec, mturk.url, db))
+    assert launched.exit_code == 0, launched.output
+    follow_up = {
+        h["HITId"]
+        for h in client.list_hits(MaxResults=100)["HITs"]
+        if "study=follow-up" in h["RequesterAnnotation"]
+    }
+    assert len(follow_up) == len(load_spec(spec).items) // 2
+    for worker in earlier:
+        seen = {h["HITId"] for h in mturk.get("/worker/hits", workerId=worker).json()["HITs"]}
+        assert not seen & follow_up
+        assert mturk.get("/worker/messages", workerId=worker).json()["Messages"] == []
+    newcomer = {h["HITId"] for h in mturk.get("/worker/hits", workerId="ANEW").json()["HITs"]}
+    assert newcomer == follow_up
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            excluded = {e.subject for e in events(session, "worker.excluded")}
+    finally:
+        engine.dispose()
+    assert excluded == earlier
