@@ -46,6 +46,7 @@
   var reminderDone = !cfg.halfwayReminder || n < 4;
   var halfway = Math.floor(n / 2);
   var sending = false;
+  var started = false;
 
   var el = function (id) { return document.getElementById(id); };
   var backButton = el("back"), nextButton = el("next"), submitButton = el("submit");
@@ -212,7 +213,9 @@
   /* ---- navigation */
   function progress() {
     var done = state.filter(function (s, i) { return answered(i); }).length;
-    el("progress-text").textContent = "Item " + (current + 1) + " of " + n + " \u00b7 " + done + " answered";
+    el("progress-text").textContent = started
+      ? "Item " + (current + 1) + " of " + n + " \u00b7 " + done + " answered"
+      : n + " items";
     el("progress-fill").style.width = (100 * done / Math.max(n, 1)) + "%";
   }
   function show(i) {
@@ -253,6 +256,15 @@
     reminder.hidden = true;
     nav.hidden = false;
     show(halfway);
+  });
+  el("start").addEventListener("click", function () {
+    started = true;
+    el("start").hidden = true;
+    el("hide-guidelines").hidden = false;
+    guidelines.open = false;
+    form.hidden = false;
+    show(0);
+    window.scrollTo(0, 0);
   });
   el("hide-guidelines").addEventListener("click", function () {
     guidelines.open = false;
@@ -346,7 +358,7 @@
   submitButton.addEventListener("click", submit);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
 
-  show(0);
+  progress();
   window.harnessTask = { state: state, cards: cards, config: cfg };
 })();
 {% endraw %}
