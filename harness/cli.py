@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "db": "harness.commands.db:db_group",
     "import": "harness.commands.import_data:import_group",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
+    "preview": "harness.commands.preview:preview",
     "screen": "harness.commands.screen:screen",
     "validate": "harness.commands.validate:validate",
 }

@@ -19,7 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
-from harness.render.plan import HitPlan, hit_key, showing_order
+from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
 from harness.spec.model import Hosting, StudyType
 
@@ -53,13 +53,8 @@ def render_page(
     spec = instrument.spec
     key = hit_key(study_name, plan.index)
     if hosting is Hosting.EXTERNAL and worker_id and not preview:
-        order = showing_order(
-            plan,
-            study_name=study_name,
-            worker_id=worker_id,
-            seed=spec.order.seed,
-            policy=spec.order.policy,
-            min_gap=_min_gap(instrument),
+        order = instrument.page_order(
+            plan, study_name=study_name, worker_id=worker_id, hosting=Hosting.EXTERNAL
         )
     else:
         order = plan.showings
@@ -79,7 +74,7 @@ def render_page(
             "shuffle": hosting is Hosting.MTURK and spec.order.policy.value == "random_per_worker",
             "seed": spec.order.seed,
             "study": study_name,
-            "minGap": _min_gap(instrument),
+            "minGap": instrument.min_gap,
         },
         "scale": _scale_config(instrument),
     }
@@ -119,11 +114,6 @@ def _environment(template_dirs: tuple[Path, ...]) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-
-
-def _min_gap(instrument: Instrument) -> int:
-    repeated = instrument.spec.controls.repeated
-    return repeated.min_gap if repeated else 3
 
 
 def _number(value: float) -> str:
