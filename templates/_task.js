@@ -213,9 +213,14 @@
   /* ---- navigation */
   function progress() {
     var done = state.filter(function (s, i) { return answered(i); }).length;
-    el("progress-text").textContent = started
-      ? "Item " + (current + 1) + " of " + n + " \u00b7 " + done + " answered"
-      : n + " items";
+    var box = el("progress-text");
+    box.textContent = started ? "Item " + (current + 1) + " of " + n : n + " items";
+    if (started) {
+      var extra = document.createElement("span");
+      extra.className = "progress-answered";
+      extra.textContent = " \u00b7 " + done + " answered";
+      box.appendChild(extra);
+    }
     el("progress-fill").style.width = (100 * done / Math.max(n, 1)) + "%";
   }
   function show(i) {
