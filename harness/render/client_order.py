@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.render.plan import HitPlan
+from harness.render.plan import HitPlan, place_repeats
 from harness.spec.model import OrderPolicy
 
 _MASK = 0xFFFFFFFF
@@ -37,19 +37,7 @@ def client_order(
     for i in range(len(order) - 1, 0, -1):
         j = int(rng() * (i + 1))
         order[i], order[j] = order[j], order[i]
-    for key in plan.repeated:
-        first = order.index(key)
-        allowed = [
-            q
-            for q in range(len(order) + 1)
-            if (q - first - 1 if q > first else first - q) >= min_gap
-        ]
-        if allowed:
-            order.insert(allowed[int(rng() * len(allowed))], key)
-        else:
-            order.remove(key)
-            order = [key, *order, key]
-    return order
+    return place_repeats(order, plan.repeated, min_gap, lambda n: int(rng() * n))
 
 
 def _fnv1a(text: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
@@ -60,13 +61,22 @@ def test_preview_of_a_hit_the_spec_does_not_plan_says_which_exist(tmp_path):
     assert result.output.endswith("--hit 3 does not exist; the spec plans HITs 0 to 0\n")
 
 
-def test_the_preview_server_gives_a_fresh_assignment_and_prints_what_it_stored(tmp_path):
-    loaded = load_spec(write_task_spec(tmp_path, "pair_comparison"))
+@contextmanager
+def preview_server(tmp_path, kind):
+    """The preview app of one of the small specs, and the lines it prints."""
+    loaded = load_spec(write_task_spec(tmp_path, kind))
     lines: list[str] = []
     work = tmp_path / "work"
     work.mkdir()
     app = preview_app(loaded, 0, work, echo=lines.append)
     try:
+        yield loaded, app, lines
+    finally:
+        app.extensions["harness"].close()
+
+
+def test_the_preview_server_gives_a_fresh_assignment_and_prints_what_it_stored(tmp_path):
+    with preview_server(tmp_path, "pair_comparison") as (_loaded, app, lines):
         client = app.test_client()
         first, second = client.get("/"), client.get("/")
         assert first.status_code == second.status_code == 302
@@ -83,17 +93,10 @@ def test_the_preview_server_gives_a_fresh_assignment_and_prints_what_it_stored(t
         assert lines[1].startswith("    1. ") and lines[1].endswith(": 1 1.0s")
         before = client.get("/preview")
         assert "ASSIGNMENT_ID_NOT_AVAILABLE" in before.location
-    finally:
-        app.extensions["harness"].close()
 
 
 def test_the_preview_server_checks_what_an_mturk_hosted_page_posts(tmp_path):
-    loaded = load_spec(write_task_spec(tmp_path, "likert"))
-    lines: list[str] = []
-    work = tmp_path / "work"
-    work.mkdir()
-    app = preview_app(loaded, 0, work, echo=lines.append)
-    try:
+    with preview_server(tmp_path, "likert") as (loaded, app, lines):
         client = app.test_client()
         location = client.get("/?workerId=W9").location
         assert location.startswith("/mturk-page?")
@@ -108,5 +111,4 @@ def test_the_preview_server_checks_what_an_mturk_hosted_page_posts(tmp_path):
         bad = client.post(url, data={"assignmentId": "A", **posted(order[::-1], 5.0)})
         assert bad.status_code == 422
         assert "this page showed another item there" in bad.get_data(as_text=True)
-    finally:
-        app.extensions["harness"].close()
+        assert any(line.startswith("  problem: ") for line in lines)
