@@ -26,7 +26,7 @@ from harness.spec.model import Hosting, StudyType
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 """The assignmentId MTurk gives a page that a worker previews before accepting."""
 _BUTTONS_UP_TO = 11  # a whole-number scale with at most this many points gets one button each
-_LONG_SIDE = 28  # sides longer than this (sentences) are stacked rather than set side by side
+_LONG_SIDE = 24  # sides longer than this, or of several words, are stacked (sentences)
 
 
 def render_page(
@@ -192,8 +192,13 @@ def _showing(instrument: Instrument, position: int, key: str) -> dict[str, Any]:
         "position": position,
         "key": key,
         "sides": sides,
-        "long": any(len(s) > _LONG_SIDE for s in sides),
+        "long": _long(sides),
     }
+
+
+def _long(sides: list[str]) -> bool:
+    """Whether the sides read as sentences (stacked) rather than words (side by side)."""
+    return any(len(s) > _LONG_SIDE or len(s.split()) > 2 for s in sides)
 
 
 def _examples(instrument: Instrument) -> list[dict[str, Any]]:
@@ -213,7 +218,7 @@ def _examples(instrument: Instrument) -> list[dict[str, Any]]:
         out.append(
             {
                 "sides": sides,
-                "long": any(len(s) > _LONG_SIDE for s in sides),
+                "long": _long(sides),
                 "answer": text,
                 "explanation": example.explanation,
             }

@@ -21,7 +21,7 @@ from harness.store import session_scope, study_judgments
 from harness.store.models import Hit
 from tests.platform.factories import LocalMTurk, hit_params
 from tests.web.factories import PHONE, ServedApp, chromium, plan_study, write_task_spec
-from tests.web.person import answer_all, start, visible_card, wait
+from tests.web.person import ANSWER, answer_all, start, visible_card, wait
 
 pytestmark = [
     pytest.mark.browser,
@@ -156,3 +156,32 @@ def test_a_preview_in_chromium_is_read_only_and_asks_to_accept(engine, make_app,
             assert not driver.find_element("id", "submit").is_displayed()
             driver.find_element("id", "next").click()  # looking through the items is allowed
             assert "item 2 of" in visible_card(driver).text.lower()
+
+
+def test_a_reload_keeps_the_answers_given_so_far(engine, make_app, tmp_path):
+    study = plan_study(engine, write_task_spec(tmp_path, "pair_comparison"))
+    url_query = "assignmentId=A-RELOAD&hitId=H&workerId=WORKER2"
+    with ServedApp(make_app()) as served, chromium() as driver:
+        driver.get(f"{served.url}/hit/{study.key(0)}?{url_query}")
+        start(driver)
+        for position in range(2):
+            ANSWER["pair_comparison"](driver, visible_card(driver), position)
+            driver.find_element("id", "next").click()
+        driver.refresh()
+        card = visible_card(driver)  # straight back at the first unanswered item
+        assert card.find_element("css selector", ".card-count").text.lower().startswith("item 3 ")
+        driver.find_element("id", "back").click()
+        chosen = visible_card(driver).find_elements("css selector", ".pair-choice input")
+        assert [c.is_selected() for c in chosen] == [False, True, False]  # position 1: "equal"
+        driver.find_element("id", "next").click()
+        total = len(study.plans[0].showings)
+        for position in range(2, total):
+            ANSWER["pair_comparison"](driver, visible_card(driver), position)
+            if position < total - 1:
+                driver.find_element("id", "next").click()
+        driver.find_element("id", "submit").click()
+        wait(driver).until(lambda d: d.find_element("id", "done").is_displayed())
+    with session_scope(engine) as session:
+        table = study_judgments(session, 1).sort_values("position")
+    assert table["value"].tolist() == [[1.0, 0.0, -1.0][p % 3] for p in range(total)]
+    assert table["shown_at"].is_monotonic_increasing and (table["seconds"] > 0).all()

@@ -3,6 +3,7 @@ submission (each a 4xx a worker can act on, with nothing written)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from harness.render.answers import encode_answers
 from harness.render.plan import showing_order
 from harness.store import session_scope, study_judgments
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment
+from tests.factories import TASK_SPECS
 from tests.web.factories import plan_study, write_task_spec
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -358,3 +360,13 @@ def test_an_oversized_body_is_refused(make_app, rating, engine):
         "Your submission is larger than this task accepts (4 KB)."
     )
     assert judgments(engine) == 0
+
+
+def test_a_page_built_from_the_store_shows_the_specs_display_columns_only(client, engine):
+    # generated pairs of pairs: the display columns are resolved, not written in the spec
+    study = plan_study(engine, TASK_SPECS / "ws353_resolution.yaml")
+    html = accepted(client, study).get_data(as_text=True)
+    words = re.findall(r'<span class="side">([^<]+)</span>', html)
+    expected = [w for key in order_for(study) for w in study.instrument.sides(key)]
+    assert words == expected
+    assert len(words) == 4 * len(order_for(study))
