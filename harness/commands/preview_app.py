@@ -94,9 +94,9 @@ def preview_app(
             "assignmentId": f"PREVIEW-{uuid.uuid4().hex[:8].upper()}",
             "hitId": "PREVIEW-HIT",
             "workerId": worker,
-            # the worker in the path: MTurk's form posts only assignmentId and the answers
-            "turkSubmitTo": f"{request.host_url.rstrip('/')}/as/{worker}" if mturk else "",
         }
+        if mturk:  # the worker in the path: MTurk's form posts only assignmentId and answers
+            params["turkSubmitTo"] = f"{request.host_url.rstrip('/')}/as/{worker}"
         target = "/mturk-page" if mturk else f"/hit/{key}"
         return redirect(f"{target}?{urlencode(params)}")
 

@@ -99,7 +99,8 @@ def task_page(key: str) -> Response:
             submit_to=submit_to,
             preview=preview,
         )
-    return Response(html, 200, mimetype="text/html")
+    # never from a cache: the page carries this assignment's state (accepted, preview, done)
+    return Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
 
 def _refuse(status: int, *errors: str) -> tuple[Response, int]:
