@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
+    "preview": "harness.commands.preview:preview",
     "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
     "serve": "harness.commands.serve:serve",

@@ -46,6 +46,7 @@
   var reminderDone = !cfg.halfwayReminder || n < 4;
   var halfway = Math.floor(n / 2);
   var sending = false;
+  var started = false;
 
   var el = function (id) { return document.getElementById(id); };
   var backButton = el("back"), nextButton = el("next"), submitButton = el("submit");
@@ -132,6 +133,43 @@
     state[i].answered = Date.now();
     cards[i].querySelector(".card-error").hidden = true;
     progress();
+    save();
+  }
+
+  /* ---- a reload keeps the answers: saved in this browser per assignment until submitted */
+  var storeKey = "harness:" + cfg.hitKey + ":" + cfg.assignmentId;
+  var keys = cards.map(function (c) { return c.dataset.key; }).join("\u001f");
+  function save() {
+    if (cfg.preview) { return; }
+    try {
+      localStorage.setItem(storeKey, JSON.stringify({ keys: keys, state: state, reminderDone: reminderDone }));
+    } catch (e) { /* storage unavailable (private mode, sandboxed frame): nothing to keep */ }
+  }
+  function forget() {
+    try { localStorage.removeItem(storeKey); } catch (e) { /* as above */ }
+  }
+  function restore() {
+    var saved = null;
+    try { saved = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { saved = null; }
+    if (cfg.preview || !saved || saved.keys !== keys || saved.state.length !== n) { return false; }
+    reminderDone = reminderDone || saved.reminderDone;
+    saved.state.forEach(function (s, i) {
+      Object.assign(state[i], s);  // the same objects: the controls' handlers hold them
+      var card = cards[i];
+      card.querySelectorAll(".gate-input").forEach(function (x) { x.checked = x.value === s.gate; });
+      var afterGate = card.querySelector(".after-gate");
+      if (afterGate) { afterGate.hidden = s.gate !== "yes"; }
+      var skip = card.querySelector(".skip-input");
+      if (skip) { skip.checked = s.skipped && s.gate !== "no"; }
+      card.querySelectorAll(".answer-input").forEach(function (x) {
+        x.checked = s.value !== null && Math.abs(parseFloat(x.value) - s.value) < 1e-9;
+      });
+      var text = card.querySelector(".value-input");
+      if (text) { text.value = s.typed; }
+      var slider = card.querySelector(".slider");
+      if (slider && s.value !== null) { slider.value = String(s.value); slider.classList.remove("untouched"); }
+    });
+    return state.some(function (s) { return s.shown !== null; });
   }
   function wire(card, i) {
     var s = state[i];
@@ -212,13 +250,20 @@
   /* ---- navigation */
   function progress() {
     var done = state.filter(function (s, i) { return answered(i); }).length;
-    el("progress-text").textContent = "Item " + (current + 1) + " of " + n + " \u00b7 " + done + " answered";
+    var box = el("progress-text");
+    box.textContent = started ? "Item " + (current + 1) + " of " + n : n + " items";
+    if (started) {
+      var extra = document.createElement("span");
+      extra.className = "progress-answered";
+      extra.textContent = " \u00b7 " + done + " answered";
+      box.appendChild(extra);
+    }
     el("progress-fill").style.width = (100 * done / Math.max(n, 1)) + "%";
   }
   function show(i) {
     current = i;
     cards.forEach(function (card, k) { card.hidden = k !== i; });
-    if (state[i].shown === null && !cfg.preview) { state[i].shown = Date.now(); }
+    if (state[i].shown === null && !cfg.preview) { state[i].shown = Date.now(); save(); }
     backButton.disabled = i === 0;
     var last = i === n - 1;
     nextButton.hidden = last;
@@ -254,6 +299,16 @@
     nav.hidden = false;
     show(halfway);
   });
+  function begin(at) {
+    started = true;
+    el("start").hidden = true;
+    el("hide-guidelines").hidden = false;
+    guidelines.open = false;
+    form.hidden = false;
+    show(at);
+    window.scrollTo(0, 0);
+  }
+  el("start").addEventListener("click", function () { begin(0); });
   el("hide-guidelines").addEventListener("click", function () {
     guidelines.open = false;
     cards[current].scrollIntoView({ block: "nearest" });
@@ -316,6 +371,7 @@
     if (cfg.hosting === "mturk") {
       if (!cfg.turkSubmitTo) { showMessages(["This page was opened outside MTurk: there is nowhere to submit to."]); return; }
       busy(true);
+      forget();
       postToTurk(pairs);
       return;
     }
@@ -332,6 +388,7 @@
       })
       .then(function (result) {
         if (!result.ok) { busy(false); showMessages(result.data.errors || ["Please try again."]); return; }
+        forget();
         if (cfg.turkSubmitTo) {
           finish(result.data.message + " Completing the HIT on MTurk\u2026");
           postToTurk(pairs);
@@ -346,7 +403,12 @@
   submitButton.addEventListener("click", submit);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
 
-  show(0);
+  if (restore()) {
+    var next0 = state.findIndex(function (s, i) { return !answered(i); });
+    begin(next0 < 0 ? n - 1 : next0);
+  } else {
+    progress();
+  }
   window.harnessTask = { state: state, cards: cards, config: cfg };
 })();
 {% endraw %}

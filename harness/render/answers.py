@@ -13,7 +13,7 @@ One codec for both hosting modes. For the showing at (0-based) position ``p`` th
 Anything else (``assignmentId``, ``workerId``, ``hitId``) is not an answer and is ignored here.
 MTurk returns every posted field as one ``FreeText`` answer of a QuestionFormAnswers document;
 a crowd-form page returns one ``taskAnswers`` answer holding a JSON array of one object, either
-in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``, in the HIT plan's order).
+in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``; positions in the plan's order).
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ def answers_from_xml(answer_xml: str, plan: HitPlan) -> list[Answer]:
 
     One ``FreeText`` per posted field (this codec), or a crowd-form page's single
     ``taskAnswers`` JSON array: its object is read with this codec when it has ``item-0``,
-    else as ``{item key: value}`` with positions in ``plan.showings`` order (no timings).
+    else as ``{item key: value}`` with positions in ``plan.items`` order (no timings; such a
+    form answers each item once, so `check_answers` reports repeated showings as missing).
     """
     pairs = _freetext_answers(answer_xml)
     if len(pairs) == 1 and pairs[0][0] == "taskAnswers":
@@ -143,7 +144,7 @@ def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
         return decode_fields((k, _text(v)) for k, v in fields.items())
     problems: list[str] = []
     answers = []
-    for position, key in enumerate(plan.showings):
+    for position, key in enumerate(plan.items):  # one answer per item: no repeated showings
         if key not in fields:
             continue  # check_answers reports the missing item
         value = _number(_text(fields[key]), f"item {key}", problems)

@@ -12,9 +12,11 @@ from typing import Any
 
 import pandas as pd
 
+from harness.render.client_order import client_order
+from harness.render.plan import HitPlan, showing_order
 from harness.resources import templates_dir
 from harness.spec.load import LoadedSpec
-from harness.spec.model import TaskSpec
+from harness.spec.model import Hosting, TaskSpec
 from harness.spec.scale import Scale, resolve_scale
 from harness.spec.templates import default_template, template_search_path
 
@@ -64,6 +66,34 @@ class Instrument:
         if self.spec.template:
             return Path(self.spec.template).name
         return default_template(self.spec.type)
+
+    @property
+    def min_gap(self) -> int:
+        """Positions at least between a repeated item's two showings (3 without repeats)."""
+        repeated = self.spec.controls.repeated
+        return repeated.min_gap if repeated else 3
+
+    def page_order(
+        self,
+        plan: HitPlan,
+        *,
+        study_name: str,
+        worker_id: str,
+        hosting: Hosting | str | None = None,
+    ) -> list[str]:
+        """Item key per position as the page shows it to ``worker_id``: `showing_order` for
+        pages harness serves, `client_order` for self-contained (``mturk``) pages; ``hosting``
+        defaults to the spec's."""
+        chosen = Hosting(hosting) if hosting is not None else self.spec.hosting
+        order = showing_order if chosen is Hosting.EXTERNAL else client_order
+        return order(
+            plan,
+            study_name=study_name,
+            worker_id=worker_id,
+            seed=self.spec.order.seed,
+            policy=self.spec.order.policy,
+            min_gap=self.min_gap,
+        )
 
     def sides(self, item_key: str) -> list[str]:
         """What the worker reads for an item: its display columns' text, in order."""

@@ -19,14 +19,14 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
-from harness.render.plan import HitPlan, hit_key, showing_order
+from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
 from harness.spec.model import Hosting, StudyType
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 """The assignmentId MTurk gives a page that a worker previews before accepting."""
 _BUTTONS_UP_TO = 11  # a whole-number scale with at most this many points gets one button each
-_LONG_SIDE = 28  # sides longer than this (sentences) are stacked rather than set side by side
+_LONG_SIDE = 24  # sides longer than this, or of several words, are stacked (sentences)
 
 
 def render_page(
@@ -53,13 +53,8 @@ def render_page(
     spec = instrument.spec
     key = hit_key(study_name, plan.index)
     if hosting is Hosting.EXTERNAL and worker_id and not preview:
-        order = showing_order(
-            plan,
-            study_name=study_name,
-            worker_id=worker_id,
-            seed=spec.order.seed,
-            policy=spec.order.policy,
-            min_gap=_min_gap(instrument),
+        order = instrument.page_order(
+            plan, study_name=study_name, worker_id=worker_id, hosting=Hosting.EXTERNAL
         )
     else:
         order = plan.showings
@@ -79,7 +74,7 @@ def render_page(
             "shuffle": hosting is Hosting.MTURK and spec.order.policy.value == "random_per_worker",
             "seed": spec.order.seed,
             "study": study_name,
-            "minGap": _min_gap(instrument),
+            "minGap": instrument.min_gap,
         },
         "scale": _scale_config(instrument),
     }
@@ -119,11 +114,6 @@ def _environment(template_dirs: tuple[Path, ...]) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-
-
-def _min_gap(instrument: Instrument) -> int:
-    repeated = instrument.spec.controls.repeated
-    return repeated.min_gap if repeated else 3
 
 
 def _number(value: float) -> str:
@@ -202,8 +192,13 @@ def _showing(instrument: Instrument, position: int, key: str) -> dict[str, Any]:
         "position": position,
         "key": key,
         "sides": sides,
-        "long": any(len(s) > _LONG_SIDE for s in sides),
+        "long": _long(sides),
     }
+
+
+def _long(sides: list[str]) -> bool:
+    """Whether the sides read as sentences (stacked) rather than words (side by side)."""
+    return any(len(s) > _LONG_SIDE or len(s.split()) > 2 for s in sides)
 
 
 def _examples(instrument: Instrument) -> list[dict[str, Any]]:
@@ -223,7 +218,7 @@ def _examples(instrument: Instrument) -> list[dict[str, Any]]:
         out.append(
             {
                 "sides": sides,
-                "long": any(len(s) > _LONG_SIDE for s in sides),
+                "long": _long(sides),
                 "answer": text,
                 "explanation": example.explanation,
             }

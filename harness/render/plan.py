@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,7 +118,18 @@ def showing_order(
         return order + list(plan.repeated)
     rng = np.random.default_rng(worker_seed(seed, study_name, worker_id))
     order = [order[i] for i in rng.permutation(len(order))]
-    for key in plan.repeated:
+    return place_repeats(order, plan.repeated, min_gap, lambda n: int(rng.integers(n)))
+
+
+def place_repeats(
+    order: list[str], repeated: Sequence[str], min_gap: int, choose: Callable[[int], int]
+) -> list[str]:
+    """``order`` with each key of ``repeated`` shown a second time, at a slot ``choose(n)``
+    picks among the n slots at least ``min_gap`` positions from the first showing (first and
+    last when there is none). Shared by `showing_order` and the page script's `client_order`.
+    """
+    order = list(order)
+    for key in repeated:
         first = order.index(key)
         # inserting at q puts the second showing at q (q > first) or pushes the first to
         # first + 1 (q <= first); the gap is the number of showings strictly between them
@@ -126,7 +137,7 @@ def showing_order(
         gaps = [q - first - 1 if q > first else first - q for q in slots]
         allowed = [q for q, gap in zip(slots, gaps, strict=True) if gap >= min_gap]
         if allowed:
-            order.insert(allowed[int(rng.integers(len(allowed)))], key)
+            order.insert(allowed[choose(len(allowed))], key)
         else:  # too short for the gap: first and last is as far apart as it gets
             order.remove(key)
             order = [key, *order, key]

@@ -16,14 +16,12 @@ from sqlmodel import Session, select
 from harness.errors import StoreError
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
-from harness.render.plan import showing_order
 from harness.render.validation import check_answers
-from harness.spec.model import Hosting
 from harness.store.database import session_scope
 from harness.store.models import Assignment, AssignmentStatus, Judgment, Worker
 from harness.store.submissions import record_accept, store_submission
 from harness.web.messages import message_page
-from harness.web.state import TaskHit, find_task_hit, web_state
+from harness.web.state import find_task_hit, web_state
 
 bp = Blueprint("tasks", __name__)
 
@@ -34,19 +32,6 @@ NO_HIT = "There is no HIT {key} here. Check the link, or return the HIT on MTurk
 
 def _external_submit(submit_to: str) -> str:
     return f"{submit_to.rstrip('/')}/mturk/externalSubmit" if submit_to else ""
-
-
-def _worker_order(task: TaskHit, worker_id: str) -> list[str]:
-    spec = task.instrument.spec
-    repeated = spec.controls.repeated
-    return showing_order(
-        task.plan,
-        study_name=task.study.name,
-        worker_id=worker_id,
-        seed=spec.order.seed,
-        policy=spec.order.policy,
-        min_gap=repeated.min_gap if repeated else 3,
-    )
 
 
 def _has_judgments(session: Session, assignment_id: int) -> bool:
@@ -107,14 +92,15 @@ def task_page(key: str) -> Response:
             task.instrument,
             task.plan,
             study_name=task.study.name,
-            hosting=Hosting.EXTERNAL,
+            hosting="external",
             worker_id=None if preview else worker_id,
             assignment_id=assignment_id,
             hit_id=hit_id,
             submit_to=submit_to,
             preview=preview,
         )
-    return Response(html, 200, mimetype="text/html")
+    # never from a cache: the page carries this assignment's state (accepted, preview, done)
+    return Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
 
 def _refuse(status: int, *errors: str) -> tuple[Response, int]:
@@ -181,7 +167,12 @@ def _store(
     except AnswerFormatError as exc:
         return _refuse(400, *exc.problems)
     problems = check_answers(
-        task.instrument, task.plan, answers, worker_order=_worker_order(task, worker_id)
+        task.instrument,
+        task.plan,
+        answers,
+        worker_order=task.instrument.page_order(
+            task.plan, study_name=task.study.name, worker_id=worker_id, hosting="external"
+        ),
     )
     if problems:
         return _refuse(422, *problems)
