@@ -94,6 +94,11 @@ def launch(
             "this spec's hosting is external: give --public-url (or $HARNESS_PUBLIC_URL), the "
             "base URL where the task server (harness serve) shows the pages"
         )
+    if public_url and chosen != "local" and urlsplit(public_url).scheme != "https":
+        raise InputError(
+            f"--public-url {public_url}: MTurk shows external pages only over https; give the "
+            "https address the task server is reachable at"
+        )
     plan = launch_plan(loaded, chosen)
     hit_plans = plan_hits(loaded)
     questions = _questions(loaded, hit_plans, public_url)

@@ -207,3 +207,20 @@ def test_a_dry_run_of_a_started_launch_shows_its_real_tokens(tmp_path, mturk, cl
         for line in dry.output.splitlines()
         if line.startswith('{"operation": "CreateHITWithHITType"')
     } == labels
+
+
+def test_external_pages_must_be_https_off_the_local_service(tmp_path):
+    spec = small_spec(tmp_path, hosting="external")
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "sandbox",
+        "--public-url",
+        "http://tasks.example.org",
+        "--dry-run",
+    )
+    assert result.exit_code == 1
+    assert "MTurk shows external pages only over https" in result.output
+    missing = harness_cli("launch", str(spec), "--target", "local", "--dry-run")
+    assert "this spec's hosting is external: give --public-url" in missing.output

@@ -57,4 +57,5 @@ def make_client(target: str, endpoint_url: str | None = None, *, timeout: float 
     }
     if target == "local":
         kwargs |= {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
-    return boto3.client("mturk", **kwargs)
+    # A session of its own: credentials are resolved now, not cached from an earlier client.
+    return boto3.session.Session().client("mturk", **kwargs)

@@ -1,0 +1,286 @@
+"""The MTurk provider's requests, checked by botocore's Stubber against the real MTurk model,
+and the client factory's endpoints and credentials."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+from botocore.stub import Stubber
+
+from harness.errors import InputError, PlatformError
+from harness.platform.mturk import MTurkProvider, make_client
+from harness.platform.mturk.client import PRODUCTION_ENDPOINT, SANDBOX_ENDPOINT, endpoint_for
+from harness.platform.mturk.retry import Backoff
+from harness.platform.provider import SubmissionState, WorkSettings, WorkUnit
+
+HIT_ID = "3ABCDEFGHIJKLMNOPQRSTUVWXYZ012"
+ASSIGNMENT = "3ZYXWVUTSRQPONMLKJIHGFEDCBA987"
+UNIT = WorkUnit(
+    index=4,
+    question="<ExternalQuestion/>",
+    assignments=3,
+    lifetime=3600,
+    token="harness-abc-4",
+    label="harness study=s launch=x hit=4",
+)
+
+
+def hit(**extra):
+    return {
+        "HITId": HIT_ID,
+        "HITStatus": "Assignable",
+        "MaxAssignments": 3,
+        "RequesterAnnotation": UNIT.label,
+        "Expiration": datetime(2026, 12, 1, tzinfo=UTC),
+        **extra,
+    }
+
+
+def assignment(status):
+    return {
+        "AssignmentId": ASSIGNMENT,
+        "WorkerId": "AWORKER1",
+        "HITId": HIT_ID,
+        "AssignmentStatus": status,
+        "Answer": "<QuestionFormAnswers/>",
+    }
+
+
+@pytest.fixture
+def stubbed():
+    client = make_client("local", "http://127.0.0.1:9")
+    provider = MTurkProvider(client, "local", Backoff(sleep=lambda _s: None, rng=random.Random(0)))
+    with Stubber(client) as stub:
+        yield provider, stub
+        stub.assert_no_pending_responses()
+
+
+def test_a_hit_is_created_with_its_token_annotation_and_type(stubbed):
+    provider, stub = stubbed
+    stub.add_response(
+        "create_hit_with_hit_type",
+        {"HIT": hit()},
+        {
+            "HITTypeId": "TYPE1",
+            "MaxAssignments": 3,
+            "LifetimeInSeconds": 3600,
+            "Question": "<ExternalQuestion/>",
+            "RequesterAnnotation": UNIT.label,
+            "UniqueRequestToken": "harness-abc-4",
+        },
+    )
+    published = provider.publish("TYPE1", UNIT)
+    assert (published.platform_id, published.label, published.assignments) == (
+        HIT_ID,
+        UNIT.label,
+        3,
+    )
+
+
+def test_a_repeated_token_returns_the_hit_named_in_the_error(stubbed):
+    provider, stub = stubbed
+    stub.add_client_error(
+        "create_hit_with_hit_type",
+        service_error_code="RequestError",
+        service_message=f"There is already a HIT with the same UniqueRequestToken. ({HIT_ID})",
+        response_meta={},
+        modeled_fields={"TurkErrorCode": "AWS.MechanicalTurk.HitAlreadyExists"},
+    )
+    stub.add_response("get_hit", {"HIT": hit()}, {"HITId": HIT_ID})
+    assert provider.publish("TYPE1", UNIT).platform_id == HIT_ID
+
+
+def test_a_repeated_token_without_an_id_is_found_by_its_annotation(stubbed):
+    provider, stub = stubbed
+    stub.add_client_error(
+        "create_hit_with_hit_type",
+        service_error_code="RequestError",
+        service_message="There is already a HIT which exists with the same UniqueRequestToken.",
+        modeled_fields={"TurkErrorCode": "AWS.MechanicalTurk.HitAlreadyExists"},
+    )
+    other = hit(HITId="3OTHERHIT0000000000000000000AA", RequesterAnnotation="someone else")
+    stub.add_response("list_hits", {"HITs": [other, hit()]}, {"MaxResults": 100})
+    assert provider.publish("TYPE1", UNIT).platform_id == HIT_ID
+
+
+def test_an_approve_that_took_effect_before_a_fault_is_not_sent_again(stubbed):
+    provider, stub = stubbed
+    stub.add_client_error(
+        "approve_assignment", service_error_code="ServiceUnavailable", http_status_code=503
+    )
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": assignment("Approved"), "HIT": hit()},
+        {"AssignmentId": ASSIGNMENT},
+    )
+    provider.approve(ASSIGNMENT)  # no second ApproveAssignment is stubbed: none is sent
+
+
+def test_an_approve_that_did_not_take_effect_is_sent_again(stubbed):
+    provider, stub = stubbed
+    stub.add_client_error(
+        "approve_assignment", service_error_code="ServiceUnavailable", http_status_code=503
+    )
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": assignment("Submitted"), "HIT": hit()},
+        {"AssignmentId": ASSIGNMENT},
+    )
+    stub.add_response("approve_assignment", {}, {"AssignmentId": ASSIGNMENT})
+    provider.approve(ASSIGNMENT)
+
+
+def test_a_reject_the_platform_refuses_is_an_error_that_names_it(stubbed):
+    provider, stub = stubbed
+    stub.add_client_error(
+        "reject_assignment",
+        service_error_code="RequestError",
+        service_message="This operation can be called with a status of: Submitted",
+    )
+    stub.add_response(
+        "get_assignment",
+        {"Assignment": assignment("Approved"), "HIT": hit()},
+        {"AssignmentId": ASSIGNMENT},
+    )
+    with pytest.raises(PlatformError, match=f"MTurk refused to reject {ASSIGNMENT}"):
+        provider.reject(ASSIGNMENT, "feedback")
+
+
+def test_a_bonus_carries_its_token_and_a_duplicate_is_done(stubbed):
+    provider, stub = stubbed
+    params = {
+        "WorkerId": "AWORKER1",
+        "AssignmentId": ASSIGNMENT,
+        "BonusAmount": "0.25",
+        "Reason": "careful",
+        "UniqueRequestToken": "tok",
+    }
+    stub.add_response("send_bonus", {}, params)
+    stub.add_client_error(
+        "send_bonus",
+        service_error_code="RequestError",
+        modeled_fields={"TurkErrorCode": "AWS.MechanicalTurk.DuplicateRequest"},
+        expected_params=params,
+    )
+    provider.bonus("AWORKER1", ASSIGNMENT, Decimal("0.25"), "careful", "tok")
+    provider.bonus("AWORKER1", ASSIGNMENT, Decimal("0.25"), "careful", "tok")
+
+
+def test_the_hit_type_carries_every_requirement(stubbed):
+    provider, stub = stubbed
+    settings = WorkSettings(
+        title="t",
+        description="d",
+        keywords=["a", "b"],
+        reward=Decimal("0.75"),
+        assignment_duration=2700,
+        lifetime=3600,
+        auto_approval_delay=259200,
+        countries=["US"],
+        min_approval_rate=98,
+        min_approved=1000,
+    )
+    stub.add_response(
+        "create_hit_type",
+        {"HITTypeId": "TYPE1"},
+        {
+            "Title": "t",
+            "Description": "d",
+            "Keywords": "a, b",
+            "Reward": "0.75",
+            "AssignmentDurationInSeconds": 2700,
+            "AutoApprovalDelayInSeconds": 259200,
+            "QualificationRequirements": [
+                {
+                    "QualificationTypeId": "00000000000000000071",
+                    "Comparator": "In",
+                    "LocaleValues": [{"Country": "US"}],
+                    "ActionsGuarded": "DiscoverPreviewAndAccept",
+                },
+                {
+                    "QualificationTypeId": "000000000000000000L0",
+                    "Comparator": "GreaterThanOrEqualTo",
+                    "IntegerValues": [98],
+                    "ActionsGuarded": "DiscoverPreviewAndAccept",
+                },
+                {
+                    "QualificationTypeId": "00000000000000000040",
+                    "Comparator": "GreaterThanOrEqualTo",
+                    "IntegerValues": [1000],
+                    "ActionsGuarded": "DiscoverPreviewAndAccept",
+                },
+                {
+                    "QualificationTypeId": "3EXCLUDE",
+                    "Comparator": "DoesNotExist",
+                    "ActionsGuarded": "DiscoverPreviewAndAccept",
+                },
+            ],
+        },
+    )
+    prepared = provider.prepare("s x", settings, "3EXCLUDE")
+    assert (prepared.work_type_id, prepared.exclude_ref, prepared.created) == (
+        "TYPE1",
+        "3EXCLUDE",
+        [],
+    )
+
+
+def test_submissions_are_listed_from_every_page(stubbed):
+    provider, stub = stubbed
+    wanted = {
+        "HITId": HIT_ID,
+        "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+        "MaxResults": 100,
+    }
+    stub.add_response(
+        "list_assignments_for_hit",
+        {"Assignments": [assignment("Submitted")], "NextToken": "p2"},
+        wanted,
+    )
+    stub.add_response(
+        "list_assignments_for_hit",
+        {"Assignments": [assignment("Approved")]},
+        {**wanted, "NextToken": "p2"},
+    )
+    states = [s.state for s in provider.submissions(HIT_ID)]
+    assert states == [SubmissionState.SUBMITTED, SubmissionState.APPROVED]
+
+
+def test_targets_have_their_own_endpoints():
+    assert endpoint_for("sandbox") == SANDBOX_ENDPOINT
+    assert endpoint_for("production") == PRODUCTION_ENDPOINT
+    assert make_client("sandbox").meta.endpoint_url == SANDBOX_ENDPOINT
+    assert make_client("production").meta.endpoint_url == PRODUCTION_ENDPOINT
+    with pytest.raises(InputError, match="--endpoint-url is for --target local only"):
+        endpoint_for("production", "http://127.0.0.1:8765")
+
+
+def test_the_local_endpoint_comes_from_the_option_the_environment_or_the_default(monkeypatch):
+    monkeypatch.delenv("HARNESS_MTURK_ENDPOINT", raising=False)
+    assert endpoint_for("local") == "http://127.0.0.1:8765"
+    monkeypatch.setenv("HARNESS_MTURK_ENDPOINT", "http://127.0.0.1:9999")
+    assert endpoint_for("local") == "http://127.0.0.1:9999"
+    assert endpoint_for("local", "http://127.0.0.1:7777") == "http://127.0.0.1:7777"
+
+
+def test_sandbox_credentials_come_from_the_aws_chain_not_from_harness(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDFROMENV")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    sandbox = make_client("sandbox")
+    assert sandbox._request_signer._credentials.access_key == "AKIDFROMENV"
+    local = make_client("local")
+    assert local._request_signer._credentials.access_key == "local"
+
+
+def test_missing_credentials_say_how_to_give_them(monkeypatch, tmp_path):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    provider = MTurkProvider(make_client("sandbox"), "sandbox")
+    with pytest.raises(PlatformError, match="no AWS credentials found: set AWS_PROFILE"):
+        provider.balance()
