@@ -118,7 +118,18 @@ def open_study(
                 f"study {plan.study_name!r} was launched on {study.target}, not {plan.target}; "
                 "give a study on another target another study.name"
             )
-    add_planned_hits(session, study, showings, plan.assignments_per_hit)
+        platform = platform_of(session, study)
+        launched = (platform.reward, platform.assignments_per_hit, platform.hosting)
+        if launched != (plan.settings.reward, plan.assignments_per_hit, plan.hosting):
+            raise InputError(
+                f"study {plan.study_name!r} was launched with reward ${platform.reward}, "
+                f"{platform.assignments_per_hit} assignments per HIT and {platform.hosting} "
+                "hosting; this spec differs: give a changed study another study.name"
+            )
+    try:
+        add_planned_hits(session, study, showings, plan.assignments_per_hit)
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
     return study, created
 
 

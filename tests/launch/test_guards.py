@@ -224,3 +224,20 @@ def test_external_pages_must_be_https_off_the_local_service(tmp_path):
     assert "MTurk shows external pages only over https" in result.output
     missing = harness_cli("launch", str(spec), "--target", "local", "--dry-run")
     assert "this spec's hosting is external: give --public-url" in missing.output
+
+
+def test_a_changed_spec_does_not_resume_a_study_launched_with_other_settings(tmp_path, mturk):
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    assert launch(small_spec(tmp_path), mturk, db).exit_code == 0
+    dearer = small_spec(tmp_path)
+    dearer.write_text(dearer.read_text().replace("reward: '0.10'", "reward: '0.20'"))
+    result = launch(dearer, mturk, db)
+    assert result.exit_code == 1
+    assert (
+        "Error: study 'small' was launched with reward $0.10, 2 assignments per HIT and mturk "
+        "hosting; this spec differs: give a changed study another study.name"
+    ) in result.output
+    resplit = small_spec(tmp_path, per_hit=4)
+    result = launch(resplit, mturk, db)
+    assert result.exit_code == 1
+    assert "already has HIT 0 with other items: the plan changed" in result.output
