@@ -55,20 +55,18 @@ class SyncReport:
     submissions: int = 0
     stored: int = 0  # new submissions whose judgments were written now
     recovered: int = 0  # of those, external-mode answers the task server had missed
-    status_changes: int = 0
+    status_changes: int = 0  # assignments whose status the platform changed
+    hit_changes: int = 0  # HITs whose status or size the platform changed
     invalid: list[str] = field(default_factory=list)  # assignment ids with unreadable answers
     new: list[int] = field(default_factory=list)  # store ids of assignments stored now
     hook_failures: list[str] = field(default_factory=list)  # after_submission errors
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.stored or self.status_changes or self.invalid)
 
     def line(self, study: str) -> str:
         return (
             f"{study}: {self.hits} HITs, {self.submissions} submitted assignments; "
             f"{self.stored} stored now ({self.recovered} recovered from the platform), "
-            f"{self.status_changes} status changes, {len(self.invalid)} unreadable"
+            f"{self.status_changes} assignment and {self.hit_changes} HIT status changes, "
+            f"{len(self.invalid)} unreadable"
         )
 
 
@@ -123,7 +121,9 @@ def sync_study(
         with session_scope(engine) as session:
             hit = session.get(Hit, hit_id)
             assert hit is not None
-            _hit_status(session, hit, HitStatus(unit.state.value), unit.assignments)
+            report.hit_changes += _hit_status(
+                session, hit, HitStatus(unit.state.value), unit.assignments
+            )
             for submission in submissions:
                 apply_submission(session, hit, submission, hooks, report)
         run_after_submission(engine, hooks, report)
@@ -225,9 +225,10 @@ def _read(
     return None
 
 
-def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) -> None:
+def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) -> int:
+    """Record the platform's state of a HIT; 1 when it changed, else 0."""
     if hit.status == state and hit.max_assignments == assignments:
-        return
+        return 0
     record_event(
         session,
         "hit.status",
@@ -243,6 +244,7 @@ def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) 
     hit.status = state
     hit.max_assignments = assignments
     session.add(hit)
+    return 1
 
 
 def _assignment(session: Session, platform_id: str) -> Assignment | None:
@@ -310,7 +312,9 @@ def sync_from_queue(
                 with session_scope(engine) as session:
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
-                    _hit_status(session, hit, HitStatus(unit.state.value), unit.assignments)
+                    report.hit_changes += _hit_status(
+                        session, hit, HitStatus(unit.state.value), unit.assignments
+                    )
             seen_hits.add(event["HITId"])
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     report.hits = len(seen_hits)

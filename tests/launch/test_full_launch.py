@@ -90,7 +90,10 @@ def test_ws353_reproduction_runs_end_to_end_on_local(
         with session_scope(engine) as session:
             events_before = session.exec(select(func.count()).select_from(Event)).one()
         again = harness_cli("sync", "ws353-reproduction", "--db", database_url)
-        assert "0 stored now (0 recovered from the platform), 0 status changes" in again.output
+        assert (
+            "0 stored now (0 recovered from the platform), 0 assignment and 0 HIT status changes"
+            in again.output
+        )
         review_again = harness_cli("review", "ws353-reproduction", "--db", database_url)
         assert "nothing to do" in review_again.output
         with session_scope(engine) as session:

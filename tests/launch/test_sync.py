@@ -55,9 +55,10 @@ def test_sync_reads_mturk_hosted_answers_into_judgments_once(tmp_path, mturk, ht
     counts = store_counts(database_url)
     assert counts["judgments"] == loaded.judgments == 16
     second = harness_cli("sync", "small", "--db", database_url)
-    assert "8 submitted assignments; 0 stored now (0 recovered from the platform), 0 status" in (
-        second.output
-    )
+    assert (
+        "8 submitted assignments; 0 stored now (0 recovered from the platform), 0 assignment "
+        "and 0 HIT status changes"
+    ) in second.output
     assert store_counts(database_url) == counts
 
 
