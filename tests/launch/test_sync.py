@@ -166,3 +166,44 @@ def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http
     assert len(report.hook_failures) == 8
     assert "RuntimeError: screening is broken" in report.hook_failures[0]
     assert store_counts(db)["judgments"] == 16
+
+
+def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sqs, mturk, http):
+    from harness.errors import PlatformError
+    from harness.platform.mturk import MTurkProvider, make_client
+    from harness.platform.sync import SyncHooks, sync_from_queue
+    from harness.render.answers import answers_from_xml
+
+    queue = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "0"})["QueueUrl"]
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    launch_and_work(tmp_path, mturk, http, db, "--notify-queue", queue)
+    provider = MTurkProvider(make_client("local", mturk.url), "local")
+
+    class FailsOnTheFifth:
+        """The real provider, until the fifth submission read fails."""
+
+        def __init__(self):
+            self.reads = 0
+
+        def __getattr__(self, name):
+            return getattr(provider, name)
+
+        def submission(self, assignment_id):
+            self.reads += 1
+            if self.reads == 5:
+                raise PlatformError("MTurk is down")
+            return provider.submission(assignment_id)
+
+    hooks = SyncHooks(parse=answers_from_xml)
+    engine = make_engine(db)
+    try:
+        with pytest.raises(PlatformError):
+            sync_from_queue(engine, FailsOnTheFifth(), "small", hooks, sqs, queue)
+        assert store_counts(db)["judgments"] == 4 * 2  # four assignments of two items
+        report = sync_from_queue(engine, provider, "small", hooks, sqs, queue)
+    finally:
+        engine.dispose()
+    assert report.stored == 4
+    assert store_counts(db)["judgments"] == 16
+    attributes = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
+    assert attributes["ApproximateNumberOfMessages"] == "0"
