@@ -43,7 +43,7 @@ def echo_err(message: str, **kwargs: Any) -> None:
 
 def study_provider(engine: sa.Engine, study_name: str) -> Provider:
     """The provider of a launched study, from what the launch stored (target, endpoint)."""
-    from harness.platform.launch import find_study, platform_of
+    from harness.platform.studies import find_study, platform_of
     from harness.store import session_scope
 
     with session_scope(engine) as session:

@@ -112,13 +112,8 @@ def launch(
         _confirm_production(plan, yes, confirm_cost)
     if chosen == "local" and start_local:
         _start_local(endpoint_url)
-    from harness.platform.launch import (
-        open_study,
-        platform_of,
-        post_hits,
-        posted_count,
-        work_units,
-    )
+    from harness.platform.launch import open_study, post_hits, work_units
+    from harness.platform.studies import platform_of, posted_count
     from harness.store import database_url, session_scope
     from harness.store.migrations import upgrade
 
@@ -244,7 +239,7 @@ def _known_launch(db: str | None, study_name: str) -> str | None:
     import sqlalchemy as sa
     from sqlmodel import select
 
-    from harness.platform.launch import platform_of
+    from harness.platform.studies import platform_of
     from harness.store import database_url, session_scope
     from harness.store.models import Study
 

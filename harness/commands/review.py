@@ -15,8 +15,8 @@ def review(study: str, db: str | None, dry_run: bool) -> None:
     """Review STUDY: block, reject (with feedback) and replace as screening decided, then
     approve every other submitted assignment. Every action is logged with its reason and is
     done once however often this runs; nothing the platform auto-approved is rejected."""
-    from harness.platform.launch import find_study
     from harness.platform.review import review_study
+    from harness.platform.studies import find_study
     from harness.store import session_scope
 
     engine = open_engine(db)

@@ -52,8 +52,8 @@ def simulate_workers(
     which must be running). Only for studies on the local target."""
     import requests
 
-    from harness.platform.launch import find_study, platform_of
     from harness.platform.mturk.client import endpoint_for
+    from harness.platform.studies import find_study, platform_of
     from harness.simulate import Crowd
     from harness.simulate.driver import SimulatedWorkers
     from harness.store import session_scope

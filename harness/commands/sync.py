@@ -53,7 +53,7 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
 def sync_hooks(engine: Any, study_name: str) -> Any:
     """Answers read with the task pages' codec, checked against the stored instrument, and
     screened live as each new submission is stored."""
-    from harness.platform.launch import find_study
+    from harness.platform.studies import find_study
     from harness.platform.sync import SyncHooks
     from harness.render.answers import answers_from_xml
     from harness.render.validation import check_answers

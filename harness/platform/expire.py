@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlmodel import select
 
-from harness.platform.launch import find_study
 from harness.platform.provider import Provider
+from harness.platform.studies import find_study
 from harness.store.database import session_scope
 from harness.store.events import record_event
 from harness.store.models import Hit, HitStatus, StudyStatus

@@ -25,6 +25,7 @@ from harness.platform.launch_plan import (
     new_launch_id,
 )
 from harness.platform.provider import Prepared, Provider, PublishedUnit, WorkSettings, WorkUnit
+from harness.platform.studies import platform_of
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
 from harness.store.events import record_event
@@ -133,15 +134,6 @@ def open_study(
     return study, created
 
 
-def posted_count(session: Session, study_name: str) -> int:
-    """How many of the study's HITs the store knows to be posted (0 for a new study)."""
-    study = session.exec(select(Study).where(Study.name == study_name)).first()
-    if study is None:
-        return 0
-    hits = session.exec(select(Hit).where(Hit.study_id == study.id)).all()
-    return sum(1 for h in hits if h.platform_hit_id is not None)
-
-
 def unposted(session: Session, study_id: int) -> list[Hit]:
     return list(
         session.exec(
@@ -150,22 +142,6 @@ def unposted(session: Session, study_id: int) -> list[Hit]:
             .order_by(Hit.index)  # type: ignore[arg-type]
         )
     )
-
-
-def platform_of(session: Session, study: Study) -> StudyPlatform:
-    found = session.get(StudyPlatform, study.id)
-    if found is None:
-        raise InputError(f"study {study.name!r} was never launched (no platform record)")
-    return found
-
-
-def find_study(session: Session, name: str) -> Study:
-    study = session.exec(select(Study).where(Study.name == name)).first()
-    if study is None:
-        names = sorted(session.exec(select(Study.name)))
-        known = f"; studies in this store: {', '.join(names)}" if names else ""
-        raise InputError(f"no study named {name!r} in the store{known}")
-    return study
 
 
 def post_hits(

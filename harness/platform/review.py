@@ -18,10 +18,10 @@ from typing import Any
 from sqlmodel import Session, select
 
 from harness.errors import PlatformError
-from harness.platform.launch import platform_of
 from harness.platform.launch_plan import action_token
 from harness.platform.pricing import LARGE_HIT_ASSIGNMENTS
 from harness.platform.provider import Provider, SubmissionState
+from harness.platform.studies import platform_of
 from harness.store.events import record_event
 from harness.store.models import (
     Assignment,

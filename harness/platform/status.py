@@ -14,9 +14,9 @@ from decimal import Decimal
 import pandas as pd
 from sqlmodel import Session, func, select
 
-from harness.platform.launch import find_study, platform_of
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Provider
+from harness.platform.studies import find_study, platform_of
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Item, Judgment
 
 

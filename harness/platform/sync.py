@@ -18,8 +18,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from harness.platform.launch import find_study, platform_of
 from harness.platform.provider import Provider, Submission, SubmissionState
+from harness.platform.studies import find_study, platform_of
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
 from harness.store.events import record_event
