@@ -113,23 +113,22 @@ def approve(session: Session, provider: Provider, assignment: Assignment, reason
 def reject(
     session: Session, provider: Provider, assignment: Assignment, feedback: str, reason: str
 ) -> bool:
-    """Reject a submitted assignment with feedback; never one the platform already approved."""
-    if assignment.status in (AssignmentStatus.REJECTED, AssignmentStatus.APPROVED):
+    """Reject a submitted assignment with feedback; never one that was approved (by review or
+    by the platform's auto-approval): that is refused and logged once, with the reason."""
+    if assignment.status is AssignmentStatus.REJECTED:
         return False
     study_id = _study_id(session, assignment)
     aid = assignment.platform_assignment_id
+    if assignment.status is AssignmentStatus.APPROVED:
+        _refuse_rejection(session, study_id, aid, reason, "it was approved already")
+        return False
     current = provider.submission(aid)
     if current is None:
         raise PlatformError(f"assignment {aid} is not submitted on the platform; cannot reject")
     if current.state is SubmissionState.APPROVED:
         _settle(session, assignment, current.state, study_id)
-        _log(
-            session,
-            "review.reject.refused",
-            study_id,
-            aid,
-            reason=reason,
-            why="the platform approved it already (auto-approval); it is never rejected after",
+        _refuse_rejection(
+            session, study_id, aid, reason, "the platform approved it already (auto-approval)"
         )
         return False
     if current.state is SubmissionState.REJECTED:
@@ -141,6 +140,19 @@ def reject(
     session.add(assignment)
     _log(session, "review.rejected", study_id, aid, reason=reason, feedback=feedback)
     return True
+
+
+def _refuse_rejection(session: Session, study_id: int, aid: str, reason: str, why: str) -> None:
+    """Log (once per assignment) that a rejection was not done: approved work stays approved."""
+    if not _done(session, "review.reject.refused", aid, study_id):
+        _log(
+            session,
+            "review.reject.refused",
+            study_id,
+            aid,
+            reason=reason,
+            why=f"{why}; an approved assignment is never rejected",
+        )
 
 
 def _settle(

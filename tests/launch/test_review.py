@@ -94,6 +94,9 @@ def test_an_auto_approved_assignment_is_never_rejected(launched, mturk, client):
         assert [e.subject for e in refused] == [target.platform_assignment_id]
         assert "auto-approval" in refused[0].payload["why"]
         assert events(session, "review.reject.intent") == []
+        again = review.reject(session, provider, target, "feedback", "H2 failed")
+        assert again is False
+        assert len(events(session, "review.reject.refused")) == 1
     status = client.get_assignment(AssignmentId=target.platform_assignment_id)["Assignment"]
     assert status["AssignmentStatus"] == "Approved"
 
