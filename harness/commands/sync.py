@@ -7,6 +7,9 @@ from typing import Any
 import click
 
 from harness.commands._platform import db_option, live_screening, open_engine, study_provider
+from harness.errors import InputError
+
+STORED_QUEUE = "-"
 
 
 @click.command("sync")
@@ -15,8 +18,12 @@ from harness.commands._platform import db_option, live_screening, open_engine, s
 @click.option(
     "--from-queue",
     "queue_url",
+    is_flag=False,
+    flag_value=STORED_QUEUE,
     default=None,
-    help="Consume MTurk's notifications from this SQS queue instead of polling every HIT.",
+    metavar="[QUEUE_URL]",
+    help="Consume MTurk's notifications from this SQS queue instead of polling every HIT "
+    "(without a URL: the queue the study was launched with, --notify-queue).",
 )
 def sync(study: str, db: str | None, queue_url: str | None) -> None:
     """Pull STUDY's assignments from the platform (all pages) and store what is new.
@@ -31,6 +38,8 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
     try:
         provider = study_provider(engine, study)
         hooks = sync_hooks(engine, study)
+        if queue_url == STORED_QUEUE:
+            queue_url = _stored_queue(engine, study)
         if queue_url:
             import boto3
 
@@ -83,6 +92,20 @@ def stored_instrument_of(session: Any, instrument_id: int) -> Any:
         for i in items
     ]
     return stored_instrument(version.spec, rows, version.guidelines)
+
+
+def _stored_queue(engine: Any, study_name: str) -> str:
+    from harness.platform.studies import find_study, platform_of
+    from harness.store import session_scope
+
+    with session_scope(engine) as session:
+        queue = platform_of(session, find_study(session, study_name)).notification_queue
+    if not queue:
+        raise InputError(
+            f"study {study_name!r} was launched without --notify-queue: give the queue's URL "
+            "to --from-queue, or sync without it (polling)"
+        )
+    return queue
 
 
 def _queue_region(queue_url: str) -> str:

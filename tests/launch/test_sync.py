@@ -140,6 +140,17 @@ def test_sync_from_the_notification_queue_stores_everything_and_empties_it(
     assert store_counts(database_url) == counts
     polled = harness_cli("sync", "small", "--db", database_url)
     assert "8 submitted assignments; 0 stored now" in polled.output
+    stored_queue = harness_cli("sync", "small", "--from-queue", "--db", database_url)
+    assert stored_queue.exit_code == 0, stored_queue.output
+    assert "0 stored now" in stored_queue.output
+
+
+def test_sync_from_the_stored_queue_needs_a_study_launched_with_one(tmp_path, mturk, http, sqs):
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    launch_and_work(tmp_path, mturk, http, db)
+    result = harness_cli("sync", "small", "--db", db, "--from-queue")
+    assert result.exit_code == 1
+    assert "study 'small' was launched without --notify-queue" in result.output
 
 
 def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http):
