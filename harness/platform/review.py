@@ -261,18 +261,17 @@ def _done(session: Session, kind: str, subject: str, study_id: int | None = None
 
 # -- screening decisions --------------------------------------------------------------------
 def pending_decisions(session: Session, study: Study) -> list[ScreeningDecision]:
-    return list(
-        session.exec(
-            select(ScreeningDecision)
-            .where(
-                ScreeningDecision.study_id == study.id,
-                ScreeningDecision.applied.is_(False),  # type: ignore[attr-defined]
-                ScreeningDecision.flag.is_(True),  # type: ignore[attr-defined]
-                ScreeningDecision.action.in_(PENDING),  # type: ignore[attr-defined]
-            )
-            .order_by(ScreeningDecision.id)  # type: ignore[arg-type]
-        )
+    """Decisions to carry out, oldest first: raised flags with a block, reject or replace
+    action, not applied yet. Only the latest decision of each (worker, heuristic) counts, as
+    live screening stores them: a flag raised and since cleared is not pending."""
+    query = (
+        select(ScreeningDecision)
+        .where(ScreeningDecision.study_id == study.id)
+        .order_by(ScreeningDecision.id)  # type: ignore[arg-type]
     )
+    latest = {(d.worker_id, d.heuristic): d for d in session.exec(query)}
+    pending = [d for d in latest.values() if d.flag and not d.applied and d.action in PENDING]
+    return sorted(pending, key=lambda d: d.id or 0)
 
 
 def _targets(session: Session, study: Study, decision: ScreeningDecision) -> list[Assignment]:

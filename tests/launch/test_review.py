@@ -265,3 +265,15 @@ def test_workers_of_an_excluded_study_cannot_see_the_new_one(tmp_path, mturk, ht
     finally:
         engine.dispose()
     assert excluded == earlier
+
+
+def test_a_flag_raised_and_since_cleared_is_not_carried_out(launched):
+    engine, provider = launched
+    with session_scope(engine) as session:
+        study, assignments = study_and_assignments(session)
+        decision(session, study, assignments[0], "block", "low_variance")
+        cleared = decision(session, study, assignments[0], "block", "low_variance")
+        cleared.flag = False
+        session.commit()
+        assert review.pending_decisions(session, study) == []
+        assert review.apply_pending_decisions(session, provider, study) == []
