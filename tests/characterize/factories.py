@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 import pandas as pd
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from harness.datasets import load_ws353
 from harness.datasets.ws353 import WS353
@@ -87,10 +87,8 @@ def write_inputs(directory: Path) -> dict[str, Path]:
 def store_study(session: Session, loaded: LoadedSpec, table: pd.DataFrame, name: str) -> int:
     """Store ``table`` (a simulated study of ``loaded``) as study ``name``; returns its id."""
     study = create_study(session, loaded, name=name)
-    items = {
-        i.key: i.id
-        for i in session.query(Item).filter(Item.instrument_id == study.instrument_id).all()
-    }
+    found = session.exec(select(Item).where(Item.instrument_id == study.instrument_id)).all()
+    items = {i.key: i.id for i in found}
     workers: dict[str, int] = {}
     hits: dict[str, int] = {}
     for assignment_key, rows in table.groupby("assignment_id", sort=True):
