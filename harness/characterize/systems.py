@@ -42,6 +42,7 @@ from harness.stats.mrds import mrds, mrds_table
 MIN_RATER_ITEMS = 5
 DISTANCE_STEPS = (0.0, 0.09, 0.18, 0.27, 0.36)  # shares of the scale's range
 P0 = 0.05
+_PAIR_BLOCK = 2_000_000  # item pairs held in memory at once
 _MAX_NAMED = 5
 
 
@@ -209,22 +210,49 @@ def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
 
 
 def _distance(means: pd.Series, frame: pd.DataFrame, thresholds: list[float]) -> pd.DataFrame:
+    """Pearson r of signed item-pair differences, from sums accumulated over blocks of pairs.
+
+    Memory grows with the number of items, not with the number of item pairs: the pairs
+    (i, j > i) are visited a block of rows i at a time. The l2-normalisation of METHODS.md
+    scales every difference of one side by the same number, which leaves r unchanged, so it is
+    not applied.
+    """
     m = means.to_numpy(dtype=float)
-    first, second = np.triu_indices(len(m), k=1)
-    dm = m[first] - m[second]
-    gap = np.abs(dm)
-    rows = []
-    for name in frame.columns:
-        s = frame[name].to_numpy(dtype=float)
-        ds = s[first] - s[second]
-        x, y = dm / np.linalg.norm(dm), ds / np.linalg.norm(ds)
-        for t in thresholds:
-            keep = gap >= t - TOLERANCE
-            xs, ys = x[keep], y[keep]
-            usable = keep.sum() >= 3 and np.ptp(xs) > 0 and np.ptp(ys) > 0
-            r = float(stats.pearsonr(xs, ys).statistic) if usable else float("nan")
-            rows.append({"system": name, "threshold": float(t), "r": r, "n_pairs": int(keep.sum())})
-    return pd.DataFrame(rows, columns=["system", "threshold", "r", "n_pairs"])
+    scores = frame.to_numpy(dtype=float)
+    n, k = len(m), scores.shape[1]
+    edges = np.asarray(thresholds, dtype=float) - TOLERANCE  # sorted ascending
+    bins = len(edges)
+    # per distance bin [t_b, t_b+1) and system: count, sum x, sum y, sum xx, sum yy, sum xy
+    per_bin = np.zeros((bins, k, 6))
+    step = max(1, _PAIR_BLOCK // max(n, 1))
+    for start in range(0, n, step):
+        rows = np.arange(start, min(n, start + step))
+        upper = rows[:, None] < np.arange(n)[None, :]
+        x = (m[rows, None] - m[None, :])[upper]
+        where = np.searchsorted(edges, np.abs(x), side="right") - 1
+        inside = where >= 0
+        x, where = x[inside], where[inside]
+        count = np.bincount(where, minlength=bins)
+        sum_x = np.bincount(where, x, minlength=bins)
+        sum_xx = np.bincount(where, x * x, minlength=bins)
+        for s in range(k):
+            y = (scores[rows, s, None] - scores[None, :, s])[upper][inside]
+            sum_y = np.bincount(where, y, minlength=bins)
+            sum_yy = np.bincount(where, y * y, minlength=bins)
+            sum_xy = np.bincount(where, x * y, minlength=bins)
+            per_bin[:, s] += np.stack([count, sum_x, sum_y, sum_xx, sum_yy, sum_xy], axis=1)
+    sums = per_bin[::-1].cumsum(axis=0)[::-1]  # distance >= t_b: bins b and above
+    rows_out = []
+    for s, name in enumerate(frame.columns):
+        for ti, t in enumerate(thresholds):
+            count, sx, sy, sxx, syy, sxy = sums[ti, s]
+            vx, vy = count * sxx - sx * sx, count * syy - sy * sy
+            usable = count >= 3 and vx > 0 and vy > 0
+            r = (count * sxy - sx * sy) / np.sqrt(vx * vy) if usable else float("nan")
+            rows_out.append(
+                {"system": name, "threshold": float(t), "r": float(r), "n_pairs": int(count)}
+            )
+    return pd.DataFrame(rows_out, columns=["system", "threshold", "r", "n_pairs"])
 
 
 def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:

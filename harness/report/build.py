@@ -63,7 +63,8 @@ def summary_section(c: Characterization) -> Section:
     if c.screened is not None:
         rows.insert(1, [f"alpha, new screened ({c.screened.policy})",
                         f"{num(c.screened.new.repeatability.alpha)} "
-                        f"{interval(c.screened.new.repeatability.ci)}"])  # fmt: skip
+                        f"{interval(c.screened.new.repeatability.ci)} "
+                        f"({c.screened.new.repeatability.verdict})"])  # fmt: skip
     if c.resolution is not None:
         t = c.resolution.threshold_95
         rows.append(["resolution (95% agreement)", "not reached" if t is None else num(t, 2)])

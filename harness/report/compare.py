@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from harness.characterize import Characterization, Reproducibility
 from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
@@ -102,10 +104,15 @@ def resolution_section(c: Characterization) -> Section:
          else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
     ]  # fmt: skip
     every = 10
+    thresholds = res.curve["threshold"].to_numpy(dtype=float)
+    around = np.zeros(len(thresholds), dtype=bool)
+    if t is not None:
+        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
+    keep = (np.arange(len(thresholds)) % every == 0) | around
     curve_rows = [
         [num(row.threshold, 2), share(row.agreement), count(row.n)]
-        for row in res.curve.iloc[::every].itertuples()
-    ]
+        for row in res.curve[keep].itertuples()
+    ]  # fmt: skip
     meaning = (
         "The crowd orders two item pairs like the original 95% of the time only when their "
         f"original scores differ by at least {num(t, 2)}: a system that orders pairs closer "

@@ -75,7 +75,7 @@ def agreement_curve(res: Resolution) -> bytes:
     counts = ax.twinx()
     counts.plot(curve["threshold"], curve["n"], color=_COLOURS[4], lw=0.8, ls=":")
     counts.set_ylabel("pairs of pairs with d >= t", color=_COLOURS[4])
-    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    ax.legend(fontsize=7, loc="center right", frameon=False)
     return _png(fig)
 
 

@@ -3,7 +3,9 @@ stability. Each section ends with its figures' tables and plots and one sentence
 
 from __future__ import annotations
 
-from harness.characterize import Characterization, InstrumentFigures
+import numpy as np
+
+from harness.characterize import Characterization, InstrumentFigures, Precision
 from harness.report import plots
 from harness.report.document import Plot, Section, Table
 from harness.report.numbers import interval, num, share
@@ -115,9 +117,7 @@ def precision_section(c: Characterization) -> Section:
     meaning = (
         f"One rater's score on an item typically lies about {num(p.mean_sd, 2)} points from "
         f"the item's mean (middle two thirds of items: {num(p.band[0], 2)} to "
-        f"{num(p.band[1], 2)}); the means of items near the middle of the scale are the least "
-        "precise, so differences between systems that hinge on those items are the least "
-        "trustworthy."
+        f"{num(p.band[1], 2)}); {_crescent_reading(p, scale)}"
     )
     return Section(
         title="Precision",
@@ -177,4 +177,30 @@ def rank_stability_section(c: Characterization) -> Section:
             "within one standard error of the other. Resolution: a pair is not separable when "
             "its distance is below the resolution t.",
         ],
+    )
+
+
+def _crescent_reading(p: Precision, scale: tuple[float, float] | None) -> str:
+    """What the crescent plot says, from the correlation of sd with distance from the middle."""
+    middle = (scale[0] + scale[1]) / 2 if scale else float(p.mean.mean())
+    off_centre = (p.mean - middle).abs()
+    if off_centre.nunique() < 3 or p.sd.nunique() < 3:
+        return "too few distinct items to say where the scale is least precise."
+    r = float(np.corrcoef(off_centre, p.sd)[0, 1])
+    if r <= -0.2:
+        return (
+            f"items in the middle of the scale spread most (r = {num(r, 2)} between sd and "
+            "distance from the middle), so system differences that hinge on mid-scale items "
+            "are the least trustworthy."
+        )
+    if r >= 0.2:
+        return (
+            f"items near the ends of the scale spread most (r = {num(r, 2)} between sd and "
+            "distance from the middle), as when careless raters pull clear-cut items toward "
+            "the middle, so even the items every system should get right carry noise."
+        )
+    return (
+        f"the spread hardly depends on where an item lies on the scale (r = {num(r, 2)} "
+        "between sd and distance from the middle), so every item carries about the same noise "
+        "into a system comparison."
     )
