@@ -23,6 +23,8 @@ from harness.characterize import (
     instrument_from_study,
     instrument_from_ws353,
 )
+from harness.commands.db import db_option
+from harness.commands.options import level_option, resamples_option, seed_option
 from harness.datasets import load_ws353
 from harness.datasets.systems import read_system, system_files
 from harness.errors import InputError
@@ -30,7 +32,6 @@ from harness.judgments import read_judgments
 from harness.report import write_report
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
-from harness.stats.alpha import LEVELS
 
 DATASET_PREFIX = "ws353"
 
@@ -85,22 +86,9 @@ DATASET_PREFIX = "ws353"
     default=None,
     help="Name of the policy that did the screening, for the report.",
 )
-@click.option(
-    "--level",
-    type=click.Choice(LEVELS),
-    default="interval",
-    show_default=True,
-    help="Level of measurement for alpha.",
-)
-@click.option(
-    "--bootstrap",
-    "resamples",
-    type=click.IntRange(min=0),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for alpha's interval.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@level_option("Level of measurement for alpha.")
+@resamples_option("Bootstrap resamples for alpha's interval (0: none).")
+@seed_option
 @click.option(
     "--min-shared-items",
     type=click.IntRange(min=4),
@@ -117,9 +105,7 @@ DATASET_PREFIX = "ws353"
     help="Directory for the report files.",
 )
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-@click.option("--db", "db", metavar="URL|PATH", default=None,
-              help="Database with the stored studies (default: $HARNESS_DATABASE_URL, else "
-              "harness.db).")  # fmt: skip
+@db_option
 def characterize_command(
     new_ref: str,
     original_ref: str,

@@ -135,8 +135,8 @@ def resolution_section(c: Characterization) -> Section:
             Table(
                 ["t", "agreement", "pairs of pairs"],
                 curve_rows,
-                caption=f"The curve at every {num(every * res.step, 2)} (JSON: "
-                f"resolution.curve at every {num(res.step, 2)}).",
+                caption=f"The curve at every {num(every * res.step, 2)} and around the "
+                f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
             ),
         ],  # fmt: skip
         anchor="resolution",

@@ -22,8 +22,8 @@ table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.85rem; width: 
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.45rem; text-align: left;
          vertical-align: top; }
 th { background: #eef1f4; }
-caption { caption-side: bottom; text-align: left; color: #555; font-size: 0.8rem;
-          padding-top: 0.2rem; }
+caption { caption-side: top; text-align: left; color: #333; font-size: 0.85rem;
+          font-style: italic; padding-bottom: 0.2rem; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; height: auto; }
 figure.half { display: inline-block; width: 48%; vertical-align: top; margin-right: 1%; }

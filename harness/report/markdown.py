@@ -22,13 +22,12 @@ def render_markdown(document: Document) -> str:
 
 
 def _table(table: Table) -> list[str]:
-    out = [
+    out = [f"*{table.caption}*", ""] if table.caption else []
+    out += [
         "| " + " | ".join(_cell(h) or " " for h in table.headers) + " |",
         "| " + " | ".join("---" for _ in table.headers) + " |",
     ]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-    if table.caption:
-        out += ["", f"*{table.caption}*"]
     return out
 
 

@@ -101,7 +101,9 @@ def store_study(session: Session, loaded: LoadedSpec, table: pd.DataFrame, name:
             hits[hit_key] = hit.id
         worker_key = str(rows["worker_id"].iloc[0])
         if worker_key not in workers:
-            worker = Worker(platform_worker_id=worker_key)
+            worker = session.exec(
+                select(Worker).where(Worker.platform_worker_id == worker_key)
+            ).first() or Worker(platform_worker_id=worker_key)  # the same person in two studies
             session.add(worker)
             session.flush()
             workers[worker_key] = worker.id

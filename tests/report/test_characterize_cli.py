@@ -102,6 +102,16 @@ def test_quiet_silences_progress(inputs, tmp_path):
     assert (tmp_path / "report.html").is_file()
 
 
+def test_without_a_bootstrap_the_report_has_no_intervals(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                  "--bootstrap", "0", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["new"]["repeatability"]["ci"] is None
+    assert data["resolution"] is None and data["systems"] is None and data["screened"] is None
+    assert "No resolution study was given" in (tmp_path / "report.md").read_text()
+
+
 def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_path):
     flagged = tmp_path / "flagged.txt"
     flagged.write_text("w001\nw002\n")
@@ -175,14 +185,17 @@ def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
     assert "no stored study called 'ws353-reproduction'" in result.output
 
 
-def test_a_stored_study_is_characterized_with_its_card(database_url, inputs, tmp_path):
+def test_stored_studies_are_characterized_with_their_card(database_url, inputs, tmp_path):
     engine = make_engine(database_url)
     with session_scope(engine) as session:
         factories.store_study(session, factories.reproduction_spec(), factories.reproduction(),
                               "repro-1")  # fmt: skip
+        factories.store_study(session, factories.resolution_spec(),
+                              factories.resolution_study(), "res-1")  # fmt: skip
     engine.dispose()
     result = run("--new", "repro-1", "--original", str(inputs["ws353"]), "--db", database_url,
-                 "--bootstrap", "20", "--quiet", "--out", str(tmp_path))  # fmt: skip
+                 "--resolution", "res-1", "--bootstrap", "20", "--quiet",
+                 "--out", str(tmp_path))  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text())
     card = data["new"]["card"]
@@ -190,6 +203,11 @@ def test_a_stored_study_is_characterized_with_its_card(database_url, inputs, tmp
     assert card["instrument hash"] == factories.reproduction_spec().instrument_hash
     assert card["raters per item"] == "13" and card["pay"] == "$0.75 per HIT"
     assert "low_variance: block" in card["screening policy"]
-    expected = json.loads((tmp_path / "report.json").read_text())["new"]["precision"]
     sds = factories.reproduction().groupby("item_id")["value"].std(ddof=0)
-    assert expected["mean_sd"] == pytest.approx(sds.mean())
+    assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
+    from_csv = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                   "--resolution", str(inputs["resolution"]), "--bootstrap", "20", "--quiet",
+                   "--out", str(tmp_path / "csv"))  # fmt: skip
+    assert from_csv.exit_code == 0, from_csv.output
+    csv_data = json.loads((tmp_path / "csv" / "report.json").read_text())
+    assert data["resolution"] == csv_data["resolution"]  # the store gives the same study back
