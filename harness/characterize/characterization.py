@@ -9,7 +9,7 @@ kept beside the figures for all judgments (the report never shows the screened a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ from harness.characterize.repeatability import Repeatability, repeatability
 from harness.characterize.reproducibility import MIN_SHARED_ITEMS, Reproducibility, reproducibility
 from harness.characterize.resolution import Resolution, resolution
 from harness.characterize.systems import Systems, check_system_items, mrds_records, systems
+from harness.errors import InputError
 from harness.stats._table import valued
 from harness.stats.alpha import Level
 from harness.stats.mrds import mrds_table
@@ -132,6 +133,7 @@ def characterize(
     system_scores: Mapping[str, pd.Series] | None = None,
     system_sources: Mapping[str, str] | None = None,
     screened: pd.DataFrame | None = None,
+    flagged_workers: Iterable[str] | None = None,
     screening_policy: str = "screened",
     level: Level = "interval",
     resamples: int = 1000,
@@ -139,8 +141,17 @@ def characterize(
     min_shared_items: int = MIN_SHARED_ITEMS,
     progress: Progress | None = None,
 ) -> Characterization:
-    """Every figure of the new instrument against the original (see the module docstring)."""
+    """Every figure of the new instrument against the original (see the module docstring).
+
+    The screened set is ``screened`` (a long table), or the new judgments without
+    ``flagged_workers``; give at most one of them.
+    """
     say = progress or (lambda _message: None)
+    if flagged_workers is not None:
+        if screened is not None:
+            raise InputError("give a screened table or flagged workers, not both")
+        flagged = set(flagged_workers)
+        screened = new.judgments[~new.judgments["worker_id"].isin(flagged)].reset_index(drop=True)
     scale_range = _scale_range(original)
     say("reproducibility: comparing item means and sds on shared items")
     repro = reproducibility(

@@ -21,6 +21,7 @@ from harness.characterize import (
     characterize,
     instrument_from_csv,
     instrument_from_study,
+    instrument_from_table,
     instrument_from_ws353,
 )
 from harness.commands.db import db_option
@@ -146,7 +147,7 @@ def characterize_command(
         say(f"reading the resolution study ({resolution_ref})")
         resolution = _instrument(resolution_ref, db)
     scores, sources = _systems(system_refs, original_ref)
-    screened, policy = _screened(new, screened_path, flagged_path, screening_policy)
+    screened, flagged, policy = _screened(new, screened_path, flagged_path, screening_policy)
     result = characterize(
         new,
         original,
@@ -154,6 +155,7 @@ def characterize_command(
         system_scores=scores,
         system_sources=sources,
         screened=screened,
+        flagged_workers=flagged,
         screening_policy=policy,
         level=level,  # type: ignore[arg-type]
         resamples=resamples,
@@ -247,14 +249,13 @@ def _ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
 
 def _screened(
     new: Instrument, screened: Path | None, flagged: Path | None, policy: str | None
-) -> tuple[pd.DataFrame | None, str]:
+) -> tuple[pd.DataFrame | None, list[str] | None, str]:
+    """The screened table or the flagged workers (checked against the new raters), and a name."""
     if screened is not None:
-        from harness.characterize import instrument_from_table
-
         table = instrument_from_table(
             read_judgments(screened), name=screened.stem, kind="csv"
         ).judgments
-        return table, policy or screened.stem
+        return table, None, policy or screened.stem
     if flagged is not None:
         workers = _worker_list(flagged)
         unknown = sorted(workers - set(new.judgments["worker_id"]))
@@ -263,9 +264,8 @@ def _screened(
                 f"{flagged}: {len(unknown)} worker(s) are not raters of {new.name} "
                 f"(e.g. {unknown[0]!r})"
             )
-        kept = new.judgments[~new.judgments["worker_id"].isin(workers)]
-        return kept.reset_index(drop=True), policy or flagged.stem
-    return None, policy or "screened"
+        return None, sorted(workers), policy or flagged.stem
+    return None, None, policy or "screened"
 
 
 def _worker_list(path: Path) -> set[str]:

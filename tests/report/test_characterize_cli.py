@@ -211,3 +211,14 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
     assert from_csv.exit_code == 0, from_csv.output
     csv_data = json.loads((tmp_path / "csv" / "report.json").read_text())
     assert data["resolution"] == csv_data["resolution"]  # the store gives the same study back
+
+
+def test_flagged_workers_who_did_not_rate_are_refused(inputs, tmp_path):
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("w001\nnobody\n")
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                 "--flagged", str(flagged), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert f"Error: {flagged}: 1 worker(s) are not raters of reproduction (e.g. 'nobody')" in (
+        result.output
+    )
