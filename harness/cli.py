@@ -20,6 +20,7 @@ from harness.errors import HarnessError, ValidationError
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
+    "characterize": "harness.commands.characterize:characterize_command",
     "db": "harness.commands.db:db_group",
     "expire": "harness.commands.expire:expire",
     "import": "harness.commands.import_data:import_group",

@@ -65,3 +65,18 @@ def engine(database_url: str) -> Iterator[Any]:
     engine = make_engine(database_url)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture
+def browser_available() -> None:
+    """Skip without Chromium and chromedriver, except under CI=true, where that is a failure."""
+    from tests.browser import CHROMEDRIVER, CHROMIUM, chromium_available
+
+    if chromium_available():
+        return
+    message = (
+        f"Chromium or chromedriver not found ({CHROMIUM}, {CHROMEDRIVER}); run scripts/setup.sh"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)

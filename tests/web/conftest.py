@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from tests.web.factories import CHROMEDRIVER, CHROMIUM, chromium_available
 
 
 @pytest.fixture
@@ -26,16 +23,3 @@ def make_app(database_url: str) -> Iterator[Any]:
     yield build
     for app in apps:
         app.extensions["harness"].close()
-
-
-@pytest.fixture
-def browser_available() -> None:
-    """Skip without Chromium and chromedriver, except under CI=true, where that is a failure."""
-    if chromium_available():
-        return
-    message = (
-        f"Chromium or chromedriver not found ({CHROMIUM}, {CHROMEDRIVER}); run scripts/setup.sh"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)

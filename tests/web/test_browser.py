@@ -19,8 +19,9 @@ from harness.render.validation import check_answers
 from harness.spec import load_spec
 from harness.store import session_scope, study_judgments
 from harness.store.models import Hit
+from tests.browser import PHONE, chromium
 from tests.platform.factories import LocalMTurk, hit_params
-from tests.web.factories import PHONE, ServedApp, chromium, plan_study, write_task_spec
+from tests.web.factories import ServedApp, plan_study, write_task_spec
 from tests.web.person import ANSWER, answer_all, start, visible_card, wait
 
 pytestmark = [
