@@ -52,6 +52,7 @@ MIXES = {
                 "backwards": 0.1},
 }  # fmt: skip
 LIVE_MIX = MIXES["30% bad"]
+KEPT = {True: "removed", False: "kept"}
 
 
 def confusion(seeds: int) -> None:
@@ -70,10 +71,14 @@ def confusion(seeds: int) -> None:
             flags["flagged"] = report.flagged
             flags["archetype"] = truth
             parts.append(flags)
-        rates = pd.concat(parts).groupby("archetype").mean()
-        counts = pd.concat(parts).groupby("archetype").size().rename("workers")
-        table = pd.concat([counts, rates[["flagged"]], rates.drop(columns="flagged")], axis=1)
-        print(f"\n== {name}, seeds 1-{seeds}: share of each archetype flagged ==")
+        every = pd.concat(parts)
+        rates = every.groupby("archetype").mean()
+        confusion = pd.crosstab(every["archetype"], every["flagged"].map(KEPT))
+        table = pd.concat([confusion, rates[["flagged"]], rates.drop(columns="flagged")], axis=1)
+        print(
+            f"\n== {name}, seeds 1-{seeds}: workers flagged under the policy (counts), "
+            "then the share of each archetype each heuristic flags =="
+        )
         with pd.option_context("display.width", 250, "display.max_columns", None):
             print(table.to_string(float_format=lambda v: f"{v:.2f}"))
 
