@@ -35,6 +35,7 @@ from harness.screening import ScreeningContext, screen_workers
 from harness.screening.live import forget_states, live_state, screen_assignment
 from harness.screening.stored import study_context
 from harness.simulate import Crowd, simulate_judgments
+from harness.simulate.mixes import SCREENING_MIXES
 from harness.simulate.stored import store_assignments
 from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope, study_judgments
@@ -43,14 +44,7 @@ from harness.store.migrations import upgrade
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "task_specs" / "ws353_reproduction.yaml"
 WS353 = ROOT.parent / "shared" / "data" / "ws353"
-MIXES = {
-    "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
-                "backwards": 0.05},
-    "30% bad": {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1,
-                "backwards": 0.1},
-    "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
-                "backwards": 0.1},
-}  # fmt: skip
+MIXES = SCREENING_MIXES
 LIVE_MIX = MIXES["30% bad"]
 KEPT = {True: "removed", False: "kept"}
 
