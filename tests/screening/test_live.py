@@ -132,3 +132,45 @@ def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
         session.add(pending[0])
     with session_scope(engine) as session:
         assert [d.id for d in pending_decisions(session, study.id)] == [d.id for d in pending[1:]]
+
+
+def _control_row(worker: str, assignment: str, value: float) -> dict[str, object]:
+    """One answer on the identical pair tiger-tiger (expected: 10), in ``assignment``."""
+    return {
+        "item_id": "identical-001",
+        "worker_id": worker,
+        "value": value,
+        "skipped": False,
+        "assignment_id": assignment,
+        "position": 99,
+        "seconds": 5.0,
+        "role": "identical",
+        "true_archetype": "careful",
+        "hit": assignment.rsplit("-", 1)[0],
+        "bad": False,
+    }
+
+
+def test_a_failed_calibration_is_reported_and_never_pending(engine):
+    table = _crowd_table()
+    first = table.iloc[0]
+    failed = _control_row(first["worker_id"], first["assignment_id"], 2.0)  # tiger-tiger: 2/10
+    table = pd.concat([table.iloc[:1], pd.DataFrame([failed]), table.iloc[1:]], ignore_index=True)
+    study, returned = _run_study(engine, table)
+    h10 = [d for d in returned[0][2] if d.heuristic == "calibration_failure"]
+    assert len(h10) == 1 and h10[0].flag and h10[0].action == "report"
+    assert h10[0].details["failures"] == 1.0 and h10[0].evidence == 1
+    with session_scope(engine) as session:
+        assert all(
+            d.heuristic != "calibration_failure" for d in pending_decisions(session, study.id)
+        )
+
+
+def test_an_assignment_of_controls_only_is_screened_on_its_own_answers(engine):
+    table = pd.DataFrame(
+        [_control_row("w001", "a000-01", 10.0), _control_row("w002", "a000-02", 0.0)]
+    )
+    study, returned = _run_study(engine, table)
+    assert returned[0][2] == []  # a passed calibration check raises nothing
+    (decision,) = returned[1][2]
+    assert decision.heuristic == "calibration_failure" and decision.flag
