@@ -135,7 +135,7 @@ def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
 
 
 def _control_row(worker: str, assignment: str, value: float) -> dict[str, object]:
-    """One answer on the identical pair tiger-tiger (expected: 10), in ``assignment``."""
+    """One answer on an identical pair (expected: the scale maximum, 10), in ``assignment``."""
     return {
         "item_id": "identical-001",
         "worker_id": worker,
@@ -154,7 +154,7 @@ def _control_row(worker: str, assignment: str, value: float) -> dict[str, object
 def test_a_failed_calibration_is_reported_and_never_pending(engine):
     table = _crowd_table()
     first = table.iloc[0]
-    failed = _control_row(first["worker_id"], first["assignment_id"], 2.0)  # tiger-tiger: 2/10
+    failed = _control_row(first["worker_id"], first["assignment_id"], 2.0)
     table = pd.concat([table.iloc[:1], pd.DataFrame([failed]), table.iloc[1:]], ignore_index=True)
     study, returned = _run_study(engine, table)
     h10 = [d for d in returned[0][2] if d.heuristic == "calibration_failure"]
