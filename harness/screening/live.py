@@ -18,12 +18,18 @@ An update reads only the judgments stored since the state last looked (by judgme
 assignment itself, refreshes the aggregates of the items they touch, and scores the affected
 workers with the same functions the batch heuristics use, so live and batch scores agree
 exactly. The first call in a process builds the state from the whole study (one full pass).
-Prior flags are read from the stored decisions, never from memory, so a rolled-back
-transaction or a second process cannot make a decision go missing or be stored twice.
+Prior flags are read from the stored decisions, never from memory, so screening an assignment
+again, or from a new process, stores nothing twice.
+
+The state trusts that stored judgments are never changed or deleted: if the transaction that
+stored an assignment is rolled back after `screen_assignment` ran, call `forget_states`. Calls
+for one study are serialized within a process (a lock per state); two processes screening
+workers of the same items at the same moment may each store the same change.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +111,7 @@ class LiveState:
     worker_pk: dict[str, int] = field(default_factory=dict)
     worker_name: dict[int, str] = field(default_factory=dict)
     latest_assignment: dict[str, int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, session: Session, study: Study) -> LiveState:
@@ -234,6 +241,7 @@ class LiveState:
 
 
 _STATES: dict[tuple[str, int], LiveState] = {}
+_BUILDING = threading.Lock()
 _EMPTY_CONTENT = pd.DataFrame(columns=["item_id", "worker_id", "value", "unit"])
 
 
@@ -253,16 +261,17 @@ def screen_assignment(session: Session, assignment_id: int) -> list[ScreeningDec
     state = live_state(session, study)
     if not state.keys:
         return []
-    new = state.catch_up(session, assignment_id)
-    worker = state.worker_name.get(assignment.worker_id)
-    if worker is None:  # an assignment without judgments says nothing yet
-        return []
-    mine = state.assignment_rows(assignment_id)
-    own = {worker, *(str(w) for w in new["worker_id"].unique())}
-    units = {*mine["assignment_id"].astype(str), *new["assignment_id"].astype(str)}
-    results = state.scores(own, state.affected(own, units))
-    trigger = {"assignment": str(mine["assignment_id"].iloc[0]) if len(mine) else None}
-    return _store_decisions(session, state, results, worker, assignment_id, trigger)
+    with state.lock:
+        new = state.catch_up(session, assignment_id)
+        worker = state.worker_name.get(assignment.worker_id)
+        if worker is None:  # an assignment without judgments says nothing yet
+            return []
+        mine = state.assignment_rows(assignment_id)
+        own = {worker, *(str(w) for w in new["worker_id"].unique())}
+        units = {*mine["assignment_id"].astype(str), *new["assignment_id"].astype(str)}
+        results = state.scores(own, state.affected(own, units))
+        trigger = {"assignment": str(mine["assignment_id"].iloc[0]) if len(mine) else None}
+        return _store_decisions(session, state, results, worker, assignment_id, trigger)
 
 
 def live_state(session: Session, study: Study) -> LiveState:
@@ -270,15 +279,17 @@ def live_state(session: Session, study: Study) -> LiveState:
     assert study.id is not None
     bind = session.get_bind()
     key = (str(bind.engine.url), study.id)
-    state = _STATES.get(key)
-    if state is None or state.instrument_id != study.instrument_id:
-        state = _STATES[key] = LiveState.build(session, study)
+    with _BUILDING:
+        state = _STATES.get(key)
+        if state is None or state.instrument_id != study.instrument_id:
+            state = _STATES[key] = LiveState.build(session, study)
     return state
 
 
 def forget_states() -> None:
     """Drop every cached live state (the next call rebuilds from the store)."""
-    _STATES.clear()
+    with _BUILDING:
+        _STATES.clear()
 
 
 def pending_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:
