@@ -147,8 +147,10 @@ class LiveState:
 
     def affected(self, own: set[str], units: set[str]) -> set[int]:
         """The codes of ``own`` workers and of every co-rater of the items of ``units``."""
-        items = self.content.rows("unit", units)["item_id"].unique()
-        return set(self.workers.encode(own)) | set(self.content.rows("item_id", items)["worker_id"])
+        items = set(self.content.values("item_id", "unit", units))
+        return set(self.workers.encode(own)) | set(
+            self.content.values("worker_id", "item_id", items)
+        )
 
     def scores(self, own: set[str], affected: set[int]) -> dict[str, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
@@ -233,7 +235,7 @@ class LiveState:
             return
         unit_names = touched["unit"].unique()
         units = set(zip(touched["worker_id"], touched["unit"], strict=True))
-        items = self.content.rows("unit", unit_names)["item_id"].unique()
+        items = set(self.content.values("item_id", "unit", unit_names))
         fresh = unit_correlations(self.content.rows("item_id", items), units)
         old = self.unit_scores
         stale = old["unit"].isin(unit_names).to_numpy()

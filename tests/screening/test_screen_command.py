@@ -126,3 +126,9 @@ def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
     assert h8["rho_change:truth"] == pytest.approx(h8["rho:truth"] - none["rho:truth"])
     text = _run("--judgments", str(path), "--spec", str(SPEC), "--impact")
     assert text.exit_code == 0 and "report both figures" in text.output
+
+
+def test_a_store_without_tables_says_to_upgrade_it(tmp_path):
+    result = _run("some-study", "--db", str(tmp_path / "empty.db"))
+    assert result.exit_code == 1
+    assert "cannot read the store" in result.output and "harness db upgrade" in result.output
