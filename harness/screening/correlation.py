@@ -142,9 +142,18 @@ def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) ->
 
 
 def consensus_correlation_of(
-    workers: pd.Index, cell: pd.DataFrame, totals: pd.DataFrame, context: ScreeningContext
+    workers: pd.Index,
+    cell: pd.DataFrame,
+    totals: pd.DataFrame,
+    context: ScreeningContext,
+    *,
+    with_rho: bool = True,
 ) -> pd.DataFrame:
-    """H8 for ``workers`` from their ``cell`` values and every item's cell ``totals``."""
+    """H8 for ``workers`` from their ``cell`` values and every item's cell ``totals``.
+
+    ``with_rho=False`` leaves out the Spearman ``rho`` (it decides nothing; live screening
+    computes it only for the workers whose flag changes).
+    """
     at = totals.index.get_indexer(pd.Index(cell["item_id"]))
     size = np.where(at >= 0, totals["size"].to_numpy()[at], 0)
     rated = size > 1  # items with other raters
@@ -158,9 +167,10 @@ def consensus_correlation_of(
     cell = pd.DataFrame({"value": values[enough], "others": others[enough]})
     keys = pd.Series(keys.to_numpy()[enough])
     score = grouped_pearson(keys, cell["value"], cell["others"])
-    rho = grouped_pearson(
-        keys, grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
-    )
+    extra = {}
+    if with_rho:
+        ranks = grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
+        extra["rho"] = grouped_pearson(keys, *ranks)
     flag = score < context.threshold("consensus_correlation")
     label = pd.Series(np.where(score < BACKWARDS_BELOW, "backwards", ""), index=score.index)
     return result(
@@ -169,7 +179,7 @@ def consensus_correlation_of(
         count,
         flag,
         label=label.reindex(workers).fillna(""),
-        rho=rho,
+        **extra,
     )
 
 

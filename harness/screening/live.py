@@ -89,7 +89,7 @@ class LiveState:
     ``rows``: every stored judgment, by worker and assignment. ``content``: the answered real
     items with H7's ``unit``, by worker, item and unit, workers and items as integer codes
     (``workers``, ``items``) so that grouping is cheap. ``aggregates``: per item code (H3,
-    H5, H8). ``unit_scores``: H7 per (worker code, assignment).
+    H5, H8). ``unit_scores``: H7 per worker code, per assignment: (score, evidence).
     """
 
     study_id: int
@@ -105,7 +105,7 @@ class LiveState:
     items: Codes = field(default_factory=Codes)
     workers: Codes = field(default_factory=Codes)
     aggregates: ItemAggregates | None = None
-    unit_scores: pd.DataFrame | None = None
+    unit_scores: dict[Any, dict[Any, tuple[float, int]]] | None = None
     seen: set[int] = field(default_factory=set)
     last_id: int = 0
     worker_pk: dict[str, int] = field(default_factory=dict)
@@ -125,7 +125,8 @@ class LiveState:
         if context.items is not None:
             state.aggregates.cover(pd.Index(state.items.encode(context.items["item_id"])))
         if "low_correlation" in state.keys:
-            state.unit_scores = unit_correlations(content)
+            state.unit_scores = {}
+            state._keep_unit_scores(unit_correlations(content))
         return state
 
     def catch_up(self, session: Session, assignment_pk: int) -> pd.DataFrame:
@@ -186,16 +187,31 @@ class LiveState:
             out["disagreeable"] = disagreeable_of(workers, cell, counts, self.context)
         if "low_correlation" in keys:
             assert self.unit_scores is not None
-            mine = self.unit_scores[self.unit_scores["worker_id"].isin(workers)]
+            mine = pd.DataFrame(
+                [
+                    (worker, unit, score, evidence)
+                    for worker in workers
+                    for unit, (score, evidence) in self.unit_scores.get(worker, {}).items()
+                ],
+                columns=["worker_id", "unit", "score", "evidence"],
+            )
             out["low_correlation"] = low_correlation_of(workers, mine, self.context)
         if "consensus_correlation" in keys:
             totals = self.aggregates.totals
             out["consensus_correlation"] = consensus_correlation_of(
-                workers, cell, totals, self.context
+                workers, cell, totals, self.context, with_rho=False
             )
         for frame in out.values():
             frame["worker_id"] = self.workers.decode(frame["worker_id"])
         return out
+
+    def consensus_rho(self, names: list[str]) -> dict[str, Any]:
+        """H8's leave-one-out Spearman rho of the workers ``names`` (for decision details)."""
+        assert self.aggregates is not None
+        workers = pd.Index(self.workers.encode(names), name="worker_id")
+        rows = self.content.rows("worker_id", workers)
+        frame = consensus_correlation_of(workers, cells(rows), self.aggregates.totals, self.context)
+        return {n: json_value(r) for n, r in zip(names, frame["rho"], strict=True)}
 
     def _ingest(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Add stored rows to the row stores; return their content rows."""
@@ -236,10 +252,12 @@ class LiveState:
         unit_names = touched["unit"].unique()
         units = set(zip(touched["worker_id"], touched["unit"], strict=True))
         items = set(self.content.values("item_id", "unit", unit_names))
-        fresh = unit_correlations(self.content.rows("item_id", items), units)
-        old = self.unit_scores
-        stale = old["unit"].isin(unit_names).to_numpy()
-        self.unit_scores = pd.concat([old[~stale], fresh], ignore_index=True)
+        self._keep_unit_scores(unit_correlations(self.content.rows("item_id", items), units))
+
+    def _keep_unit_scores(self, fresh: pd.DataFrame) -> None:
+        assert self.unit_scores is not None
+        for worker, unit, score, evidence in fresh.itertuples(index=False):
+            self.unit_scores.setdefault(worker, {})[unit] = (score, evidence)
 
 
 _STATES: dict[tuple[str, int], LiveState] = {}
@@ -356,6 +374,14 @@ def _store_decisions(
             )
             session.add(decision)
             decisions.append(decision)
+    h8 = [d for d in decisions if d.heuristic == "consensus_correlation"]
+    if h8:
+        rho = state.consensus_rho([state.worker_name[d.worker_id] for d in h8])
+        for decision in h8:
+            decision.details = {
+                **decision.details,
+                "rho": rho[state.worker_name[decision.worker_id]],
+            }
     session.flush()
     for decision in decisions:
         record_event(

@@ -70,6 +70,7 @@ def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine
     h8 = [d for d in first if d.heuristic == "consensus_correlation"]
     assert len(h8) == 1 and h8[0].flag and h8[0].score < -0.3
     assert h8[0].details["label"] == "backwards" and h8[0].details["change"] == "raised"
+    assert h8[0].details["rho"] < -0.3  # the leave-one-out Spearman rho, for the report
     assert h8[0].action == "block" and h8[0].applied is False
     assert h8[0].threshold == pytest.approx(0.3) and h8[0].evidence >= 5
     spam = next(d for _, kind, d in returned if kind == "spammer")
