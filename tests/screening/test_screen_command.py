@@ -87,6 +87,9 @@ def test_a_stored_study_screens_as_its_csv_under_the_frozen_spec(database_url, t
     from_csv = json.loads(_run("--judgments", str(path), "--spec", str(SPEC), "--json").output)
     assert json.loads(stored.output) == from_csv
     assert sum(r["flagged"] for r in from_csv) == 2
+    impact = _run("ws353-reproduction", "--db", database_url, "--impact", "--json")
+    csv_impact = _run("--judgments", str(path), "--spec", str(SPEC), "--impact", "--json")
+    assert impact.exit_code == 0 and json.loads(impact.output) == json.loads(csv_impact.output)
 
 
 def test_an_unknown_study_names_the_studies_in_the_store(database_url, tmp_path):
