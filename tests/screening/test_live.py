@@ -175,3 +175,19 @@ def test_an_assignment_of_controls_only_is_screened_on_its_own_answers(engine):
     assert returned[0][2] == []  # a passed calibration check raises nothing
     (decision,) = returned[1][2]
     assert decision.heuristic == "calibration_failure" and decision.flag
+
+
+def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(engine):
+    from harness.store.models import Assignment, Hit
+
+    table = _crowd_table()
+    study, _ = _run_study(engine, table)
+    with session_scope(engine) as session:
+        hits = session.exec(select(Hit).where(Hit.study_id == study.id)).all()
+        assert sorted(h.platform_hit_id for h in hits) == [f"{study.id}-a00{i}" for i in (1, 2, 3)]
+        assert {h.max_assignments for h in hits} == {13}  # the spec's raters_per_item
+        assert all(len(h.items) == 30 for h in hits)
+        assert len(session.exec(select(Assignment)).all()) == 24
+        stored = study_judgments(session, study.id)
+    assert len(stored) == len(table)
+    assert set(stored["worker_id"]) == set(table["worker_id"])
