@@ -315,17 +315,24 @@ def forget_states() -> None:
 def pending_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:
     """Raised flags whose action is not ``report`` and that are not applied yet, oldest first.
 
-    For the review stage: it applies each (block, reject, replace) and sets ``applied``.
+    For the review stage: it applies each (block, reject, replace) and sets ``applied``. Only
+    the latest decision of each (worker, heuristic) counts: a flag raised and since cleared is
+    not pending.
     """
     query = (
         select(ScreeningDecision)
         .where(ScreeningDecision.study_id == study_id)
-        .where(col(ScreeningDecision.applied).is_(False))
-        .where(col(ScreeningDecision.flag).is_(True))
-        .where(ScreeningDecision.action != Action.REPORT.value)
         .order_by(col(ScreeningDecision.id))
     )
-    return list(session.exec(query).all())
+    latest = {(d.worker_id, d.heuristic): d for d in session.exec(query).all()}
+    return sorted(
+        (
+            d
+            for d in latest.values()
+            if d.flag and not d.applied and d.action != Action.REPORT.value
+        ),
+        key=lambda d: d.id or 0,
+    )
 
 
 def effective_threshold(key: str, context: ScreeningContext) -> float:

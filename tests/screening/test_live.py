@@ -191,3 +191,21 @@ def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(engine):
         stored = study_judgments(session, study.id)
     assert len(stored) == len(table)
     assert set(stored["worker_id"]) == set(table["worker_id"])
+
+
+def test_a_flag_raised_and_since_cleared_is_not_pending(engine):
+    study, _ = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        first = pending_decisions(session, study.id)[0]
+        cleared = ScreeningDecision(
+            study_id=study.id,
+            worker_id=first.worker_id,
+            assignment_id=first.assignment_id,
+            heuristic=first.heuristic,
+            flag=False,
+            action=first.action,
+            details={"change": "cleared"},
+        )
+        session.add(cleared)
+    with session_scope(engine) as session:
+        assert first.id not in [d.id for d in pending_decisions(session, study.id)]
