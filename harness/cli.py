@@ -20,9 +20,11 @@ from harness.errors import HarnessError, ValidationError
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
+    "characterize": "harness.commands.characterize:characterize_command",
     "db": "harness.commands.db:db_group",
     "import": "harness.commands.import_data:import_group",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
+    "preview": "harness.commands.preview:preview",
     "screen": "harness.commands.screen:screen",
     "validate": "harness.commands.validate:validate",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,28 @@ def database_url(empty_database_url: str) -> str:
 
     upgrade(empty_database_url)
     return empty_database_url
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Any]:
+    """An engine on the migrated database of each backend, disposed after the test."""
+    from harness.store import make_engine
+
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def browser_available() -> None:
+    """Skip without Chromium and chromedriver, except under CI=true, where that is a failure."""
+    from tests.browser import CHROMEDRIVER, CHROMIUM, chromium_available
+
+    if chromium_available():
+        return
+    message = (
+        f"Chromium or chromedriver not found ({CHROMIUM}, {CHROMEDRIVER}); run scripts/setup.sh"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)

@@ -9,30 +9,17 @@ from pathlib import Path
 import click
 import pandas as pd
 
+from harness.commands.options import level_option, resamples_option, seed_option
 from harness.errors import JudgmentsError
 from harness.judgments import normalize_judgments, read_judgments, read_text_csv, wide_to_long
 from harness.stats.agreement import AgreementSummary, summarize_agreement
-from harness.stats.alpha import LEVELS
 from harness.stats.bootstrap import METHODS
 
 
 @click.command("agreement")
 @click.argument("judgments", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--level",
-    type=click.Choice(LEVELS),
-    default="interval",
-    show_default=True,
-    help="Level of measurement (the difference function of alpha).",
-)
-@click.option(
-    "--bootstrap",
-    "resamples",
-    type=click.IntRange(min=0),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples for the interval and q (0: none).",
-)
+@level_option()
+@resamples_option()
 @click.option(
     "--bootstrap-method",
     "method",
@@ -48,7 +35,7 @@ from harness.stats.bootstrap import METHODS
     show_default=True,
     help="Smallest acceptable alpha: q is the share of bootstrap alphas below it.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap.")
+@seed_option
 @click.option(
     "--wide", is_flag=True, help="JUDGMENTS is wide: one row per item, one column per worker."
 )

@@ -4,11 +4,15 @@ from harness.store.database import database_url, make_engine, session_scope
 from harness.store.events import record_event
 from harness.store.instruments import create_study, freeze_instrument
 from harness.store.judgment_table import study_judgments
+from harness.store.studies import StoredStudy, find_study, load_study
 
 __all__ = [
+    "StoredStudy",
     "create_study",
     "database_url",
+    "find_study",
     "freeze_instrument",
+    "load_study",
     "make_engine",
     "record_event",
     "session_scope",

@@ -28,7 +28,7 @@ def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion
         hash=loaded.instrument_hash,
         name=loaded.spec.study.name,
         study_type=loaded.spec.type.value,
-        spec=loaded.spec.model_dump(mode="json"),
+        spec=_spec_json(loaded),
         guidelines=loaded.guidelines,
     )
     session.add(version)
@@ -78,6 +78,14 @@ def create_study(
         payload={"instrument": version.hash, "target": study.target},
     )
     return study
+
+
+def _spec_json(loaded: LoadedSpec) -> dict[str, Any]:
+    """The spec as JSON, with the resolved display columns written into ``items.display`` so a
+    task page built from the store shows the same columns (a default is resolved from files)."""
+    data = loaded.spec.model_dump(mode="json")
+    data["items"]["display"] = list(loaded.display)
+    return data
 
 
 def _number(value: Any) -> float | None:

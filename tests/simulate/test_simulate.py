@@ -139,3 +139,17 @@ def test_control_truths_put_identical_pairs_at_the_top_and_random_pairs_low():
 def test_asking_for_more_raters_than_workers_is_an_error():
     with pytest.raises(ValueError, match="raters_per_item=5"):
         simulate_judgments(TRUTHS, RATING, Crowd(size=3), 5, 10)
+
+
+def test_a_simulated_pair_comparison_study_answers_from_its_pairs_difference():
+    from harness.simulate.studies import simulate_spec_study
+    from tests.characterize.factories import resolution_spec
+
+    loaded = resolution_spec()
+    table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=20, seed=4), seed=4)
+    assert len(table) == 200 * loaded.spec.raters_per_item
+    assert set(table["value"]) <= {-1.0, 0.0, 1.0}
+    assert {"p_item_id", "q_item_id", "p_word1", "q_word2"} <= set(table.columns)
+    sign = np.sign(table["p_mean"] - table["q_mean"])
+    far = (table["p_mean"] - table["q_mean"]).abs() > 4
+    assert (table.loc[far, "value"] == sign[far]).mean() > 0.95  # careful workers order far pairs

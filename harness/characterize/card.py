@@ -1,0 +1,54 @@
+"""The measurement procedure card (METHODS.md section 6): what the instrument is and how it ran.
+
+Everything known of the instrument definition (from the frozen spec of a stored study, or what
+a dataset's distribution says), then what the judgments themselves show: items, raters,
+judgments per item, dates, controls left out, and the indication (how an item's value is
+summarised: the mean of its values, skips not counted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from harness.characterize.instrument import Instrument
+from harness.stats._table import valued
+
+INDICATION = "mean of the item's values (skips are not values)"
+
+
+@dataclass(frozen=True)
+class ProcedureCard:
+    """Label -> value rows, in reading order."""
+
+    name: str
+    rows: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, **self.rows}
+
+
+def procedure_card(instrument: Instrument) -> ProcedureCard:
+    """The card of ``instrument``: its known definition, then counts from its judgments."""
+    table = instrument.judgments
+    values = valued(table)
+    per_item = values.groupby("item_id").size()
+    rows = {k: str(v) for k, v in instrument.known.items()}
+    rows["items"] = f"{table['item_id'].nunique():,}"
+    rows["raters"] = f"{table['worker_id'].nunique():,}"
+    skipped = len(table) - len(values)
+    rows["judgments"] = f"{len(table):,}" + (f" ({skipped:,} skipped)" if skipped else "")
+    if len(per_item):
+        rows["judgments per item"] = (
+            f"min {per_item.min()}, median {per_item.median():g}, max {per_item.max()}"
+        )
+    if "answered_at" in table.columns:
+        stamps = pd.to_datetime(table["answered_at"], utc=True, errors="coerce").dropna()
+        if len(stamps):
+            rows["dates"] = f"{stamps.min():%Y-%m-%d %H:%M} to {stamps.max():%Y-%m-%d %H:%M} UTC"
+    if instrument.controls_left_out:
+        rows["control judgments left out"] = f"{instrument.controls_left_out:,}"
+    rows["indication"] = INDICATION
+    return ProcedureCard(name=instrument.name, rows=rows)

@@ -1,0 +1,175 @@
+"""What characterization works on: one instrument's judgments and what is known of it.
+
+An `Instrument` comes from a long judgments CSV, a published dataset (WS353) or a stored study
+(the command reads the store and passes plain data here, so this stage never opens a database).
+Only content items are characterized: judgments whose ``role`` is a control (identical pairs,
+repeated showings, random pairs) are left out and counted (METHODS.md section 3).
+``known`` is the procedure card's raw material, label -> value, in the order to show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.datasets.ws353 import WS353
+from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
+from harness.roles import ItemRole
+
+CONTENT_ROLES = frozenset({ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value})
+_NOT_DISPLAY = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, "true_archetype", "display"}
+
+
+@dataclass(frozen=True)
+class Instrument:
+    """One instrument's content judgments, its items' display columns and what is known of it."""
+
+    name: str
+    kind: str  # "study", "csv" or "dataset"
+    judgments: pd.DataFrame
+    items: pd.DataFrame  # item_id and display columns (e.g. word1, word2), one row per item
+    known: dict[str, Any] = field(default_factory=dict)
+    scale_range: tuple[float, float] | None = None
+    controls_left_out: int = 0
+
+    def label(self, item: str) -> str:
+        """An item named for a reader: its display columns when known, else its id."""
+        display = [c for c in self.items.columns if c != "item_id"][:2]
+        if not display:
+            return item
+        row = self.items.loc[self.items["item_id"] == item, display]
+        if row.empty:
+            return item
+        return " / ".join(str(v) for v in row.iloc[0]) + f" ({item})"
+
+
+def instrument_from_table(
+    judgments: pd.DataFrame,
+    *,
+    name: str,
+    kind: str,
+    known: dict[str, Any] | None = None,
+    scale_range: tuple[float, float] | None = None,
+) -> Instrument:
+    """An `Instrument` from a long table: controls left out, display columns gathered per item."""
+    table = judgments
+    left_out = 0
+    if "role" in table.columns:
+        content = table["role"].fillna(ItemRole.ITEM.value).isin(CONTENT_ROLES)
+        left_out = int((~content).sum())
+        table = table.loc[content]
+    table = table.reset_index(drop=True)
+    display = [c for c in table.columns if c not in _NOT_DISPLAY]
+    items = table[["item_id", *display]].drop_duplicates("item_id").reset_index(drop=True)
+    return Instrument(
+        name=name,
+        kind=kind,
+        judgments=table,
+        items=items,
+        known=dict(known or {}),
+        scale_range=scale_range,
+        controls_left_out=left_out,
+    )
+
+
+def instrument_from_csv(path: str | Path, *, name: str | None = None) -> Instrument:
+    """An `Instrument` from a long judgments CSV (read and validated by `read_judgments`)."""
+    path = Path(path)
+    table = read_judgments(path)
+    return instrument_from_table(
+        table, name=name or path.stem, kind="csv", known={"source": f"long judgments CSV {path}"}
+    )
+
+
+def instrument_from_ws353(dataset: WS353) -> Instrument:
+    """The original WS353 instrument, with what its distribution and paper say about it."""
+    known = {
+        "source": f"WordSimilarity-353 distribution in {dataset.directory}",
+        "reference": "Finkelstein et al., Placing Search in Context: The Concept Revisited, "
+        "ACM TOIS 20(1), 2002",
+        "study type": "rating",
+        "scale": "0 (totally unrelated) to 10 (very closely related), fractional values allowed",
+        "raters": "16: raters 1-13 rated all 353 pairs, raters 14-16 only set2's 200 pairs",
+        "guidelines": _first_line(dataset.instructions),
+        "order, pay, qualifications, dates": "not published",
+        "screening policy": "none known",
+    }
+    return instrument_from_table(
+        dataset.judgments, name="WS353", kind="dataset", known=known, scale_range=(0.0, 10.0)
+    )
+
+
+def instrument_from_study(
+    study: dict[str, Any], instrument: dict[str, Any], judgments: pd.DataFrame
+) -> Instrument:
+    """An `Instrument` from a stored study: ``study`` and ``instrument`` are its rows as dicts.
+
+    ``instrument["spec"]`` is the frozen task spec (`harness.spec.model.TaskSpec` as JSON).
+    """
+    spec = instrument.get("spec") or {}
+    scale = spec.get("scale") or {}
+    hit = spec.get("hit") or {}
+    known: dict[str, Any] = {
+        "source": f"stored study {study.get('name')} (target {study.get('target')}, "
+        f"status {study.get('status')})",
+        "instrument hash": instrument.get("hash"),
+        "study type": instrument.get("study_type"),
+        "scale": _scale_text(scale),
+        "items": _items_text(spec.get("items") or {}),
+        "guidelines": _first_line(str(instrument.get("guidelines") or "")),
+        "raters per item": spec.get("raters_per_item"),
+        "items per HIT": spec.get("items_per_hit"),
+        "order policy": _mapping_text(spec.get("order") or {}),
+        "controls": _mapping_text({k: v for k, v in (spec.get("controls") or {}).items() if v}),
+        "qualifications": _mapping_text(
+            {k: v for k, v in (spec.get("qualifications") or {}).items() if v not in (None, [])}
+        ),
+        "pay": f"${hit.get('reward')} per HIT" if hit.get("reward") is not None else None,
+        "budget": study.get("budget"),
+        "screening policy": _mapping_text(
+            {k: (v or {}).get("action") for k, v in (spec.get("screening") or {}).items()}
+        )
+        or "none declared",
+    }
+    low, high = scale.get("min"), scale.get("max")
+    scale_range = (float(low), float(high)) if low is not None and high is not None else None
+    return instrument_from_table(
+        judgments,
+        name=str(study.get("name")),
+        kind="study",
+        known={k: v for k, v in known.items() if v not in (None, "")},
+        scale_range=scale_range,
+    )
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "not given"
+    first = lines[0]
+    return (first[:160] + "...") if len(first) > 160 else first + f" ({len(text):,} characters)"
+
+
+def _scale_text(scale: dict[str, Any]) -> str:
+    if scale.get("options"):
+        return ", ".join(f"{o['value']:g} ({o['label']})" for o in scale["options"])
+    if scale.get("min") is None:
+        return "pair comparison: first more similar (1), second (-1), equal (0)"
+    labels = scale.get("labels") or {}
+    named = ", ".join(f"{k}: {v}" for k, v in labels.items())
+    return f"{scale['min']:g} to {scale['max']:g}" + (f" ({named})" if named else "")
+
+
+def _items_text(items: dict[str, Any]) -> str:
+    if items.get("generate"):
+        return f"generated by {items['generate']} (n = {items.get('n')}, seed {items.get('seed')})"
+    if items.get("dataset"):
+        return f"dataset {items['dataset']}"
+    return f"CSV {items.get('csv')}"
+
+
+def _mapping_text(mapping: dict[str, Any]) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in mapping.items())

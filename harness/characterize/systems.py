@@ -1,0 +1,311 @@
+"""Systems measured by the instrument (METHODS.md section 6): what it can say about them.
+
+``scores`` maps each system's name to its prediction per item (item_id -> score); every
+instrument is a long judgment table. For each instrument, over its items (means of their values):
+
+- **rho**: Spearman's rho of each system's scores against the item means;
+- **per-rater rho**: each system's Spearman rho against each rater's own values (raters with at
+  least ``MIN_RATER_ITEMS`` (5) valued items and some variation); per system n, min, max, mean
+  and sd (ddof = 1) over raters; two-tailed **paired** t-tests between every two systems over
+  the raters both have a rho for (the raters are the same people, so the rhos are paired);
+- **distance correlation**: over the item pairs i < j, Pearson's r between the instrument's
+  signed differences m_i - m_j and the system's s_i - s_j (each l2-normalised, which does not
+  change r), over the item pairs whose instrument distance |m_i - m_j| is at least t, for
+  t = 0, 0.9, 1.8, 2.7, 3.6 on a 0-10 scale (9% of the range per step) and at the resolution
+  when it is known, with the count of pairs at each t;
+- **Steiger's test** (1980, Z with pooled r; `harness.stats.dependent.steiger_z`) between every
+  two systems' rhos, given the Spearman rho between the two systems, on n items;
+- **MRDS** (`harness.stats.mrds`) for the instrument's n items;
+- **verdict** per pair of systems: whether the instrument tells them apart (Steiger p < 0.05),
+  with their rho difference, the MRDS at r = the lower rho and p0 = 0.05, and the paired t-test.
+
+Correlations use scipy; a rater whose values (or a system whose scores) do not vary has no rho.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from harness.characterize.rank_stability import TOLERANCE
+from harness.errors import InputError
+from harness.stats._table import valued
+from harness.stats.dependent import steiger_z
+from harness.stats.mrds import mrds, mrds_table
+
+MIN_RATER_ITEMS = 5
+DISTANCE_STEPS = (0.0, 0.09, 0.18, 0.27, 0.36)  # shares of the scale's range
+P0 = 0.05
+_PAIR_BLOCK = 2_000_000  # item pairs held in memory at once
+_MAX_NAMED = 5
+
+
+@dataclass(frozen=True)
+class InstrumentSystems:
+    """Every systems figure on one instrument."""
+
+    n_items: int
+    rho: pd.Series  # system -> rho against the item means
+    per_rater: pd.DataFrame  # raters x systems
+    per_rater_stats: pd.DataFrame  # system -> n_raters, min, max, mean, sd
+    t_tests: pd.DataFrame  # a, b, n_raters, mean_difference, t, p
+    distance: pd.DataFrame  # system, threshold, r, n_pairs
+    steiger: pd.DataFrame  # a, b, rho_a, rho_b, r_ab, n, z, p
+    mrds: pd.DataFrame  # r x p0
+    verdicts: pd.DataFrame  # a, b, difference, mrds, steiger_p, t_p, distinguishable
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_items": self.n_items,
+            "rho": _floats(self.rho.to_dict()),
+            "per_rater": {
+                s: _floats(self.per_rater_stats.loc[s].to_dict())
+                for s in self.per_rater_stats.index
+            },
+            "t_tests": _records(self.t_tests),
+            "distance_correlation": _records(self.distance),
+            "steiger": _records(self.steiger),
+            "mrds": mrds_records(self.mrds, self.n_items),
+            "verdicts": _records(self.verdicts),
+        }
+
+
+@dataclass(frozen=True)
+class Systems:
+    names: list[str]
+    by_instrument: dict[str, InstrumentSystems] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``<system>.rho.<instrument>`` and the rest per instrument under ``by_instrument``."""
+        out: dict[str, Any] = {
+            name: {"rho": {k: float(v.rho[name]) for k, v in self.by_instrument.items()}}
+            for name in self.names
+        }
+        out["by_instrument"] = {k: v.to_dict() for k, v in self.by_instrument.items()}
+        return out
+
+
+def check_system_items(
+    scores: pd.Series, items: Sequence[str], *, system: str, instrument: str, source: str
+) -> None:
+    """Raise `InputError` naming ``source`` when the system has no score for some items."""
+    missing = sorted(set(items) - set(scores.dropna().index))
+    if missing:
+        named = ", ".join(missing[:_MAX_NAMED]) + (" ..." if len(missing) > _MAX_NAMED else "")
+        raise InputError(
+            f"{source}: system {system!r} has no score for {len(missing)} of the "
+            f"{len(set(items))} items of {instrument} ({named}); a system file needs a score "
+            "for every item (columns item_id, score)"
+        )
+
+
+def instrument_systems(
+    judgments: pd.DataFrame,
+    scores: Mapping[str, pd.Series],
+    *,
+    scale_range: float = 10.0,
+    resolution: float | None = None,
+) -> InstrumentSystems:
+    """Every systems figure of ``scores`` on the instrument of ``judgments``."""
+    values = valued(judgments).astype({"value": float})
+    means = values.groupby("item_id")["value"].mean()
+    names = list(scores)
+    frame = pd.DataFrame({n: scores[n].reindex(means.index) for n in names})
+    rho = pd.Series({n: _spearman(means.to_numpy(), frame[n].to_numpy()) for n in names})
+    per_rater = _per_rater(values, frame)
+    thresholds = [s * scale_range for s in DISTANCE_STEPS]
+    if resolution is not None and all(abs(resolution - t) > TOLERANCE for t in thresholds):
+        thresholds = sorted([*thresholds, resolution])
+    n = len(means)
+    t_tests = _t_tests(per_rater)
+    steiger = _steiger(rho, frame, n)
+    return InstrumentSystems(
+        n_items=n,
+        rho=rho,
+        per_rater=per_rater,
+        per_rater_stats=_rater_stats(per_rater),
+        t_tests=t_tests,
+        distance=_distance(means, frame, thresholds),
+        steiger=steiger,
+        mrds=mrds_table(n),
+        verdicts=_verdicts(steiger, t_tests, n),
+    )
+
+
+def systems(
+    instruments: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, pd.Series],
+    *,
+    scale_range: float = 10.0,
+    resolution: float | None = None,
+) -> Systems:
+    """`instrument_systems` for each named instrument (e.g. "new" and "original")."""
+    return Systems(
+        names=list(scores),
+        by_instrument={
+            name: instrument_systems(table, scores, scale_range=scale_range, resolution=resolution)
+            for name, table in instruments.items()
+        },
+    )
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman's rho (Pearson of mid-ranks); NaN when either side does not vary."""
+    ok = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[ok], b[ok]
+    if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(stats.spearmanr(a, b).statistic)
+
+
+def _per_rater(values: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """Raters x systems: each system's rho against the rater's values on the rater's items."""
+    rows = {}
+    for worker, rated in values.groupby("worker_id", sort=True):
+        own = rated.groupby("item_id")["value"].mean()
+        if len(own) < MIN_RATER_ITEMS:
+            continue
+        rows[worker] = {
+            name: _spearman(own.to_numpy(), frame[name].reindex(own.index).to_numpy())
+            for name in frame.columns
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(frame.columns))
+    table.index.name = "worker_id"
+    return table
+
+
+def _rater_stats(per_rater: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "n_raters": per_rater.notna().sum(),
+            "min": per_rater.min(),
+            "max": per_rater.max(),
+            "mean": per_rater.mean(),
+            "sd": per_rater.std(ddof=1),
+        }
+    )
+
+
+def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for a, b in combinations(per_rater.columns, 2):
+        both = per_rater[[a, b]].dropna()
+        diff = both[b] - both[a]
+        if len(both) < 2 or np.ptp(diff.to_numpy()) == 0:
+            t, p = float("nan"), float("nan")
+        else:
+            result = stats.ttest_rel(both[b], both[a])
+            t, p = float(result.statistic), float(result.pvalue)
+        rows.append(
+            {"a": a, "b": b, "n_raters": len(both), "mean_difference": float(diff.mean()),
+             "t": t, "p": p}
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=["a", "b", "n_raters", "mean_difference", "t", "p"])
+
+
+def _distance(means: pd.Series, frame: pd.DataFrame, thresholds: list[float]) -> pd.DataFrame:
+    """Pearson r of signed item-pair differences, from sums accumulated over blocks of pairs.
+
+    Memory grows with the number of items, not with the number of item pairs: the pairs
+    (i, j > i) are visited a block of rows i at a time. The l2-normalisation of METHODS.md
+    scales every difference of one side by the same number, which leaves r unchanged, so it is
+    not applied.
+    """
+    m = means.to_numpy(dtype=float)
+    scores = frame.to_numpy(dtype=float)
+    n, k = len(m), scores.shape[1]
+    edges = np.asarray(thresholds, dtype=float) - TOLERANCE  # sorted ascending
+    bins = len(edges)
+    # per distance bin [t_b, t_b+1) and system: count, sum x, sum y, sum xx, sum yy, sum xy
+    per_bin = np.zeros((bins, k, 6))
+    step = max(1, _PAIR_BLOCK // max(n, 1))
+    for start in range(0, n, step):
+        rows = np.arange(start, min(n, start + step))
+        upper = rows[:, None] < np.arange(n)[None, :]
+        x = (m[rows, None] - m[None, :])[upper]
+        where = np.searchsorted(edges, np.abs(x), side="right") - 1
+        inside = where >= 0
+        x, where = x[inside], where[inside]
+        count = np.bincount(where, minlength=bins)
+        sum_x = np.bincount(where, x, minlength=bins)
+        sum_xx = np.bincount(where, x * x, minlength=bins)
+        for s in range(k):
+            y = (scores[rows, s, None] - scores[None, :, s])[upper][inside]
+            sum_y = np.bincount(where, y, minlength=bins)
+            sum_yy = np.bincount(where, y * y, minlength=bins)
+            sum_xy = np.bincount(where, x * y, minlength=bins)
+            per_bin[:, s] += np.stack([count, sum_x, sum_y, sum_xx, sum_yy, sum_xy], axis=1)
+    sums = per_bin[::-1].cumsum(axis=0)[::-1]  # distance >= t_b: bins b and above
+    rows_out = []
+    for s, name in enumerate(frame.columns):
+        for ti, t in enumerate(thresholds):
+            count, sx, sy, sxx, syy, sxy = sums[ti, s]
+            vx, vy = count * sxx - sx * sx, count * syy - sy * sy
+            usable = count >= 3 and vx > 0 and vy > 0
+            r = (count * sxy - sx * sy) / np.sqrt(vx * vy) if usable else float("nan")
+            rows_out.append(
+                {"system": name, "threshold": float(t), "r": float(r), "n_pairs": int(count)}
+            )
+    return pd.DataFrame(rows_out, columns=["system", "threshold", "r", "n_pairs"])
+
+
+def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
+    rows = []
+    for a, b in combinations(frame.columns, 2):
+        r_ab = _spearman(frame[a].to_numpy(), frame[b].to_numpy())
+        usable = all(np.isfinite(v) and abs(v) < 1 for v in (rho[a], rho[b], r_ab)) and n >= 4
+        test = steiger_z(float(rho[a]), float(rho[b]), r_ab, n) if usable else None
+        rows.append(
+            {"a": a, "b": b, "rho_a": float(rho[a]), "rho_b": float(rho[b]), "r_ab": r_ab,
+             "n": n, "z": test.statistic if test else float("nan"),
+             "p": test.p if test else float("nan")}
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "r_ab", "n", "z", "p"])
+
+
+def _verdicts(steiger: pd.DataFrame, t_tests: pd.DataFrame, n: int) -> pd.DataFrame:
+    rows = []
+    for (_, s), (_, t) in zip(steiger.iterrows(), t_tests.iterrows(), strict=True):
+        low = min(s["rho_a"], s["rho_b"])
+        required = mrds(n, low, P0) if np.isfinite(low) and -1 < low < 1 else float("nan")
+        rows.append(
+            {"a": s["a"], "b": s["b"], "difference": s["rho_b"] - s["rho_a"],
+             "mrds": required, "steiger_p": s["p"], "t_p": t["p"],
+             "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0)}
+        )  # fmt: skip
+    return pd.DataFrame(
+        rows, columns=["a", "b", "difference", "mrds", "steiger_p", "t_p", "distinguishable"]
+    )
+
+
+def mrds_records(table: pd.DataFrame, n: int) -> list[dict[str, float]]:
+    """An MRDS table as JSON rows {n, r, p0, mrds}."""
+    return [
+        {"n": n, "r": float(r), "p0": float(p0), "mrds": float(table.loc[r, p0])}
+        for r in table.index
+        for p0 in table.columns
+    ]
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [_floats(r) for r in frame.to_dict(orient="records")]
+
+
+def _floats(mapping: Mapping[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in mapping.items():
+        if isinstance(v, (bool, np.bool_)):
+            out[str(k)] = bool(v)
+        elif isinstance(v, (int, np.integer)):
+            out[str(k)] = int(v)
+        elif isinstance(v, (float, np.floating)):
+            out[str(k)] = float(v)
+        else:
+            out[str(k)] = v
+    return out

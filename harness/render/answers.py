@@ -1,0 +1,197 @@
+"""The task page's form fields, both ways, and MTurk's answer XML back into answers.
+
+One codec for both hosting modes. For the showing at (0-based) position ``p`` the page posts:
+
+| field | content |
+| --- | --- |
+| ``item-p`` | the item key shown at position ``p`` |
+| ``value-p`` | the answer (a number), empty when skipped |
+| ``skip-p`` | ``1`` when the worker skipped the item (or answered "no" to the gate) |
+| ``shown-p``, ``answered-p`` | when the item was first shown / last answered, in milliseconds since
+  the Unix epoch (the browser's clock) |
+
+Anything else (``assignmentId``, ``workerId``, ``hitId``) is not an answer and is ignored here.
+MTurk returns every posted field as one ``FreeText`` answer of a QuestionFormAnswers document;
+a crowd-form page returns one ``taskAnswers`` answer holding a JSON array of one object, either
+in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``; positions in the plan's order).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+
+from harness.answer import Answer
+from harness.render.plan import HitPlan
+
+_FIELD = re.compile(r"^(item|value|skip|shown|answered)-(\d{1,5})$")
+NOT_ANSWERS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo"})
+"""Posted fields that are not answers."""
+
+
+class AnswerFormatError(ValueError):
+    """Posted fields that cannot be read as answers; ``problems`` says what, one per field."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+def encode_answers(answers: Iterable[Answer]) -> dict[str, str]:
+    """The form fields a page posts for ``answers`` (what simulated workers and tests post)."""
+    fields: dict[str, str] = {}
+    for a in answers:
+        p = a.position
+        fields[f"item-{p}"] = a.item_key
+        fields[f"value-{p}"] = "" if a.value is None else f"{a.value:g}"
+        fields[f"skip-{p}"] = "1" if a.skipped else ""
+        fields[f"shown-{p}"] = _millis(a.shown_at)
+        fields[f"answered-{p}"] = _millis(a.answered_at)
+    return fields
+
+
+def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
+    """Answers from posted (name, value) pairs, by position; raises `AnswerFormatError` with
+    every unreadable field at once (unknown names, repeated fields, numbers that are not)."""
+    problems: list[str] = []
+    by_position: dict[int, dict[str, str]] = {}
+    for name, value in fields:
+        if name in NOT_ANSWERS:
+            continue
+        match = _FIELD.match(name)
+        if match is None:
+            problems.append(f"unexpected field {name!r}: this page does not have it")
+            continue
+        kind, position = match[1], int(match[2])
+        slot = by_position.setdefault(position, {})
+        if kind in slot:
+            problems.append(f"field {name!r} was sent twice")
+        slot[kind] = value.strip()
+    answers = []
+    for position in sorted(by_position):
+        slot = by_position[position]
+        where = f"answer {position + 1}"
+        key = slot.get("item", "")
+        if not key:
+            problems.append(f"{where}: the item it answers is missing (field item-{position})")
+            continue
+        number = _number(slot.get("value", ""), where, problems)
+        answers.append(
+            Answer(
+                item_key=key,
+                position=position,
+                value=number,
+                skipped=slot.get("skip", "") not in ("", "0", "false"),
+                shown_at=_time(slot.get("shown", ""), f"{where} (shown)", problems),
+                answered_at=_time(slot.get("answered", ""), f"{where} (answered)", problems),
+            )
+        )
+    if problems:
+        raise AnswerFormatError(problems)
+    return answers
+
+
+def answers_from_xml(answer_xml: str, plan: HitPlan) -> list[Answer]:
+    """Answers from MTurk's QuestionFormAnswers XML for an assignment of ``plan``'s HIT.
+
+    One ``FreeText`` per posted field (this codec), or a crowd-form page's single
+    ``taskAnswers`` JSON array: its object is read with this codec when it has ``item-0``,
+    else as ``{item key: value}`` with positions in ``plan.items`` order (no timings; such a
+    form answers each item once, so `check_answers` reports repeated showings as missing).
+    """
+    pairs = _freetext_answers(answer_xml)
+    if len(pairs) == 1 and pairs[0][0] == "taskAnswers":
+        return _crowd_form_answers(pairs[0][1], plan)
+    return decode_fields(pairs)
+
+
+def _freetext_answers(answer_xml: str) -> list[tuple[str, str]]:
+    try:
+        root = ET.fromstring(answer_xml)
+    except ET.ParseError as exc:
+        raise AnswerFormatError([f"the answer is not XML: {exc}"]) from exc
+    pairs = []
+    for answer in root:
+        if _local(answer.tag) != "Answer":
+            continue
+        identifier = value = None
+        for child in answer:
+            tag = _local(child.tag)
+            if tag == "QuestionIdentifier":
+                identifier = (child.text or "").strip()
+            elif tag == "FreeText":
+                value = child.text or ""
+        if identifier:
+            pairs.append((identifier, value or ""))
+    return pairs
+
+
+def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AnswerFormatError([f"taskAnswers is not JSON: {exc}"]) from exc
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if not isinstance(data, Mapping):
+        raise AnswerFormatError(["taskAnswers should hold one object of fields"])
+    fields = {str(k): v for k, v in data.items()}
+    if "item-0" in fields:
+        return decode_fields((k, _text(v)) for k, v in fields.items())
+    problems: list[str] = []
+    answers = []
+    for position, key in enumerate(plan.items):  # one answer per item: no repeated showings
+        if key not in fields:
+            continue  # check_answers reports the missing item
+        value = _number(_text(fields[key]), f"item {key}", problems)
+        answers.append(Answer(key, position, value, skipped=value is None))
+    unknown = sorted(set(fields) - set(plan.showings) - NOT_ANSWERS)
+    problems += [f"unexpected field {k!r}: not an item of this HIT" for k in unknown]
+    if problems:
+        raise AnswerFormatError(problems)
+    return answers
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else ""
+    return "" if value is None else str(value)
+
+
+def _number(text: str, where: str, problems: list[str]) -> float | None:
+    if text == "":
+        return None
+    try:
+        number = float(text.replace(",", ".", 1) if text.count(",") == 1 else text)
+    except ValueError:
+        problems.append(f"{where}: {text!r} is not a number")
+        return None
+    if not math.isfinite(number):
+        problems.append(f"{where}: {text!r} is not a number")
+        return None
+    return number
+
+
+def _time(text: str, where: str, problems: list[str]) -> datetime | None:
+    if text == "":
+        return None
+    try:
+        millis = float(text)
+        if not math.isfinite(millis) or not 0 <= millis < 1e14:
+            raise ValueError(text)
+        return datetime.fromtimestamp(millis / 1000, UTC)
+    except ValueError:
+        problems.append(f"{where}: {text!r} is not a time in milliseconds")
+        return None
+
+
+def _millis(when: datetime | None) -> str:
+    return "" if when is None else str(round(when.timestamp() * 1000))
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]

@@ -1,0 +1,226 @@
+"""Task pages: one HIT of an instrument as the HTML a worker sees, and its question documents.
+
+The same templates serve both hosting modes. ``external``: harness serves the page in the
+worker's order (`showing_order`) and the page posts the answers to harness, then completes the
+assignment at ``{turkSubmitTo}/mturk/externalSubmit``. ``mturk``: a self-contained HTMLQuestion
+whose script orders the items per worker from the ``workerId`` in its URL (see
+`harness.render.client_order`) and whose form posts the answers straight to
+``{turkSubmitTo}/mturk/externalSubmit``. Scripts and styles are inlined, so a page never
+fetches anything from anywhere.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from harness.render.instrument import Instrument
+from harness.render.markup import guidelines_html
+from harness.render.plan import HitPlan, hit_key
+from harness.render.question import external_question_xml, html_question_xml
+from harness.spec.model import Hosting, StudyType
+
+PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+"""The assignmentId MTurk gives a page that a worker previews before accepting."""
+_BUTTONS_UP_TO = 11  # a whole-number scale with at most this many points gets one button each
+_LONG_SIDE = 24  # sides longer than this, or of several words, are stacked (sentences)
+
+
+def render_page(
+    instrument: Instrument,
+    plan: HitPlan,
+    *,
+    study_name: str,
+    hosting: Hosting | str,
+    worker_id: str | None = None,
+    assignment_id: str | None = None,
+    hit_id: str | None = None,
+    submit_to: str | None = None,
+    preview: bool = False,
+    answers_url: str | None = None,
+) -> str:
+    """The HTML of ``plan``'s HIT.
+
+    ``external``: items in ``worker_id``'s order (plan order in preview or without a worker);
+    the page posts answers to ``answers_url`` (default: ``<hit key>/submit`` relative to the
+    page at ``/hit/<hit key>``) and then to ``{submit_to}/mturk/externalSubmit``. ``mturk``:
+    plan order, re-ordered in the browser; the MTurk parameters are read from the page's URL.
+    """
+    hosting = Hosting(hosting)
+    spec = instrument.spec
+    key = hit_key(study_name, plan.index)
+    if hosting is Hosting.EXTERNAL and worker_id and not preview:
+        order = instrument.page_order(
+            plan, study_name=study_name, worker_id=worker_id, hosting=Hosting.EXTERNAL
+        )
+    else:
+        order = plan.showings
+    config = {
+        "hosting": hosting.value,
+        "type": spec.type.value,
+        "preview": bool(preview),
+        "hitKey": key,
+        "assignmentId": assignment_id or "",
+        "workerId": worker_id or "",
+        "hitId": hit_id or "",
+        "turkSubmitTo": submit_to or "",
+        "answersUrl": answers_url or f"{key}/submit",
+        "halfwayReminder": spec.scale.halfway_reminder,
+        "gate": spec.scale.gate is not None,
+        "order": {
+            "shuffle": hosting is Hosting.MTURK and spec.order.policy.value == "random_per_worker",
+            "seed": spec.order.seed,
+            "study": study_name,
+            "minGap": instrument.min_gap,
+        },
+        "scale": _scale_config(instrument),
+    }
+    context = {
+        "title": spec.hit.title,
+        "study_type": spec.type.value,
+        "hosting": hosting.value,
+        "preview": bool(preview),
+        "guidelines": guidelines_html(instrument.guidelines),
+        "examples": _examples(instrument),
+        "scale": _scale_context(instrument),
+        "showings": [_showing(instrument, position, k) for position, k in enumerate(order)],
+        "config": config,
+    }
+    template = _environment(tuple(instrument.template_dirs)).get_template(instrument.template_name)
+    return template.render(**context)
+
+
+def html_question(instrument: Instrument, plan: HitPlan, *, study_name: str) -> str:
+    """The HTMLQuestion XML of ``plan``'s HIT for ``mturk`` hosting (self-contained page)."""
+    page = render_page(instrument, plan, study_name=study_name, hosting=Hosting.MTURK)
+    return html_question_xml(page)
+
+
+def external_question(public_url: str, *, study_name: str, plan: HitPlan) -> str:
+    """The ExternalQuestion XML of ``plan``'s HIT, pointing at ``{public_url}/hit/<hit key>``."""
+    return external_question_xml(f"{public_url.rstrip('/')}/hit/{hit_key(study_name, plan.index)}")
+
+
+@lru_cache(maxsize=32)
+def _environment(template_dirs: tuple[Path, ...]) -> Environment:
+    return Environment(
+        loader=FileSystemLoader([str(d) for d in template_dirs]),
+        autoescape=True,
+        undefined=StrictUndefined,
+        auto_reload=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _scale_config(instrument: Instrument) -> dict[str, Any]:
+    scale = instrument.scale
+    return {
+        "min": scale.min,
+        "max": scale.max,
+        "step": scale.step,
+        "fractional": scale.fractional,
+        "decimals": scale.decimals,
+        "skip": scale.skip,
+        "options": [v for v, _, _ in scale.options],
+        "hint": _hint(instrument),
+    }
+
+
+def _hint(instrument: Instrument) -> str:
+    scale = instrument.scale
+    if scale.options:
+        return "Choose one of the answers."
+    span = f"a number from {_number(scale.min)} to {_number(scale.max)}"
+    if scale.fractional:
+        if scale.decimals == 0:
+            return f"Enter {span} (whole numbers only)."
+        example = _number(round(scale.min + 0.75 * scale.range, min(scale.decimals, 1)))
+        return f"Enter {span}; decimals are allowed (e.g. {example})."
+    if scale.step == 1 and float(scale.min).is_integer():
+        return f"Enter {span} (whole numbers only)."
+    return f"Enter {span} in steps of {_number(scale.step)}."
+
+
+def _scale_context(instrument: Instrument) -> dict[str, Any]:
+    scale = instrument.scale
+    spec_scale = instrument.spec.scale
+    points = round(scale.range / scale.step) + 1 if scale.step else 0
+    buttons: list[str] = []
+    if not scale.options and not scale.fractional and 2 <= points <= _BUTTONS_UP_TO:
+        buttons = [_number(round(scale.min + i * scale.step, 9)) for i in range(points)]
+    slider_step = 10**-scale.decimals if scale.fractional else scale.step
+    return {
+        "min": _number(scale.min),
+        "max": _number(scale.max),
+        "step": _number(scale.step),
+        "slider_step": _number(slider_step),
+        "fractional": scale.fractional,
+        "buttons": buttons,
+        "anchors": [(_number(v), label) for v, label in sorted(spec_scale.labels.items())],
+        "options": [
+            {"value": _number(v), "label": label, "color": color, "ink": _ink(color)}
+            for v, label, color in scale.options
+        ],
+        "skip": scale.skip,
+        "skip_label": spec_scale.skip_label,
+        "gate": spec_scale.gate.question if spec_scale.gate else "",
+        "hint": _hint(instrument),
+    }
+
+
+def _ink(color: str | None) -> str:
+    """Black or white, whichever reads better on ``color`` (WCAG relative luminance)."""
+    if not color:
+        return "#111111"
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "#111111" if luminance > 0.18 else "#ffffff"
+
+
+def _showing(instrument: Instrument, position: int, key: str) -> dict[str, Any]:
+    sides = instrument.sides(key)
+    return {
+        "position": position,
+        "key": key,
+        "sides": sides,
+        "long": _long(sides),
+    }
+
+
+def _long(sides: list[str]) -> bool:
+    """Whether the sides read as sentences (stacked) rather than words (side by side)."""
+    return any(len(s) > _LONG_SIDE or len(s.split()) > 2 for s in sides)
+
+
+def _examples(instrument: Instrument) -> list[dict[str, Any]]:
+    labels = {_number(v): label for v, label, _ in instrument.scale.options}
+    columns = instrument.display_columns
+    out = []
+    for example in instrument.spec.guidelines.examples:
+        sides = [example.item.get(c, "") for c in columns] or list(example.item.values())
+        answer = example.answer
+        text = _number(answer) if isinstance(answer, int | float) else str(answer)
+        if instrument.spec.type is not StudyType.RATING and text in labels:
+            text = (
+                labels[text]
+                if instrument.spec.type is StudyType.PAIR_COMPARISON
+                else (f"{labels[text]} ({text})")
+            )
+        out.append(
+            {
+                "sides": sides,
+                "long": _long(sides),
+                "answer": text,
+                "explanation": example.explanation,
+            }
+        )
+    return out

@@ -1,0 +1,116 @@
+"""Check one assignment's answers against its HIT before anything is stored.
+
+Every problem is reported at once, in words a worker can act on: which item (by its number on
+the page and what it shows), what was wrong, and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from harness.answer import Answer
+from harness.render.instrument import Instrument
+from harness.render.plan import HitPlan
+from harness.spec.model import StudyType
+from harness.spec.scale import Scale
+
+
+def check_answers(
+    instrument: Instrument,
+    plan: HitPlan,
+    answers: Sequence[Answer],
+    *,
+    worker_order: Sequence[str] | None = None,
+) -> list[str]:
+    """Problems with ``answers`` to ``plan``'s HIT; an empty list means they may be stored.
+
+    ``worker_order`` (item key per position, as `showing_order` served it) also checks that
+    each answer names the item shown at its position; without it (pages the platform hosts
+    shuffle in the browser) positions must only be 0..n-1, each used once.
+    """
+    expected = Counter(plan.showings)
+    total = sum(expected.values())
+    scale = instrument.scale
+    may_skip = scale.skip or instrument.spec.scale.gate is not None
+    problems: list[str] = []
+
+    positions = Counter(a.position for a in answers)
+    for position, count in sorted(positions.items()):
+        if not 0 <= position < total:
+            problems.append(
+                f"answer {position + 1}: there is no such question; this HIT has {total}"
+            )
+        elif count > 1:
+            problems.append(f"question {position + 1} was answered {count} times; answer it once")
+
+    seen = Counter(a.item_key for a in answers)
+    for key, count in sorted(seen.items()):
+        if key not in expected:
+            problems.append(f"an answer names item {key!r}, which is not part of this HIT")
+        elif count > expected[key]:
+            shown = "once" if expected[key] == 1 else f"{expected[key]} times"
+            problems.append(
+                f"{_name(instrument, key)} was answered {count} times but is shown {shown}"
+            )
+
+    for answer in sorted(answers, key=lambda a: a.position):
+        if answer.item_key not in expected:
+            continue
+        where = f"question {answer.position + 1} ({_label(instrument, answer.item_key)})"
+        if worker_order is not None and 0 <= answer.position < len(worker_order):
+            if worker_order[answer.position] != answer.item_key:
+                problems.append(
+                    f"{where}: this page showed another item there; reload the HIT page and "
+                    "answer again"
+                )
+                continue
+        if answer.skipped:
+            if not may_skip:
+                problems.append(f"{where}: skipping is not possible in this task; please answer")
+            elif answer.value is not None:
+                problems.append(f"{where}: marked as skipped but also answered; choose one")
+            continue
+        if answer.value is None:
+            problems.append(f"{where}: no answer; {_allowed(instrument, scale)}")
+        elif not (math.isfinite(answer.value) and scale.accepts(answer.value)):
+            problems.append(
+                f"{where}: {answer.value:g} is not allowed; {_allowed(instrument, scale)}"
+            )
+
+    missing = expected - seen
+    for key in sorted(missing):
+        times = "" if missing[key] == 1 else f" ({missing[key]} showings)"
+        problems.append(f"{_name(instrument, key)} has no answer{times}; please answer every item")
+    return problems
+
+
+def _allowed(instrument: Instrument, scale: Scale) -> str:
+    skip = f', or tick "{instrument.spec.scale.skip_label}"' if scale.skip else ""
+    if instrument.spec.type is StudyType.PAIR_COMPARISON:
+        return f"choose one of the three answers{skip}"
+    if scale.options:
+        return f"choose one of the options{skip}"
+    if scale.fractional:
+        grain = (
+            f"with at most {scale.decimals} decimal{'s' if scale.decimals != 1 else ''}"
+            if scale.decimals
+            else "a whole number"
+        )
+        return f"enter a number from {scale.min:g} to {scale.max:g} {grain}{skip}"
+    return f"enter a number from {scale.min:g} to {scale.max:g} in steps of {scale.step:g}{skip}"
+
+
+def _label(instrument: Instrument, key: str) -> str:
+    if not instrument.has_item(key):
+        return key
+    sides = instrument.sides(key)
+    if instrument.spec.type is StudyType.PAIR_COMPARISON and len(sides) == 4:
+        return f"{sides[0]} – {sides[1]} vs {sides[2]} – {sides[3]}"
+    text = " – ".join(sides)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name(instrument: Instrument, key: str) -> str:
+    return f"the item {_label(instrument, key)!r}"

@@ -1,0 +1,98 @@
+"""Assemble the report `Document` from a `Characterization`: summary first, then each property."""
+
+from __future__ import annotations
+
+from harness.characterize import Characterization
+from harness.report.compare import (
+    closest_pair,
+    closest_pair_verdict,
+    mrds_section,
+    pair_verdicts,
+    reproducibility_section,
+    resolution_section,
+    screening_section,
+    systems_section,
+)
+from harness.report.document import Document, Section, Table
+from harness.report.numbers import interval, num
+from harness.report.sections import (
+    card_section,
+    precision_section,
+    rank_stability_section,
+    repeatability_section,
+)
+
+
+def build_document(c: Characterization) -> Document:
+    """The whole report: headline figures, the cards, then every property with its meaning."""
+    new, orig = c.new_instrument.name, c.original_instrument.name
+    return Document(
+        title=f"{new} characterized against {orig}",
+        subtitle="Every figure is defined in METHODS.md section 6; values for all judgments "
+        + ("and for the screened set side by side." if c.screened else "(no screened set given)."),
+        sections=[
+            summary_section(c),
+            card_section(c),
+            repeatability_section(c),
+            precision_section(c),
+            rank_stability_section(c),
+            reproducibility_section(c),
+            resolution_section(c),
+            systems_section(c),
+            mrds_section(c),
+            screening_section(c),
+            settings_section(c),
+        ],
+    )
+
+
+def summary_section(c: Characterization) -> Section:
+    new, orig = c.new.repeatability, c.original.repeatability
+    r = c.reproducibility
+    rows = [
+        ["alpha, new [95% interval]", f"{num(new.alpha)} {interval(new.ci)} ({new.verdict})"],
+        ["alpha, original [95% interval]", f"{num(orig.alpha)} {interval(orig.ci)} "
+         f"({orig.verdict})"],
+        ["shared items", f"{r.overlap.n_shared:,}"],
+        ["Spearman rho / Pearson r of item means", f"{num(r.spearman_means)} / "
+         f"{num(r.pearson_means)}"],
+        ["Pearson r of item sds", num(r.pearson_sds)],
+        ["mean item sd, new / original", f"{num(c.new.precision.mean_sd)} / "
+         f"{num(c.original.precision.mean_sd)}"],
+    ]  # fmt: skip
+    if c.screened is not None:
+        rows.insert(1, [f"alpha, new screened ({c.screened.policy})",
+                        f"{num(c.screened.new.repeatability.alpha)} "
+                        f"{interval(c.screened.new.repeatability.ci)} "
+                        f"({c.screened.new.repeatability.verdict})"])  # fmt: skip
+    if c.resolution is not None:
+        t = c.resolution.threshold_95
+        rows.append(["resolution (95% agreement)", "not reached" if t is None else num(t, 2)])
+    pair = closest_pair(c)
+    if pair is not None:
+        for name, sentence in pair_verdicts(c):
+            rows.append([f"{name} tells {pair[0]} from {pair[1]}?", sentence])
+    return Section(
+        "Summary",
+        closest_pair_verdict(c)
+        if c.systems is not None
+        else "No systems were given; see the MRDS table for the smallest difference in rho "
+        "this instrument could detect.",
+        [Table(["figure", "value"], rows)],
+        anchor="summary",
+    )
+
+
+def settings_section(c: Characterization) -> Section:
+    s = c.settings
+    return Section(
+        "Settings",
+        "Re-running with the same inputs and settings gives the same figures.",
+        [
+            Table(
+                ["setting", "value"],
+                [[k.replace("_", " "), str(v)] for k, v in s.items()],
+            )
+        ],
+        anchor="settings",
+    )

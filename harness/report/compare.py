@@ -1,0 +1,330 @@
+"""The report's sections that compare: reproducibility, resolution, systems, MRDS, screening."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.characterize import Characterization, Reproducibility
+from harness.characterize.systems import InstrumentSystems
+from harness.report import plots
+from harness.report.document import Block, Plot, Section, Table
+from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
+from harness.stats.mrds import mrds
+
+
+def reproducibility_section(c: Characterization) -> Section:
+    r = c.reproducibility
+    new, orig = c.new_instrument.name, c.original_instrument.name
+    o = r.overlap
+    blocks: list[Block] = [
+        f"Shared items: {o.n_shared:,} ({new} has {o.n_new:,} items with two or more values, "
+        f"{orig} has {o.n_original:,}). Every figure below is on the shared items.",
+        Table(["figure", *_repro_columns(c)], _repro_rows(c)),
+    ]
+    for column, what in (("mean_change", "mean"), ("sd_change", "sd")):
+        rows = []
+        for kind, frame in (("most", r.most_changed(column)), ("least", r.least_changed(column))):
+            for item, row in frame.iterrows():
+                rows.append(
+                    [kind, c.original_instrument.label(str(item)), num(row[f"{what}_original"], 2),
+                     num(row[f"{what}_new"], 2), signed(row[column], 2)]
+                )  # fmt: skip
+        blocks.append(
+            Table(["changed", "item", orig, new, "change"], rows,
+                  caption=f"Items whose {what} changed most and least (new - original).")
+        )  # fmt: skip
+    blocks.append(
+        Plot("means", plots.versus(r, "mean", new_name=new, original_name=orig, label="mean"),
+             "Item means, new against original (dashed: equal).", half=True)
+    )  # fmt: skip
+    blocks.append(
+        Plot("sds", plots.versus(r, "sd", new_name=new, original_name=orig, label="sd"),
+             "Item sds (ddof = 0), new against original (dashed: equal).", half=True)
+    )  # fmt: skip
+    meaning = (
+        f"The new instrument orders the shared items like the original with Spearman rho "
+        f"{num(r.spearman_means)} (not 1), so a system's rho can change between the two "
+        "instruments for reasons that have nothing to do with the system; the item sds "
+        f"correlate at r = {num(r.pearson_sds)}, so which items are hard to judge "
+        f"{'reproduces' if r.pearson_sds >= 0.5 else 'does not reproduce well'}."
+    )
+    return Section("Reproducibility", meaning, blocks, anchor="reproducibility")
+
+
+def _repro_columns(c: Characterization) -> list[str]:
+    cols = ["all judgments"]
+    if c.screened is not None:
+        cols.append(f"screened ({c.screened.policy})")
+    return cols
+
+
+def _repro_rows(c: Characterization) -> list[list[str]]:
+    views: list[Reproducibility] = [c.reproducibility]
+    if c.screened is not None:
+        views.append(c.screened.reproducibility)
+    new, orig = c.new_instrument.name, c.original_instrument.name
+    figures = [
+        (f"alpha {new} [95% interval]",
+         lambda r: f"{num(r.alpha_new.alpha)} {interval(r.alpha_new.ci)}"),
+        (f"alpha {orig} [95% interval]",
+         lambda r: f"{num(r.alpha_original.alpha)} {interval(r.alpha_original.ci)}"),
+        ("Spearman rho of item means", lambda r: num(r.spearman_means)),
+        ("Pearson r of item means", lambda r: num(r.pearson_means)),
+        ("Pearson r of item sds", lambda r: num(r.pearson_sds)),
+        (f"mean sd {new} / {orig}", lambda r: f"{num(r.mean_sd_new)} / {num(r.mean_sd_original)}"),
+        (f"sd of sds {new} / {orig}", lambda r: f"{num(r.sd_sd_new)} / {num(r.sd_sd_original)}"),
+    ]  # fmt: skip
+    return [[label, *[get(v) for v in views]] for label, get in figures]
+
+
+def resolution_section(c: Characterization) -> Section:
+    res = c.resolution
+    if res is None:
+        return Section(
+            "Resolution",
+            "Without a pair-comparison study the smallest difference this instrument can order "
+            "is unknown, so no threshold below which system disagreements are noise can be "
+            "given.",
+            ["No resolution study was given (--resolution)."],
+            anchor="resolution",
+        )
+    t = res.threshold_95
+    rows = [
+        ["pairs of pairs", f"{len(res.decisions):,}"],
+        ["agreement over all pairs of pairs", share(res.agreement_all)],
+        ["mean share of votes for the decision", share(res.decisions["share"].mean())],
+        [f"resolution (smallest t with agreement >= {res.target:.0%}, n >= {res.min_pairs})",
+         "not reached" if t is None else num(t, 2)],
+        ["agreement stays >= 95% above it", "yes" if res.stable else "no"],
+        ["item pairs of the original at or above it (orderable)",
+         "n/a" if res.item_pairs_above is None
+         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
+              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
+        ["item pairs below it", "n/a" if res.item_pairs_below is None
+         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
+    ]  # fmt: skip
+    every = 10
+    thresholds = res.curve["threshold"].to_numpy(dtype=float)
+    around = np.zeros(len(thresholds), dtype=bool)
+    if t is not None:
+        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
+    keep = (np.arange(len(thresholds)) % every == 0) | around
+    curve_rows = [
+        [num(row.threshold, 2), share(row.agreement), count(row.n)]
+        for row in res.curve[keep].itertuples()
+    ]  # fmt: skip
+    meaning = (
+        "The crowd orders two item pairs like the original 95% of the time only when their "
+        f"original scores differ by at least {num(t, 2)}: a system that orders pairs closer "
+        "than that differently from the benchmark is not measurably wrong."
+        if t is not None
+        else "The crowd never orders pairs like the original 95% of the time, so no "
+        "difference on this instrument is safely orderable."
+    )
+    return Section(
+        "Resolution",
+        meaning,
+        [
+            Table(["figure", "value"], rows),
+            Plot(
+                "resolution",
+                plots.agreement_curve(res),
+                "Agreement with the original against the threshold t (left axis); dotted: "
+                "the number of pairs of pairs with distance >= t (right axis).",
+            ),
+            Table(
+                ["t", "agreement", "pairs of pairs"],
+                curve_rows,
+                caption=f"The curve at every {num(every * res.step, 2)} and around the "
+                f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
+            ),
+        ],  # fmt: skip
+        anchor="resolution",
+    )
+
+
+def systems_section(c: Characterization) -> Section:
+    s = c.systems
+    if s is None:
+        return Section(
+            "Systems measured by the instrument",
+            "No system predictions were given (--system NAME=FILE), so this report cannot say "
+            "which system differences the instrument can detect; the MRDS table below still "
+            "bounds them.",
+            [],
+            anchor="systems",
+        )
+    names = {"new": c.new_instrument.name, "original": c.original_instrument.name}
+    views: dict[str, InstrumentSystems] = {
+        names[k]: v for k, v in s.by_instrument.items() if k in names
+    }
+    if c.screened is not None and c.screened.systems is not None:
+        views = {
+            names["new"]: s.by_instrument["new"],
+            f"{names['new']} (screened)": c.screened.systems.by_instrument["new"],
+            names["original"]: s.by_instrument["original"],
+        }
+    blocks: list[Block] = [
+        Table(["system", *[f"rho vs {k}" for k in views]],
+              [[n, *[num(v.rho[n]) for v in views.values()]] for n in s.names],
+              caption="Spearman rho of each system against each instrument's item means."),
+    ]  # fmt: skip
+    for name, v in views.items():
+        blocks.append(
+            Table(["system", "raters", "min", "max", "mean", "sd"],
+                  [[str(n), count(r["n_raters"]), num(r["min"]), num(r["max"]), num(r["mean"]),
+                    num(r["sd"])] for n, r in v.per_rater_stats.iterrows()],
+                  caption=f"{name}: per-rater rho (each system against each rater's own values; "
+                  "sd with ddof = 1).")
+        )  # fmt: skip
+        blocks.append(
+            Table(["A", "B", "rho B - rho A", "MRDS (p0 0.05)", "Steiger z", "Steiger p",
+                   "paired t (raters)", "t-test p", "told apart?"],
+                  [[str(a.a), str(a.b), signed(a.difference), num(a.mrds), num(st.z, 2),
+                    pvalue(st.p),
+                    f"{num(t.t, 2)} (n = {count(t.n_raters)})", pvalue(t.p),
+                    "yes" if a.distinguishable else "no"]
+                   for a, st, t in zip(v.verdicts.itertuples(), v.steiger.itertuples(),
+                                       v.t_tests.itertuples(), strict=True)],
+                  caption=f"{name}: every two systems. Steiger's Z (1980, pooled r) on "
+                  f"n = {v.n_items} items given the rho between the systems; two-tailed t-tests "
+                  "over the per-rater rhos are paired (the raters are the same people).")
+        )  # fmt: skip
+        thresholds = sorted(v.distance["threshold"].unique())
+        blocks.append(
+            Table(["system", *[f"t = {num(t, 2)}" for t in thresholds]],
+                  [[n, *[f"{num(r.r)} ({count(r.n_pairs)})" for r in
+                         v.distance[v.distance["system"] == n].itertuples()]] for n in s.names],
+                  caption=f"{name}: distance correlation r (item pairs with instrument distance "
+                  ">= t, count in brackets).")
+        )  # fmt: skip
+    per_rater = {k: v.per_rater for k, v in views.items()}
+    blocks.append(
+        Plot("per_rater_rho", plots.per_rater_rho(per_rater),
+             "Per-rater rho: each point is one system scored against one rater's values.")
+    )  # fmt: skip
+    return Section(
+        "Systems measured by the instrument", closest_pair_verdict(c), blocks, anchor="systems"
+    )
+
+
+def closest_pair(c: Characterization) -> tuple[str, str] | None:
+    """The two systems whose rhos against the original are closest (None: fewer than two)."""
+    if c.systems is None or len(c.systems.names) < 2:
+        return None
+    original = c.systems.by_instrument["original"].verdicts
+    pair = original.iloc[int(original["difference"].abs().to_numpy().argmin())]
+    return str(pair["a"]), str(pair["b"])
+
+
+def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
+    """(instrument, sentence) for the closest pair on each instrument: told apart or not."""
+    pair = closest_pair(c)
+    if pair is None or c.systems is None:
+        return []
+    a, b = pair
+    out = []
+    for key, name in (("new", c.new_instrument.name), ("original", c.original_instrument.name)):
+        v = c.systems.by_instrument[key].verdicts
+        row = v[(v["a"] == a) & (v["b"] == b)].iloc[0]
+        t = c.systems.by_instrument[key].t_tests
+        raters = int(t[(t["a"] == a) & (t["b"] == b)]["n_raters"].iloc[0])
+        rho = c.systems.by_instrument[key].rho
+        out.append(
+            (name,
+             f"{'yes' if row['distinguishable'] else 'no'}: rho {num(rho[a])} vs {num(rho[b])} "
+             f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])}), Steiger "
+             f"p = {pvalue(row['steiger_p'])}, paired t-test over {raters} raters "
+             f"p = {pvalue(row['t_p'])}")
+        )  # fmt: skip
+    return out
+
+
+def closest_pair_verdict(c: Characterization) -> str:
+    """Whether the instrument tells apart the two systems closest in rho on the original."""
+    pair = closest_pair(c)
+    if pair is None:
+        return "Fewer than two systems were given, so no two can be compared."
+    parts = [f"on {name}, {sentence}" for name, sentence in pair_verdicts(c)]
+    return (
+        f"Can these instruments tell {pair[0]} from {pair[1]} (the two systems closest in rho)? "
+        + "; ".join(parts)
+        + ". A difference below the MRDS cannot reach p < 0.05 on this many items."
+    )
+
+
+def mrds_section(c: Characterization) -> Section:
+    table = c.mrds
+    n = c.reproducibility.overlap.n_shared
+    rows = [[num(r, 1), *[num(table.loc[r, p0]) for p0 in table.columns]] for r in table.index]
+    return Section(
+        "Minimum required difference for significance (MRDS)",
+        f"With {n} items, two systems whose rhos against this instrument differ by less than "
+        f"about {num(mrds(n, 0.7, 0.05))} (at "
+        "r = 0.7, p0 = 0.05) cannot be told apart, however much better one looks.",
+        [
+            Table(
+                ["r", *[f"p0 = {p0:g}" for p0 in table.columns]],
+                rows,
+                caption=f"The smallest sigma with Steiger's p(r, r + sigma, r; n = {n}) < p0 "
+                "(two-tailed).",
+            ),
+        ],  # fmt: skip
+        anchor="mrds",
+    )
+
+
+def screening_section(c: Characterization) -> Section:
+    sc = c.screened
+    if sc is None:
+        return Section(
+            "Screening impact",
+            "No screened set was given, so every figure above is for all judgments; whether "
+            "screening would change a system comparison is not shown.",
+            ["Give --screened FILE (the screened long table) or --flagged FILE (worker ids to "
+             "remove) to show every figure for all judgments and the screened set side by "
+             "side."],
+            anchor="screening",
+        )  # fmt: skip
+    rows = []
+    pairs = [
+        ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha),
+        ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd),
+        ("item pairs not separable (standard error)", c.new.rank_stability.share_inseparable,
+         sc.new.rank_stability.share_inseparable),
+        ("Spearman rho of means vs original", c.reproducibility.spearman_means,
+         sc.reproducibility.spearman_means),
+        ("Pearson r of sds vs original", c.reproducibility.pearson_sds,
+         sc.reproducibility.pearson_sds),
+    ]  # fmt: skip
+    if c.systems is not None and sc.systems is not None:
+        for name in c.systems.names:
+            pairs.append(
+                (f"rho of {name}", c.systems.by_instrument["new"].rho[name],
+                 sc.systems.by_instrument["new"].rho[name])
+            )  # fmt: skip
+    for label, everything, screened in pairs:
+        rows.append([label, num(everything), num(screened), change_percent(screened, everything)])
+    removed = len(sc.workers_removed)
+    return Section(
+        "Screening impact",
+        f"Screening ({sc.policy}) removed {removed} worker(s) and moved alpha from "
+        f"{num(c.new.repeatability.alpha)} to {num(sc.new.repeatability.alpha)}; a system "
+        "comparison that changes between the two columns depends on the screening policy, "
+        "not only on the systems.",
+        [
+            Table(["figure", "all judgments", f"screened ({sc.policy})", "change"], rows),
+            "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
+        ],
+        anchor="screening",
+    )
+
+
+__all__ = [
+    "closest_pair_verdict",
+    "mrds_section",
+    "reproducibility_section",
+    "resolution_section",
+    "screening_section",
+    "systems_section",
+]

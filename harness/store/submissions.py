@@ -1,0 +1,142 @@
+"""Store one assignment's answers in one transaction, exactly once.
+
+The callers (the task server for pages harness hosts, sync for pages the platform hosts)
+validate answers against the instrument first; this module only writes. A second submission
+of the same assignment writes nothing and says so, so a worker's retry or a repeated sync
+cannot duplicate judgments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from harness.answer import Answer
+from harness.errors import StoreError
+from harness.store.events import record_event
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    Item,
+    Judgment,
+    Study,
+    Worker,
+    utcnow,
+)
+
+
+@dataclass(frozen=True)
+class StoredSubmission:
+    assignment: Assignment
+    created: bool  # False: this assignment's answers were already stored; nothing was written
+
+
+def worker_row(session: Session, platform_worker_id: str) -> Worker:
+    """The worker's row, created on first sight."""
+    worker = session.exec(
+        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
+    ).first()
+    if worker is None:
+        worker = Worker(platform_worker_id=platform_worker_id)
+        session.add(worker)
+        session.flush()
+    return worker
+
+
+def record_accept(
+    session: Session,
+    hit: Hit,
+    platform_assignment_id: str,
+    platform_worker_id: str,
+    accepted_at: datetime | None = None,
+) -> Assignment:
+    """The assignment's row, created when first seen (accepted); a worker mismatch is refused."""
+    assert hit.id is not None
+    assignment = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == platform_assignment_id)
+    ).first()
+    worker = worker_row(session, platform_worker_id)
+    if assignment is not None:
+        if assignment.worker_id != worker.id or assignment.hit_id != hit.id:
+            raise StoreError(
+                f"assignment {platform_assignment_id} belongs to another worker or HIT"
+            )
+        return assignment
+    assert worker.id is not None
+    assignment = Assignment(
+        hit_id=hit.id,
+        worker_id=worker.id,
+        platform_assignment_id=platform_assignment_id,
+        accepted_at=accepted_at or utcnow(),
+    )
+    session.add(assignment)
+    session.flush()
+    return assignment
+
+
+def store_submission(
+    session: Session,
+    hit: Hit,
+    platform_assignment_id: str,
+    platform_worker_id: str,
+    answers: Sequence[Answer],
+    submitted_at: datetime | None = None,
+) -> StoredSubmission:
+    """Write the assignment's judgments and mark it submitted; nothing if already stored.
+
+    Raises `StoreError` (nothing written) when an answer names an item that is not in the
+    HIT's instrument, or the assignment belongs to another worker or HIT.
+    """
+    assignment = record_accept(session, hit, platform_assignment_id, platform_worker_id)
+    assert assignment.id is not None
+    already = session.exec(
+        select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
+    ).first()
+    if already is not None:
+        return StoredSubmission(assignment, created=False)
+    study = session.get(Study, hit.study_id)
+    assert study is not None
+    keys = {a.item_key for a in answers}
+    items = {
+        i.key: i
+        for i in session.exec(
+            select(Item).where(Item.instrument_id == study.instrument_id, Item.key.in_(keys))  # type: ignore[attr-defined]
+        )
+    }
+    unknown = sorted(keys - items.keys())
+    if unknown:
+        raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
+    for answer in answers:
+        item = items[answer.item_key]
+        assert item.id is not None
+        session.add(
+            Judgment(
+                assignment_id=assignment.id,
+                item_id=item.id,
+                worker_id=assignment.worker_id,
+                instrument_id=study.instrument_id,
+                position=answer.position,
+                value=answer.value,
+                skipped=answer.skipped,
+                role=item.role,
+                shown_at=answer.shown_at,
+                answered_at=answer.answered_at,
+                seconds=answer.seconds,
+            )
+        )
+    assignment.status = AssignmentStatus.SUBMITTED
+    assignment.submitted_at = submitted_at or utcnow()
+    session.add(assignment)
+    record_event(
+        session,
+        "assignment.submitted",
+        study_id=study.id,
+        subject=platform_assignment_id,
+        payload={"worker": platform_worker_id, "hit": hit.index, "judgments": len(answers)},
+    )
+    session.flush()
+    return StoredSubmission(assignment, created=True)

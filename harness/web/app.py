@@ -1,0 +1,64 @@
+"""The Flask app factory: nothing happens at import time; the database engine is opened in
+`create_app` and released by ``app.extensions["harness"].close()``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from flask import Flask, Response, jsonify, request
+from sqlmodel import Session
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from harness.store.database import database_url as resolve_url
+from harness.store.database import make_engine
+from harness.web.state import WebState
+from harness.web.tasks import bp as tasks_bp
+
+AfterSubmission = Callable[[Session, int], None]
+"""Called with a session and the stored assignment's database id after a new submission."""
+
+MAX_SUBMISSION_BYTES = 256 * 1024
+"""A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
+
+
+def create_app(
+    database_url: str,
+    *,
+    after_submission: AfterSubmission | None = None,
+    template_dirs: list[Path] | None = None,
+    max_submission_bytes: int = MAX_SUBMISSION_BYTES,
+) -> Flask:
+    """The task server on the (migrated) store at ``database_url``.
+
+    ``template_dirs``: where page templates are looked up (a custom template's folder first;
+    default: the built-in templates). ``after_submission`` runs after a new submission is
+    committed, in a session of its own (the CLI wires live screening to it); if it fails, the
+    worker's answers stay stored and the failure is logged.
+    """
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
+    app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
+    app.extensions["harness"] = WebState(
+        engine=make_engine(resolve_url(database_url)),
+        after_submission=after_submission,
+        template_dirs=list(template_dirs) if template_dirs else None,
+    )
+    app.register_blueprint(tasks_bp)
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
+        message = (
+            f"Your submission is larger than this task accepts ({max_submission_bytes // 1024} "
+            "KB). Reload the HIT page and submit again; if this keeps happening, contact the "
+            "requester."
+        )
+        if request.path.endswith("/submit"):
+            return jsonify(ok=False, errors=[message]), 413
+        return Response(message, 413, mimetype="text/plain"), 413
+
+    @app.get("/health")
+    def health() -> Response:
+        return jsonify(ok=True)
+
+    return app

@@ -1,0 +1,38 @@
+"""Short pages the task server shows instead of a task: unknown HIT, wrong worker, done."""
+
+from __future__ import annotations
+
+from flask import Response
+from jinja2 import Environment, StrictUndefined
+
+_ENV = Environment(autoescape=True, undefined=StrictUndefined)
+_PAGE = _ENV.from_string(
+    """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{{ title }}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;
+line-height:1.5;color:#1b1f24}h1{font-size:1.4rem}button{font:inherit;font-weight:600;
+padding:.6rem 1.2rem;border-radius:.5rem;border:2px solid #0b5cad;background:#0b5cad;
+color:#fff;cursor:pointer}</style></head>
+<body><h1>{{ title }}</h1><p>{{ text }}</p>
+{% if complete_url %}<form method="post" action="{{ complete_url }}">
+<input type="hidden" name="assignmentId" value="{{ assignment_id }}">
+<input type="hidden" name="harness" value="already-recorded">
+<button type="submit">Complete the HIT on MTurk</button></form>{% endif %}
+</body></html>"""
+)
+
+
+def message_page(
+    title: str,
+    text: str,
+    status: int,
+    *,
+    complete_url: str = "",
+    assignment_id: str = "",
+) -> Response:
+    """A plain page with a title and what to do; optionally a button completing the HIT."""
+    html = _PAGE.render(
+        title=title, text=text, complete_url=complete_url, assignment_id=assignment_id
+    )
+    return Response(html, status, mimetype="text/html")

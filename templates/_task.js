@@ -1,0 +1,414 @@
+{% raw %}
+/* Task page behaviour, inlined into every page: one item at a time, per-item timings, checks,
+   and submission (to harness, then MTurk; or straight to MTurk for self-contained pages). */
+(function () {
+  "use strict";
+  var PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE";
+  var cfg = TASK;
+  var params = new URLSearchParams(window.location.search);
+  if (cfg.hosting === "mturk") {
+    cfg.assignmentId = params.get("assignmentId") || "";
+    cfg.workerId = params.get("workerId") || "";
+    cfg.hitId = params.get("hitId") || "";
+    cfg.turkSubmitTo = params.get("turkSubmitTo") || "";
+    cfg.preview = !cfg.assignmentId || cfg.assignmentId === PREVIEW_ID;
+  }
+
+  var form = document.getElementById("task-form");
+  var nav = form.querySelector(".nav");
+  var cards = Array.prototype.slice.call(form.querySelectorAll(".card"));
+  if (cfg.hosting === "mturk" && cfg.order.shuffle && cfg.workerId) {
+    cards = arrange(cards, clientOrder(cards.map(function (c) { return c.dataset.key; }),
+      cfg.order.seed, cfg.order.study, cfg.workerId, cfg.order.minGap));
+    cards.forEach(function (card) { form.insertBefore(card, nav); });
+  }
+  var controls = document.getElementById("answer-controls");
+  cards.forEach(function (card, i) {
+    var count = document.createElement("p");
+    count.className = "card-count";
+    count.textContent = "Item " + (i + 1) + " of " + cards.length;
+    card.insertBefore(count, card.firstChild);
+    var copy = controls.content.cloneNode(true);
+    copy.querySelectorAll("input[name]").forEach(function (input) { input.name = input.name + "-" + i; });
+    card.appendChild(copy);
+    var error = document.createElement("p");
+    error.className = "card-error";
+    error.setAttribute("role", "alert");
+    error.hidden = true;
+    card.appendChild(error);
+    card.setAttribute("aria-label", "Item " + (i + 1));
+  });
+  var n = cards.length;
+  var state = cards.map(function () {
+    return { value: null, skipped: false, shown: null, answered: null, gate: null, typed: "" };
+  });
+  var current = 0;
+  var reminderDone = !cfg.halfwayReminder || n < 4;
+  var halfway = Math.floor(n / 2);
+  var sending = false;
+  var started = false;
+
+  var el = function (id) { return document.getElementById(id); };
+  var backButton = el("back"), nextButton = el("next"), submitButton = el("submit");
+  var guidelines = el("guidelines"), reminder = el("halfway"), messages = el("messages");
+
+  if (cfg.preview) {
+    el("preview-banner").hidden = false;
+    el("preview-note").hidden = false;
+    form.querySelectorAll(".card input").forEach(function (input) { input.disabled = true; });
+  }
+
+  /* ---- order for self-contained pages: FNV-1a seed, mulberry32, Fisher-Yates; a repeated
+     item's second showing at least minGap positions from the first (harness.render.client_order
+     computes the same order in Python). */
+  function fnv1a(text) {
+    var bytes = new TextEncoder().encode(text), h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) { h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0; }
+    return h >>> 0;
+  }
+  function mulberry32(a) {
+    return function () {
+      a = (a + 0x6d2b79f5) >>> 0;
+      var t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  function clientOrder(showings, seed, study, worker, minGap) {
+    var rng = mulberry32(fnv1a(seed + "\u001f" + study + "\u001f" + worker));
+    var seen = {}, order = [], repeated = [];
+    showings.forEach(function (key) {
+      if (seen[key]) { repeated.push(key); } else { seen[key] = true; order.push(key); }
+    });
+    for (var i = order.length - 1; i > 0; i--) {
+      var j = Math.floor(rng() * (i + 1)), tmp = order[i];
+      order[i] = order[j]; order[j] = tmp;
+    }
+    repeated.forEach(function (key) {
+      var first = order.indexOf(key), allowed = [];
+      for (var q = 0; q <= order.length; q++) {
+        var gap = q > first ? q - first - 1 : first - q;
+        if (gap >= minGap) { allowed.push(q); }
+      }
+      if (allowed.length) {
+        order.splice(allowed[Math.floor(rng() * allowed.length)], 0, key);
+      } else {
+        order.splice(first, 1);
+        order.unshift(key);
+        order.push(key);
+      }
+    });
+    return order;
+  }
+  function arrange(cardList, order) {
+    var pool = {};
+    cardList.forEach(function (card) { (pool[card.dataset.key] = pool[card.dataset.key] || []).push(card); });
+    return order.map(function (key) { return pool[key].shift(); });
+  }
+
+  /* ---- answers */
+  function parseNumber(text) {
+    var t = text.trim().replace(",", ".");
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(t)) { return null; }
+    return parseFloat(t);
+  }
+  function onScale(v) {
+    var s = cfg.scale;
+    if (s.options.length) { return s.options.some(function (o) { return Math.abs(o - v) < 1e-9; }); }
+    if (v < s.min - 1e-9 || v > s.max + 1e-9) { return false; }
+    if (s.fractional) { return Math.abs(Number(v.toFixed(s.decimals)) - v) < 1e-9; }
+    var steps = (v - s.min) / s.step;
+    return Math.abs(steps - Math.round(steps)) < 1e-6;
+  }
+  function answered(i) { return state[i].skipped || state[i].value !== null; }
+  function problem(i) {
+    var s = state[i];
+    if (answered(i)) { return ""; }
+    if (cfg.gate && s.gate === null) { return "Please answer the first question for this item."; }
+    if (s.typed.trim() !== "") { return "\u201c" + s.typed.trim() + "\u201d is not allowed. " + cfg.scale.hint; }
+    return "Please answer this item before going on.";
+  }
+  function touch(i) {
+    state[i].answered = Date.now();
+    cards[i].querySelector(".card-error").hidden = true;
+    progress();
+    save();
+  }
+
+  /* ---- a reload keeps the answers: saved in this browser per assignment until submitted */
+  var storeKey = "harness:" + cfg.hitKey + ":" + cfg.assignmentId;
+  var keys = cards.map(function (c) { return c.dataset.key; }).join("\u001f");
+  function save() {
+    if (cfg.preview) { return; }
+    try {
+      localStorage.setItem(storeKey, JSON.stringify({ keys: keys, state: state, reminderDone: reminderDone }));
+    } catch (e) { /* storage unavailable (private mode, sandboxed frame): nothing to keep */ }
+  }
+  function forget() {
+    try { localStorage.removeItem(storeKey); } catch (e) { /* as above */ }
+  }
+  function restore() {
+    var saved = null;
+    try { saved = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { saved = null; }
+    if (cfg.preview || !saved || saved.keys !== keys || saved.state.length !== n) { return false; }
+    reminderDone = reminderDone || saved.reminderDone;
+    saved.state.forEach(function (s, i) {
+      Object.assign(state[i], s);  // the same objects: the controls' handlers hold them
+      var card = cards[i];
+      card.querySelectorAll(".gate-input").forEach(function (x) { x.checked = x.value === s.gate; });
+      var afterGate = card.querySelector(".after-gate");
+      if (afterGate) { afterGate.hidden = s.gate !== "yes"; }
+      var skip = card.querySelector(".skip-input");
+      if (skip) { skip.checked = s.skipped && s.gate !== "no"; }
+      card.querySelectorAll(".answer-input").forEach(function (x) {
+        x.checked = s.value !== null && Math.abs(parseFloat(x.value) - s.value) < 1e-9;
+      });
+      var text = card.querySelector(".value-input");
+      if (text) { text.value = s.typed; }
+      var slider = card.querySelector(".slider");
+      if (slider && s.value !== null) { slider.value = String(s.value); slider.classList.remove("untouched"); }
+    });
+    return state.some(function (s) { return s.shown !== null; });
+  }
+  function wire(card, i) {
+    var s = state[i];
+    var text = card.querySelector(".value-input");
+    var slider = card.querySelector(".slider");
+    var skip = card.querySelector(".skip-input");
+    var afterGate = card.querySelector(".after-gate");
+    card.querySelectorAll(".answer-input").forEach(function (input) {
+      input.addEventListener("change", function () {
+        if (!input.checked) { return; }
+        s.value = parseFloat(input.value);
+        if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
+        touch(i);
+      });
+    });
+    if (text) {
+      text.addEventListener("input", function () {
+        s.typed = text.value;
+        var v = parseNumber(text.value);
+        var ok = v !== null && onScale(v);
+        s.value = ok ? v : null;
+        text.classList.toggle("invalid", text.value.trim() !== "" && !ok);
+        if (ok && slider) { slider.value = String(v); slider.classList.remove("untouched"); }
+        if (ok) {
+          if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
+          touch(i);
+        } else { progress(); }
+      });
+      text.addEventListener("keydown", function (event) {
+        if (event.key === "Enter") { event.preventDefault(); (current === n - 1 ? submit : next)(); }
+      });
+    }
+    if (slider) {
+      slider.addEventListener("input", function () {
+        slider.classList.remove("untouched");
+        var v = parseFloat(slider.value);
+        s.value = v;
+        s.typed = format(v);
+        if (text) { text.value = s.typed; text.classList.remove("invalid"); }
+        if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
+        touch(i);
+      });
+    }
+    if (skip) {
+      skip.addEventListener("change", function () {
+        s.skipped = skip.checked;
+        if (skip.checked) {
+          s.value = null; s.typed = "";
+          card.querySelectorAll(".answer-input").forEach(function (input) { input.checked = false; });
+          if (text) { text.value = ""; text.classList.remove("invalid"); }
+          if (slider) { slider.classList.add("untouched"); }
+        }
+        touch(i);
+      });
+    }
+    card.querySelectorAll(".gate-input").forEach(function (input) {
+      input.addEventListener("change", function () {
+        if (!input.checked) { return; }
+        s.gate = input.value;
+        if (input.value === "no") {
+          s.skipped = true; s.value = null;
+          card.querySelectorAll(".answer-input").forEach(function (x) { x.checked = false; });
+          if (afterGate) { afterGate.hidden = true; }
+        } else {
+          s.skipped = skip ? skip.checked : false;
+          if (afterGate) { afterGate.hidden = false; }
+        }
+        touch(i);
+      });
+    });
+  }
+  function format(v) {
+    var d = cfg.scale.fractional ? cfg.scale.decimals : 6;
+    return String(Number(v.toFixed(d)));
+  }
+  cards.forEach(wire);
+
+  /* ---- navigation */
+  function progress() {
+    var done = state.filter(function (s, i) { return answered(i); }).length;
+    var box = el("progress-text");
+    box.textContent = started ? "Item " + (current + 1) + " of " + n : n + " items";
+    if (started) {
+      var extra = document.createElement("span");
+      extra.className = "progress-answered";
+      extra.textContent = " \u00b7 " + done + " answered";
+      box.appendChild(extra);
+    }
+    el("progress-fill").style.width = (100 * done / Math.max(n, 1)) + "%";
+  }
+  function show(i) {
+    current = i;
+    cards.forEach(function (card, k) { card.hidden = k !== i; });
+    if (state[i].shown === null && !cfg.preview) { state[i].shown = Date.now(); save(); }
+    backButton.disabled = i === 0;
+    var last = i === n - 1;
+    nextButton.hidden = last;
+    submitButton.hidden = !last || cfg.preview;
+    progress();
+    var text = cards[i].querySelector(".value-input");
+    if (text && !cfg.preview && window.matchMedia("(pointer: fine)").matches) { text.focus({ preventScroll: true }); }
+  }
+  function complain(i, message) {
+    var box = cards[i].querySelector(".card-error");
+    box.textContent = message;
+    box.hidden = false;
+  }
+  function next() {
+    if (!cfg.preview && !answered(current)) { complain(current, problem(current)); return; }
+    if (current >= n - 1) { return; }
+    if (!reminderDone && !cfg.preview && current + 1 === halfway) {
+      reminderDone = true;
+      cards[current].hidden = true;
+      reminder.hidden = false;
+      nav.hidden = true;
+      guidelines.open = true;
+      window.scrollTo(0, 0);
+      return;
+    }
+    show(current + 1);
+    cards[current].scrollIntoView({ block: "nearest" });
+  }
+  backButton.addEventListener("click", function () { if (current > 0) { show(current - 1); } });
+  nextButton.addEventListener("click", next);
+  el("halfway-continue").addEventListener("click", function () {
+    reminder.hidden = true;
+    nav.hidden = false;
+    show(halfway);
+  });
+  function begin(at) {
+    started = true;
+    el("start").hidden = true;
+    el("hide-guidelines").hidden = false;
+    guidelines.open = false;
+    form.hidden = false;
+    show(at);
+    window.scrollTo(0, 0);
+  }
+  el("start").addEventListener("click", function () { begin(0); });
+  el("hide-guidelines").addEventListener("click", function () {
+    guidelines.open = false;
+    cards[current].scrollIntoView({ block: "nearest" });
+  });
+
+  /* ---- submission */
+  function fields() {
+    var out = [];
+    cards.forEach(function (card, p) {
+      var s = state[p];
+      out.push(["item-" + p, card.dataset.key]);
+      out.push(["value-" + p, s.skipped || s.value === null ? "" : format(s.value)]);
+      out.push(["skip-" + p, s.skipped ? "1" : ""]);
+      out.push(["shown-" + p, s.shown === null ? "" : String(s.shown)]);
+      out.push(["answered-" + p, s.answered === null ? "" : String(s.answered)]);
+    });
+    return out;
+  }
+  function showMessages(list) {
+    messages.innerHTML = "";
+    var intro = document.createElement("p");
+    intro.textContent = "Your answers could not be submitted yet:";
+    var ul = document.createElement("ul");
+    list.forEach(function (m) { var li = document.createElement("li"); li.textContent = m; ul.appendChild(li); });
+    messages.appendChild(intro);
+    messages.appendChild(ul);
+    messages.hidden = false;
+  }
+  function finish(text) {
+    el("done-text").textContent = text;
+    el("done").hidden = false;
+    form.hidden = true;
+    guidelines.open = false;
+    window.scrollTo(0, 0);
+  }
+  function postToTurk(pairs) {
+    var target = document.createElement("form");
+    target.method = "POST";
+    target.action = cfg.turkSubmitTo.replace(/\/+$/, "") + "/mturk/externalSubmit";
+    [["assignmentId", cfg.assignmentId]].concat(pairs).forEach(function (pair) {
+      var input = document.createElement("input");
+      input.type = "hidden"; input.name = pair[0]; input.value = pair[1];
+      target.appendChild(input);
+    });
+    document.body.appendChild(target);
+    target.submit();
+  }
+  function busy(on) {
+    sending = on;
+    submitButton.disabled = on; backButton.disabled = on || current === 0;
+    submitButton.textContent = on ? "Sending\u2026" : "Submit answers";
+  }
+  function submit() {
+    if (cfg.preview || sending) { return; }
+    messages.hidden = true;
+    for (var i = 0; i < n; i++) {
+      if (!answered(i)) { show(i); complain(i, problem(i)); return; }
+    }
+    var pairs = fields();
+    if (cfg.hosting === "mturk") {
+      if (!cfg.turkSubmitTo) { showMessages(["This page was opened outside MTurk: there is nowhere to submit to."]); return; }
+      busy(true);
+      forget();
+      postToTurk(pairs);
+      return;
+    }
+    busy(true);
+    var body = new URLSearchParams();
+    body.append("assignmentId", cfg.assignmentId);
+    body.append("workerId", cfg.workerId);
+    body.append("hitId", cfg.hitId);
+    pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    fetch(cfg.answersUrl, { method: "POST", body: body, headers: { Accept: "application/json" } })
+      .then(function (response) {
+        return response.json().then(function (data) { return { ok: response.ok, data: data }; },
+          function () { return { ok: false, data: { errors: ["The server answered " + response.status + "; please try again."] } }; });
+      })
+      .then(function (result) {
+        if (!result.ok) { busy(false); showMessages(result.data.errors || ["Please try again."]); return; }
+        forget();
+        if (cfg.turkSubmitTo) {
+          finish(result.data.message + " Completing the HIT on MTurk\u2026");
+          postToTurk(pairs);
+        } else {
+          finish(result.data.message + " You can close this page.");
+        }
+      }, function () {
+        busy(false);
+        showMessages(["The server could not be reached. Check your connection and press Submit again; nothing is lost."]);
+      });
+  }
+  submitButton.addEventListener("click", submit);
+  form.addEventListener("submit", function (event) { event.preventDefault(); });
+
+  if (restore()) {
+    var next0 = state.findIndex(function (s, i) { return !answered(i); });
+    begin(next0 < 0 ? n - 1 : next0);
+  } else {
+    progress();
+  }
+  window.harnessTask = { state: state, cards: cards, config: cfg };
+})();
+{% endraw %}

@@ -1,0 +1,109 @@
+"""Systems on WS353 and a simulated reproduction, each figure against scipy/numpy, and the
+WS353 system adapter. The two MiniLM systems differ by about 0.01 in rho against WS353."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from harness.characterize import instrument_systems
+from harness.characterize.systems import check_system_items
+from harness.datasets.ws353_systems import read_ws353_system
+from harness.errors import DatasetError, InputError
+from tests.characterize import factories
+from tests.factories import WS353_SYSTEMS_DIR
+
+
+def _steiger_1980(r_jk, r_jh, r_kh, n):
+    """Steiger (1980), eq. 14 with pooled r (Psychological Bulletin 87(2), p. 247)."""
+    rm = (r_jk + r_jh) / 2
+    psi = r_kh * (1 - 2 * rm**2) - 0.5 * rm**2 * (1 - 2 * rm**2 - r_kh**2)
+    c = psi / (1 - rm**2) ** 2
+    z = (np.arctanh(r_jk) - np.arctanh(r_jh)) * math.sqrt(n - 3) / math.sqrt(2 - 2 * c)
+    return z, 2 * stats.norm.sf(abs(z))
+
+
+def test_rho_per_rater_rho_t_tests_and_steiger_match_scipy(any_table, system_scores):
+    got = instrument_systems(any_table, system_scores)
+    means = any_table.groupby("item_id")["value"].mean()
+    for name, scores in system_scores.items():
+        assert got.rho[name] == pytest.approx(stats.spearmanr(means, scores[means.index])[0])
+    per_rater = {}
+    for worker, rows in any_table.groupby("worker_id"):
+        own = rows.groupby("item_id")["value"].mean()
+        if len(own) >= 5 and own.nunique() > 1:
+            with warnings.catch_warnings():  # a system constant on the rater's items: NaN
+                warnings.simplefilter("ignore", stats.ConstantInputWarning)
+                per_rater[worker] = {
+                    n: stats.spearmanr(own, s[own.index])[0] for n, s in system_scores.items()
+                }
+    expected = pd.DataFrame(per_rater).T
+    for name in system_scores:
+        assert got.per_rater_stats.at[name, "mean"] == pytest.approx(expected[name].mean())
+        assert got.per_rater_stats.at[name, "sd"] == pytest.approx(expected[name].std(ddof=1))
+        assert got.per_rater_stats.at[name, "min"] == pytest.approx(expected[name].min())
+    for row in got.t_tests.itertuples():
+        both = expected[[row.a, row.b]].dropna()
+        t, p = stats.ttest_rel(both[row.b], both[row.a])
+        assert (row.t, row.p) == pytest.approx((t, p))
+    for row in got.steiger.itertuples():
+        r_ab = stats.spearmanr(system_scores[row.a][means.index],
+                               system_scores[row.b][means.index])[0]  # fmt: skip
+        z, p = _steiger_1980(got.rho[row.a], got.rho[row.b], r_ab, len(means))
+        assert (row.z, row.p) == pytest.approx((z, p))
+
+
+def test_distance_correlation_over_item_pairs_above_each_threshold(ws353_table, system_scores):
+    got = instrument_systems(ws353_table, system_scores, resolution=0.45)
+    means = ws353_table.groupby("item_id")["value"].mean()
+    thresholds = sorted(got.distance["threshold"].unique())
+    assert thresholds == pytest.approx([0, 0.45, 0.9, 1.8, 2.7, 3.6])
+    i, j = zip(*combinations(range(len(means)), 2), strict=True)
+    dm = means.to_numpy()[list(i)] - means.to_numpy()[list(j)]
+    for name, scores in system_scores.items():
+        s = scores[means.index].to_numpy()
+        ds = s[list(i)] - s[list(j)]
+        for t in thresholds:
+            keep = np.abs(dm) >= t - 1e-9
+            row = got.distance[(got.distance["system"] == name)
+                               & (got.distance["threshold"] == t)].iloc[0]  # fmt: skip
+            assert row["n_pairs"] == keep.sum()
+            assert row["r"] == pytest.approx(np.corrcoef(dm[keep], ds[keep])[0, 1])
+
+
+def test_ws353_cannot_tell_the_two_minilm_systems_apart(ws353_table, system_scores):
+    got = instrument_systems(ws353_table, system_scores)
+    assert got.rho["minilm"] == pytest.approx(0.729, abs=5e-4)  # the systems README
+    assert got.rho["minilm_frame"] == pytest.approx(0.740, abs=5e-4)
+    verdict = got.verdicts.set_index(["a", "b"]).loc[("minilm", "minilm_frame")]
+    assert verdict["difference"] == pytest.approx(0.0107, abs=5e-4)
+    assert verdict["difference"] < verdict["mrds"]
+    assert verdict["steiger_p"] > 0.05 and not verdict["distinguishable"]
+    assert got.verdicts.set_index(["a", "b"]).loc[("minilm", "char3gram")]["distinguishable"]
+
+
+def test_the_ws353_adapter_maps_rows_to_item_ids_and_checks_words(ws353_dir, tmp_path):
+    items = factories.ws353().items
+    table = read_ws353_system(WS353_SYSTEMS_DIR / "minilm.csv", items)
+    assert len(table) == 353
+    assert table["item_id"].iloc[2] == "ws353-003"
+    assert table["score"].iloc[2] == 1.0  # (tiger, tiger)
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("row,word1,word2,score\n1,love,sex,0.5\n2,tiger,dog,0.4\n")
+    with pytest.raises(DatasetError, match=r"wrong.csv:3: row 2 has words \('tiger', 'dog'\), "
+                       r"but WS353 row 2 is \('tiger', 'cat'\)"):  # fmt: skip
+        read_ws353_system(wrong, items)
+
+
+def test_a_system_missing_items_is_refused_naming_the_file(system_scores):
+    partial = system_scores["minilm"].drop(["ws353-010", "ws353-011"])
+    with pytest.raises(InputError, match=r"sys.csv: system 'minilm' has no score for 2 of the "
+                       r"353 items of WS353 \(ws353-010, ws353-011\)"):  # fmt: skip
+        check_system_items(partial, list(system_scores["minilm"].index), system="minilm",
+                           instrument="WS353", source="sys.csv")  # fmt: skip

@@ -1,0 +1,224 @@
+"""`harness characterize` end to end: three files from CSVs, WS353 and its systems; JSON keys;
+progress and --quiet; a stored study as NEW; and every bad input named in the message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from harness.judgments import write_judgments
+from harness.store import make_engine, session_scope
+from tests.characterize import factories
+from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
+
+REQUIRED_KEYS = [
+    "new.repeatability.alpha", "new.repeatability.ci", "new.precision.mean_sd",
+    "new.precision.sd_sd", "original.repeatability.alpha", "original.repeatability.ci",
+    "original.precision.mean_sd", "original.precision.sd_sd",
+    "reproducibility.spearman_means", "reproducibility.pearson_means",
+    "reproducibility.pearson_sds", "resolution.threshold_95", "resolution.curve",
+    "resolution.item_pairs_above", "resolution.item_pairs_below",
+    "systems.minilm.rho.new", "systems.minilm.rho.original",
+    "systems.minilm_frame.rho.new", "systems.char3gram.rho.original", "mrds",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    return factories.write_inputs(tmp_path_factory.mktemp("inputs"))
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["characterize", *args])
+
+
+def _get(data: dict, dotted: str):
+    for key in dotted.split("."):
+        assert key in data, f"{dotted}: no {key!r}"
+        data = data[key]
+    return data
+
+
+@pytest.fixture(scope="module")
+def report(inputs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+                 "--resolution", str(inputs["resolution"]), "--system", str(WS353_SYSTEMS_DIR),
+                 "--bootstrap", "200", "--out", str(out))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_the_command_writes_html_markdown_pngs_and_json(report):
+    out, result = report
+    for name in ("report.html", "report.md", "report.json", "crescent.png", "means.png",
+                 "sds.png", "resolution.png", "per_rater_rho.png"):  # fmt: skip
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    markdown = (out / "report.md").read_text()
+    assert "![" in markdown and "(crescent.png)" in markdown
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 5
+    assert "http://" not in html and "https://" not in html  # nothing external
+    assert "@media print" in html
+
+
+def test_the_json_has_every_stable_key(report):
+    data = json.loads((report[0] / "report.json").read_text())
+    for key in REQUIRED_KEYS:
+        _get(data, key)
+    curve = _get(data, "resolution.curve")
+    assert set(curve[0]) == {"threshold", "agreement", "n"} and curve[0]["threshold"] == 0
+    assert len(_get(data, "new.repeatability.ci")) == 2
+    assert {"r", "p0", "mrds", "n"} <= set(data["mrds"][0])
+
+
+def test_the_json_figures_are_the_reports_figures(report):
+    data = json.loads((report[0] / "report.json").read_text())
+    ws353 = factories.ws353().judgments
+    sds = ws353.groupby("item_id")["value"].std(ddof=0)
+    assert data["original"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
+    assert data["systems"]["minilm_frame"]["rho"]["original"] == pytest.approx(0.740, abs=5e-4)
+    html = (report[0] / "report.html").read_text()
+    assert f"{data['reproducibility']['spearman_means']:.3f}" in html
+
+
+def test_the_command_prints_headline_figures_and_progress_on_stderr(report):
+    out, result = report
+    assert "alpha WS353 (original): 0.560" in result.stdout
+    assert "Can these instruments tell minilm from minilm_frame" in result.stdout
+    assert "on WS353, no: rho 0.729 vs 0.740 (difference +0.011" in result.stdout
+    assert "characterize: reading the new instrument" in result.stderr
+
+
+def test_quiet_silences_progress(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                  "--bootstrap", "20", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert (tmp_path / "report.html").is_file()
+
+
+def test_without_a_bootstrap_the_report_has_no_intervals(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                  "--bootstrap", "0", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["new"]["repeatability"]["ci"] is None
+    assert data["resolution"] is None and data["systems"] is None and data["screened"] is None
+    assert "No resolution study was given" in (tmp_path / "report.md").read_text()
+
+
+def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_path):
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("w001\nw002\n")
+    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+                 "--flagged", str(flagged), "--screening-policy", "H3+H8", "--bootstrap", "20",
+                 "--quiet", "--out", str(tmp_path / "r"))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert data["screened"]["workers_removed"] == ["w001", "w002"]
+    assert (
+        data["screened"]["new"]["repeatability"]["alpha"] != data["new"]["repeatability"]["alpha"]
+    )
+    html = (tmp_path / "r" / "report.html").read_text()
+    assert "(new, all judgments)" in html and "(new, screened: H3+H8)" in html
+
+
+def test_items_not_matching_the_original_are_refused_with_the_overlap(inputs, tmp_path):
+    table = factories.reproduction()
+    few = table[table["item_id"].isin(sorted(table["item_id"].unique())[:12])]
+    path = tmp_path / "few.csv"
+    write_judgments(few, path)
+    result = run("--new", str(path), "--original", str(inputs["ws353"]), "--out", str(tmp_path))
+    assert result.exit_code == 1
+    assert "Error: few and ws353 share 12 item(s)" in result.output
+    assert "at least 30 shared items are needed" in result.output
+
+
+def test_a_resolution_file_over_other_items_is_refused_naming_it(inputs, tmp_path):
+    table = factories.resolution_study()
+    table.loc[table["item_id"] == "pp-003", "q_item_id"] = "other-7"
+    path = tmp_path / "res.csv"
+    write_judgments(table, path)
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                 "--resolution", str(path), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert "Error: res: 1 item(s) of its pairs of pairs are not items of the original" in (
+        result.output
+    )
+    assert "other-7" in result.output
+
+
+def test_a_system_file_missing_items_is_refused_naming_the_file(inputs, tmp_path):
+    path = tmp_path / "short.csv"
+    lines = (WS353_SYSTEMS_DIR / "minilm.csv").read_text().splitlines()
+    path.write_text("\n".join(lines[:-3]) + "\n")
+    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+                 "--system", f"mini={path}", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert f"Error: {path}: system 'mini' has no score for 3 of the 353 items" in result.output
+
+
+def test_a_generic_system_file_needs_item_id_and_score(inputs, tmp_path):
+    path = tmp_path / "odd.csv"
+    path.write_text("id,value\nws353-001,0.3\n")
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                 "--system", str(path), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert f"Error: {path}: expected columns item_id, score" in result.output
+
+
+def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
+    result = run("--new", "nothere.csv", "--original", str(inputs["ws353"]))
+    assert result.exit_code == 1 and "Error: nothere.csv: no such file" in result.output
+    db = tmp_path / "empty.db"
+    from harness.store.migrations import upgrade
+
+    upgrade(f"sqlite:///{db}")
+    result = run("--new", "ws353-reproduction", "--original", str(inputs["ws353"]),
+                 "--db", str(db))  # fmt: skip
+    assert result.exit_code == 1
+    assert "no stored study called 'ws353-reproduction'" in result.output
+
+
+def test_stored_studies_are_characterized_with_their_card(database_url, inputs, tmp_path):
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        factories.store_study(session, factories.reproduction_spec(), factories.reproduction(),
+                              "repro-1")  # fmt: skip
+        factories.store_study(session, factories.resolution_spec(),
+                              factories.resolution_study(), "res-1")  # fmt: skip
+    engine.dispose()
+    result = run("--new", "repro-1", "--original", str(inputs["ws353"]), "--db", database_url,
+                 "--resolution", "res-1", "--bootstrap", "20", "--quiet",
+                 "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "report.json").read_text())
+    card = data["new"]["card"]
+    assert card["name"] == "repro-1"
+    assert card["instrument hash"] == factories.reproduction_spec().instrument_hash
+    assert card["raters per item"] == "13" and card["pay"] == "$0.75 per HIT"
+    assert "low_variance: block" in card["screening policy"]
+    sds = factories.reproduction().groupby("item_id")["value"].std(ddof=0)
+    assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
+    from_csv = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                   "--resolution", str(inputs["resolution"]), "--bootstrap", "20", "--quiet",
+                   "--out", str(tmp_path / "csv"))  # fmt: skip
+    assert from_csv.exit_code == 0, from_csv.output
+    csv_data = json.loads((tmp_path / "csv" / "report.json").read_text())
+    assert data["resolution"] == csv_data["resolution"]  # the store gives the same study back
+
+
+def test_flagged_workers_who_did_not_rate_are_refused(inputs, tmp_path):
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("w001\nnobody\n")
+    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
+                 "--flagged", str(flagged), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 1
+    assert f"Error: {flagged}: 1 worker(s) are not raters of reproduction (e.g. 'nobody')" in (
+        result.output
+    )

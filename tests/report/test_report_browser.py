@@ -1,0 +1,78 @@
+"""The HTML report in a real headless Chromium (Debian's chromium through Selenium): it renders,
+every plot shows, nothing is fetched from elsewhere, and it prints."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.cli import main
+from tests.browser import chromium
+from tests.characterize import factories
+from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
+
+PLOTS = 5  # crescent, means, sds, resolution, per-rater rho
+
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_available")]
+
+
+@pytest.fixture(scope="module")
+def report_html(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("browser")
+    inputs = factories.write_inputs(directory)
+    flagged = directory / "flagged.txt"
+    flagged.write_text("w003\nw011\n")
+    out = directory / "report"
+    result = CliRunner().invoke(main, [
+        "characterize", "--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+        "--resolution", str(inputs["resolution"]), "--system", str(WS353_SYSTEMS_DIR),
+        "--flagged", str(flagged), "--bootstrap", "200", "--quiet", "--out", str(out),
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return out / "report.html"
+
+
+def test_the_report_renders_with_every_plot_shown(report_html, tmp_path):
+    with chromium((1100, 1400)) as driver:
+        driver.get(report_html.as_uri())
+        images = driver.execute_script(
+            "return Array.from(document.images)"
+            ".map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
+        )
+        assert len(images) == PLOTS
+        assert all(complete and width > 0 and height > 0 for complete, width, height in images)
+        fetched = driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+        )
+        assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
+        headings = driver.execute_script(
+            "return Array.from(document.querySelectorAll('h2')).map(n => n.textContent)"
+        )
+        for title in ("Summary", "Measurement procedure cards", "Repeatability", "Precision",
+                      "Rank stability", "Reproducibility", "Resolution",
+                      "Systems measured by the instrument", "Screening impact"):  # fmt: skip
+            assert title in headings
+        meanings = driver.execute_script("return document.querySelectorAll('p.meaning').length")
+        assert meanings == len(headings)
+        wide = driver.execute_script(
+            "return document.documentElement.scrollWidth > window.innerWidth"
+        )
+        assert not wide, "the report scrolls sideways at 1100 px"
+        shot = tmp_path / "report.png"
+        driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 50_000
+
+
+def test_the_report_prints_without_its_navigation(report_html, tmp_path):
+    with chromium() as driver:
+        driver.get(report_html.as_uri())
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        nav = driver.execute_script(
+            "return getComputedStyle(document.querySelector('nav')).display"
+        )
+        assert nav == "none"
+        pdf = base64.b64decode(driver.print_page())
+        assert pdf[:4] == b"%PDF" and len(pdf) > 50_000
