@@ -10,11 +10,12 @@ Run from the project root:
    task_specs/ws353_reproduction.yaml. Printed: per true archetype, the share flagged under the
    policy (``flagged``) and the flag rate of every heuristic (policy or not).
 2. Live update time. A rating study of synthetic items (truths drawn from the WS353 means) with
-   about ``--judgments`` judgments in a SQLite file, 300 workers, 13 raters per item, 30 items
-   per HIT, the ws353_reproduction policy. All assignments but the last ten are stored; the
-   live state is built (one full pass, timed as "cold start"); then each of the last ten is
-   stored and `screen_assignment` timed alone (median and max). In the same run, a full
-   recomputation: the stored long table read back and the policy's heuristics run on it.
+   about ``--judgments`` judgments in a SQLite file, ``--workers`` workers (300), 13 raters per
+   item, 30 items per HIT, the ws353_reproduction policy. All assignments but the last ten
+   are stored; the live state is built (one full pass, timed as "cold start"); then each of
+   the last ten is stored and `screen_assignment` timed alone (median and max, wall and CPU).
+   In the same run, a full recomputation: the stored long table read back and the policy's
+   heuristics run on it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from harness.screening import ScreeningContext, screen_workers
 from harness.screening.live import forget_states, live_state, screen_assignment
 from harness.screening.stored import study_context
 from harness.simulate import Crowd, simulate_judgments
+from harness.simulate.mixes import SCREENING_MIXES
 from harness.simulate.stored import store_assignments
 from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope, study_judgments
@@ -43,15 +45,9 @@ from harness.store.migrations import upgrade
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "task_specs" / "ws353_reproduction.yaml"
 WS353 = ROOT.parent / "shared" / "data" / "ws353"
-MIXES = {
-    "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
-                "backwards": 0.05},
-    "30% bad": {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1,
-                "backwards": 0.1},
-    "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
-                "backwards": 0.1},
-}  # fmt: skip
+MIXES = SCREENING_MIXES
 LIVE_MIX = MIXES["30% bad"]
+KEPT = {True: "removed", False: "kept"}
 
 
 def confusion(seeds: int) -> None:
@@ -70,10 +66,14 @@ def confusion(seeds: int) -> None:
             flags["flagged"] = report.flagged
             flags["archetype"] = truth
             parts.append(flags)
-        rates = pd.concat(parts).groupby("archetype").mean()
-        counts = pd.concat(parts).groupby("archetype").size().rename("workers")
-        table = pd.concat([counts, rates[["flagged"]], rates.drop(columns="flagged")], axis=1)
-        print(f"\n== {name}, seeds 1-{seeds}: share of each archetype flagged ==")
+        every = pd.concat(parts)
+        rates = every.groupby("archetype").mean()
+        confusion = pd.crosstab(every["archetype"], every["flagged"].map(KEPT))
+        table = pd.concat([confusion, rates[["flagged"]], rates.drop(columns="flagged")], axis=1)
+        print(
+            f"\n== {name}, seeds 1-{seeds}: workers flagged under the policy (counts), "
+            "then the share of each archetype each heuristic flags =="
+        )
         with pd.option_context("display.width", 250, "display.max_columns", None):
             print(table.to_string(float_format=lambda v: f"{v:.2f}"))
 
@@ -105,13 +105,13 @@ def synthetic_spec(directory: Path, n_items: int) -> Path:
     return path
 
 
-def live(n_judgments: int, directory: Path) -> None:
+def live(n_judgments: int, n_workers: int, directory: Path) -> None:
     n_items = n_judgments // 13
     loaded = load_spec(synthetic_spec(directory, n_items))
     means = load_ws353(WS353).judgments.groupby("item_id")["value"].mean().to_numpy()
     rng = np.random.default_rng(7)
     truths = pd.Series(rng.choice(means, n_items), index=loaded.items["item_id"].to_numpy())
-    table = simulate_judgments(truths, loaded.scale, Crowd(LIVE_MIX, 300, 7), 13, 30, 7)
+    table = simulate_judgments(truths, loaded.scale, Crowd(LIVE_MIX, n_workers, 7), 13, 30, 7)
     table = table.drop(columns="true_archetype")
     url = f"sqlite:///{directory / 'bench.db'}"
     upgrade(url)
@@ -149,7 +149,10 @@ def live(n_judgments: int, directory: Path) -> None:
         full = time.perf_counter() - start
         full_cpu = time.process_time() - start_cpu
     median, median_cpu = statistics.median(times), statistics.median(cpu)
-    print(f"judgments stored at the end: {len(stored):,}; assignments screened live: {tail}")
+    print(
+        f"judgments stored at the end: {len(stored):,} from {n_workers} workers; "
+        f"assignments screened live: {tail}"
+    )
     print(
         f"live update (screen_assignment): median {median * 1000:.1f} ms wall "
         f"({median_cpu * 1000:.1f} ms CPU), max {max(times) * 1000:.1f} ms wall; "
@@ -169,11 +172,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="0: skip the confusion tables")
     parser.add_argument("--judgments", type=int, default=100_000)
+    parser.add_argument("--workers", type=int, default=300, help="crowd size of the live study")
     args = parser.parse_args()
     if args.seeds > 0:
         confusion(args.seeds)
     with tempfile.TemporaryDirectory() as directory:
-        live(args.judgments, Path(directory))
+        live(args.judgments, args.workers, Path(directory))
 
 
 if __name__ == "__main__":

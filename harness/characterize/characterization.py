@@ -66,6 +66,7 @@ class Screened:
     new: InstrumentFigures
     reproducibility: Reproducibility
     systems: Systems | None
+    impact: pd.DataFrame | None = None  # harness.screening.impact: one row per heuristic subset
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,7 +75,20 @@ class Screened:
             "new": self.new.to_dict(),
             "reproducibility": self.reproducibility.to_dict(),
             "systems": None if self.systems is None else self.systems.to_dict(),
+            "impact": None if self.impact is None else impact_records(self.impact),
         }
+
+
+def impact_records(impact: pd.DataFrame) -> list[dict[str, Any]]:
+    """The screening impact table as JSON records (subsets as lists of heuristic keys)."""
+    table = impact.copy()
+    table["subset"] = [list(subset) for subset in table["subset"]]
+    records = table.to_dict(orient="records")
+    return [{str(k): _plain(v) for k, v in record.items()} for record in records]
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
 
 
 @dataclass(frozen=True)
@@ -135,6 +149,7 @@ def characterize(
     screened: pd.DataFrame | None = None,
     flagged_workers: Iterable[str] | None = None,
     screening_policy: str = "screened",
+    screening_impact: pd.DataFrame | None = None,
     level: Level = "interval",
     resamples: int = 1000,
     seed: int = 0,
@@ -144,7 +159,8 @@ def characterize(
     """Every figure of the new instrument against the original (see the module docstring).
 
     The screened set is ``screened`` (a long table), or the new judgments without
-    ``flagged_workers``; give at most one of them.
+    ``flagged_workers``; give at most one of them. ``screening_impact`` (the table of
+    `harness.screening.impact.screening_impact`) is reported with the screened set.
     """
     say = progress or (lambda _message: None)
     if flagged_workers is not None:
@@ -194,7 +210,7 @@ def characterize(
         screened_view = _screened(
             new, original, screened, screening_policy, system_scores,
             level=level, resamples=resamples, seed=seed, threshold=threshold,
-            scale_range=scale_range, minimum=min_shared_items,
+            scale_range=scale_range, minimum=min_shared_items, impact=screening_impact,
         )  # fmt: skip
     return Characterization(
         new_instrument=new,
@@ -229,6 +245,7 @@ def _screened(
     threshold: float | None,
     scale_range: float,
     minimum: int,
+    impact: pd.DataFrame | None,
 ) -> Screened:
     kept = Instrument(
         name=f"{new.name} ({policy})",
@@ -259,6 +276,7 @@ def _screened(
         systems=None
         if not scores
         else systems({"new": table}, scores, scale_range=scale_range, resolution=threshold),
+        impact=impact,
     )
 
 

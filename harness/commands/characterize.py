@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
@@ -27,12 +28,15 @@ from harness.characterize import (
 from harness.commands.db import db_option
 from harness.commands.options import level_option, resamples_option, seed_option
 from harness.datasets import load_ws353
-from harness.datasets.systems import read_system, system_files
+from harness.datasets.systems import read_system_refs
 from harness.errors import InputError
 from harness.judgments import read_judgments
 from harness.report import write_report
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
+from harness.screening import ScreeningContext, screen_workers
+from harness.screening.impact import screening_impact
+from harness.spec import load_spec
 
 DATASET_PREFIX = "ws353"
 
@@ -83,6 +87,15 @@ DATASET_PREFIX = "ws353"
     help="Worker ids to remove as the screened set (one per line, or a CSV with worker_id).",
 )
 @click.option(
+    "--screen",
+    "screen_spec",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Screen the new judgments with this task spec's screening policy: its flagged "
+    "workers form the screened set, and the report gets the impact of every subset of the "
+    "policy's heuristics.",
+)
+@click.option(
     "--screening-policy",
     default=None,
     help="Name of the policy that did the screening, for the report.",
@@ -114,6 +127,7 @@ def characterize_command(
     system_refs: tuple[str, ...],
     screened_path: Path | None,
     flagged_path: Path | None,
+    screen_spec: Path | None,
     screening_policy: str | None,
     level: str,
     resamples: int,
@@ -136,8 +150,8 @@ def characterize_command(
         if not quiet:
             click.echo(f"characterize: {message}", err=True)
 
-    if screened_path is not None and flagged_path is not None:
-        raise InputError("give --screened or --flagged, not both")
+    if sum(x is not None for x in (screened_path, flagged_path, screen_spec)) > 1:
+        raise InputError("give one of --screened, --flagged or --screen")
     say(f"reading the new instrument ({new_ref})")
     new = _instrument(new_ref, db)
     say(f"reading the original instrument ({original_ref})")
@@ -146,8 +160,13 @@ def characterize_command(
     if resolution_ref is not None:
         say(f"reading the resolution study ({resolution_ref})")
         resolution = _instrument(resolution_ref, db)
-    scores, sources = _systems(system_refs, original_ref)
+    scores, sources = read_system_refs(system_refs, _ws353_items(original_ref))
     screened, flagged, policy = _screened(new, screened_path, flagged_path, screening_policy)
+    impact = None
+    if screen_spec is not None:
+        say(f"screening the new judgments with {screen_spec}'s policy (every subset)")
+        flagged, impact = _screen(new_ref, screen_spec, scores, db)
+        policy = screening_policy or screen_spec.stem
     result = characterize(
         new,
         original,
@@ -157,6 +176,7 @@ def characterize_command(
         screened=screened,
         flagged_workers=flagged,
         screening_policy=policy,
+        screening_impact=impact,
         level=level,  # type: ignore[arg-type]
         resamples=resamples,
         seed=seed,
@@ -212,30 +232,23 @@ def _instrument(ref: str, db: str | None) -> Instrument:
 
 
 def _stored(name: str, db: str | None) -> Instrument:
+    stored = _load_stored(name, db)
+    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
+
+
+def _stored_judgments(name: str, db: str | None) -> pd.DataFrame:
+    return _load_stored(name, db).judgments
+
+
+def _load_stored(name: str, db: str | None) -> Any:
     from harness.store import database_url, load_study, make_engine, session_scope
 
     engine = make_engine(database_url(db))
     try:
         with session_scope(engine) as session:
-            stored = load_study(session, name)
+            return load_study(session, name)
     finally:
         engine.dispose()
-    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
-
-
-def _systems(refs: tuple[str, ...], original_ref: str) -> tuple[dict[str, pd.Series], dict]:
-    scores: dict[str, pd.Series] = {}
-    sources: dict[str, str] = {}
-    items = _ws353_items(original_ref)
-    for ref in refs:
-        name, sep, file = ref.partition("=")
-        files = {name: Path(file)} if sep and name else system_files(file if sep else ref)
-        for system, path in files.items():
-            if system in scores:
-                raise InputError(f"--system: two systems are called {system!r}")
-            scores[system] = read_system(path, items)
-            sources[system] = str(path)
-    return scores, sources
 
 
 def _ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
@@ -266,6 +279,25 @@ def _screened(
             )
         return None, sorted(workers), policy or flagged.stem
     return None, None, policy or "screened"
+
+
+def _screen(
+    new_ref: str, spec_path: Path, scores: dict[str, pd.Series], db: str | None
+) -> tuple[list[str], pd.DataFrame]:
+    """Workers the spec's policy flags in the new judgments (controls included), and the impact
+    table of every subset of its heuristics."""
+    loaded = load_spec(spec_path)
+    path = Path(new_ref)
+    if path.is_file():
+        judgments = read_judgments(path)
+    elif new_ref.startswith(DATASET_PREFIX) or path.suffix.lower() == ".csv":
+        raise InputError(f"--screen: {new_ref} is not a judgments CSV or a stored study")
+    else:
+        judgments = _stored_judgments(new_ref, db)
+    context = ScreeningContext.from_spec(loaded)
+    flagged = screen_workers(judgments, context).flagged
+    impact = screening_impact(judgments, context, scores or None)
+    return sorted(str(w) for w in flagged[flagged].index), impact
 
 
 def _worker_list(path: Path) -> set[str]:

@@ -17,6 +17,8 @@ import pandas as pd
 import sqlalchemy as sa
 
 from harness.commands.db import db_option
+from harness.datasets import load_ws353
+from harness.datasets.systems import read_system_refs
 from harness.errors import InputError, StoreError
 from harness.judgments import read_judgments
 from harness.screening import ScreeningContext, resolve, screen_workers
@@ -53,8 +55,9 @@ from harness.store import database_url, make_engine, session_scope, study_judgme
     "--system",
     "systems",
     multiple=True,
-    metavar="NAME=FILE.csv",
-    help="With --impact: a system's predictions (columns item_id, score); repeatable.",
+    metavar="NAME=FILE|FILE|DIR",
+    help="With --impact: system predictions (item_id, score; or WS353's row, word1, word2, "
+    "score); repeatable; a directory adds each CSV in it.",
 )
 def screen(
     study: str | None,
@@ -136,30 +139,17 @@ def _only(only: str | None) -> list[str] | None:
     return names
 
 
-def _systems(specs: tuple[str, ...]) -> dict[str, pd.DataFrame]:
-    out: dict[str, pd.DataFrame] = {}
-    for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise InputError(f"--system {spec!r}: expected NAME=FILE.csv")
-        try:
-            table = pd.read_csv(path)
-        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise InputError(f"--system {name}: cannot read {path} ({exc})") from None
-        missing = sorted({"item_id", "score"} - set(table.columns))
-        if missing:
-            raise InputError(
-                f"{path}: missing column(s) {', '.join(missing)} (expected item_id, score)"
-            )
-        out[name] = table
-    return out
+def _systems(refs: tuple[str, ...]) -> dict[str, pd.Series]:
+    """Systems from NAME=FILE, FILE or DIR references (WS353 system files mapped to items)."""
+    scores, _sources = read_system_refs(refs, lambda: load_ws353().items)
+    return scores
 
 
 def _print_impact(
     judgments: pd.DataFrame,
     context: ScreeningContext,
     keys: list[str] | None,
-    systems: dict[str, pd.DataFrame],
+    systems: dict[str, pd.Series],
     as_json: bool,
 ) -> None:
     if keys is not None and any(resolve(k) in ("radical", "centrist") for k in keys):

@@ -7,7 +7,7 @@ ids. A directory stands for every ``*.csv`` in it, each named by its file stem.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -38,6 +38,27 @@ def read_system(path: str | Path, ws353_items: Callable[[], pd.DataFrame]) -> pd
             f"found {', '.join(frame.columns) or 'none'}"
         )
     return table.set_index("item_id")["score"]
+
+
+def read_system_refs(
+    refs: Iterable[str], ws353_items: Callable[[], pd.DataFrame], option: str = "--system"
+) -> tuple[dict[str, pd.Series], dict[str, str]]:
+    """Scores and source file per system from ``NAME=FILE``, ``FILE`` or ``DIR`` references.
+
+    A file is named by its stem, a directory gives each of its CSVs; two systems of the same
+    name are refused (``option`` names the command-line option in the message).
+    """
+    scores: dict[str, pd.Series] = {}
+    sources: dict[str, str] = {}
+    for ref in refs:
+        name, sep, file = ref.partition("=")
+        files = {name: Path(file)} if sep and name else system_files(file if sep else ref)
+        for system, path in files.items():
+            if system in scores:
+                raise DatasetError(f"{option}: two systems are called {system!r}")
+            scores[system] = read_system(path, ws353_items)
+            sources[system] = str(path)
+    return scores, sources
 
 
 def system_files(path: str | Path) -> dict[str, Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from harness.characterize import Characterization, Reproducibility
 from harness.characterize.systems import InstrumentSystems
@@ -306,18 +307,52 @@ def screening_section(c: Characterization) -> Section:
     for label, everything, screened in pairs:
         rows.append([label, num(everything), num(screened), change_percent(screened, everything)])
     removed = len(sc.workers_removed)
+    body: list[Block] = [
+        Table(["figure", "all judgments", f"screened ({sc.policy})", "change"], rows),
+        "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
+    ]
+    if sc.impact is not None:
+        body.extend(_impact_body(sc.impact))
     return Section(
         "Screening impact",
         f"Screening ({sc.policy}) removed {removed} worker(s) and moved alpha from "
         f"{num(c.new.repeatability.alpha)} to {num(sc.new.repeatability.alpha)}; a system "
         "comparison that changes between the two columns depends on the screening policy, "
         "not only on the systems.",
-        [
-            Table(["figure", "all judgments", f"screened ({sc.policy})", "change"], rows),
-            "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
-        ],
+        body,
         anchor="screening",
     )
+
+
+IMPACT_ROWS_SHOWN = 32
+
+
+def _impact_body(impact: pd.DataFrame) -> list[Block]:
+    """The impact of every subset of the heuristics (all rows up to 32, else the telling ones)."""
+    shown = impact
+    note = f"All {len(impact)} subsets of the heuristics are listed."
+    if len(impact) > IMPACT_ROWS_SHOWN:
+        keep = (impact["size"] <= 1) | impact["policy"] | (impact["size"] == impact["size"].max())
+        shown = impact[keep]
+        note = (
+            f"{len(shown)} of the {len(impact)} subsets are listed (none, each heuristic alone, "
+            "the policy's, all together); report.json has every one under screened.impact."
+        )
+    systems = [col.partition(":")[2] for col in impact.columns if col.startswith("rho:")]
+    header = ["heuristics", "workers removed", "judgments kept", "alpha", "change"]
+    header += [f"rho {name}" for name in systems]
+    rows = []
+    for _, row in shown.iterrows():
+        label = str(row["label"]) + (" (policy)" if bool(row["policy"]) else "")
+        cells = [label, count(row["workers_removed"]), count(row["judgments_kept"]),
+                 num(row["alpha"]), signed(row["alpha_change"])]  # fmt: skip
+        cells += [num(row[f"rho:{name}"]) for name in systems]
+        rows.append(cells)
+    return [
+        "Alpha (and each system's Spearman rho with the item means) after removing the workers "
+        "that each subset of the heuristics flags. " + note,
+        Table(header, rows),
+    ]
 
 
 __all__ = [

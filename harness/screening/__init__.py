@@ -2,7 +2,9 @@
 
 Each heuristic is a pure function ``(judgments, context) -> DataFrame[worker_id, score,
 evidence, flag]`` over the long judgment table; `screen_workers` runs several and combines them
-under the spec's policy.
+under the spec's policy; `screening_impact` shows the figures after every subset of them.
+Live screening of a stored study, assignment by assignment, is in `harness.screening.live`
+(`screen_assignment`, `pending_decisions`).
 """
 
 from harness.screening.context import RESULT_COLUMNS, ScreeningContext
@@ -10,6 +12,7 @@ from harness.screening.controls import calibration_failure, gold_failure, high_r
 from harness.screening.correlation import consensus_correlation, low_correlation
 from harness.screening.disagreement import disagreeable
 from harness.screening.extremes import centrist, radical
+from harness.screening.impact import screening_impact
 from harness.screening.registry import HEURISTICS, REPORT_ONLY, get, resolve
 from harness.screening.report import ScreeningReport, screen_workers
 from harness.screening.timing import quick, slow
@@ -36,5 +39,6 @@ __all__ = [
     "radical",
     "resolve",
     "screen_workers",
+    "screening_impact",
     "slow",
 ]

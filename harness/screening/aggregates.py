@@ -21,8 +21,18 @@ SIDES = [-1, 0, 1]
 
 def cells(rows: pd.DataFrame) -> pd.DataFrame:
     """``item_id, worker_id, value``: each worker's mean value per item (content rows)."""
-    grouped = rows.groupby(["item_id", "worker_id"], sort=False)["value"].mean()
-    return grouped.reset_index()
+    item_codes, items = pd.factorize(rows["item_id"])
+    worker_codes, workers = pd.factorize(rows["worker_id"])
+    width = max(len(workers), 1)
+    pair_codes, pairs = pd.factorize(item_codes.astype(np.int64) * width + worker_codes)
+    values = rows["value"].to_numpy(dtype=float)
+    return pd.DataFrame(
+        {
+            "item_id": np.asarray(items)[pairs // width],
+            "worker_id": np.asarray(workers)[pairs % width],
+            "value": np.bincount(pair_codes, values) / np.bincount(pair_codes),
+        }
+    )
 
 
 def sides(values: pd.Series | np.ndarray, midpoint: float) -> np.ndarray:
@@ -42,12 +52,11 @@ class ItemAggregates:
     def of(cls, rows: pd.DataFrame, midpoint: float) -> ItemAggregates:
         """The aggregates of content ``rows`` (every rater of every item in them)."""
         item_codes, items = pd.factorize(rows["item_id"])
-        worker_codes, workers = pd.factorize(rows["worker_id"])
         values = rows["value"].to_numpy(dtype=float)
         n = len(items)
-        pair_codes, pairs = pd.factorize(item_codes * max(len(workers), 1) + worker_codes)
-        cell_values = np.bincount(pair_codes, values) / np.bincount(pair_codes)
-        cell_items = pairs // max(len(workers), 1)
+        cell = cells(rows)
+        cell_values = cell["value"].to_numpy()
+        cell_items = pd.Index(items).get_indexer(pd.Index(cell["item_id"]))
         counts = np.zeros((n, len(SIDES)), dtype=np.int64)
         np.add.at(counts, (cell_items, sides(cell_values, midpoint) + 1), 1)
         index = pd.Index(items, name="item_id")

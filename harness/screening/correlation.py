@@ -63,30 +63,42 @@ def unit_correlations(
     is the mean of the best three correlations with other workers on the unit's items (NaN
     when none could be computed); the evidence is the number of correlations.
     """
+    columns = ["worker_id", "unit", "score", "evidence"]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
     cell = rows.groupby(["item_id", "worker_id"], sort=True)["value"].mean()
     item_codes, items = pd.factorize(cell.index.get_level_values("item_id"))
     worker_codes, workers = pd.factorize(cell.index.get_level_values("worker_id"))
     values = cell.to_numpy(dtype=float)
     bounds = np.searchsorted(item_codes, np.arange(len(items) + 1))  # cells of item i
     item_index = pd.Index(items)
-    worker_index = pd.Index(workers)
-    out: list[tuple[Hashable, Hashable, float, int]] = []
     shown = rows[["worker_id", "unit", "item_id"]].drop_duplicates()
-    for (name, unit), part in shown.groupby(["worker_id", "unit"], sort=True):
+    shown_items = item_index.get_indexer(pd.Index(shown["item_id"]))
+    unit_codes, unit_names = pd.factorize(shown["unit"])
+    shown_workers, worker_names = pd.factorize(shown["worker_id"])
+    own_code = pd.Index(workers).get_indexer(pd.Index(worker_names))
+    pair = shown_workers.astype(np.int64) * max(len(unit_names), 1) + unit_codes
+    order = np.argsort(pair, kind="stable")
+    starts = np.flatnonzero(np.r_[True, pair[order][1:] != pair[order][:-1]])
+    out: list[tuple[Hashable, Hashable, float, int]] = []
+    for first, last in zip(starts, np.r_[starts[1:], len(order)], strict=True):
+        at_rows = order[first:last]
+        name = worker_names[shown_workers[at_rows[0]]]
+        unit = unit_names[unit_codes[at_rows[0]]]
         if units is not None and (name, unit) not in units:
             continue
-        codes = item_index.get_indexer(part["item_id"])
+        codes = shown_items[at_rows]
         lengths = bounds[codes + 1] - bounds[codes]
         at = np.concatenate([np.arange(bounds[c], bounds[c + 1]) for c in codes])
-        columns, block_workers = pd.factorize(worker_codes[at])
+        column_of, block_workers = pd.factorize(worker_codes[at])
         block = np.full((len(codes), len(block_workers)), np.nan)
-        block[np.repeat(np.arange(len(codes)), lengths), columns] = values[at]
-        mine = block_workers == worker_index.get_loc(name)
+        block[np.repeat(np.arange(len(codes)), lengths), column_of] = values[at]
+        mine = block_workers == own_code[shown_workers[at_rows[0]]]
         r = _column_pearson(block[:, mine][:, 0], block[:, ~mine], MIN_SHARED)
         best = np.sort(r[~np.isnan(r)])
         score = float(best[-TOP:].mean()) if len(best) else float("nan")
         out.append((name, unit, score, len(best)))
-    return pd.DataFrame(out, columns=["worker_id", "unit", "score", "evidence"])
+    return pd.DataFrame(out, columns=columns)
 
 
 def _column_pearson(own: np.ndarray, others: np.ndarray, min_shared: int) -> np.ndarray:
@@ -130,9 +142,18 @@ def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) ->
 
 
 def consensus_correlation_of(
-    workers: pd.Index, cell: pd.DataFrame, totals: pd.DataFrame, context: ScreeningContext
+    workers: pd.Index,
+    cell: pd.DataFrame,
+    totals: pd.DataFrame,
+    context: ScreeningContext,
+    *,
+    with_rho: bool = True,
 ) -> pd.DataFrame:
-    """H8 for ``workers`` from their ``cell`` values and every item's cell ``totals``."""
+    """H8 for ``workers`` from their ``cell`` values and every item's cell ``totals``.
+
+    ``with_rho=False`` leaves out the Spearman ``rho`` (it decides nothing; live screening
+    computes it only for the workers whose flag changes).
+    """
     at = totals.index.get_indexer(pd.Index(cell["item_id"]))
     size = np.where(at >= 0, totals["size"].to_numpy()[at], 0)
     rated = size > 1  # items with other raters
@@ -146,9 +167,10 @@ def consensus_correlation_of(
     cell = pd.DataFrame({"value": values[enough], "others": others[enough]})
     keys = pd.Series(keys.to_numpy()[enough])
     score = grouped_pearson(keys, cell["value"], cell["others"])
-    rho = grouped_pearson(
-        keys, grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
-    )
+    extra = {}
+    if with_rho:
+        ranks = grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
+        extra["rho"] = grouped_pearson(keys, *ranks)
     flag = score < context.threshold("consensus_correlation")
     label = pd.Series(np.where(score < BACKWARDS_BELOW, "backwards", ""), index=score.index)
     return result(
@@ -157,7 +179,7 @@ def consensus_correlation_of(
         count,
         flag,
         label=label.reindex(workers).fillna(""),
-        rho=rho,
+        **extra,
     )
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from itertools import combinations
 
-import numpy as np
 import pandas as pd
 
 from harness.errors import StatsError
 from harness.screening.context import ScreeningContext, content
+from harness.screening.correlation import pearson
 from harness.screening.registry import HEURISTICS, resolve
 from harness.screening.report import screen_workers
 from harness.spec.heuristics import BY_KEY
@@ -145,6 +145,7 @@ def _figures(
 
 
 def _spearman(x: pd.Series, y: pd.Series) -> float:
-    if len(x) < 3 or x.nunique() < 2 or y.nunique() < 2:
+    """Spearman rho: Pearson r of average ranks (NaN when either side is constant)."""
+    if len(x) < 3:
         return float("nan")
-    return float(np.corrcoef(x.rank(), y.rank())[0, 1])
+    return pearson(x.rank().to_numpy(), y.rank().to_numpy())

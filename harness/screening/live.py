@@ -18,12 +18,18 @@ An update reads only the judgments stored since the state last looked (by judgme
 assignment itself, refreshes the aggregates of the items they touch, and scores the affected
 workers with the same functions the batch heuristics use, so live and batch scores agree
 exactly. The first call in a process builds the state from the whole study (one full pass).
-Prior flags are read from the stored decisions, never from memory, so a rolled-back
-transaction or a second process cannot make a decision go missing or be stored twice.
+Prior flags are read from the stored decisions, never from memory, so screening an assignment
+again, or from a new process, stores nothing twice.
+
+The state trusts that stored judgments are never changed or deleted: if the transaction that
+stored an assignment is rolled back after `screen_assignment` ran, call `forget_states`. Calls
+for one study are serialized within a process (a lock per state); two processes screening
+workers of the same items at the same moment may each store the same change.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +89,7 @@ class LiveState:
     ``rows``: every stored judgment, by worker and assignment. ``content``: the answered real
     items with H7's ``unit``, by worker, item and unit, workers and items as integer codes
     (``workers``, ``items``) so that grouping is cheap. ``aggregates``: per item code (H3,
-    H5, H8). ``unit_scores``: H7 per (worker code, assignment).
+    H5, H8). ``unit_scores``: H7 per worker code, per assignment: (score, evidence).
     """
 
     study_id: int
@@ -99,12 +105,13 @@ class LiveState:
     items: Codes = field(default_factory=Codes)
     workers: Codes = field(default_factory=Codes)
     aggregates: ItemAggregates | None = None
-    unit_scores: pd.DataFrame | None = None
+    unit_scores: dict[Any, dict[Any, tuple[float, int]]] | None = None
     seen: set[int] = field(default_factory=set)
     last_id: int = 0
     worker_pk: dict[str, int] = field(default_factory=dict)
     worker_name: dict[int, str] = field(default_factory=dict)
     latest_assignment: dict[str, int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, session: Session, study: Study) -> LiveState:
@@ -118,7 +125,8 @@ class LiveState:
         if context.items is not None:
             state.aggregates.cover(pd.Index(state.items.encode(context.items["item_id"])))
         if "low_correlation" in state.keys:
-            state.unit_scores = unit_correlations(content)
+            state.unit_scores = {}
+            state._keep_unit_scores(unit_correlations(content))
         return state
 
     def catch_up(self, session: Session, assignment_pk: int) -> pd.DataFrame:
@@ -140,8 +148,10 @@ class LiveState:
 
     def affected(self, own: set[str], units: set[str]) -> set[int]:
         """The codes of ``own`` workers and of every co-rater of the items of ``units``."""
-        items = self.content.rows("unit", units)["item_id"].unique()
-        return set(self.workers.encode(own)) | set(self.content.rows("item_id", items)["worker_id"])
+        items = set(self.content.values("item_id", "unit", units))
+        return set(self.workers.encode(own)) | set(
+            self.content.values("worker_id", "item_id", items)
+        )
 
     def scores(self, own: set[str], affected: set[int]) -> dict[str, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
@@ -177,16 +187,31 @@ class LiveState:
             out["disagreeable"] = disagreeable_of(workers, cell, counts, self.context)
         if "low_correlation" in keys:
             assert self.unit_scores is not None
-            mine = self.unit_scores[self.unit_scores["worker_id"].isin(workers)]
+            mine = pd.DataFrame(
+                [
+                    (worker, unit, score, evidence)
+                    for worker in workers
+                    for unit, (score, evidence) in self.unit_scores.get(worker, {}).items()
+                ],
+                columns=["worker_id", "unit", "score", "evidence"],
+            )
             out["low_correlation"] = low_correlation_of(workers, mine, self.context)
         if "consensus_correlation" in keys:
             totals = self.aggregates.totals
             out["consensus_correlation"] = consensus_correlation_of(
-                workers, cell, totals, self.context
+                workers, cell, totals, self.context, with_rho=False
             )
         for frame in out.values():
             frame["worker_id"] = self.workers.decode(frame["worker_id"])
         return out
+
+    def consensus_rho(self, names: list[str]) -> dict[str, Any]:
+        """H8's leave-one-out Spearman rho of the workers ``names`` (for decision details)."""
+        assert self.aggregates is not None
+        workers = pd.Index(self.workers.encode(names), name="worker_id")
+        rows = self.content.rows("worker_id", workers)
+        frame = consensus_correlation_of(workers, cells(rows), self.aggregates.totals, self.context)
+        return {n: json_value(r) for n, r in zip(names, frame["rho"], strict=True)}
 
     def _ingest(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Add stored rows to the row stores; return their content rows."""
@@ -226,14 +251,17 @@ class LiveState:
             return
         unit_names = touched["unit"].unique()
         units = set(zip(touched["worker_id"], touched["unit"], strict=True))
-        items = self.content.rows("unit", unit_names)["item_id"].unique()
-        fresh = unit_correlations(self.content.rows("item_id", items), units)
-        old = self.unit_scores
-        stale = old["unit"].isin(unit_names).to_numpy()
-        self.unit_scores = pd.concat([old[~stale], fresh], ignore_index=True)
+        items = set(self.content.values("item_id", "unit", unit_names))
+        self._keep_unit_scores(unit_correlations(self.content.rows("item_id", items), units))
+
+    def _keep_unit_scores(self, fresh: pd.DataFrame) -> None:
+        assert self.unit_scores is not None
+        for worker, unit, score, evidence in fresh.itertuples(index=False):
+            self.unit_scores.setdefault(worker, {})[unit] = (score, evidence)
 
 
 _STATES: dict[tuple[str, int], LiveState] = {}
+_BUILDING = threading.Lock()
 _EMPTY_CONTENT = pd.DataFrame(columns=["item_id", "worker_id", "value", "unit"])
 
 
@@ -253,16 +281,17 @@ def screen_assignment(session: Session, assignment_id: int) -> list[ScreeningDec
     state = live_state(session, study)
     if not state.keys:
         return []
-    new = state.catch_up(session, assignment_id)
-    worker = state.worker_name.get(assignment.worker_id)
-    if worker is None:  # an assignment without judgments says nothing yet
-        return []
-    mine = state.assignment_rows(assignment_id)
-    own = {worker, *(str(w) for w in new["worker_id"].unique())}
-    units = {*mine["assignment_id"].astype(str), *new["assignment_id"].astype(str)}
-    results = state.scores(own, state.affected(own, units))
-    trigger = {"assignment": str(mine["assignment_id"].iloc[0]) if len(mine) else None}
-    return _store_decisions(session, state, results, worker, assignment_id, trigger)
+    with state.lock:
+        new = state.catch_up(session, assignment_id)
+        worker = state.worker_name.get(assignment.worker_id)
+        if worker is None:  # an assignment without judgments says nothing yet
+            return []
+        mine = state.assignment_rows(assignment_id)
+        own = {worker, *(str(w) for w in new["worker_id"].unique())}
+        units = {*mine["assignment_id"].astype(str), *new["assignment_id"].astype(str)}
+        results = state.scores(own, state.affected(own, units))
+        trigger = {"assignment": str(mine["assignment_id"].iloc[0]) if len(mine) else None}
+        return _store_decisions(session, state, results, worker, assignment_id, trigger)
 
 
 def live_state(session: Session, study: Study) -> LiveState:
@@ -270,31 +299,40 @@ def live_state(session: Session, study: Study) -> LiveState:
     assert study.id is not None
     bind = session.get_bind()
     key = (str(bind.engine.url), study.id)
-    state = _STATES.get(key)
-    if state is None or state.instrument_id != study.instrument_id:
-        state = _STATES[key] = LiveState.build(session, study)
+    with _BUILDING:
+        state = _STATES.get(key)
+        if state is None or state.instrument_id != study.instrument_id:
+            state = _STATES[key] = LiveState.build(session, study)
     return state
 
 
 def forget_states() -> None:
     """Drop every cached live state (the next call rebuilds from the store)."""
-    _STATES.clear()
+    with _BUILDING:
+        _STATES.clear()
 
 
 def pending_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:
     """Raised flags whose action is not ``report`` and that are not applied yet, oldest first.
 
-    For the review stage: it applies each (block, reject, replace) and sets ``applied``.
+    For the review stage: it applies each (block, reject, replace) and sets ``applied``. Only
+    the latest decision of each (worker, heuristic) counts: a flag raised and since cleared is
+    not pending.
     """
     query = (
         select(ScreeningDecision)
         .where(ScreeningDecision.study_id == study_id)
-        .where(col(ScreeningDecision.applied).is_(False))
-        .where(col(ScreeningDecision.flag).is_(True))
-        .where(ScreeningDecision.action != Action.REPORT.value)
         .order_by(col(ScreeningDecision.id))
     )
-    return list(session.exec(query).all())
+    latest = {(d.worker_id, d.heuristic): d for d in session.exec(query).all()}
+    return sorted(
+        (
+            d
+            for d in latest.values()
+            if d.flag and not d.applied and d.action != Action.REPORT.value
+        ),
+        key=lambda d: d.id or 0,
+    )
 
 
 def effective_threshold(key: str, context: ScreeningContext) -> float:
@@ -343,6 +381,14 @@ def _store_decisions(
             )
             session.add(decision)
             decisions.append(decision)
+    h8 = [d for d in decisions if d.heuristic == "consensus_correlation"]
+    if h8:
+        rho = state.consensus_rho([state.worker_name[d.worker_id] for d in h8])
+        for decision in h8:
+            decision.details = {
+                **decision.details,
+                "rho": rho[state.worker_name[decision.worker_id]],
+            }
     session.flush()
     for decision in decisions:
         record_event(

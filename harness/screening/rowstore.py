@@ -59,6 +59,10 @@ class RowStore:
         """The rows at ``positions`` as a DataFrame."""
         return pd.DataFrame({c: self._data[c][positions] for c in self.columns})
 
+    def values(self, column: str, by: str, keys: Iterable[object]) -> np.ndarray:
+        """``column`` of the rows whose ``by`` is one of ``keys`` (no DataFrame built)."""
+        return self._data[column][self.positions(by, keys)]
+
     def rows(self, column: str, keys: Iterable[object]) -> pd.DataFrame:
         """The rows whose ``column`` is one of ``keys``."""
         return self.take(self.positions(column, keys))

@@ -15,13 +15,23 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Study, Worker
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    InstrumentVersion,
+    Item,
+    Judgment,
+    Study,
+    Worker,
+)
 
 
 def store_assignments(session: Session, study: Study, table: pd.DataFrame) -> Iterator[Assignment]:
     """Store ``table``'s assignments in ``study``, yielding each once its judgments are flushed.
 
-    HITs already stored for the study (by an earlier call) are reused.
+    HITs already stored for the study (by an earlier call) are reused; each allows the spec's
+    ``raters_per_item`` assignments.
 
     Platform ids are prefixed with the study id (they are unique across the store); worker
     ids are kept as they are, so the stored long table names the same workers.
@@ -42,6 +52,9 @@ def store_assignments(session: Session, study: Study, table: pd.DataFrame) -> It
         for h in session.exec(select(Hit).where(Hit.study_id == study.id)).all()
     }
     workers: dict[str, int] = {}
+    version = session.get(InstrumentVersion, study.instrument_id)
+    assert version is not None
+    raters = int(version.spec["raters_per_item"])
     for assignment_key, part in table.groupby("assignment_id", sort=False):
         name = str(assignment_key)
         hit_key = name.rsplit("-", 1)[0]
@@ -51,7 +64,7 @@ def store_assignments(session: Session, study: Study, table: pd.DataFrame) -> It
                 study_id=study.id,
                 index=len(hits),
                 platform_hit_id=f"{study.id}-{hit_key}",
-                max_assignments=int(table["assignment_id"].str.startswith(hit_key + "-").sum()),
+                max_assignments=raters,
                 items=list(dict.fromkeys(part["item_id"].astype(str))),
             )
             session.add(hit)

@@ -222,3 +222,43 @@ def test_flagged_workers_who_did_not_rate_are_refused(inputs, tmp_path):
     assert f"Error: {flagged}: 1 worker(s) are not raters of reproduction (e.g. 'nobody')" in (
         result.output
     )
+
+
+def test_screening_with_a_specs_policy_reports_its_flagged_workers_and_every_subset(
+    inputs, tmp_path
+):
+    from harness.screening import ScreeningContext, screen_workers
+    from harness.screening.impact import screening_impact
+    from harness.spec import load_spec
+    from tests.factories import TASK_SPECS
+
+    spec = TASK_SPECS / "ws353_reproduction.yaml"
+    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+                 "--screen", str(spec), "--bootstrap", "0", "--quiet",
+                 "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "report.json").read_text())
+    judgments = factories.reproduction()
+    context = ScreeningContext.from_spec(load_spec(spec))
+    flagged = screen_workers(judgments, context).flagged
+    assert data["screened"]["workers_removed"] == sorted(flagged[flagged].index)
+    assert data["screened"]["policy"] == "ws353_reproduction"
+    expected = screening_impact(judgments, context)
+    impact = data["screened"]["impact"]
+    assert len(impact) == len(expected) == 2**5  # the policy names five heuristics
+    assert [row["label"] for row in impact] == expected["label"].tolist()
+    policy_row = next(row for row in impact if row["policy"])
+    assert policy_row["workers_removed"] == len(data["screened"]["workers_removed"])
+    assert policy_row["alpha"] == pytest.approx(data["screened"]["new"]["repeatability"]["alpha"])
+    html = (tmp_path / "report.html").read_text()
+    assert "All 32 subsets of the heuristics are listed." in html
+
+
+def test_screen_and_flagged_together_are_refused(inputs, tmp_path):
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("w001\n")
+    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
+                 "--screen", "task_specs/ws353_reproduction.yaml", "--flagged", str(flagged),
+                 "--out", str(tmp_path / "r"))  # fmt: skip
+    assert result.exit_code == 1
+    assert "give one of --screened, --flagged or --screen" in result.output

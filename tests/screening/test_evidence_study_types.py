@@ -16,10 +16,11 @@ import pytest
 
 from harness.screening import ScreeningContext, screen_workers
 from harness.simulate import Crowd, control_truths, simulate_judgments
+from harness.simulate.mixes import SCREENING_MIXES
 from harness.spec import LoadedSpec, load_spec
 from tests.factories import TASK_SPECS
 
-MIX = {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1, "backwards": 0.1}
+MIX = SCREENING_MIXES["30% bad"]
 SEEDS = range(1, 6)
 
 

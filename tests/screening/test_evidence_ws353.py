@@ -18,18 +18,12 @@ import pytest
 from harness.datasets import load_ws353
 from harness.screening import ScreeningContext, screen_workers
 from harness.simulate import Crowd, simulate_judgments
+from harness.simulate.mixes import SCREENING_MIXES
 from harness.spec import load_spec
 from harness.spec.model import Action
 from tests.factories import TASK_SPECS
 
-MIXES = {
-    "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
-                "backwards": 0.05},
-    "30% bad": {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1,
-                "backwards": 0.1},
-    "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
-                "backwards": 0.1},
-}  # fmt: skip
+MIXES = SCREENING_MIXES
 SEEDS = (1, 2, 3, 4, 5)
 
 

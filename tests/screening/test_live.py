@@ -70,6 +70,7 @@ def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine
     h8 = [d for d in first if d.heuristic == "consensus_correlation"]
     assert len(h8) == 1 and h8[0].flag and h8[0].score < -0.3
     assert h8[0].details["label"] == "backwards" and h8[0].details["change"] == "raised"
+    assert h8[0].details["rho"] < -0.3  # the leave-one-out Spearman rho, for the report
     assert h8[0].action == "block" and h8[0].applied is False
     assert h8[0].threshold == pytest.approx(0.3) and h8[0].evidence >= 5
     spam = next(d for _, kind, d in returned if kind == "spammer")
@@ -132,3 +133,79 @@ def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
         session.add(pending[0])
     with session_scope(engine) as session:
         assert [d.id for d in pending_decisions(session, study.id)] == [d.id for d in pending[1:]]
+
+
+def _control_row(worker: str, assignment: str, value: float) -> dict[str, object]:
+    """One answer on an identical pair (expected: the scale maximum, 10), in ``assignment``."""
+    return {
+        "item_id": "identical-001",
+        "worker_id": worker,
+        "value": value,
+        "skipped": False,
+        "assignment_id": assignment,
+        "position": 99,
+        "seconds": 5.0,
+        "role": "identical",
+        "true_archetype": "careful",
+        "hit": assignment.rsplit("-", 1)[0],
+        "bad": False,
+    }
+
+
+def test_a_failed_calibration_is_reported_and_never_pending(engine):
+    table = _crowd_table()
+    first = table.iloc[0]
+    failed = _control_row(first["worker_id"], first["assignment_id"], 2.0)
+    table = pd.concat([table.iloc[:1], pd.DataFrame([failed]), table.iloc[1:]], ignore_index=True)
+    study, returned = _run_study(engine, table)
+    h10 = [d for d in returned[0][2] if d.heuristic == "calibration_failure"]
+    assert len(h10) == 1 and h10[0].flag and h10[0].action == "report"
+    assert h10[0].details["failures"] == 1.0 and h10[0].evidence == 1
+    with session_scope(engine) as session:
+        assert all(
+            d.heuristic != "calibration_failure" for d in pending_decisions(session, study.id)
+        )
+
+
+def test_an_assignment_of_controls_only_is_screened_on_its_own_answers(engine):
+    table = pd.DataFrame(
+        [_control_row("w001", "a000-01", 10.0), _control_row("w002", "a000-02", 0.0)]
+    )
+    study, returned = _run_study(engine, table)
+    assert returned[0][2] == []  # a passed calibration check raises nothing
+    (decision,) = returned[1][2]
+    assert decision.heuristic == "calibration_failure" and decision.flag
+
+
+def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(engine):
+    from harness.store.models import Assignment, Hit
+
+    table = _crowd_table()
+    study, _ = _run_study(engine, table)
+    with session_scope(engine) as session:
+        hits = session.exec(select(Hit).where(Hit.study_id == study.id)).all()
+        assert sorted(h.platform_hit_id for h in hits) == [f"{study.id}-a00{i}" for i in (1, 2, 3)]
+        assert {h.max_assignments for h in hits} == {13}  # the spec's raters_per_item
+        assert all(len(h.items) == 30 for h in hits)
+        assert len(session.exec(select(Assignment)).all()) == 24
+        stored = study_judgments(session, study.id)
+    assert len(stored) == len(table)
+    assert set(stored["worker_id"]) == set(table["worker_id"])
+
+
+def test_a_flag_raised_and_since_cleared_is_not_pending(engine):
+    study, _ = _run_study(engine, _crowd_table())
+    with session_scope(engine) as session:
+        first = pending_decisions(session, study.id)[0]
+        cleared = ScreeningDecision(
+            study_id=study.id,
+            worker_id=first.worker_id,
+            assignment_id=first.assignment_id,
+            heuristic=first.heuristic,
+            flag=False,
+            action=first.action,
+            details={"change": "cleared"},
+        )
+        session.add(cleared)
+    with session_scope(engine) as session:
+        assert first.id not in [d.id for d in pending_decisions(session, study.id)]

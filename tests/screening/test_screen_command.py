@@ -87,6 +87,9 @@ def test_a_stored_study_screens_as_its_csv_under_the_frozen_spec(database_url, t
     from_csv = json.loads(_run("--judgments", str(path), "--spec", str(SPEC), "--json").output)
     assert json.loads(stored.output) == from_csv
     assert sum(r["flagged"] for r in from_csv) == 2
+    impact = _run("ws353-reproduction", "--db", database_url, "--impact", "--json")
+    csv_impact = _run("--judgments", str(path), "--spec", str(SPEC), "--impact", "--json")
+    assert impact.exit_code == 0 and json.loads(impact.output) == json.loads(csv_impact.output)
 
 
 def test_an_unknown_study_names_the_studies_in_the_store(database_url, tmp_path):
@@ -126,3 +129,9 @@ def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
     assert h8["rho_change:truth"] == pytest.approx(h8["rho:truth"] - none["rho:truth"])
     text = _run("--judgments", str(path), "--spec", str(SPEC), "--impact")
     assert text.exit_code == 0 and "report both figures" in text.output
+
+
+def test_a_store_without_tables_says_to_upgrade_it(tmp_path):
+    result = _run("some-study", "--db", str(tmp_path / "empty.db"))
+    assert result.exit_code == 1
+    assert "cannot read the store" in result.output and "harness db upgrade" in result.output

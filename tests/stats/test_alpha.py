@@ -200,3 +200,15 @@ def test_alpha_agrees_with_the_package_on_a_larger_sparse_design():
     for level in LEVELS:
         expected = reference_alpha(data, level)
         assert alpha_from_arrays(items, data.ravel(), level) == pytest.approx(expected, abs=1e-9)
+
+
+def test_values_differing_only_in_their_last_bits_give_the_exact_alpha_not_round_off():
+    # Found by the property test: exactly, this is [[0, 0], [0, 1]] scaled, whose alpha is 0.
+    data = np.array([[1.0, 1.0], [1.0, 1.0 + 2.2e-16]])
+    items = np.tile(np.arange(2), 2)
+    assert alpha_from_arrays(items, data.ravel(), "interval") == pytest.approx(
+        reference_alpha(data, "interval"), abs=1e-9
+    )
+    assert alpha_from_arrays(items, data.ravel(), "interval") == pytest.approx(
+        alpha_from_arrays(items, np.array([0.0, 0.0, 0.0, 1.0]), "interval"), abs=1e-12
+    )
