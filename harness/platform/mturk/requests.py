@@ -44,24 +44,19 @@ def requirements(settings: WorkSettings, exclude_ref: str | None) -> list[dict[s
                 "ActionsGuarded": HIDE,
             }
         )
-    if settings.min_approval_rate is not None:
-        out.append(
-            {
-                "QualificationTypeId": PERCENT_APPROVED,
-                "Comparator": "GreaterThanOrEqualTo",
-                "IntegerValues": [settings.min_approval_rate],
-                "ActionsGuarded": HIDE,
-            }
-        )
-    if settings.min_approved is not None:
-        out.append(
-            {
-                "QualificationTypeId": NUMBER_APPROVED,
-                "Comparator": "GreaterThanOrEqualTo",
-                "IntegerValues": [settings.min_approved],
-                "ActionsGuarded": HIDE,
-            }
-        )
+    for type_id, least in (
+        (PERCENT_APPROVED, settings.min_approval_rate),
+        (NUMBER_APPROVED, settings.min_approved),
+    ):
+        if least is not None:
+            out.append(
+                {
+                    "QualificationTypeId": type_id,
+                    "Comparator": "GreaterThanOrEqualTo",
+                    "IntegerValues": [least],
+                    "ActionsGuarded": HIDE,
+                }
+            )
     if exclude_ref is not None:
         out.append(
             {
