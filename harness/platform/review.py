@@ -18,6 +18,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from harness.errors import PlatformError
+from harness.platform import money
 from harness.platform.launch_plan import action_token
 from harness.platform.pricing import LARGE_HIT_ASSIGNMENTS
 from harness.platform.provider import Provider, SubmissionState
@@ -222,7 +223,8 @@ def add_raters(session: Session, provider: Provider, hit: Hit, count: int, reaso
     """Add ``count`` assignments to a HIT, once per (HIT, reason).
 
     Refused (before any call) when it would take a HIT from fewer than 10 assignments to 10 or
-    more, which MTurk does not allow.
+    more, which MTurk does not allow (`PlatformError`), and when it would take what the study
+    has committed over its budget (logged as ``review.replace.refused``, once; False).
     """
     assert hit.platform_hit_id is not None
     token = action_token("raters", hit.platform_hit_id, reason)
@@ -234,6 +236,24 @@ def add_raters(session: Session, provider: Provider, hit: Hit, count: int, reaso
             f"HIT {hit.platform_hit_id} has {hit.max_assignments} assignments; MTurk cannot "
             f"raise it to {new} ({LARGE_HIT_ASSIGNMENTS} or more): post a new HIT instead"
         )
+    study = session.get(Study, hit.study_id)
+    assert study is not None
+    if study.budget is not None:
+        reward = platform_of(session, study).reward
+        extra = money.hit_total(provider, reward, new) / new * count
+        after = money.committed(session, provider, study, reward) + extra
+        if after > study.budget:
+            if not _done(session, "review.replace.refused", token):
+                _log(
+                    session,
+                    "review.replace.refused",
+                    hit.study_id,
+                    token,
+                    hit=hit.platform_hit_id,
+                    reason=reason,
+                    why=f"committed would be ${after:.2f}, over the budget ${study.budget}",
+                )
+            return False
     _log(
         session, "review.replace.intent", hit.study_id, token, hit=hit.platform_hit_id, count=count
     )

@@ -14,10 +14,11 @@ from decimal import Decimal
 import pandas as pd
 from sqlmodel import Session, func, select
 
+from harness.platform import money
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Provider
 from harness.platform.studies import find_study, platform_of
-from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Item, Judgment
+from harness.store.models import Assignment, Hit, Item, Judgment
 
 
 @dataclass(frozen=True)
@@ -75,26 +76,6 @@ def study_report(session: Session, provider: Provider, study_name: str) -> Study
         )
     )
     raters = _raters_per_item(session, hits)
-    per = {
-        n: provider.estimate(platform.reward, 1, n).total for n in {h.max_assignments for h in hits}
-    }
-    bonuses = sum(
-        (
-            Decimal(str(e.payload.get("cost", "0")))
-            for e in session.exec(
-                select(Event).where(Event.study_id == study.id, Event.kind == "review.bonus")
-            )
-        ),
-        Decimal("0"),
-    )
-    per_assignment = {h.id: per[h.max_assignments] / h.max_assignments for h in hits}
-    committed = sum(
-        (per[h.max_assignments] for h in hits if h.platform_hit_id is not None), Decimal("0")
-    )
-    spent = sum(
-        (per_assignment[a.hit_id] for a in assignments if a.status is AssignmentStatus.APPROVED),
-        Decimal("0"),
-    )
     target = platform.assignments_per_hit
     return StudyReport(
         name=study.name,
@@ -109,8 +90,8 @@ def study_report(session: Session, provider: Provider, study_name: str) -> Study
         raters_median=float(raters.median()) if len(raters) else 0.0,
         raters_max=int(raters.max()) if len(raters) else 0,
         judgments=_judgments(session, hits),
-        committed=committed + bonuses,
-        spent=spent + bonuses,
+        committed=money.committed(session, provider, study, platform.reward),
+        spent=money.spent(session, provider, study, platform.reward, hits),
         budget=study.budget,
     )
 

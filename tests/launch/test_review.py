@@ -277,3 +277,22 @@ def test_a_flag_raised_and_since_cleared_is_not_carried_out(launched):
         session.commit()
         assert review.pending_decisions(session, study) == []
         assert review.apply_pending_decisions(session, provider, study) == []
+
+
+def test_replacing_never_takes_the_study_over_its_budget(launched, client):
+    engine, provider = launched
+    with session_scope(engine) as session:
+        study, _ = study_and_assignments(session)
+        hit = session.exec(select(Hit).order_by(Hit.index)).first()
+        study.budget = Decimal("1.00")  # committed: 4 HITs x 2 x $0.12 = $0.96
+        session.commit()
+        assert not review.add_raters(session, provider, hit, 1, "replaces A1")
+        assert not review.add_raters(session, provider, hit, 1, "replaces A1")
+        refused = events(session, "review.replace.refused")
+        assert len(refused) == 1
+        assert refused[0].payload["why"] == "committed would be $1.08, over the budget $1.00"
+        study.budget = Decimal("1.08")
+        session.commit()
+        assert review.add_raters(session, provider, hit, 1, "replaces A1")
+        hit_id = hit.platform_hit_id
+    assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 3
