@@ -57,3 +57,38 @@ def live_screening(session: Any, assignment_id: int) -> None:
     from harness.screening.live import screen_assignment
 
     screen_assignment(session, assignment_id)
+
+
+def screen_and_act(session: Any, assignment_id: int) -> None:
+    """The after-submission hook that also carries out what screening decided (block, reject,
+    replace) at once, on the study's platform, instead of waiting for `harness review`."""
+    from harness.platform.review import apply_pending_decisions
+    from harness.platform.studies import platform_of
+    from harness.store.models import Assignment, Hit, Study
+
+    live_screening(session, assignment_id)
+    assignment = session.get(Assignment, assignment_id)
+    study = session.get(Study, session.get(Hit, assignment.hit_id).study_id)
+    platform = platform_of(session, study)
+    key = (study.target, platform.endpoint_url)
+    provider = _providers.get(key)
+    if provider is None:
+        provider = _providers[key] = make_provider(platform.provider, *key)
+    apply_pending_decisions(session, provider, study)
+
+
+_providers: dict[tuple[str, str | None], Provider] = {}
+"""One provider per (target, endpoint) for the hooks of a long-running process."""
+
+
+apply_option = click.option(
+    "--apply-decisions/--no-apply-decisions",
+    default=True,
+    show_default=True,
+    help="Carry out screening's block, reject and replace decisions as submissions arrive "
+    "(otherwise `harness review` does).",
+)
+
+
+def after_submission_hook(apply: bool) -> Any:
+    return screen_and_act if apply else live_screening

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harness.commands._platform import db_option, live_screening
+from harness.commands._platform import after_submission_hook, apply_option, db_option
 
 
 @click.command("serve")
@@ -12,17 +12,20 @@ from harness.commands._platform import db_option, live_screening
 @click.option("--port", default=5000, show_default=True, type=int, help="Port to listen on.")
 @db_option
 @click.option("--no-screening", is_flag=True, help="Do not screen submissions as they arrive.")
-def serve(host: str, port: int, db: str | None, no_screening: bool) -> None:
+@apply_option
+def serve(host: str, port: int, db: str | None, no_screening: bool, apply_decisions: bool) -> None:
     """Serve the task pages of every launched study with external hosting (at
-    /hit/<study>-<index>) and store what workers submit, screening each submission live.
-    Launch with --public-url set to where this server is reachable (https on MTurk)."""
+    /hit/<study>-<index>) and store what workers submit, screening each submission live and
+    carrying out what screening decides. Launch with --public-url set to where this server is
+    reachable (https on MTurk); acting on decisions needs the platform's credentials here."""
     from werkzeug.serving import run_simple
 
     from harness.store import database_url
     from harness.web import create_app
 
     url = database_url(db)
-    app = create_app(url, after_submission=None if no_screening else live_screening)
+    hook = None if no_screening else after_submission_hook(apply_decisions)
+    app = create_app(url, after_submission=hook)
     click.echo(f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {url})")
     try:
         run_simple(host, port, app, threaded=True, use_reloader=False)

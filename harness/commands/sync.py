@@ -6,7 +6,13 @@ from typing import Any
 
 import click
 
-from harness.commands._platform import db_option, live_screening, open_engine, study_provider
+from harness.commands._platform import (
+    after_submission_hook,
+    apply_option,
+    db_option,
+    open_engine,
+    study_provider,
+)
 from harness.errors import InputError
 
 STORED_QUEUE = "-"
@@ -25,7 +31,8 @@ STORED_QUEUE = "-"
     help="Consume MTurk's notifications from this SQS queue instead of polling every HIT "
     "(without a URL: the queue the study was launched with, --notify-queue).",
 )
-def sync(study: str, db: str | None, queue_url: str | None) -> None:
+@apply_option
+def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: bool) -> None:
     """Pull STUDY's assignments from the platform (all pages) and store what is new.
 
     With mturk hosting the answers are read into judgments; with external hosting the task
@@ -37,7 +44,7 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
     engine = open_engine(db)
     try:
         provider = study_provider(engine, study)
-        hooks = sync_hooks(engine, study)
+        hooks = sync_hooks(engine, study, apply=apply_decisions)
         if queue_url == STORED_QUEUE:
             queue_url = _stored_queue(engine, study)
         if queue_url:
@@ -48,9 +55,12 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
             report = sync_from_queue(engine, provider, study, hooks, sqs, queue_url)
         else:
             report = sync_study(engine, provider, study, hooks)
+        acted = _act_on_pending(engine, provider, study) if apply_decisions else []
     finally:
         engine.dispose()
     click.echo(report.line(study))
+    for action in acted:
+        click.echo(f"  {action}")
     for failure in report.hook_failures:
         click.echo(
             f"warning: live screening failed for {failure}; its judgments are stored "
@@ -59,9 +69,9 @@ def sync(study: str, db: str | None, queue_url: str | None) -> None:
         )
 
 
-def sync_hooks(engine: Any, study_name: str) -> Any:
+def sync_hooks(engine: Any, study_name: str, *, apply: bool = True) -> Any:
     """Answers read with the task pages' codec, checked against the stored instrument, and
-    screened live as each new submission is stored."""
+    screened live as each new submission is stored (``apply``: and acted on at once)."""
     from harness.platform.studies import find_study
     from harness.platform.sync import SyncHooks
     from harness.render.answers import answers_from_xml
@@ -75,7 +85,9 @@ def sync_hooks(engine: Any, study_name: str) -> Any:
     def check(plan: Any, answers: Any) -> list[str]:
         return list(check_answers(instrument, plan, answers))
 
-    return SyncHooks(parse=answers_from_xml, check=check, after_submission=live_screening)
+    return SyncHooks(
+        parse=answers_from_xml, check=check, after_submission=after_submission_hook(apply)
+    )
 
 
 def stored_instrument_of(session: Any, instrument_id: int) -> Any:
@@ -92,6 +104,18 @@ def stored_instrument_of(session: Any, instrument_id: int) -> Any:
         for i in items
     ]
     return stored_instrument(version.spec, rows, version.guidelines)
+
+
+def _act_on_pending(engine: Any, provider: Any, study_name: str) -> list[str]:
+    """Carry out screening decisions still pending (e.g. a rejection that waited for the
+    worker's submission to reach the platform)."""
+    from harness.platform.review import apply_pending_decisions
+    from harness.platform.studies import find_study
+    from harness.store import session_scope
+
+    with session_scope(engine) as session:
+        done = apply_pending_decisions(session, provider, find_study(session, study_name))
+        return [a.line() for a in done]
 
 
 def _stored_queue(engine: Any, study_name: str) -> str:

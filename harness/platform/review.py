@@ -55,6 +55,11 @@ FEEDBACK_TAIL = (
 PENDING = ("block", "reject", "replace")
 
 
+class NotSubmittedYet(PlatformError):
+    """The worker has not submitted the assignment on the platform yet (with external hosting,
+    the task server stores the answers a moment before the page submits to MTurk)."""
+
+
 @dataclass(frozen=True)
 class ReviewAction:
     """One action, done or (in a dry run) to be done."""
@@ -125,7 +130,9 @@ def reject(
         return False
     current = provider.submission(aid)
     if current is None:
-        raise PlatformError(f"assignment {aid} is not submitted on the platform; cannot reject")
+        raise NotSubmittedYet(
+            f"assignment {aid} is not submitted on the platform yet; cannot reject"
+        )
     if current.state is SubmissionState.APPROVED:
         _settle(session, assignment, current.state, study_id)
         _refuse_rejection(
@@ -336,27 +343,20 @@ def decision_actions(
 def apply_pending_decisions(
     session: Session, provider: Provider, study: Study
 ) -> list[ReviewAction]:
-    """Perform the screening decisions not applied yet (block, reject, replace); mark them."""
+    """Perform the screening decisions not applied yet (block, reject, replace); mark them.
+
+    A rejection of an assignment not yet submitted on the platform leaves its decision
+    pending for the next call (a later sync or review); the other decisions go ahead.
+    """
     assert study.id is not None
     done: list[ReviewAction] = []
     for decision in pending_decisions(session, study):
+        try:
+            done += _apply(session, provider, study, decision)
+        except NotSubmittedYet:
+            continue
         worker = session.get(Worker, decision.worker_id)
         assert worker is not None
-        reason = _reason(decision)
-        if decision.action == "block":
-            if block_worker(session, provider, study, worker.platform_worker_id, reason):
-                done.append(ReviewAction("block", worker.platform_worker_id, reason))
-        for assignment in _targets(session, study, decision):
-            if decision.action == "reject":
-                feedback = rejection_feedback(decision.heuristic, decision.threshold)
-                if reject(session, provider, assignment, feedback, reason):
-                    done.append(ReviewAction("reject", assignment.platform_assignment_id, reason))
-            elif decision.action == "replace":
-                hit = session.get(Hit, assignment.hit_id)
-                assert hit is not None
-                why = f"{reason}: replaces {assignment.platform_assignment_id}"
-                if add_raters(session, provider, hit, 1, why):
-                    done.append(ReviewAction("replace", str(hit.platform_hit_id), why))
         decision.applied = True
         session.add(decision)
         _log(
@@ -368,6 +368,30 @@ def apply_pending_decisions(
             action=decision.action,
             heuristic=decision.heuristic,
         )
+    return done
+
+
+def _apply(
+    session: Session, provider: Provider, study: Study, decision: ScreeningDecision
+) -> list[ReviewAction]:
+    worker = session.get(Worker, decision.worker_id)
+    assert worker is not None
+    reason = _reason(decision)
+    done = []
+    if decision.action == "block":
+        if block_worker(session, provider, study, worker.platform_worker_id, reason):
+            done.append(ReviewAction("block", worker.platform_worker_id, reason))
+    for assignment in _targets(session, study, decision):
+        if decision.action == "reject":
+            feedback = rejection_feedback(decision.heuristic, decision.threshold)
+            if reject(session, provider, assignment, feedback, reason):
+                done.append(ReviewAction("reject", assignment.platform_assignment_id, reason))
+        elif decision.action == "replace":
+            hit = session.get(Hit, assignment.hit_id)
+            assert hit is not None
+            why = f"{reason}: replaces {assignment.platform_assignment_id}"
+            if add_raters(session, provider, hit, 1, why):
+                done.append(ReviewAction("replace", str(hit.platform_hit_id), why))
     return done
 
 

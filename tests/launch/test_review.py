@@ -296,3 +296,28 @@ def test_replacing_never_takes_the_study_over_its_budget(launched, client):
         assert review.add_raters(session, provider, hit, 1, "replaces A1")
         hit_id = hit.platform_hit_id
     assert client.get_hit(HITId=hit_id)["HIT"]["MaxAssignments"] == 3
+
+
+def test_a_rejection_waits_until_the_platform_has_the_submission(launched, mturk, client):
+    from harness.store.submissions import record_accept
+
+    engine, provider = launched
+    with session_scope(engine) as session:
+        study, assignments = study_and_assignments(session)
+        hit = session.exec(select(Hit).order_by(Hit.index)).first()
+        review.add_raters(session, provider, hit, 1, "room for one more worker")
+        accepted = mturk.accept(hit.platform_hit_id, "ALATE1")["AssignmentId"]
+        waiting = record_accept(session, hit, accepted, "ALATE1")
+        waiting.status = AssignmentStatus.SUBMITTED  # as the task server marks it
+        decision(session, study, waiting, "reject")
+        decision(session, study, assignments[0], "block", "low_variance")
+        session.commit()
+        done = review.apply_pending_decisions(session, provider, study)
+        assert [a.kind for a in done] == ["block"]
+        assert [d.action for d in review.pending_decisions(session, study)] == ["reject"]
+        mturk.submit(accepted)
+        done = review.apply_pending_decisions(session, provider, study)
+        assert [a.kind for a in done] == ["reject"]
+        assert review.pending_decisions(session, study) == []
+    state = client.get_assignment(AssignmentId=accepted)["Assignment"]["AssignmentStatus"]
+    assert state == "Rejected"
