@@ -220,7 +220,7 @@ def headline(c: Characterization) -> str:
 
 def _instrument(ref: str, db: str | None) -> Instrument:
     """A CSV path, ``ws353[:DIR]``, or a stored study's name."""
-    if ref == DATASET_PREFIX or ref.startswith(DATASET_PREFIX + ":"):
+    if _is_dataset(ref):
         directory = ref.partition(":")[2] or None
         return instrument_from_ws353(load_ws353(directory))
     path = Path(ref)
@@ -229,6 +229,11 @@ def _instrument(ref: str, db: str | None) -> Instrument:
     if path.suffix.lower() == ".csv" or "/" in ref:
         raise InputError(f"{ref}: no such file")
     return _stored(ref, db)
+
+
+def _is_dataset(ref: str) -> bool:
+    """``ws353`` or ``ws353:DIR`` (a study may be called ws353-reproduction)."""
+    return ref == DATASET_PREFIX or ref.startswith(DATASET_PREFIX + ":")
 
 
 def _stored(name: str, db: str | None) -> Instrument:
@@ -255,7 +260,7 @@ def _ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
     @cache
     def items() -> pd.DataFrame:
         directory = original_ref.partition(":")[2] or None
-        return load_ws353(directory if original_ref.startswith(DATASET_PREFIX) else None).items
+        return load_ws353(directory if _is_dataset(original_ref) else None).items
 
     return items
 
@@ -290,7 +295,7 @@ def _screen(
     path = Path(new_ref)
     if path.is_file():
         judgments = read_judgments(path)
-    elif new_ref.startswith(DATASET_PREFIX) or path.suffix.lower() == ".csv":
+    elif _is_dataset(new_ref) or path.suffix.lower() == ".csv":
         raise InputError(f"--screen: {new_ref} is not a judgments CSV or a stored study")
     else:
         judgments = _stored_judgments(new_ref, db)

@@ -9,7 +9,7 @@ and the flag False.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,12 @@ from harness.spec.model import Action, HeuristicPolicy
 from harness.spec.scale import Scale
 
 RESULT_COLUMNS = ("worker_id", "score", "evidence", "flag")
+MIN_OTHERS = 5  # other raters agreement heuristics want, when the study has that many
+
+
+def min_others_for(raters_per_item: int) -> int:
+    """Other raters H7/H8 need in a study of ``raters_per_item``: 5, or all others if fewer."""
+    return max(1, min(MIN_OTHERS, raters_per_item - 1))
 
 
 @dataclass(frozen=True)
@@ -30,16 +36,36 @@ class ScreeningContext:
     ``items``: the item table (``item_id`` with optional ``role``, ``gold``, ``group``), used
     where the judgments themselves lack those columns. ``policy``: heuristic key -> policy;
     a heuristic without a policy, or a policy without a threshold, uses the catalogue default.
+    ``min_others``: the other raters the agreement heuristics need before they may flag (H7:
+    correlations with other workers; H8: other raters of each item counted). Early in a live
+    study a worker's only partners may be careless ones, which is no evidence against them.
     """
 
     scale: Scale
     items: pd.DataFrame | None = None
     policy: Mapping[str, HeuristicPolicy] = field(default_factory=dict)
+    min_others: int = 1
 
     @classmethod
     def from_spec(cls, loaded: LoadedSpec) -> ScreeningContext:
         """The context of a loaded task spec: its scale, item table and screening policy."""
-        return cls(scale=loaded.scale, items=loaded.items, policy=dict(loaded.spec.screening))
+        return cls(
+            scale=loaded.scale,
+            items=loaded.items,
+            policy=dict(loaded.spec.screening),
+            min_others=min_others_for(loaded.spec.raters_per_item),
+        )
+
+    def fitted_to(self, judgments: pd.DataFrame) -> ScreeningContext:
+        """This context for a final table: ``min_others`` no more than its items' raters allow.
+
+        A finished study with fewer raters per item than planned is still screened on what it
+        has; live screening keeps the spec's figure, since more raters are on their way.
+        """
+        if judgments.empty:
+            return self
+        raters = judgments.groupby("item_id")["worker_id"].nunique().max()
+        return replace(self, min_others=max(1, min(self.min_others, int(raters) - 1)))
 
     def _policy(self, key: str) -> HeuristicPolicy | None:
         info = resolve_heuristic(key)

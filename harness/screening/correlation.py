@@ -16,7 +16,7 @@ from harness.screening.context import ScreeningContext, content, result, workers
 
 MIN_SHARED = 3  # H7: items two workers must share for their correlation to count
 TOP = 3  # H7: the mean of this many best correlations
-MIN_ITEMS = 5  # H8: items with other raters needed for a consensus correlation
+MIN_ITEMS = 5  # H8: items with enough other raters needed for a consensus correlation
 BACKWARDS_BELOW = -0.3  # H8: label "backwards" below this r
 
 
@@ -36,8 +36,8 @@ def low_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Da
 
     Each of the worker's assignments (all their judgments when there is no ``assignment_id``)
     is correlated with every other worker on the items both rated; the worker's score is the
-    mean over assignments of the mean of the best three. Flag below the threshold (0.3). The
-    evidence is the number of correlations computed.
+    mean over assignments of the mean of the best three. Flag below the threshold (0.3) once
+    ``context.min_others`` correlations were computed. The evidence is their number.
     """
     per_unit = unit_correlations(with_units(content(judgments, context)))
     return low_correlation_of(workers_of(judgments), per_unit, context)
@@ -125,16 +125,21 @@ def low_correlation_of(
     """H7 for ``workers`` from the scores of all their units (`unit_correlations`)."""
     grouped = per_unit.groupby("worker_id")
     score = grouped["score"].mean()
-    flag = score < context.threshold("low_correlation")
-    return result(workers, score, grouped["evidence"].sum(), flag)
+    evidence = grouped["evidence"].sum()
+    # early in a study a worker has few partners, some of them careless: the best three of
+    # fewer than five correlations can all be with bad partners, which is no evidence
+    flag = (score < context.threshold("low_correlation")) & (evidence >= context.min_others)
+    return result(workers, score, evidence, flag)
 
 
 def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
-    """H8: Pearson r with the leave-one-out mean of the other raters, over >= 5 items.
+    """H8: Pearson r with the leave-one-out mean of the other raters, over >= 5 items that have
+    at least ``context.min_others`` other raters each (5 when the study has that many: fewer
+    make the mean a few workers' opinion, early in a live study perhaps careless ones).
 
     Flag r below the threshold (0.3); ``label`` is ``backwards`` when r < -0.3 (the scale read
     the wrong way round). ``rho``, the leave-one-out Spearman correlation, is added for the
-    report. The evidence is the number of the worker's items that have other raters.
+    report. The evidence is the number of the worker's items with enough other raters.
     """
     rows = content(judgments, context)
     totals = ItemAggregates.of(rows, context.scale.midpoint).totals
@@ -156,7 +161,7 @@ def consensus_correlation_of(
     """
     at = totals.index.get_indexer(pd.Index(cell["item_id"]))
     size = np.where(at >= 0, totals["size"].to_numpy()[at], 0)
-    rated = size > 1  # items with other raters
+    rated = size > context.min_others  # items whose leave-one-out mean has enough raters
     values = cell["value"].to_numpy(dtype=float)[rated]
     others = (totals["sum"].to_numpy()[at][rated] - values) / (size[rated] - 1)
     keys = cell["worker_id"][rated]

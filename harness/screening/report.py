@@ -63,7 +63,11 @@ class ScreeningReport:
 def screen_workers(
     judgments: pd.DataFrame, context: ScreeningContext, only: Iterable[str] | None = None
 ) -> ScreeningReport:
-    """Run the heuristics named in ``only`` (keys or codes; default: all, with the extremes)."""
+    """Run the heuristics named in ``only`` (keys or codes; default: all, with the extremes).
+
+    The table is screened as final (`ScreeningContext.fitted_to`).
+    """
+    context = context.fitted_to(judgments)
     keys = [*HEURISTICS, *REPORT_ONLY] if only is None else list(dict.fromkeys(map(resolve, only)))
     results = {key: get(key)(judgments, context) for key in keys}
     actions = {key: context.action(key) for key in keys if key in HEURISTICS}

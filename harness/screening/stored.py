@@ -11,7 +11,7 @@ import pandas as pd
 from sqlmodel import Session, col, select
 
 from harness.errors import StoreError
-from harness.screening.context import ScreeningContext
+from harness.screening.context import ScreeningContext, min_others_for
 from harness.spec.model import TaskSpec
 from harness.spec.scale import resolve_scale
 from harness.store.models import InstrumentVersion, Item, Study
@@ -49,4 +49,9 @@ def study_context(session: Session, study: Study) -> ScreeningContext:
             "group": [i.group for i in items],
         }
     )
-    return ScreeningContext(resolve_scale(spec.type, spec.scale), table, dict(spec.screening))
+    return ScreeningContext(
+        resolve_scale(spec.type, spec.scale),
+        table,
+        dict(spec.screening),
+        min_others=min_others_for(spec.raters_per_item),
+    )

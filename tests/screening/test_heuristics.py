@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -27,6 +28,7 @@ from harness.screening import (
     resolve,
     slow,
 )
+from harness.screening.context import min_others_for
 from harness.spec.heuristics import CATALOGUE
 from harness.spec.model import Action, HeuristicPolicy, ScaleSpec, StudyType
 from harness.spec.scale import resolve_scale
@@ -158,6 +160,32 @@ def test_consensus_correlation_needs_five_items_with_other_raters():
     out = by_worker(consensus_correlation(table(rows), TEN))
     assert math.isnan(out.loc["a", "score"]) and out.loc["a", "evidence"] == 4
     assert not out.loc["a", "flag"]
+
+
+LIVE = dataclasses.replace(TEN, min_others=5)  # a study with 5 or more raters per item
+
+
+def test_a_consensus_of_fewer_than_the_needed_other_raters_is_no_evidence():
+    # Early in a live study: a's "consensus" would be b, c and two backwards workers.
+    mirror = [10 - v for v in TRUTH]
+    rows = {"a": TRUTH, "b": TRUTH, "c": TRUTH, "y": mirror, "z": mirror}
+    assert by_worker(consensus_correlation(table(rows), TEN))["flag"].any()
+    out = by_worker(consensus_correlation(table(rows), LIVE))
+    assert (out["evidence"] == 0).all() and not out["flag"].any()
+
+
+def test_low_correlation_flags_only_with_the_needed_correlations():
+    up = [1, 2, 3, 4, 5]
+    rows = {"a": up, "b": up, "c": up, "d": up, "e": [5, 4, 3, 2, 1]}
+    out = by_worker(low_correlation(table(rows), LIVE))
+    assert out.loc["e", "score"] == pytest.approx(-1.0) and out.loc["e", "evidence"] == 4
+    assert not out.loc["e", "flag"]
+    out = by_worker(low_correlation(table(rows | {"f": up}), LIVE))
+    assert out.loc["e", "evidence"] == 5 and out.loc["e", "flag"]
+
+
+def test_a_specs_context_asks_five_other_raters_or_all_there_are():
+    assert [min_others_for(n) for n in (1, 2, 3, 6, 13)] == [1, 1, 2, 5, 5]
 
 
 def test_gold_failure_allows_one_step_and_needs_two_gold_items():
