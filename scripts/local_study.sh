@@ -22,13 +22,19 @@ export HARNESS_DATABASE_URL="sqlite:///$PWD/harness.db"
 export HARNESS_WS353_DIR="${HARNESS_WS353_DIR:-$SHARED/ws353}"
 
 step() { printf '\n== %s\n' "$*"; }
-wait_for() {
-    for _ in $(seq 100); do
-        if curl -s -o /dev/null "$1"; then return 0; fi
-        sleep 0.1
-    done
-    echo "local_study: nothing answers at $1 (see $PWD/*.log)" >&2
-    return 1
+wait_for() {  # until something answers HTTP at $1 (any status), at most 10 s
+    "$ROOT/.venv/bin/python" - "$1" <<'PY' || { echo "local_study: nothing answers at $1 (see $PWD/*.log)" >&2; return 1; }
+import sys, time, urllib.error, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1)
+        sys.exit(0)
+    except urllib.error.HTTPError:
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)
+PY
 }
 
 step "store and services"
