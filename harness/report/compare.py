@@ -282,9 +282,10 @@ def screening_section(c: Characterization) -> Section:
             "Screening impact",
             "No screened set was given, so every figure above is for all judgments; whether "
             "screening would change a system comparison is not shown.",
-            ["Give --screened FILE (the screened long table) or --flagged FILE (worker ids to "
-             "remove) to show every figure for all judgments and the screened set side by "
-             "side."],
+            ["Give --screen SPEC (screen with the spec's policy, and list the impact of every "
+             "subset of its heuristics), --screened FILE (the screened long table) or "
+             "--flagged FILE (worker ids to remove) to show every figure for all judgments and "
+             "the screened set side by side."],
             anchor="screening",
         )  # fmt: skip
     rows = []
