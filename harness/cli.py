@@ -64,6 +64,29 @@ class HarnessGroup(click.Group):
         except HarnessError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(1)
+        except Exception as exc:
+            missing = _missing_schema(exc)
+            if missing is None:
+                raise
+            click.echo(
+                f"Error: the store has no {missing} table: create or update its schema with "
+                "`harness db upgrade` (with the same --db)",
+                err=True,
+            )
+            ctx.exit(1)
+
+
+def _missing_schema(exc: Exception) -> str | None:
+    """The table a database error says is missing (a store never upgraded), else None."""
+    import re
+
+    import sqlalchemy as sa
+
+    if not isinstance(exc, (sa.exc.OperationalError, sa.exc.ProgrammingError)):
+        return None
+    text = str(exc.orig)
+    match = re.search(r'no such table: (\w+)|relation "(\w+)" does not exist', text)
+    return None if match is None else (match[1] or match[2])
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})

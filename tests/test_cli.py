@@ -41,3 +41,12 @@ def test_bad_usage_exits_2_and_bad_input_exits_1(tmp_path):
     missing = CliRunner().invoke(main, ["validate", str(tmp_path / "none.yaml")])
     assert missing.exit_code == 1
     assert f"{tmp_path / 'none.yaml'}: cannot read the spec" in missing.output
+
+
+@pytest.mark.parametrize("command", [["sync", "s"], ["status", "s"], ["review", "s"]])
+def test_a_store_never_upgraded_gets_told_to_run_db_upgrade(empty_database_url, command):
+    result = CliRunner().invoke(main, [*command, "--db", empty_database_url])
+    assert result.exit_code == 1
+    assert "the store has no study table" in result.output
+    assert "harness db upgrade" in result.output
+    assert "Traceback" not in result.output
