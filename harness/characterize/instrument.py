@@ -34,6 +34,7 @@ class Instrument:
     known: dict[str, Any] = field(default_factory=dict)
     scale_range: tuple[float, float] | None = None
     controls_left_out: int = 0
+    given: pd.DataFrame | None = None  # the table as read, controls included (for screening)
 
     def label(self, item: str) -> str:
         """An item named for a reader: its display columns when known, else its id."""
@@ -72,6 +73,7 @@ def instrument_from_table(
         known=dict(known or {}),
         scale_range=scale_range,
         controls_left_out=left_out,
+        given=judgments,
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import click
 import pandas as pd
@@ -165,7 +164,7 @@ def characterize_command(
     impact = None
     if screen_spec is not None:
         say(f"screening the new judgments with {screen_spec}'s policy (every subset)")
-        flagged, impact = _screen(new_ref, screen_spec, scores, db)
+        flagged, impact = _screen(new, new_ref, screen_spec, scores)
         policy = screening_policy or screen_spec.stem
     result = characterize(
         new,
@@ -237,23 +236,15 @@ def _is_dataset(ref: str) -> bool:
 
 
 def _stored(name: str, db: str | None) -> Instrument:
-    stored = _load_stored(name, db)
-    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
-
-
-def _stored_judgments(name: str, db: str | None) -> pd.DataFrame:
-    return _load_stored(name, db).judgments
-
-
-def _load_stored(name: str, db: str | None) -> Any:
     from harness.store import database_url, load_study, make_engine, session_scope
 
     engine = make_engine(database_url(db))
     try:
         with session_scope(engine) as session:
-            return load_study(session, name)
+            stored = load_study(session, name)
     finally:
         engine.dispose()
+    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
 
 
 def _ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
@@ -287,19 +278,14 @@ def _screened(
 
 
 def _screen(
-    new_ref: str, spec_path: Path, scores: dict[str, pd.Series], db: str | None
+    new: Instrument, new_ref: str, spec_path: Path, scores: dict[str, pd.Series]
 ) -> tuple[list[str], pd.DataFrame]:
     """Workers the spec's policy flags in the new judgments (controls included), and the impact
     table of every subset of its heuristics."""
-    loaded = load_spec(spec_path)
-    path = Path(new_ref)
-    if path.is_file():
-        judgments = read_judgments(path)
-    elif _is_dataset(new_ref) or path.suffix.lower() == ".csv":
+    if new.kind == "dataset" or new.given is None:
         raise InputError(f"--screen: {new_ref} is not a judgments CSV or a stored study")
-    else:
-        judgments = _stored_judgments(new_ref, db)
-    context = ScreeningContext.from_spec(loaded)
+    judgments = new.given
+    context = ScreeningContext.from_spec(load_spec(spec_path))
     flagged = screen_workers(judgments, context).flagged
     impact = screening_impact(judgments, context, scores or None)
     return sorted(str(w) for w in flagged[flagged].index), impact
