@@ -20,7 +20,8 @@ from harness.store import make_engine  # noqa: E402
 from harness.store.migrations import upgrade  # noqa: E402
 from harness.web import create_app  # noqa: E402
 from tests.browser import DESKTOP, PHONE, chromium  # noqa: E402
-from tests.web.factories import ServedApp, plan_study  # noqa: E402
+from tests.serving import ServedApp  # noqa: E402
+from tests.web.factories import plan_study  # noqa: E402
 from tests.web.person import start, visible_card  # noqa: E402
 
 SHOTS = {  # file stem: (spec, how the first item is answered)

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.launch.factories import ServerThread, task_server
+from tests.launch.factories import task_server
 from tests.platform.conftest import client, mturk  # noqa: F401  (the same fixtures)
+from tests.serving import ServedApp
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def sqlite_db(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def tasks(database_url: str) -> Iterator[ServerThread]:
+def tasks(database_url: str) -> Iterator[ServedApp]:
     """The task server (harness.web) on the store of each backend."""
     server, app = task_server(database_url)
     yield server

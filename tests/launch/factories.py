@@ -2,54 +2,26 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from click.testing import CliRunner, Result
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from harness.cli import main
 from harness.simulate import Crowd, control_truths
 from harness.spec import LoadedSpec
+from tests.serving import ServedApp
 
 WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
 """What simulated workers tell the worker side: they meet the WS353 spec's requirements."""
 
 
-@dataclass
-class ServerThread:
-    """A WSGI app served on an ephemeral loopback port in a thread."""
-
-    app: Any
-    server: BaseWSGIServer | None = None
-    thread: threading.Thread | None = None
-
-    def start(self) -> ServerThread:
-        self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        assert self.server is not None and self.thread is not None
-        self.server.shutdown()
-        self.thread.join()
-        self.server.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_port}"
-
-
-def task_server(database_url: str) -> tuple[ServerThread, Any]:
+def task_server(database_url: str) -> tuple[ServedApp, Any]:
     from harness.web import create_app
 
     app = create_app(database_url)
-    return ServerThread(app).start(), app
+    return ServedApp(app).start(), app
 
 
 def harness_cli(*args: str, input: str | None = None) -> Result:

@@ -88,7 +88,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
     rejection may have to wait for a later submission or the next sync; blocks happen at once."""
     from harness.commands._platform import after_submission_hook
     from harness.store.migrations import upgrade
-    from tests.launch.factories import ServerThread
+    from tests.serving import ServedApp
 
     spec = small_spec(
         tmp_path,
@@ -104,7 +104,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
     from harness.web import create_app
 
     app = create_app(db, after_submission=after_submission_hook(True))
-    server = ServerThread(app).start()
+    server = ServedApp(app).start()
     try:
         launched = harness_cli(*launch_args(spec, mturk.url, db, "--public-url", server.url))
         assert launched.exit_code == 0, launched.output

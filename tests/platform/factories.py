@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,9 @@ from typing import Any
 import boto3
 import requests
 from botocore.config import Config
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from harness.platform.mturk_local import Settings, create_app
+from tests.serving import ServedApp
 
 EXTERNAL_QUESTION = (
     '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
@@ -58,29 +57,24 @@ class LocalMTurk:
 
     db_path: Path
     settings: dict[str, Any] = field(default_factory=dict)
-    server: BaseWSGIServer | None = None
-    thread: threading.Thread | None = None
+    served: ServedApp | None = None
 
     def start(self) -> LocalMTurk:
         self.app = create_app(Settings(db_path=self.db_path, **self.settings))
-        self.server = make_server("127.0.0.1", 0, self.app)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.served = ServedApp(self.app, threaded=False).start()
         self.session = requests.Session()
         return self
 
     def stop(self) -> None:
-        assert self.server is not None and self.thread is not None
-        self.server.shutdown()
-        self.thread.join()
-        self.server.server_close()
+        assert self.served is not None
+        self.served.stop()
         self.session.close()
         self.app.extensions["mturk_local"].close()
 
     @property
     def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_port}"
+        assert self.served is not None
+        return self.served.url
 
     def client(self, **config: Any) -> Any:
         return boto3.client(

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan, hit_key, plan_hits
@@ -43,33 +40,6 @@ def plan_study(engine: sa.Engine, spec: Path | LoadedSpec, name: str | None = No
         add_planned_hits(session, study, [p.showings for p in plans], loaded.spec.raters_per_item)
         study_name = study.name
     return PlannedStudy(loaded, study_name, plans)
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        pass
-
-
-class ServedApp:
-    """A WSGI app on an ephemeral loopback port, served by a real server in a thread."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=_QuietHandler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}"
-
-    def __enter__(self) -> ServedApp:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.thread.join()
-        self.server.server_close()
 
 
 RATING_SPEC = """\

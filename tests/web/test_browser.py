@@ -21,7 +21,8 @@ from harness.store import session_scope, study_judgments
 from harness.store.models import Hit
 from tests.browser import PHONE, chromium
 from tests.platform.factories import LocalMTurk, hit_params
-from tests.web.factories import ServedApp, plan_study, write_task_spec
+from tests.serving import ServedApp
+from tests.web.factories import plan_study, write_task_spec
 from tests.web.person import ANSWER, answer_all, start, visible_card, wait
 
 pytestmark = [
