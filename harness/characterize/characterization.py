@@ -28,6 +28,7 @@ from harness.characterize.reproducibility import MIN_SHARED_ITEMS, Reproducibili
 from harness.characterize.resolution import Resolution, resolution
 from harness.characterize.systems import Systems, check_system_items, mrds_records, systems
 from harness.errors import InputError
+from harness.screening.report import json_value
 from harness.stats._table import valued
 from harness.stats.alpha import Level
 from harness.stats.mrds import mrds_table
@@ -84,11 +85,7 @@ def impact_records(impact: pd.DataFrame) -> list[dict[str, Any]]:
     table = impact.copy()
     table["subset"] = [list(subset) for subset in table["subset"]]
     records = table.to_dict(orient="records")
-    return [{str(k): _plain(v) for k, v in record.items()} for record in records]
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
+    return [{str(k): json_value(v) for k, v in record.items()} for record in records]
 
 
 @dataclass(frozen=True)
