@@ -23,8 +23,8 @@ from harness.store.models import (
     Item,
     Judgment,
     Study,
-    Worker,
 )
+from harness.store.submissions import worker_row
 
 
 def store_assignments(session: Session, study: Study, table: pd.DataFrame) -> Iterator[Assignment]:
@@ -86,12 +86,7 @@ def store_assignments(session: Session, study: Study, table: pd.DataFrame) -> It
 
 
 def _worker(session: Session, name: str) -> int:
-    found = session.exec(select(Worker.id).where(Worker.platform_worker_id == name)).first()
-    if found is not None:
-        return found
-    worker = Worker(platform_worker_id=name)
-    session.add(worker)
-    session.flush()
+    worker = worker_row(session, name)
     assert worker.id is not None
     return worker.id
 
