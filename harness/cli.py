@@ -9,6 +9,7 @@ usage (click's own).
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
@@ -22,11 +23,13 @@ COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "characterize": "harness.commands.characterize:characterize_command",
     "db": "harness.commands.db:db_group",
+    "demo": "harness.commands.demo:demo",
     "expire": "harness.commands.expire:expire",
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
     "preview": "harness.commands.preview:preview",
+    "prolific-local": "harness.commands.prolific_local:prolific_local_command",
     "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
     "serve": "harness.commands.serve:serve",
@@ -37,11 +40,63 @@ COMMANDS: dict[str, str] = {
 }
 
 
+SUMMARIES: dict[str, str] = {
+    "agreement": "Krippendorff's alpha of a judgments CSV, with a bootstrap interval, q and a "
+    "verdict.",
+    "characterize": "Characterize a new instrument against the original and write the report "
+    "to --out.",
+    "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",
+    "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
+    "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "
+    "everything already submitted is in the store.",
+    "import": "Turn a published dataset's distribution into a long judgments CSV.",
+    "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
+    "mturk-local": "Run the local MTurk service: boto3's `mturk` client with "
+    "endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/...",
+    "prolific-local": "Run the local Prolific service: Prolific's API v1 (what harness uses) at "
+    "http://HOST:PORT/api/v1/, participants at /participant/...",
+    "preview": "Serve one HIT of SPEC locally as a worker sees it, or write its page to a file.",
+    "review": "Review STUDY: block, reject (with feedback) and replace as screening decided, "
+    "then approve every other submitted assignment.",
+    "screen": "Score every worker on the screening heuristics H1-H10 (and radical/centrist).",
+    "serve": "Serve the task pages of every launched study with external hosting (at "
+    "/hit/<study>-<index>) and store what workers submit, screening each submission live and "
+    "carrying out what screening decides.",
+    "simulate-workers": "Let a simulated crowd find, accept, answer and submit STUDY's HITs "
+    "through the local MTurk service's worker side, as people would (external pages through "
+    "the task server, which must be running).",
+    "status": "Show STUDY's HITs and assignments by status, judgments per item against the "
+    "target, and money committed, spent and left in the budget (from the store; run sync "
+    "first).",
+    "sync": "Pull STUDY's assignments from the platform (all pages) and store what is new.",
+    "validate": "Check task specs; print items, HITs, judgments, cost and the instrument hash "
+    "of each.",
+}
+"""Each command's first sentence, so that `harness --help` lists the commands without
+importing them (a test keeps these equal to the commands' own docstrings); a command missing
+here is imported to find its help."""
+
+
 class HarnessGroup(click.Group):
     """A click group that loads commands lazily and turns harness errors into exit code 1."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, from `SUMMARIES` (no command module imported)."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = []
+        for name in self.list_commands(ctx):
+            summary = SUMMARIES.get(name)
+            if summary is None:
+                command = self.get_command(ctx, name)
+                summary = command.get_short_help_str(limit) if command else ""
+            else:
+                summary = click.Command(name, help=summary).get_short_help_str(limit)
+            rows.append((name, summary))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
@@ -65,28 +120,26 @@ class HarnessGroup(click.Group):
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(1)
         except Exception as exc:
-            missing = _missing_schema(exc)
-            if missing is None:
+            message = _store_problem(ctx, exc)
+            if message is None:
                 raise
-            click.echo(
-                f"Error: the store has no {missing} table: create or update its schema with "
-                "`harness db upgrade` (with the same --db)",
-                err=True,
-            )
+            click.echo(f"Error: {message}", err=True)
             ctx.exit(1)
 
 
-def _missing_schema(exc: Exception) -> str | None:
-    """The table a database error says is missing (a store never upgraded), else None."""
-    import re
-
+def _store_problem(ctx: click.Context, exc: Exception) -> str | None:
+    """What a database error means for the person (the one store-error handler of the CLI):
+    a store never upgraded, one that cannot be reached or opened; None for anything else."""
+    if "sqlalchemy" not in sys.modules:  # no store was used (e.g. --help): nothing to explain
+        return None
     import sqlalchemy as sa
 
-    if not isinstance(exc, (sa.exc.OperationalError, sa.exc.ProgrammingError)):
+    if not isinstance(exc, sa.exc.SQLAlchemyError):
         return None
-    text = str(exc.orig)
-    match = re.search(r'no such table: (\w+)|relation "(\w+)" does not exist', text)
-    return None if match is None else (match[1] or match[2])
+    from harness.commands.options import DB_META
+    from harness.store.database import database_url, describe_error
+
+    return describe_error(exc, database_url(ctx.meta.get(DB_META)))
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -69,5 +69,9 @@ class PlatformError(HarnessError):
         self.code = code
 
 
+class StudyNotFound(InputError):
+    """No study of the given name in the store (the message lists the studies it holds)."""
+
+
 class LaunchRefused(InputError):
     """A launch guard refused to spend money: over budget, balance too low, not confirmed."""

@@ -21,6 +21,9 @@ currency in code; `to_crowdkit` renames for crowd-kit's aggregators (``task, wor
 
 from __future__ import annotations
 
+import csv
+import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -61,19 +64,31 @@ def read_judgments(path: str | Path, *, numeric: bool = True) -> pd.DataFrame:
 
     Raises `JudgmentsError` naming the file, the line and the column of every problem found
     (up to a few per kind), and never returns a half-valid table.
+
+    Fast path: pandas' C parser reads the numeric columns as numbers directly (explicit
+    dtypes), and text is stripped only when the file has whitespace at a cell's edge. A cell
+    the typed read refuses sends the file through the text path, which reports every problem
+    with its line; both paths give the same table for a valid file.
     """
     path = Path(path)
-    raw = read_text_csv(path, expected_header=f"a header row with {', '.join(REQUIRED_COLUMNS)}")
+    expected = f"a header row with {', '.join(REQUIRED_COLUMNS)}"
+    typed = _read_typed(path, numeric=numeric, expected_header=expected)
+    if typed is not None:
+        frame, padded = typed
+        return normalize_judgments(
+            frame, source=str(path), numeric=numeric, first_line=2, stripped=not padded
+        )
+    raw = read_text_csv(path, expected_header=expected)
     return normalize_judgments(raw, source=str(path), numeric=numeric, first_line=2)
 
 
 def read_text_csv(path: Path, *, expected_header: str) -> pd.DataFrame:
     """Read a CSV as text cells (empty cells stay ""), or raise `JudgmentsError` saying why not.
 
-    ``expected_header`` tells the user what the file should start with when it is empty.
+    ``expected_header`` tells the user what the file should start with when it is empty. A
+    header naming a column twice is refused (pandas would silently rename the second).
     """
-    if not path.is_file():
-        raise JudgmentsError(f"{path}: no such file")
+    header_columns(path, expected_header=expected_header)
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
@@ -82,13 +97,100 @@ def read_text_csv(path: Path, *, expected_header: str) -> pd.DataFrame:
         raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
 
 
+def header_columns(path: Path, *, expected_header: str) -> list[str]:
+    """The column names of a CSV's header row, as written; `JudgmentsError` for a missing
+    file, an empty one, or a header that names a column twice (spaces around names aside)."""
+    if not path.is_file():
+        raise JudgmentsError(f"{path}: no such file")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            names = next(csv.reader(handle), [])
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
+    if not names:
+        raise JudgmentsError(f"{path}: the file is empty; expected {expected_header}")
+    seen: dict[str, list[int]] = {}
+    for number, name in enumerate(names, start=1):
+        seen.setdefault(name.strip(), []).append(number)
+    twice = {name: at for name, at in seen.items() if len(at) > 1}
+    if twice:
+        raise JudgmentsError(
+            "\n".join(
+                f"{path}:1: column {name!r} appears {len(at)} times in the header (columns "
+                f"{', '.join(map(str, at))}); every column needs its own name"
+                for name, at in twice.items()
+            )
+        )
+    return names
+
+
+# str.strip()'s whitespace: ASCII bytes (but the line ends, checked apart) and the rest.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[0x09, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
+_EDGE = np.zeros(256, dtype=bool)
+_EDGE[[ord(","), ord('"'), ord("\n"), ord("\r")]] = True
+_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _padded(data: bytes, rows: int) -> bool:
+    """Whether some cell of a CSV may have whitespace at its start or end (False: none has).
+
+    Whitespace next to a delimiter, a quote or a line end, a carriage return that does not end
+    a line, or more line ends than rows (a cell spanning lines) all answer True: the caller
+    then strips every text cell, which is always right, only slower.
+    """
+    if not data:
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if (raw >= 0x80).any() and _OTHER_SPACE.search(data.decode("utf-8", errors="replace")):
+        return True
+    space, edge = _ASCII_SPACE[raw], _EDGE[raw]
+    if space[0] or space[-1] or (space[:-1] & edge[1:]).any() or (edge[:-1] & space[1:]).any():
+        return True
+    returns = raw == ord("\r")
+    if returns[-1] or (returns[:-1] & (raw[1:] != ord("\n"))).any():
+        return True
+    return int(np.count_nonzero(raw == ord("\n"))) > rows + 1
+
+
+def _read_typed(
+    path: Path, *, numeric: bool, expected_header: str
+) -> tuple[pd.DataFrame, bool] | None:
+    """The CSV with numbers parsed by the C engine, and whether any cell may need stripping;
+    None when a cell does not parse as its column's type (the text path then says where)."""
+    names = header_columns(path, expected_header=expected_header)
+    if any(name != name.strip() for name in names):
+        return None  # spaces around a column name: the text path strips them
+    floats: list[str] = [c for c in ("seconds", "position") if c in names]
+    if numeric:
+        floats.append("value")
+    try:
+        data = path.read_bytes()
+        frame = pd.read_csv(
+            io.BytesIO(data),
+            dtype={name: ("float64" if name in floats else str) for name in names},
+            keep_default_na=False,
+            na_values={name: [""] for name in floats},
+            skipinitialspace=True,
+        )
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError):
+        return None
+    return frame, _padded(data, len(frame))
+
+
 def normalize_judgments(
-    frame: pd.DataFrame, *, source: str = "<table>", numeric: bool = True, first_line: int = 2
+    frame: pd.DataFrame,
+    *,
+    source: str = "<table>",
+    numeric: bool = True,
+    first_line: int = 2,
+    stripped: bool = False,
 ) -> pd.DataFrame:
     """Validate a long table (of strings or already typed) and give every known column its type.
 
     ``first_line`` is the file line of the first data row, used in messages (2 for a CSV with
-    a header). Raises `JudgmentsError` listing what is wrong and where.
+    a header). ``stripped``: no text cell has spaces around it (the reader checked), so text is
+    not stripped again. Raises `JudgmentsError` listing what is wrong and where.
     """
     frame = frame.rename(columns=lambda c: str(c).strip())
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
@@ -112,22 +214,28 @@ def normalize_judgments(
                 f"{source}: {column}: ... and {len(bad) - _MAX_REPORTED} more rows like that"
             )
 
+    def text(column: str) -> pd.Series:
+        return _as_text(out[column], stripped=stripped)
+
     for column in _TEXT_COLUMNS:
         if column in out.columns:
-            out[column] = _as_text(out[column])
+            out[column] = text(column)
     for column in ("item_id", "worker_id"):
         report((out[column] == "").to_numpy(), column, "is empty")
 
     skipped = (
-        _as_bool(out["skipped"]) if "skipped" in out.columns else pd.Series(False, index=out.index)
+        _as_bool(out["skipped"], stripped=stripped)
+        if "skipped" in out.columns
+        else pd.Series(False, index=out.index)
     )
     if skipped.isna().any():
         report(skipped.isna().to_numpy(), "skipped", "expected true or false")
         skipped = skipped.fillna(False)
     out["skipped"] = skipped.astype(bool)
 
-    value_text = _as_text(out["value"])
-    empty_value = (value_text == "").to_numpy()
+    typed = numeric and pd.api.types.is_float_dtype(out["value"])
+    value_text = out["value"] if typed else text("value")
+    empty_value = (value_text.isna() if typed else value_text == "").to_numpy()
     report(
         empty_value & ~out["skipped"].to_numpy(),
         "value",
@@ -138,7 +246,10 @@ def normalize_judgments(
         "value",
         "a skipped judgment has no value; leave value empty or set skipped=false",
     )
-    if numeric:
+    if typed:
+        report(~np.isfinite(out["value"].fillna(0).to_numpy()), "value", "is not a number")
+        out["value"] = out["value"].astype(float)
+    elif numeric:
         values = pd.to_numeric(out["value"].where(~empty_value, None), errors="coerce")
         not_number = (values.isna().to_numpy() & ~empty_value) | ~np.isfinite(
             values.fillna(0).to_numpy()
@@ -149,25 +260,25 @@ def normalize_judgments(
         out["value"] = value_text.where(~empty_value, None)
 
     if "position" in out.columns:
-        pos = pd.to_numeric(_as_text(out["position"]).replace("", None), errors="coerce")
-        bad = (pos.isna() | (pos < 0) | (pos % 1 != 0)).to_numpy() & (
-            _as_text(out["position"]) != ""
-        ).to_numpy()
+        pos, given = _numbers(out["position"], stripped)
+        bad = (pos.isna() | (pos < 0) | (pos % 1 != 0)).to_numpy() & given
         report(bad, "position", "expected a whole number >= 0")
-        out["position"] = pos.astype("Int64")
+        out["position"] = pos.where(~bad).astype("Int64")
     if "seconds" in out.columns:
-        secs = pd.to_numeric(_as_text(out["seconds"]).replace("", None), errors="coerce")
-        bad_secs = (secs.isna() & (_as_text(out["seconds"]) != "")) | (secs < 0)
-        report(bad_secs.to_numpy(), "seconds", "expected a number of seconds >= 0")
+        secs, given = _numbers(out["seconds"], stripped)
+        bad_secs = (secs.isna().to_numpy() & given) | np.asarray(secs < 0)
+        report(bad_secs, "seconds", "expected a number of seconds >= 0")
         out["seconds"] = secs.astype(float)
     for column in ("shown_at", "answered_at"):
         if column in out.columns:
-            text = _as_text(out[column])
+            stamp_text = text(column)
             stamps = pd.to_datetime(
-                text.replace("", None), errors="coerce", utc=True, format="ISO8601"
+                stamp_text.replace("", None), errors="coerce", utc=True, format="ISO8601"
             )
             report(
-                (stamps.isna() & (text != "")).to_numpy(), column, "expected an ISO 8601 timestamp"
+                (stamps.isna() & (stamp_text != "")).to_numpy(),
+                column,
+                "expected an ISO 8601 timestamp",
             )
             out[column] = stamps
     if "role" in out.columns:
@@ -179,6 +290,14 @@ def normalize_judgments(
     if problems:
         raise JudgmentsError("\n".join(problems))
     return out.reset_index(drop=True)
+
+
+def _numbers(series: pd.Series, stripped: bool) -> tuple[pd.Series, np.ndarray]:
+    """A numeric column as floats (NaN where empty or not a number), and where a cell was given."""
+    if pd.api.types.is_float_dtype(series):  # parsed by the reader: NaN only where empty
+        return series.astype(float), series.notna().to_numpy()
+    cells = _as_text(series, stripped=stripped)
+    return pd.to_numeric(cells.replace("", None), errors="coerce"), (cells != "").to_numpy()
 
 
 def write_judgments(frame: pd.DataFrame, path: str | Path) -> None:
@@ -220,16 +339,24 @@ def to_crowdkit(frame: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-def _as_text(series: pd.Series) -> pd.Series:
-    """Strings with NaN/None as empty, surrounding spaces removed."""
+def _as_text(series: pd.Series, *, stripped: bool = False) -> pd.Series:
+    """Strings with NaN/None as empty, surrounding spaces removed (``stripped``: a text column
+    known to have no surrounding spaces and no missing cells is returned as it is)."""
+    if stripped and isinstance(series.dtype, pd.StringDtype) and not series.isna().any():
+        return series
     return series.astype(object).where(series.notna(), "").astype(str).str.strip()
 
 
-def _as_bool(series: pd.Series) -> pd.Series:
-    """Parse true/false-like text (bools pass through); anything else becomes NA."""
+def _as_bool(series: pd.Series, *, stripped: bool = False) -> pd.Series:
+    """Parse true/false-like text (bools pass through); anything else becomes NA.
+
+    Each distinct text is parsed once (a column holds a handful), then spread by its codes.
+    """
     if pd.api.types.is_bool_dtype(series):
         return series.astype("boolean")
-    text = _as_text(series).str.lower()
-    return text.map(lambda t: True if t in _TRUE else (False if t in _FALSE else None)).astype(
-        "boolean"
+    codes, uniques = pd.factorize(_as_text(series, stripped=stripped).str.lower())
+    parsed = pd.array(
+        [True if t in _TRUE else (False if t in _FALSE else None) for t in uniques] + [None],
+        dtype="boolean",
     )
+    return pd.Series(parsed[codes], index=series.index)

@@ -1,8 +1,10 @@
-"""Where harness's own files are: built-in templates and Alembic migrations.
+"""Where harness's own files are: built-in templates, Alembic migrations, the shipped task
+specs and bundled data.
 
-In a source checkout they are the top-level ``templates/`` and ``alembic/`` folders beside the
-package; in an installed wheel, setup.py ships them as ``harness/builtin_templates`` and
-``harness/migrations``. These functions find either.
+In a source checkout the templates and migrations are the top-level ``templates/`` and
+``alembic/`` folders beside the package; in an installed wheel, setup.py ships them as
+``harness/builtin_templates`` and ``harness/migrations``. These functions find either. The
+bundled datasets live inside the package (``harness/datasets/data/``) in both cases.
 """
 
 from __future__ import annotations
@@ -27,3 +29,13 @@ def templates_dir() -> Path:
 def migrations_dir() -> Path:
     """The Alembic script folder (env.py, versions/)."""
     return _first_existing(_PACKAGE / "migrations", _PACKAGE.parent / "alembic")
+
+
+def project_task_specs() -> Path:
+    """The folder of the shipped task specs (the WS353 reproduction and resolution studies)."""
+    return _first_existing(_PACKAGE / "builtin_task_specs", _PACKAGE.parent / "task_specs")
+
+
+def bundled_data_dir(name: str) -> Path:
+    """The folder of one dataset shipped with harness (``ws353``, ``ws353-systems``)."""
+    return _first_existing(_PACKAGE / "datasets" / "data" / name)

@@ -1,6 +1,6 @@
 """The role an item (or one showing of it) plays in an instrument: a real item or a control.
 
-METHODS.md section 3. Controls are stored as items with a role and are left out of the
+docs/methods.md section 3. Controls are stored as items with a role and are left out of the
 instrument's reported figures unless a figure is about the controls.
 """
 

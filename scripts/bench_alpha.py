@@ -8,8 +8,8 @@ Run from the project root:
 Cases (interval alpha; values on a 0-10 scale in whole steps so that the package's value
 domain stays small and it can run at all):
 
-1. 13 raters x 353 items, dense (WS353's 13 raters of all 353 pairs when ../shared/data/ws353
-   is present, with its fractional votes; otherwise simulated);
+1. 13 raters x 353 items, dense (WS353's 13 raters of all 353 pairs from the bundled copy,
+   with its fractional votes; simulated if that copy is missing);
 2. 200 workers x 10,000 items, 10 judgments per item (100,000 judgments);
 3. 20,000 workers x 100,000 items, 10 per item (1,000,000 judgments). The package needs a dense
    20,000 x 100,000 float matrix (16 GB) plus a boolean workers x items x values array; it is
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.stats import alpha_from_arrays, bootstrap_alpha, krippendorff_alpha  # noqa: E402
 
-WS353_DIR = ROOT.parent / "shared" / "data" / "ws353"
+WS353_DIR = ROOT / "harness" / "datasets" / "data" / "ws353"  # the bundled copy
 CHILD_LIMIT_BYTES = 4 * 1024**3
 
 

@@ -6,8 +6,9 @@ Each size is a study of judgments / raters items, every item rated by ``raters``
 of a pool of 4 x raters, values = a latent truth (uniform on 0-10) + noise (sd 1.2), clipped;
 the "original" is a second draw of the same kind, and two systems score truth + noise. The
 ratio column compares each step with the same step at the first (reference) size: about the
-size ratio for steps linear in judgments, its square for steps quadratic in items (rank
-stability by standard error, distance correlation over item pairs).
+size ratio for steps linear in judgments (every step: rank stability by standard error and the
+distance correlation over item pairs count pairs through sorted means, O(n log^2 n) in items).
+`scripts/bench_scale.py` times them against their quadratic definitions.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/simulate_ws353_studies.py --out demo
     .venv/bin/harness characterize --new demo/reproduction.csv --original ws353 \
-        --resolution demo/resolution.csv --system ../shared/data/ws353-systems \
+        --resolution demo/resolution.csv --system ws353 \
         --flagged demo/flagged.txt --screening-policy ws353_reproduction.yaml --out demo/report
 
 The reproduction answers from the WS353 item means (task_specs/ws353_reproduction.yaml: 13

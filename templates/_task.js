@@ -167,7 +167,7 @@
       var text = card.querySelector(".value-input");
       if (text) { text.value = s.typed; }
       var slider = card.querySelector(".slider");
-      if (slider && s.value !== null) { slider.value = String(s.value); slider.classList.remove("untouched"); }
+      if (slider && s.value !== null) { sliderShow(slider, s.value); }
     });
     return state.some(function (s) { return s.shown !== null; });
   }
@@ -192,7 +192,7 @@
         var ok = v !== null && onScale(v);
         s.value = ok ? v : null;
         text.classList.toggle("invalid", text.value.trim() !== "" && !ok);
-        if (ok && slider) { slider.value = String(v); slider.classList.remove("untouched"); }
+        if (slider) { if (ok) { sliderShow(slider, v); } else { sliderClear(slider); } }
         if (ok) {
           if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
           touch(i);
@@ -203,14 +203,23 @@
       });
     }
     if (slider) {
-      slider.addEventListener("input", function () {
-        slider.classList.remove("untouched");
+      var fromSlider = function () {
         var v = parseFloat(slider.value);
+        sliderShow(slider, v);
         s.value = v;
         s.typed = format(v);
         if (text) { text.value = s.typed; text.classList.remove("invalid"); }
         if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
         touch(i);
+      };
+      slider.addEventListener("input", fromSlider);
+      /* a click or key on an unanswered slider that leaves its value unchanged (at the minimum,
+         where it rests unseen) fires no input event: it still sets the answer */
+      slider.addEventListener("pointerup", function () {
+        if (slider.classList.contains("untouched") && !cfg.preview) { fromSlider(); }
+      });
+      slider.addEventListener("keyup", function (event) {
+        if (SLIDER_KEYS.indexOf(event.key) >= 0 && slider.classList.contains("untouched") && !cfg.preview) { fromSlider(); }
       });
     }
     if (skip) {
@@ -220,7 +229,7 @@
           s.value = null; s.typed = "";
           card.querySelectorAll(".answer-input").forEach(function (input) { input.checked = false; });
           if (text) { text.value = ""; text.classList.remove("invalid"); }
-          if (slider) { slider.classList.add("untouched"); }
+          if (slider) { sliderClear(slider); }
         }
         touch(i);
       });
@@ -240,6 +249,17 @@
         touch(i);
       });
     });
+  }
+  var SLIDER_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
+  function sliderShow(slider, v) {
+    slider.value = String(v);
+    slider.classList.remove("untouched");
+    slider.removeAttribute("aria-valuetext");
+  }
+  function sliderClear(slider) {  /* back to unanswered: no thumb, no value announced */
+    slider.value = slider.min;
+    slider.classList.add("untouched");
+    slider.setAttribute("aria-valuetext", "no answer yet");
   }
   function format(v) {
     var d = cfg.scale.fractional ? cfg.scale.decimals : 6;
@@ -389,6 +409,11 @@
       .then(function (result) {
         if (!result.ok) { busy(false); showMessages(result.data.errors || ["Please try again."]); return; }
         forget();
+        if (result.data.next) {  /* a platform with places: its completion page (with the code) */
+          finish(result.data.message);
+          window.location.assign(result.data.next);
+          return;
+        }
         if (cfg.turkSubmitTo) {
           finish(result.data.message + " Completing the HIT on MTurk\u2026");
           postToTurk(pairs);

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.factories import (
     WS353_DIR,
@@ -17,12 +18,22 @@ from tests.factories import (
     sqlite_url,
 )
 
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":  # CI explores the same examples every run; locally, new ones
+    settings.load_profile("ci")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first: with tests spread over workers (pytest-xdist), the longest ones start
+    at once instead of leaving one worker busy at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
 
 @pytest.fixture(scope="session")
 def ws353_dir() -> Path:
-    """The original WS353 distribution, read from ../shared/data/ws353 (never copied here)."""
+    """The original WS353 distribution: the copy bundled in harness/datasets/data/ws353."""
     if not WS353_DIR.is_dir():
-        pytest.fail(f"WS353 data not found at {WS353_DIR}; the tests read it from ../shared/data")
+        pytest.fail(f"the bundled WS353 data is missing from {WS353_DIR}")
     return WS353_DIR
 
 

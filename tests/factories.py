@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
-WS353_DIR = SHARED_DATA / "ws353"
-WS353_SYSTEMS_DIR = SHARED_DATA / "ws353-systems"
+BUNDLED_DATA = PROJECT_ROOT / "harness" / "datasets" / "data"  # shipped in the package
+WS353_DIR = BUNDLED_DATA / "ws353"
+WS353_SYSTEMS_DIR = BUNDLED_DATA / "ws353-systems"
 
 TASK_SPECS = PROJECT_ROOT / "task_specs"
 POSTGRES_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

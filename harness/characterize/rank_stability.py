@@ -25,7 +25,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-_BLOCK = 2048
+from harness.characterize.pair_counts import (
+    PrefixRanks,
+    first_at_most_below,
+    first_more_than_above,
+)
+
 TOLERANCE = 1e-9
 
 
@@ -50,20 +55,31 @@ class RankStability:
 
 
 def rank_stability_se(summaries: pd.DataFrame) -> RankStability:
-    """The standard-error criterion over ``summaries`` (index item_id; n, mean, sd_sample)."""
+    """The standard-error criterion over ``summaries`` (index item_id; n, mean, sd_sample).
+
+    O(n log^2 n): each item's neighbours are a run of the sorted means; a pair is inseparable
+    when either item lies within the other's reach, so the inseparable pairs are the ordered
+    (item, neighbour) pairs less the pairs where each lies within the other's reach. Those are
+    counted from the item with the smaller reach: taking items by decreasing reach, each
+    counts the neighbours already taken (`PrefixRanks`).
+    """
     means = summaries["mean"].to_numpy(dtype=float)
     se = (summaries["sd_sample"] / np.sqrt(summaries["n"])).to_numpy(dtype=float)
+    reach = se + TOLERANCE
     n = len(means)
-    counts = np.zeros(n, dtype=np.int64)
-    inseparable = 0
-    for start in range(0, n, _BLOCK):
-        rows = slice(start, min(n, start + _BLOCK))
-        gap = np.abs(means[rows, None] - means[None, :])
-        within = gap <= se[rows, None] + TOLERANCE
-        counts[rows] = within.sum(axis=1) - 1  # not the item itself
-        either = within | (gap <= se[None, :] + TOLERANCE)
-        upper = np.arange(rows.start, rows.stop)[:, None] < np.arange(n)[None, :]
-        inseparable += int((either & upper).sum())
+    order = np.argsort(means, kind="stable")
+    ordered = means[order]
+    first = first_at_most_below(ordered, means, reach)  # sorted positions within reach
+    stop = first_more_than_above(ordered, means, reach)
+    counts = (stop - first - 1).astype(np.int64)  # not the item itself
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    by_reach = np.argsort(-reach, kind="stable")  # widest reach first
+    taken = PrefixRanks(rank[by_reach])
+    at = np.empty(n, dtype=np.int64)
+    at[by_reach] = np.arange(n)
+    mutual = taken.below(at, stop) - taken.below(at, first)  # within each other's reach
+    inseparable = int(counts.sum() - mutual.sum())
     pairs = n * (n - 1) // 2
     return RankStability(
         criterion="standard error",

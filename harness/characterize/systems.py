@@ -33,16 +33,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from harness.characterize.pair_counts import SignedPairSums
 from harness.characterize.rank_stability import TOLERANCE
 from harness.errors import InputError
 from harness.stats._table import valued
+from harness.stats.correlation import grouped_spearman
 from harness.stats.dependent import steiger_z
 from harness.stats.mrds import mrds, mrds_table
 
 MIN_RATER_ITEMS = 5
 DISTANCE_STEPS = (0.0, 0.09, 0.18, 0.27, 0.36)  # shares of the scale's range
 P0 = 0.05
-_PAIR_BLOCK = 2_000_000  # item pairs held in memory at once
+_FLAT = 1e-12  # variance of differences, relative to the squared range, below which a side is flat
 _MAX_NAMED = 5
 
 
@@ -131,7 +133,7 @@ def instrument_systems(
         per_rater=per_rater,
         per_rater_stats=_rater_stats(per_rater),
         t_tests=t_tests,
-        distance=_distance(means, frame, thresholds),
+        distance=distance_correlation(means, frame, thresholds),
         steiger=steiger,
         mrds=mrds_table(n),
         verdicts=_verdicts(steiger, t_tests, n),
@@ -165,18 +167,37 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _per_rater(values: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """Raters x systems: each system's rho against the rater's values on the rater's items."""
-    rows = {}
-    for worker, rated in values.groupby("worker_id", sort=True):
-        own = rated.groupby("item_id")["value"].mean()
-        if len(own) < MIN_RATER_ITEMS:
-            continue
-        rows[worker] = {
-            name: _spearman(own.to_numpy(), frame[name].reindex(own.index).to_numpy())
-            for name in frame.columns
-        }
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(frame.columns))
-    table.index.name = "worker_id"
+    """Raters x systems: each system's rho against the rater's values on the rater's items.
+
+    A rater's value on an item is the mean of their values there; raters with fewer than
+    ``MIN_RATER_ITEMS`` items get no row. All raters at once (`grouped_spearman`), the same
+    figure as `_spearman` per rater.
+    """
+    items, item_names = pd.factorize(values["item_id"])
+    raters, names = pd.factorize(values["worker_id"], sort=True)
+    if not len(frame.columns):
+        return pd.DataFrame(index=pd.Index([], name="worker_id"))
+    key = raters.astype(np.int64) * max(len(item_names), 1) + items
+    cell = pd.Series(values["value"].to_numpy(dtype=float)).groupby(key).mean()
+    keys = cell.index.to_numpy()
+    raters = keys // max(len(item_names), 1)
+    cell_items = keys % max(len(item_names), 1)
+    own = cell.to_numpy()
+    enough = np.bincount(raters, minlength=len(names)) >= MIN_RATER_ITEMS
+    kept = enough[raters]
+    by_item = frame.reindex(pd.Index(item_names)).to_numpy(dtype=float)  # items x systems
+    scores = by_item[cell_items]
+    if not np.isnan(scores[kept]).any():  # every system scores every item: one ranking
+        rho = grouped_spearman(raters[kept], own[kept], scores[kept], len(names))
+    else:  # a system without a score on some item: its rhos leave that item out
+        rho = np.column_stack([
+            grouped_spearman(raters[ok], own[ok], scores[ok, s], len(names))
+            for s in range(scores.shape[1])
+            for ok in [kept & ~np.isnan(scores[:, s])]
+        ]) if scores.shape[1] else np.empty((len(names), 0))  # fmt: skip
+    table = pd.DataFrame(
+        rho[enough], index=pd.Index(names[enough], name="worker_id"), columns=list(frame.columns)
+    )
     return table
 
 
@@ -209,50 +230,41 @@ def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "n_raters", "mean_difference", "t", "p"])
 
 
-def _distance(means: pd.Series, frame: pd.DataFrame, thresholds: list[float]) -> pd.DataFrame:
-    """Pearson r of signed item-pair differences, from sums accumulated over blocks of pairs.
+def distance_correlation(
+    means: pd.Series, frame: pd.DataFrame, thresholds: list[float]
+) -> pd.DataFrame:
+    """Pearson r of signed item-pair differences at each threshold, from `SignedPairSums`.
 
-    Memory grows with the number of items, not with the number of item pairs: the pairs
-    (i, j > i) are visited a block of rows i at a time. The l2-normalisation of METHODS.md
-    scales every difference of one side by the same number, which leaves r unchanged, so it is
-    not applied.
+    O(n log^2 n) per threshold: the pairs are counted and summed through sorted means, never
+    enumerated. The l2-normalisation of METHODS.md scales every difference of one side by the
+    same number, which leaves r unchanged, so it is not applied. A side whose differences
+    vary over the pairs by less than a millionth of its range over all items (variance below
+    ``_FLAT`` times the squared range) has no r, as a constant one has none: differences that
+    small are round-off of the scores, not a ranking.
     """
-    m = means.to_numpy(dtype=float)
+    pairs = SignedPairSums(means.to_numpy(dtype=float))
     scores = frame.to_numpy(dtype=float)
-    n, k = len(m), scores.shape[1]
-    edges = np.asarray(thresholds, dtype=float) - TOLERANCE  # sorted ascending
-    bins = len(edges)
-    # per distance bin [t_b, t_b+1) and system: count, sum x, sum y, sum xx, sum yy, sum xy
-    per_bin = np.zeros((bins, k, 6))
-    step = max(1, _PAIR_BLOCK // max(n, 1))
-    for start in range(0, n, step):
-        rows = np.arange(start, min(n, start + step))
-        upper = rows[:, None] < np.arange(n)[None, :]
-        x = (m[rows, None] - m[None, :])[upper]
-        where = np.searchsorted(edges, np.abs(x), side="right") - 1
-        inside = where >= 0
-        x, where = x[inside], where[inside]
-        count = np.bincount(where, minlength=bins)
-        sum_x = np.bincount(where, x, minlength=bins)
-        sum_xx = np.bincount(where, x * x, minlength=bins)
-        for s in range(k):
-            y = (scores[rows, s, None] - scores[None, :, s])[upper][inside]
-            sum_y = np.bincount(where, y, minlength=bins)
-            sum_yy = np.bincount(where, y * y, minlength=bins)
-            sum_xy = np.bincount(where, x * y, minlength=bins)
-            per_bin[:, s] += np.stack([count, sum_x, sum_y, sum_xx, sum_yy, sum_xy], axis=1)
-    sums = per_bin[::-1].cumsum(axis=0)[::-1]  # distance >= t_b: bins b and above
     rows_out = []
+    sums = [pairs.sums(scores, t - TOLERANCE) for t in thresholds]
+    range_x = _range(means.to_numpy(dtype=float))
     for s, name in enumerate(frame.columns):
-        for ti, t in enumerate(thresholds):
-            count, sx, sy, sxx, syy, sxy = sums[ti, s]
+        range_y = _range(scores[:, s])
+        for t, at in zip(thresholds, sums, strict=True):
+            count, sx, sy, sxx, syy, sxy = at[s]
             vx, vy = count * sxx - sx * sx, count * syy - sy * sy
-            usable = count >= 3 and vx > 0 and vy > 0
+            floor = _FLAT * count * count
+            usable = count >= 3 and vx > floor * range_x**2 and vy > floor * range_y**2
             r = (count * sxy - sx * sy) / np.sqrt(vx * vy) if usable else float("nan")
             rows_out.append(
                 {"system": name, "threshold": float(t), "r": float(r), "n_pairs": int(count)}
             )
     return pd.DataFrame(rows_out, columns=["system", "threshold", "r", "n_pairs"])
+
+
+def _range(values: np.ndarray) -> float:
+    """max - min of the values that are numbers (0 when none are)."""
+    finite = values[np.isfinite(values)]
+    return float(finite.max() - finite.min()) if len(finite) else 0.0
 
 
 def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:

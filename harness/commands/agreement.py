@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from harness.commands.options import level_option, resamples_option, seed_option
+from harness.commands.options import BOOTSTRAP_METHODS, level_option, resamples_option, seed_option
 from harness.errors import JudgmentsError
-from harness.judgments import normalize_judgments, read_judgments, read_text_csv, wide_to_long
-from harness.stats.agreement import AgreementSummary, summarize_agreement
-from harness.stats.bootstrap import METHODS
+
+if TYPE_CHECKING:  # --help imports no statistics
+    import pandas as pd
+
+    from harness.stats.agreement import AgreementSummary
 
 
 @click.command("agreement")
@@ -23,7 +25,7 @@ from harness.stats.bootstrap import METHODS
 @click.option(
     "--bootstrap-method",
     "method",
-    type=click.Choice(METHODS),
+    type=click.Choice(BOOTSTRAP_METHODS),
     default="units",
     show_default=True,
     help="units: resample items; kalpha: resample coincidences (Hayes & Krippendorff 2007).",
@@ -56,6 +58,9 @@ def agreement(
     first column names the item and whose other columns are workers (empty cell: no judgment).
     """
     numeric = level != "nominal"
+    from harness.judgments import read_judgments
+    from harness.stats.agreement import summarize_agreement
+
     table = _read_wide(judgments, numeric) if wide else read_judgments(judgments, numeric=numeric)
     summary = summarize_agreement(
         table,
@@ -72,6 +77,8 @@ def agreement(
 
 
 def _read_wide(path: Path, numeric: bool) -> pd.DataFrame:
+    from harness.judgments import normalize_judgments, read_text_csv, wide_to_long
+
     frame = read_text_csv(path, expected_header="a header row: item column, then one per worker")
     if frame.empty:
         raise JudgmentsError(f"{path}: no items (the table has a header but no rows)")

@@ -1,43 +1,25 @@
 """`harness characterize --new NEW --original ORIGINAL ...`: the instrument report, three files.
 
-Thin layer: resolves each input (a long judgments CSV, a stored study's name, or ``ws353`` for
-the WS353 distribution), reads system files, runs `harness.characterize.characterize`, and
-writes report.html, report.md (+ PNGs) and report.json with `harness.report.write_report`.
+Thin layer: resolves each input (`harness.characterize.inputs`: a long judgments CSV, a stored
+study's name, or ``ws353`` for the WS353 distribution), reads system files, runs
+`harness.characterize.characterize`, and writes report.html, report.md (+ PNGs) and
+report.json with `harness.report.write_report`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import click
-import pandas as pd
 
-from harness.characterize import (
+from harness.commands.options import (
     MIN_SHARED_ITEMS,
-    Characterization,
-    Instrument,
-    characterize,
-    instrument_from_csv,
-    instrument_from_study,
-    instrument_from_table,
-    instrument_from_ws353,
+    db_option,
+    level_option,
+    resamples_option,
+    seed_option,
 )
-from harness.commands.db import db_option
-from harness.commands.options import level_option, resamples_option, seed_option
-from harness.datasets import load_ws353
-from harness.datasets.systems import read_system_refs
 from harness.errors import InputError
-from harness.judgments import read_judgments
-from harness.report import write_report
-from harness.report.compare import closest_pair_verdict
-from harness.report.numbers import interval, num
-from harness.screening import ScreeningContext, screen_workers
-from harness.screening.impact import screening_impact
-from harness.spec import load_spec
-
-DATASET_PREFIX = "ws353"
 
 
 @click.command("characterize")
@@ -67,9 +49,10 @@ DATASET_PREFIX = "ws353"
     "--system",
     "system_refs",
     multiple=True,
-    metavar="NAME=FILE|FILE|DIR",
+    metavar="NAME=FILE|FILE|DIR|ws353",
     help="System predictions (item_id, score; or WS353's row, word1, word2, score). "
-    "Repeat for more; a directory adds each CSV in it by file name.",
+    "Repeat for more; a directory adds each CSV in it by file name; ws353 adds the three "
+    "systems' WS353 predictions bundled with harness.",
 )
 @click.option(
     "--screened",
@@ -142,8 +125,19 @@ def characterize_command(
     figure, stable keys; see docs/characterize.md). Example:
 
     harness characterize --new reproduction.csv --original ws353 --resolution resolution.csv
-    --system ../shared/data/ws353-systems --out report
+    --system ws353 --out report
     """
+
+    from harness.characterize import characterize
+    from harness.characterize.inputs import (
+        read_instrument,
+        screen_with_spec,
+        screened_inputs,
+        ws353_items,
+    )
+    from harness.datasets.systems import read_system_refs
+    from harness.report import write_report
+    from harness.report.headline import headline
 
     def say(message: str) -> None:
         if not quiet:
@@ -152,19 +146,19 @@ def characterize_command(
     if sum(x is not None for x in (screened_path, flagged_path, screen_spec)) > 1:
         raise InputError("give one of --screened, --flagged or --screen")
     say(f"reading the new instrument ({new_ref})")
-    new = _instrument(new_ref, db)
+    new = read_instrument(new_ref, db)
     say(f"reading the original instrument ({original_ref})")
-    original = _instrument(original_ref, db)
+    original = read_instrument(original_ref, db)
     resolution = None
     if resolution_ref is not None:
         say(f"reading the resolution study ({resolution_ref})")
-        resolution = _instrument(resolution_ref, db)
-    scores, sources = read_system_refs(system_refs, _ws353_items(original_ref))
-    screened, flagged, policy = _screened(new, screened_path, flagged_path, screening_policy)
+        resolution = read_instrument(resolution_ref, db)
+    scores, sources = read_system_refs(system_refs, ws353_items(original_ref))
+    screened, flagged, policy = screened_inputs(new, screened_path, flagged_path, screening_policy)
     impact = None
     if screen_spec is not None:
         say(f"screening the new judgments with {screen_spec}'s policy (every subset)")
-        flagged, impact = _screen(new, new_ref, screen_spec, scores)
+        flagged, impact = screen_with_spec(new, new_ref, screen_spec, scores)
         policy = screening_policy or screen_spec.stem
     result = characterize(
         new,
@@ -186,117 +180,3 @@ def characterize_command(
     written = write_report(result, out)
     click.echo(headline(result))
     click.echo(f"Wrote {', '.join(p.name for p in written)} to {out}")
-
-
-def headline(c: Characterization) -> str:
-    """The headline figures the command prints."""
-    new, orig = c.new.repeatability, c.original.repeatability
-    r = c.reproducibility
-    lines = [
-        f"alpha {c.new_instrument.name} (new): {num(new.alpha)} {interval(new.ci)} {new.verdict}",
-        f"alpha {c.original_instrument.name} (original): {num(orig.alpha)} {interval(orig.ci)} "
-        f"{orig.verdict}",
-        f"reproducibility on {r.overlap.n_shared} shared items: Spearman rho of means "
-        f"{num(r.spearman_means)}, Pearson r of means {num(r.pearson_means)}, Pearson r of sds "
-        f"{num(r.pearson_sds)}",
-    ]
-    if c.screened is not None:
-        s = c.screened.new.repeatability
-        lines.insert(1, f"alpha {c.new_instrument.name} screened ({c.screened.policy}): "
-                     f"{num(s.alpha)} {interval(s.ci)} {s.verdict}")  # fmt: skip
-    if c.resolution is not None:
-        res = c.resolution
-        t = res.threshold_95
-        lines.append(
-            "resolution: not reached" if t is None else
-            f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
-            "pairs of the original at or above it)"
-        )  # fmt: skip
-    if c.systems is not None:
-        lines.append(closest_pair_verdict(c))
-    return "\n".join(lines)
-
-
-def _instrument(ref: str, db: str | None) -> Instrument:
-    """A CSV path, ``ws353[:DIR]``, or a stored study's name."""
-    if _is_dataset(ref):
-        directory = ref.partition(":")[2] or None
-        return instrument_from_ws353(load_ws353(directory))
-    path = Path(ref)
-    if path.is_file():
-        return instrument_from_csv(path)
-    if path.suffix.lower() == ".csv" or "/" in ref:
-        raise InputError(f"{ref}: no such file")
-    return _stored(ref, db)
-
-
-def _is_dataset(ref: str) -> bool:
-    """``ws353`` or ``ws353:DIR`` (a study may be called ws353-reproduction)."""
-    return ref == DATASET_PREFIX or ref.startswith(DATASET_PREFIX + ":")
-
-
-def _stored(name: str, db: str | None) -> Instrument:
-    from harness.store import database_url, load_study, make_engine, session_scope
-
-    engine = make_engine(database_url(db))
-    try:
-        with session_scope(engine) as session:
-            stored = load_study(session, name)
-    finally:
-        engine.dispose()
-    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
-
-
-def _ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
-    @cache
-    def items() -> pd.DataFrame:
-        directory = original_ref.partition(":")[2] or None
-        return load_ws353(directory if _is_dataset(original_ref) else None).items
-
-    return items
-
-
-def _screened(
-    new: Instrument, screened: Path | None, flagged: Path | None, policy: str | None
-) -> tuple[pd.DataFrame | None, list[str] | None, str]:
-    """The screened table or the flagged workers (checked against the new raters), and a name."""
-    if screened is not None:
-        table = instrument_from_table(
-            read_judgments(screened), name=screened.stem, kind="csv"
-        ).judgments
-        return table, None, policy or screened.stem
-    if flagged is not None:
-        workers = _worker_list(flagged)
-        unknown = sorted(workers - set(new.judgments["worker_id"]))
-        if unknown:
-            raise InputError(
-                f"{flagged}: {len(unknown)} worker(s) are not raters of {new.name} "
-                f"(e.g. {unknown[0]!r})"
-            )
-        return None, sorted(workers), policy or flagged.stem
-    return None, None, policy or "screened"
-
-
-def _screen(
-    new: Instrument, new_ref: str, spec_path: Path, scores: dict[str, pd.Series]
-) -> tuple[list[str], pd.DataFrame]:
-    """Workers the spec's policy flags in the new judgments (controls included), and the impact
-    table of every subset of its heuristics."""
-    if new.kind == "dataset" or new.given is None:
-        raise InputError(f"--screen: {new_ref} is not a judgments CSV or a stored study")
-    judgments = new.given
-    context = ScreeningContext.from_spec(load_spec(spec_path))
-    flagged = screen_workers(judgments, context).flagged
-    impact = screening_impact(judgments, context, scores or None)
-    return sorted(str(w) for w in flagged[flagged].index), impact
-
-
-def _worker_list(path: Path) -> set[str]:
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-    lines = [line for line in lines if line]
-    if lines and lines[0].split(",")[0].strip() == "worker_id":
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        return {w.strip() for w in frame["worker_id"] if w.strip()}
-    return set(lines)

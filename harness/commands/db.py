@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import click
-import sqlalchemy as sa
 
-from harness.errors import StoreError
+from harness.commands.options import db_option
 from harness.store import database_url, migrations
-
-db_option = click.option(
-    "--db",
-    "db",
-    metavar="URL|PATH",
-    default=None,
-    help="Database URL or SQLite file (default: $HARNESS_DATABASE_URL, "
-    "else harness.db in the working directory).",
-)
+from harness.store.database import safe_url
 
 
 @click.group("db")
@@ -29,8 +20,8 @@ def db_group() -> None:
 def upgrade(db: str | None, revision: str) -> None:
     """Apply migrations up to REVISION (default: the newest)."""
     url = database_url(db)
-    _run(migrations.upgrade, url, revision)
-    click.echo(f"{_safe(url)}: at revision {migrations.current_revision(url)}")
+    migrations.upgrade(url, revision)
+    click.echo(f"{safe_url(url)}: at revision {migrations.current_revision(url)}")
 
 
 @db_group.command("downgrade")
@@ -39,8 +30,8 @@ def upgrade(db: str | None, revision: str) -> None:
 def downgrade(db: str | None, revision: str) -> None:
     """Undo migrations down to REVISION ('base' removes every table)."""
     url = database_url(db)
-    _run(migrations.downgrade, url, revision)
-    click.echo(f"{_safe(url)}: at revision {migrations.current_revision(url) or 'base'}")
+    migrations.downgrade(url, revision)
+    click.echo(f"{safe_url(url)}: at revision {migrations.current_revision(url) or 'base'}")
 
 
 @db_group.command("current")
@@ -48,20 +39,6 @@ def downgrade(db: str | None, revision: str) -> None:
 def current(db: str | None) -> None:
     """Show the database's revision and the newest one harness knows."""
     url = database_url(db)
-    try:
-        here = migrations.current_revision(url)
-    except sa.exc.OperationalError as exc:
-        raise StoreError(f"{_safe(url)}: cannot connect ({exc.orig})") from None
-    click.echo(f"{_safe(url)}: at {here or 'base (empty)'}; newest is {migrations.head_revision()}")
-
-
-def _run(action, url: str, revision: str) -> None:  # type: ignore[no-untyped-def]
-    try:
-        action(url, revision)
-    except sa.exc.OperationalError as exc:
-        raise StoreError(f"{_safe(url)}: cannot connect ({exc.orig})") from None
-
-
-def _safe(url: str) -> str:
-    """The URL without its password, for messages."""
-    return sa.engine.make_url(url).render_as_string(hide_password=True)
+    here = migrations.current_revision(url)
+    newest = migrations.head_revision()
+    click.echo(f"{safe_url(url)}: at {here or 'base (empty)'}; newest is {newest}")

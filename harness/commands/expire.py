@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harness.commands._platform import db_option, open_engine, study_provider
+from harness.commands.options import db_option
 
 
 @click.command("expire")
@@ -14,15 +14,20 @@ def expire(study: str, db: str | None) -> None:
     """Expire every HIT of STUDY now (no new workers can start), then sync so that everything
     already submitted is in the store. Workers still working can submit until their deadline;
     run `harness sync STUDY` again later to collect those."""
-    from harness.commands.sync import sync_hooks
+    from harness.commands.sync import study_sync_hooks
     from harness.platform.expire import expire_study
+    from harness.platform.registry import provider_for
     from harness.platform.sync import sync_study
+    from harness.store import launched_study, session_scope
+    from harness.store.database import open_store
 
-    engine = open_engine(db)
+    engine = open_store(db)
     try:
-        provider = study_provider(engine, study)
-        count = expire_study(engine, provider, study)
-        report = sync_study(engine, provider, study, sync_hooks(engine, study))
+        with session_scope(engine) as session:
+            running = launched_study(session, study)
+        provider = provider_for(running)
+        count = expire_study(engine, provider, running)
+        report = sync_study(engine, provider, running, study_sync_hooks(engine, provider, running))
     finally:
         engine.dispose()
     click.echo(f"{study}: {count} HITs expired")

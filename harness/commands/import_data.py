@@ -1,4 +1,4 @@
-"""`harness import DATASET DIR --out FILE.csv`: published instruments into the long table."""
+"""`harness import DATASET [DIR] --out FILE.csv`: published instruments into the long table."""
 
 from __future__ import annotations
 
@@ -27,13 +27,15 @@ def import_group() -> None:
 def ws353(directory: Path | None, out: Path) -> None:
     """Import WordSimilarity-353 with every rater's vote (16 raters, 353 items, 5,189 judgments).
 
-    DIRECTORY holds set1.csv, set2.csv, combined.csv and instructions.txt; it defaults to
-    $HARNESS_WS353_DIR, then ../shared/data/ws353.
+    Without DIRECTORY, reads $HARNESS_WS353_DIR if set, else the copy bundled with harness.
+    DIRECTORY is your own copy of the distribution: set1.csv, set2.csv, combined.csv and
+    instructions.txt.
     """
     dataset = load_ws353(directory)
     write_judgments(dataset.judgments, out)
     j = dataset.judgments
+    source = "the copy bundled with harness" if dataset.bundled else str(dataset.directory)
     click.echo(
         f"Wrote {out}: {len(j):,} judgments over {j['item_id'].nunique()} items "
-        f"and {j['worker_id'].nunique()} workers (from {dataset.directory})."
+        f"and {j['worker_id'].nunique()} workers (from {source})."
     )

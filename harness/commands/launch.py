@@ -1,36 +1,27 @@
-"""`harness launch SPEC`: plan, price and post a study's HITs, safely and resumably.
+"""`harness launch SPEC`: plan, price and post a study's units of work, safely and resumably.
 
-Everything is checked before money is spent: the spec, the question documents, the budget,
-the balance and (on production) a typed confirmation of the cost. Running the same command
-again after a crash finishes the launch (see `harness.platform.launch`).
+Everything is checked before money is spent: the spec, what the platform can run, the question
+documents, the budget, the balance and (with real money) a typed confirmation of the cost.
+Running the same command again after a crash finishes the launch (`harness.platform.launch`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 import click
 
-from harness.commands._platform import db_option, echo_err, make_provider, open_engine
-from harness.errors import InputError, LaunchRefused
-from harness.platform.launch_plan import (
-    LaunchPlan,
-    assignment_warnings,
-    check_balance,
-    check_budget,
-    check_confirmation,
-)
-from harness.platform.mturk.client import endpoint_for
-from harness.platform.provider import WorkSettings
-from harness.spec import Hosting, LoadedSpec, load_spec
+from harness.commands.options import db_option
+from harness.commands.progress import progress_bar
+from harness.errors import LaunchRefused
+
+if TYPE_CHECKING:
+    from harness.platform.launch_plan import LaunchPlan
 
 PUBLIC_URL_ENV = "HARNESS_PUBLIC_URL"
 
@@ -51,9 +42,9 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--target",
-    type=click.Choice(["local", "sandbox", "production"]),
     default=None,
-    help="Where to post (default: the spec's platform.target; production must be given here).",
+    help="Where to post: local, sandbox or production (MTurk); default: the spec's "
+    "platform.target; a target with real money (production) must be given here.",
 )
 @click.option("--endpoint-url", default=None, help="Local target: the service's URL.")
 @click.option("--start-local", is_flag=True, help="Local target: start the service if not up.")
@@ -64,6 +55,13 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--dry-run", is_flag=True, help="Print the plan and the requests; send nothing.")
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
 @click.option("--confirm-cost", default=None, help="Production with --yes: the cost, repeated.")
+@click.option(
+    "--qr",
+    "qr_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A study link: also write the study URL as a QR code (PNG) to this file.",
+)
 def launch(
     spec_path: Path,
     target: str | None,
@@ -76,6 +74,7 @@ def launch(
     dry_run: bool,
     yes: bool,
     confirm_cost: str | None,
+    qr_path: Path | None,
 ) -> None:
     """Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.
 
@@ -83,221 +82,92 @@ def launch(
     Production needs --target production and the cost typed back (or --yes --confirm-cost).
     Running it again resumes: no HIT is posted twice and none is missing.
     """
-    from harness.render.plan import plan_hits
+    from harness.platform.launch_plan import check_budget, draft_launch
+    from harness.spec import load_spec
 
     loaded = load_spec(spec_path)
-    chosen = _target(loaded, target)
-    hosting = loaded.spec.hosting.value
-    public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
-    if hosting == Hosting.EXTERNAL.value and not public_url:
-        raise InputError(
-            "this spec's hosting is external: give --public-url (or $HARNESS_PUBLIC_URL), the "
-            "base URL where the task server (harness serve) shows the pages"
-        )
-    if public_url and chosen != "local" and urlsplit(public_url).scheme != "https":
-        raise InputError(
-            f"--public-url {public_url}: MTurk shows external pages only over https; give the "
-            "https address the task server is reachable at"
-        )
-    plan = launch_plan(loaded, chosen)
-    hit_plans = plan_hits(loaded)
-    questions = _questions(loaded, hit_plans, public_url)
+    draft = draft_launch(
+        loaded, target, endpoint_url, public_url or os.environ.get(PUBLIC_URL_ENV)
+    )
+    plan, platform = draft.plan, draft.plan.platform
+    if draft.note:
+        click.echo(draft.note, err=True)
     for line in plan.lines():
         click.echo(line)
     if dry_run:
-        _print_requests(plan, questions, notify_queue, _known_launch(db, plan.study_name))
+        _print_requests(plan, draft.documents, notify_queue, db)
         return
     check_budget(plan, budget)
-    if chosen == "production":
-        _confirm_production(plan, yes, confirm_cost)
-    if chosen == "local" and start_local:
-        _start_local(endpoint_url)
-    from harness.platform.launch import open_study, post_hits, work_units
-    from harness.platform.studies import platform_of, posted_count
-    from harness.store import database_url, session_scope
+    if platform.real_money(plan.target):
+        _confirm(plan.cost.total, yes, confirm_cost)
+    if start_local and platform.is_local(plan.target):
+        click.echo(platform.start_local(endpoint_url), err=True)
+    limits = [b for b in (plan.budget, budget) if b is not None]
+    draft = replace(draft, plan=replace(plan, budget=min(limits) if limits else None))
+    from harness.platform.launch import launch as post
+    from harness.store.database import database_url, open_store
     from harness.store.migrations import upgrade
 
-    limits = [b for b in (plan.budget, budget) if b is not None]
-    plan = replace(plan, budget=min(limits) if limits else None)
     upgrade(database_url(db))
-    engine = open_engine(db)
+    engine = open_store(db)
     try:
-        provider = make_provider("mturk", chosen, endpoint_url)
-        with session_scope(engine) as session:
-            existing = posted_count(session, plan.study_name)
-        remaining = plan.cost_of(plan.hits - existing)
-        if remaining > 0:
-            balance = provider.balance()
-            click.echo(f"  balance on {chosen}: ${balance}; still to post: ${remaining}")
-            check_balance(balance, remaining, chosen)
-        with session_scope(engine) as session:
-            study, created = open_study(
-                session,
-                loaded,
-                plan,
-                [p.showings for p in hit_plans],
-                provider="mturk",
-                endpoint_url=endpoint_for("local", endpoint_url) if chosen == "local" else None,
-                public_url=public_url,
-            )
-            assert study.id is not None
-            study_id = study.id
-            launch_id = platform_of(session, study).launch_id
-        units = work_units(plan, questions, launch_id)
-        with click.progressbar(
-            length=plan.hits - existing, label="Posting HITs", file=sys.stderr
-        ) as bar:
-            result = post_hits(
-                engine,
-                provider,
-                study_id,
-                plan,
-                units,
-                reconcile=not created,
-                exclude_studies=loaded.spec.qualifications.exclude_studies,
-                notification_queue=notify_queue,
-                on_posted=bar.update,
-            )
+        result = post(
+            engine,
+            draft,
+            loaded,
+            notification_queue=notify_queue,
+            say=click.echo,
+            progress=lambda total: progress_bar(total, f"Posting {platform.unit_noun}s"),
+        )
     finally:
         engine.dispose()
     click.echo(
-        f"{plan.study_name}: {result.total} HITs on {chosen} ({result.posted} posted now, "
-        f"{result.reconciled} found again, {result.already} posted before)"
+        f"{plan.study_name}: {result.total} {platform.unit_noun}s on {plan.target} "
+        f"({result.posted} posted now, {result.reconciled} found again, "
+        f"{result.already} posted before)"
     )
+    _print_entry(platform, plan.study_name, draft.public_url, qr_path)
 
 
-def launch_plan(loaded: LoadedSpec, target: str) -> LaunchPlan:
-    """The plan of ``loaded``'s study on ``target``: HITs, assignments, cost, warnings."""
-    from harness.platform.pricing import estimate_cost
+def _print_entry(platform: object, study: str, public_url: str | None, qr: Path | None) -> None:
+    """On a platform with places, where participants start (and, asked for, its QR code)."""
+    from harness.platform.places import entry_url
+    from harness.platform.provider import PlacesPlatform
 
-    spec = loaded.spec
-    q = spec.qualifications
-    settings = WorkSettings(
-        title=spec.hit.title,
-        description=spec.hit.description,
-        keywords=list(spec.hit.keywords),
-        reward=spec.hit.reward,
-        assignment_duration=spec.hit.assignment_duration,
-        lifetime=spec.hit.lifetime,
-        auto_approval_delay=spec.hit.auto_approval_delay,
-        countries=list(q.countries),
-        min_approval_rate=q.min_approval_rate,
-        min_approved=q.min_approved_hits,
-    )
-    per_hit = spec.raters_per_item
-    return LaunchPlan(
-        study_name=spec.study.name,
-        instrument_hash=loaded.instrument_hash,
-        target=target,
-        hosting=spec.hosting.value,
-        hits=loaded.n_hits,
-        assignments_per_hit=per_hit,
-        settings=settings,
-        cost=estimate_cost(spec.hit.reward, loaded.n_hits, per_hit),
-        budget=spec.budget,
-        warnings=assignment_warnings(settings, per_hit),
-    )
+    if not isinstance(platform, PlacesPlatform) or not public_url:
+        return
+    url = entry_url(public_url, study)
+    click.echo(f"study URL: {url}")
+    if qr is not None:
+        import segno
 
-
-def _target(loaded: LoadedSpec, given: str | None) -> str:
-    """The target: given, else the spec's, except that production must be given explicitly."""
-    if given is not None:
-        return given
-    spec_target = loaded.spec.platform.target.value
-    if spec_target == "production":
-        echo_err(
-            "note: the spec says production, which needs --target production; "
-            "launching on the sandbox"
-        )
-        return "sandbox"
-    return spec_target
-
-
-def _questions(loaded: LoadedSpec, hit_plans: list[Any], public_url: str | None) -> list[str]:
-    """Every HIT's question document, built (and size-checked) before anything is posted."""
-    from harness.render.pages import external_question, html_question
-    from harness.render.question import QuestionTooLarge
-
-    name = loaded.spec.study.name
-    try:
-        if loaded.spec.hosting is Hosting.EXTERNAL:
-            assert public_url is not None
-            return [external_question(public_url, study_name=name, plan=p) for p in hit_plans]
-        from harness.render.instrument import Instrument
-
-        instrument = Instrument.from_loaded(loaded)
-        return [html_question(instrument, p, study_name=name) for p in hit_plans]
-    except QuestionTooLarge as exc:
-        raise InputError(f"{loaded.path}: items_per_hit: {exc}") from exc
-
-
-def _known_launch(db: str | None, study_name: str) -> str | None:
-    """The launch id of a study already in the store (a dry run of a resume), else None.
-
-    Reads only: a store that does not exist is not created.
-    """
-    import sqlalchemy as sa
-    from sqlmodel import select
-
-    from harness.platform.studies import platform_of
-    from harness.store import database_url, session_scope
-    from harness.store.models import Study
-
-    url = database_url(db)
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return None
-    engine = open_engine(db)
-    try:
-        with session_scope(engine) as session:
-            study = session.exec(select(Study).where(Study.name == study_name)).first()
-            return None if study is None else platform_of(session, study).launch_id
-    except sa.exc.SQLAlchemyError:
-        return None  # no store there (or not migrated): a new study
-    finally:
-        engine.dispose()
+        segno.make(url, error="m").save(str(qr), scale=8, border=4)
+        click.echo(f"QR code of the study URL: {qr}")
 
 
 def _print_requests(
-    plan: LaunchPlan, questions: list[str], queue: str | None, launch_id: str | None
+    plan: LaunchPlan, documents: list[str], queue: str | None, db: str | None
 ) -> None:
     """The exact requests a launch would send, as JSON lines; what is not known before the
-    launch (platform ids, a new study's launch id) is shown as <...>."""
-    from harness.platform.launch import work_units
-    from harness.platform.mturk import requests
+    launch (platform ids, a new study's launch id) is shown as <...>. Creates no store."""
+    from harness.platform.launch import dry_run
+    from harness.store.database import open_store, store_exists
 
-    exclude = "<exclusion qualification id>"
-    hit_type = "<HIT type id>"
-    launch_id = launch_id or "<launch id>"
-    calls: list[tuple[str, dict[str, Any]]] = [
-        ("GetAccountBalance", {}),
-        (
-            "CreateQualificationType",
-            requests.exclusion_qualification(f"{plan.study_name} {launch_id}"),
-        ),
-        ("CreateHITType", requests.hit_type(plan.settings, exclude)),
-    ]
-    if queue:
-        calls.append(
-            (
-                "UpdateNotificationSettings",
-                {
-                    "HITTypeId": hit_type,
-                    "Notification": requests.notification(queue),
-                    "Active": True,
-                },
-            )
-        )
-    calls += [
-        ("CreateHITWithHITType", requests.create_hit(hit_type, u))
-        for u in work_units(plan, questions, launch_id)
-    ]
+    engine = open_store(db) if store_exists(db) else None
+    try:
+        calls = dry_run(engine, plan, documents, queue)
+    finally:
+        if engine is not None:
+            engine.dispose()
     click.echo(f"Requests (dry run: nothing sent; {len(calls)} calls):")
-    for operation, params in calls:
-        click.echo(json.dumps({"operation": operation, "params": params}, sort_keys=True))
+    for call in calls:
+        click.echo(json.dumps({"operation": call.operation, "params": call.params}, sort_keys=True))
 
 
-def _confirm_production(plan: LaunchPlan, yes: bool, confirm_cost: str | None) -> None:
-    expected = plan.cost.total
+def _confirm(expected: Decimal, yes: bool, confirm_cost: str | None) -> None:
+    """Real money: the cost typed back (or given with --yes --confirm-cost)."""
+    from harness.platform.launch_plan import check_confirmation
+
     if yes:
         if confirm_cost is None:
             raise LaunchRefused(
@@ -312,58 +182,3 @@ def _confirm_production(plan: LaunchPlan, yes: bool, confirm_cost: str | None) -
         err=True,
     )
     check_confirmation(expected, typed)
-
-
-def _start_local(endpoint_url: str | None) -> None:
-    """Start the local MTurk service in the background unless one answers already."""
-    import requests as http
-
-    url = endpoint_for("local", endpoint_url)
-    if _answers(http, url):
-        echo_err(f"local MTurk service already running at {url}")
-        return
-    parts = urlsplit(url)
-    log = os.open("mturk-local.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    argv = [
-        sys.executable,
-        "-m",
-        "harness",
-        "mturk-local",
-        "--host",
-        parts.hostname or "127.0.0.1",
-        "--port",
-        str(parts.port or 80),
-        "--db",
-        "mturk-local.sqlite",
-    ]
-    # A session of its own, so it outlives this command (and a Ctrl-C of it).
-    pid = os.posix_spawn(
-        sys.executable,
-        argv,
-        os.environ,
-        file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, log, 1),
-            (os.POSIX_SPAWN_DUP2, log, 2),
-        ],
-        setsid=True,
-    )
-    os.close(log)
-    for _ in range(100):
-        if _answers(http, url):
-            echo_err(
-                f"started the local MTurk service at {url} (pid {pid}, state in "
-                f"mturk-local.sqlite, log in mturk-local.log; stop it with kill {pid})"
-            )
-            return
-        if os.waitpid(pid, os.WNOHANG) != (0, 0):
-            break  # it exited
-        time.sleep(0.1)
-    raise InputError(f"could not start the local MTurk service at {url}: see mturk-local.log")
-
-
-def _answers(http: Any, url: str) -> bool:
-    try:
-        return bool(http.get(f"{url}/_control/clock", timeout=1).ok)
-    except http.RequestException:
-        return False

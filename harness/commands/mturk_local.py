@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,7 +15,7 @@ from harness.platform.pricing import SANDBOX_BALANCE, format_amount, parse_amoun
 def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal:
     try:
         return parse_amount(value)
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:
         raise click.BadParameter(f"expected an amount such as 10000.00, got {value!r}") from exc
 
 
@@ -36,13 +37,38 @@ def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal
     callback=_amount,
     help="Starting balance of a new database (the sandbox reports 10000.00).",
 )
-@click.option("--sqs-endpoint-url", default=None, help="Send notifications to this SQS endpoint.")
+@click.option(
+    "--sqs-endpoint-url",
+    default=None,
+    help="A local SQS (on loopback, e.g. moto_server) to send notifications to.",
+)
 @click.option("--throttle-rate", type=float, default=None, help="Throttle above N requests/s.")
 @click.option("--throttle-share", type=float, default=0.0, help="Throttle this share of calls.")
 @click.option(
     "--unavailable-share", type=float, default=0.0, help="Answer 503 to this share of calls."
 )
 @click.option("--latency-ms", type=float, default=0.0, help="Delay every requester call.")
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 512),
+    default=32,
+    show_default=True,
+    help="Requests served at once (gunicorn threads in one process).",
+)
+@click.option(
+    "--timeout",
+    type=click.IntRange(1, 3600),
+    default=120,
+    show_default=True,
+    help="Seconds a silent worker process gets before it is restarted.",
+)
+@click.option(
+    "--graceful-timeout",
+    type=click.IntRange(1, 3600),
+    default=30,
+    show_default=True,
+    help="Seconds requests in flight get to finish when stopped with SIGTERM.",
+)
 def mturk_local_command(
     host: str,
     port: int,
@@ -53,16 +79,21 @@ def mturk_local_command(
     throttle_share: float,
     unavailable_share: float,
     latency_ms: float,
+    threads: int,
+    timeout: int,
+    graceful_timeout: int,
 ) -> None:
     """Run the local MTurk service: boto3's `mturk` client with
     endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/... (see
-    docs/local-mturk.md)."""
-    from werkzeug.serving import run_simple
+    docs/local-mturk.md). Stop it with kill PID (graceful) or Ctrl-C."""
+    from sqlalchemy.exc import SQLAlchemyError
 
     from harness.platform.mturk_local import Settings, create_app
     from harness.platform.mturk_local.faults import FaultSwitches
+    from harness.platform.mturk_local.notifications import NotLocalError, check_local_endpoint
+    from harness.platform.mturk_local.server import ServerOptions, serve
 
-    switches = {
+    switches: dict[str, Any] = {
         "throttle_rate": throttle_rate,
         "throttle_share": throttle_share,
         "unavailable_share": unavailable_share,
@@ -72,14 +103,34 @@ def mturk_local_command(
         FaultSwitches().update(switches)  # check them all before opening anything
     except ValueError as exc:
         raise InputError(f"fault switches: {exc}") from exc
+    try:
+        if sqs_endpoint_url is not None:
+            check_local_endpoint(sqs_endpoint_url)
+    except NotLocalError as exc:
+        raise InputError(f"--sqs-endpoint-url: {exc}") from exc
     settings = Settings(
         db_path=db_path, starting_balance=balance, sqs_endpoint_url=sqs_endpoint_url
     )
-    app = create_app(settings)
-    service = app.extensions["mturk_local"]
-    service.faults.update(switches)
-    click.echo(f"Local MTurk service on http://{host}:{port}/ (state in {db_path})")
-    try:
-        run_simple(host, port, app, threaded=False, use_reloader=False)
-    finally:
-        service.close()
+    try:  # open (create, upgrade) the database once here, so a bad --db is a clear message
+        create_app(settings).extensions["mturk_local"].close()
+    except (OSError, SQLAlchemyError) as exc:
+        raise InputError(f"--db {db_path}: cannot open the service's database: {exc}") from exc
+
+    def build() -> Any:
+        app = create_app(settings)
+        app.extensions["mturk_local"].faults.update(switches)
+        return app
+
+    click.echo(
+        f"Local MTurk service on http://{host}:{port}/ (state in {db_path}; {threads} threads)"
+    )
+    serve(
+        build,
+        ServerOptions(
+            host=host,
+            port=port,
+            threads=threads,
+            timeout=timeout,
+            graceful_timeout=graceful_timeout,
+        ),
+    )

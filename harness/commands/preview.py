@@ -28,7 +28,7 @@ def preview(spec: Path, hit_index: int, out: Path | None, host: str, port: int) 
     what was stored (positions, values, seconds per item). Open / for a fresh assignment each
     time, /preview for the page before accepting.
     """
-    from harness.commands.preview_app import page_file, preview_app
+    from harness.web.preview import page_file, preview_app
 
     loaded = load_spec(spec)
     if out is not None:

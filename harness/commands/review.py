@@ -2,36 +2,44 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import click
 
-from harness.commands._platform import db_option, open_engine, study_provider
+from harness.commands.options import db_option
 
 
 @click.command("review")
 @click.argument("study")
 @db_option
 @click.option("--dry-run", is_flag=True, help="Print what would be done; do nothing.")
-def review(study: str, db: str | None, dry_run: bool) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Print every action, not only the counts.")
+def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
     """Review STUDY: block, reject (with feedback) and replace as screening decided, then
     approve every other submitted assignment. Every action is logged with its reason and is
-    done once however often this runs; nothing the platform auto-approved is rejected."""
+    done once however often this runs; nothing the platform auto-approved is rejected.
+    Prints the counts per action (every action with --verbose or --dry-run)."""
+    from harness.platform.after_submission import screen
+    from harness.platform.registry import provider_for
     from harness.platform.review import review_study
-    from harness.platform.studies import find_study
-    from harness.store import session_scope
+    from harness.store import launched_study, session_scope
+    from harness.store.database import open_store
 
-    engine = open_engine(db)
+    engine = open_store(db)
     try:
-        provider = study_provider(engine, study)
         with session_scope(engine) as session:
-            actions = review_study(session, provider, find_study(session, study), dry_run=dry_run)
-            lines = [a.line() for a in actions]
+            running = launched_study(session, study)
+        provider = provider_for(running)
+        if not dry_run:
+            screen(engine, running.id)  # nothing stored goes unscreened into review
+        with session_scope(engine) as session:
+            actions = review_study(session, provider, running, dry_run=dry_run)
     finally:
         engine.dispose()
     prefix = "would " if dry_run else ""
-    for line in lines:
-        click.echo(prefix + line)
-    kinds: dict[str, int] = {}
-    for a in actions:
-        kinds[a.kind] = kinds.get(a.kind, 0) + 1
+    if verbose or dry_run:
+        for action in actions:
+            click.echo(prefix + action.line())
+    kinds = Counter(a.kind.value for a in actions)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "nothing to do"
     click.echo(f"{study}: {'dry run, ' if dry_run else ''}{summary}")

@@ -14,19 +14,16 @@ from typing import Any
 
 import click
 import pandas as pd
-import sqlalchemy as sa
 
-from harness.commands.db import db_option
+from harness.commands.options import db_option
 from harness.datasets import load_ws353
 from harness.datasets.systems import read_system_refs
-from harness.errors import InputError, StoreError
-from harness.judgments import read_judgments
+from harness.errors import InputError
 from harness.screening import ScreeningContext, resolve, screen_workers
 from harness.screening.impact import screening_impact
+from harness.screening.inputs import file_inputs, heuristic_names, stored_inputs
 from harness.screening.report import json_value
-from harness.screening.stored import find_study, study_context
-from harness.spec import load_spec
-from harness.store import database_url, make_engine, session_scope, study_judgments
+from harness.screening.text import compact_lines
 
 
 @click.command("screen")
@@ -45,6 +42,7 @@ from harness.store import database_url, make_engine, session_scope, study_judgme
 )
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--details", is_flag=True, help="Every field of every heuristic (a wide table).")
 @click.option("--only", default=None, help="Comma-separated heuristics (keys or codes: H3,H8).")
 @click.option(
     "--impact",
@@ -65,6 +63,7 @@ def screen(
     spec_path: Path | None,
     db: str | None,
     as_json: bool,
+    details: bool,
     only: str | None,
     impact: bool,
     systems: tuple[str, ...],
@@ -80,7 +79,7 @@ def screen(
     the policy names), what is left after removing the workers they flag and Krippendorff's
     alpha next to the unscreened alpha (and each --system's Spearman rho with the item means).
     """
-    keys = _only(only)
+    keys = heuristic_names(only)
     if systems and not impact:
         raise click.UsageError("--system needs --impact")
     judgments, context = _load(study, judgments_path, spec_path, db)
@@ -91,10 +90,14 @@ def screen(
     if as_json:
         click.echo(json.dumps(report.records(), indent=2))
         return
-    table = report.table()
-    table.columns = [".".join(part for part in column if part) for column in table.columns]
-    with pd.option_context("display.max_rows", None, "display.width", 200):
-        click.echo(table.to_string(float_format=lambda v: f"{v:.3g}"))
+    if details:
+        table = report.table()
+        table.columns = [".".join(part for part in column if part) for column in table.columns]
+        with pd.option_context("display.max_rows", None, "display.width", 10_000):
+            click.echo(table.to_string(float_format=lambda v: f"{v:.3g}"))
+    else:
+        for line in compact_lines(report):
+            click.echo(line)
     flagged = int(report.flagged.sum())
     click.echo(f"\n{flagged} of {len(report.workers)} workers flagged under the spec's policy.")
 
@@ -106,37 +109,10 @@ def _load(
     if study is not None:
         if judgments_path is not None or spec_path is not None:
             raise click.UsageError("give a STUDY or --judgments with --spec, not both")
-        url = database_url(db)
-        engine = make_engine(url)
-        try:
-            with session_scope(engine) as session:
-                found = find_study(session, study)
-                assert found.id is not None
-                return study_judgments(session, found.id), study_context(session, found)
-        except (sa.exc.OperationalError, sa.exc.ProgrammingError) as exc:
-            safe = sa.engine.make_url(url).render_as_string(hide_password=True)
-            raise StoreError(
-                f"{safe}: cannot read the store ({exc.orig}); run `harness db upgrade` first?"
-            ) from None
-        finally:
-            engine.dispose()
+        return stored_inputs(study, db)
     if judgments_path is None or spec_path is None:
         raise click.UsageError("give a STUDY name, or both --judgments FILE.csv and --spec SPEC")
-    loaded = load_spec(spec_path)
-    return read_judgments(judgments_path), ScreeningContext.from_spec(loaded)
-
-
-def _only(only: str | None) -> list[str] | None:
-    if only is None:
-        return None
-    names = [n.strip() for n in only.split(",") if n.strip()]
-    unknown = [n for n in names if not _known(n)]
-    if unknown or not names:
-        raise InputError(
-            f"--only: unknown heuristic(s) {', '.join(unknown) or '(none given)'}; "
-            "expected keys or codes H1-H10 (e.g. H3,consensus_correlation), radical, centrist"
-        )
-    return names
+    return file_inputs(judgments_path, spec_path)
 
 
 def _systems(refs: tuple[str, ...]) -> dict[str, pd.Series]:
@@ -169,11 +145,3 @@ def _print_impact(
         "\nEvery row removes the workers its heuristics flag; 'none' is all judgments. "
         "Removing workers after the fact raises agreement: report both figures."
     )
-
-
-def _known(name: str) -> bool:
-    try:
-        resolve(name)
-    except KeyError:
-        return False
-    return True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harness.commands._platform import after_submission_hook, apply_option, db_option
+from harness.commands.options import apply_option, db_option
 
 
 @click.command("serve")
@@ -20,14 +20,17 @@ def serve(host: str, port: int, db: str | None, no_screening: bool, apply_decisi
     reachable (https on MTurk); acting on decisions needs the platform's credentials here."""
     from werkzeug.serving import run_simple
 
+    from harness.platform.after_submission import hook
     from harness.store import database_url
+    from harness.store.database import safe_url
     from harness.web import create_app
 
     url = database_url(db)
-    hook = None if no_screening else after_submission_hook(apply_decisions)
-    app = create_app(url, after_submission=hook)
-    click.echo(f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {url})")
+    after = None if no_screening else hook(apply_decisions)
+    app = create_app(url, after_submission=after)
+    click.echo(f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)})")
     try:
         run_simple(host, port, app, threaded=True, use_reloader=False)
     finally:
         app.extensions["harness"].close()
+

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from harness.commands._platform import db_option, open_engine
+from harness.commands.options import db_option
 from harness.errors import InputError
 
 
@@ -49,57 +47,54 @@ def simulate_workers(
 ) -> None:
     """Let a simulated crowd find, accept, answer and submit STUDY's HITs through the local
     MTurk service's worker side, as people would (external pages through the task server,
-    which must be running). Only for studies on the local target."""
+    which must be running). Only for studies on a local target (local, prolific-local, link:
+    through the local Prolific service's participant side, or the study link)."""
     import requests
 
-    from harness.platform.mturk.client import endpoint_for
-    from harness.platform.studies import find_study, platform_of
+    from harness.platform.registry import platform_named
+    from harness.render.instrument import stored_instrument
     from harness.simulate import Crowd
-    from harness.simulate.driver import SimulatedWorkers
-    from harness.store import session_scope
+    from harness.simulate.crowds import run_crowd
+    from harness.simulate.truths import latent_truths
+    from harness.store import frozen_instrument, launched_study, session_scope
+    from harness.store.database import open_store
 
-    engine = open_engine(db)
+    engine = open_store(db)
     try:
         with session_scope(engine) as session:
-            found = find_study(session, study)
-            if found.target != "local":
+            running = launched_study(session, study)
+            platform = platform_named(running.platform.provider)
+            if not platform.is_local(running.target):
                 raise InputError(
-                    f"study {study!r} runs on {found.target}: simulated workers "
-                    "only work on the local service"
+                    f"study {study!r} runs on {running.target}: simulated workers "
+                    "only work on a local service"
                 )
-            endpoint = endpoint_for(
-                "local", endpoint_url or platform_of(session, found).endpoint_url
+            endpoint = platform.endpoint(
+                running.target, endpoint_url or running.platform.endpoint_url
             )
-            instrument, truths = _instrument_and_truths(session, found.instrument_id, seed)
+            frozen = frozen_instrument(session, running.study.instrument_id)
     finally:
         engine.dispose()
+    instrument = stored_instrument(frozen)
+    truths = latent_truths(instrument.items, instrument.scale, seed)
     workers = Crowd(mix, size=size, seed=seed).workers(instrument.scale)
     profile = {"country": country, "numberApproved": 5000, "percentApproved": 99}
     with requests.Session() as http:
-        report = SimulatedWorkers(
-            endpoint, workers, truths, instrument.scale, http, seed=seed, profile=profile
-        ).run()
+        report = run_crowd(
+            platform,
+            endpoint,
+            running.platform.public_url or "",
+            study,
+            workers,
+            truths,
+            instrument.scale,
+            http,
+            seed=seed,
+            profile=profile,
+        )
     click.echo(
         f"{study}: {len(report.submitted)} assignments submitted by {len(report.by_worker)} "
         f"simulated workers"
     )
     for problem in report.refused[:10]:
         click.echo(f"  refused: {problem}", err=True)
-
-
-def _instrument_and_truths(session: Any, instrument_id: int, seed: int) -> tuple[Any, dict]:
-    """The stored instrument, and latent truths: an item's ``mean`` column where it has one
-    (WS353), else the scale's midpoint; control items from `control_truths`."""
-    from harness.commands.sync import stored_instrument_of
-    from harness.simulate import control_truths
-
-    instrument = stored_instrument_of(session, instrument_id)
-    items = instrument.items
-    scale = instrument.scale
-    means = items["mean"] if "mean" in items.columns else None
-    truths = {
-        str(key): float(means.iloc[i]) if means is not None else scale.midpoint
-        for i, key in enumerate(items["item_id"])
-    }
-    truths.update({str(k): float(v) for k, v in control_truths(items, scale, seed).items()})
-    return instrument, truths

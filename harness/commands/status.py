@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from harness.commands._platform import db_option, open_engine, study_provider
+from harness.commands.options import db_option
 
 
 @click.command("status")
@@ -13,14 +13,17 @@ from harness.commands._platform import db_option, open_engine, study_provider
 def status(study: str, db: str | None) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
+    from harness.platform.registry import platform_named
     from harness.platform.status import study_report
-    from harness.store import session_scope
+    from harness.store import launched_study, session_scope
+    from harness.store.database import open_store
 
-    engine = open_engine(db)
+    engine = open_store(db)
     try:
-        provider = study_provider(engine, study)
         with session_scope(engine) as session:
-            report = study_report(session, provider, study)
+            running = launched_study(session, study)
+            platform = platform_named(running.platform.provider)
+            report = study_report(session, platform, running)
     finally:
         engine.dispose()
     for line in report.lines():

@@ -2,7 +2,8 @@
 
 A generic system file has a header with ``item_id`` and ``score``; a WS353 system file (see
 `harness.datasets.ws353_systems`) has ``row, word1, word2, score`` and is mapped to WS353 item
-ids. A directory stands for every ``*.csv`` in it, each named by its file stem.
+ids. A directory stands for every ``*.csv`` in it, each named by its file stem; the reference
+``ws353`` stands for the three systems' WS353 predictions bundled with harness.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.datasets.ws353_systems import is_ws353_system_table, ws353_system_scores
+from harness.datasets.ws353_systems import (
+    BUNDLED_SYSTEMS,
+    bundled_systems_dir,
+    is_ws353_system_table,
+    ws353_system_scores,
+)
 from harness.errors import DatasetError
 
 GENERIC_COLUMNS = ("item_id", "score")
@@ -43,16 +49,20 @@ def read_system(path: str | Path, ws353_items: Callable[[], pd.DataFrame]) -> pd
 def read_system_refs(
     refs: Iterable[str], ws353_items: Callable[[], pd.DataFrame], option: str = "--system"
 ) -> tuple[dict[str, pd.Series], dict[str, str]]:
-    """Scores and source file per system from ``NAME=FILE``, ``FILE`` or ``DIR`` references.
+    """Scores and source file per system from ``NAME=FILE``, ``FILE``, ``DIR`` or ``ws353``.
 
-    A file is named by its stem, a directory gives each of its CSVs; two systems of the same
-    name are refused (``option`` names the command-line option in the message).
+    A file is named by its stem, a directory gives each of its CSVs, ``ws353`` the bundled
+    predictions (a folder of that name is ``./ws353``); two systems of the same name are refused
+    (``option`` names the command-line option in the message).
     """
     scores: dict[str, pd.Series] = {}
     sources: dict[str, str] = {}
     for ref in refs:
         name, sep, file = ref.partition("=")
-        files = {name: Path(file)} if sep and name else system_files(file if sep else ref)
+        if ref == BUNDLED_SYSTEMS:
+            files = system_files(bundled_systems_dir())
+        else:
+            files = {name: Path(file)} if sep and name else system_files(file if sep else ref)
         for system, path in files.items():
             if system in scores:
                 raise DatasetError(f"{option}: two systems are called {system!r}")

@@ -1,12 +1,15 @@
 """WordSimilarity-353 (Finkelstein et al., ACM TOIS 20(1), 2002) as a harness instrument.
 
-Reads the authors' distribution (``set1.csv``, ``set2.csv``, ``combined.csv``,
-``instructions.txt``) from a directory: never a copy inside this project. Conventions, from the
-dataset's README:
+harness ships the authors' distribution (``set1.csv``, ``set2.csv``, ``combined.csv``,
+``instructions.txt``; every rater's score) in ``harness/datasets/data/ws353/``, byte for byte as
+published except that ``instructions.txt`` is UTF-8 (see the README there for provenance and how
+to cite). Without a path, `load_ws353` reads that copy; a path or ``$HARNESS_WS353_DIR`` points
+it at a user's own copy of the same four files (for example one downloaded from the collection's
+home page). Conventions:
 
-- 16 raters x 353 pairs: set2's rater columns ``1``..``13`` are the same people as set1's
-  ``1``..``13``; set2's ``14``..``16`` rated only set2. So raters 14-16 have no vote on the first
-  153 pairs, and the table has 153 x 13 + 200 x 16 = 5,189 judgments.
+- 16 raters x 353 pairs: set2's rater columns ``1``..``13`` are read as the same people as
+  set1's ``1``..``13``; set2's ``14``..``16`` rated only set2. So raters 14-16 have no vote on
+  the first 153 pairs, and the table has 153 x 13 + 200 x 16 = 5,189 judgments.
 - Items are the 353 rows in ``combined.csv`` order (set1 then set2); ``item_id`` is
   ``ws353-NNN`` with NNN the 1-based row, the key the system prediction files use. The two
   ``(money, cash)`` rows stay two items; words are kept case-sensitive as written.
@@ -22,9 +25,10 @@ from pathlib import Path
 import pandas as pd
 
 from harness.errors import DatasetError
+from harness.resources import bundled_data_dir
 
 ENV_VAR = "HARNESS_WS353_DIR"
-DEFAULT_DIR = Path("..") / "shared" / "data" / "ws353"
+BUNDLED_NAME = "ws353"  # harness/datasets/data/ws353
 FILES = ("set1.csv", "set2.csv", "combined.csv", "instructions.txt")
 SCALE_MIN, SCALE_MAX = 0.0, 10.0
 SET1_RATERS = 13
@@ -36,34 +40,62 @@ class WS353:
     """The loaded instrument: its items, every vote as a long table, and its guidelines."""
 
     directory: Path
+    bundled: bool  # read from the copy shipped with harness (not a user's own)
     items: pd.DataFrame  # item_id, row, set, word1, word2, published_mean
     judgments: pd.DataFrame  # item_id, worker_id, value, word1, word2
     instructions: str
 
 
 def locate_ws353(path: str | Path | None = None, *, base: Path | None = None) -> Path:
-    """Find the WS353 directory: ``path`` if given, else ``$HARNESS_WS353_DIR``, else the default.
+    """Find the WS353 directory: ``path`` if given, else ``$HARNESS_WS353_DIR``, else the copy
+    bundled with harness.
 
     A relative path is tried against the working directory and then against ``base`` (for a
     spec, the project root above ``task_specs/``). Raises `DatasetError` saying how to point
     harness at the files.
     """
-    given = path if path is not None else os.environ.get(ENV_VAR) or DEFAULT_DIR
-    candidates = [Path(given)]
-    if base is not None and not Path(given).is_absolute():
+    if path is None and not os.environ.get(ENV_VAR):
+        return bundled_ws353_dir()
+    given = Path(path if path is not None else os.environ[ENV_VAR])
+    candidates = [given]
+    if base is not None and not given.is_absolute():
         candidates.append(base / given)
     for candidate in candidates:
-        if candidate.is_dir() and all((candidate / name).is_file() for name in FILES):
+        if _complete(candidate):
             return candidate.resolve()
     tried = ", ".join(str(c) for c in candidates)
+    origin = "" if path is not None else f" from ${ENV_VAR}"
     raise DatasetError(
-        f"WS353 not found (tried {tried}): expected a directory holding {', '.join(FILES)}. "
-        f"Pass its path, or set {ENV_VAR}."
+        f"WS353 not found (tried {tried}{origin}): expected a directory holding "
+        f"{', '.join(FILES)}. Pass the directory of your own copy (or set {ENV_VAR}), or give "
+        "neither to use the copy bundled with harness."
     )
 
 
+def bundled_ws353_dir() -> Path:
+    """The WS353 distribution shipped inside the package (``harness/datasets/data/ws353``)."""
+    try:
+        directory = bundled_data_dir(BUNDLED_NAME)
+    except FileNotFoundError:
+        directory = None
+    if directory is None or not _complete(directory):
+        raise DatasetError(
+            f"the WS353 copy bundled with harness is missing or incomplete (expected "
+            f"{', '.join(FILES)} in harness/datasets/data/{BUNDLED_NAME}): reinstall harness, "
+            f"or set {ENV_VAR} to your own copy"
+        )
+    return directory
+
+
+def _complete(directory: Path) -> bool:
+    return directory.is_dir() and all((directory / name).is_file() for name in FILES)
+
+
 def load_ws353(directory: str | Path | None = None, *, base: Path | None = None) -> WS353:
-    """Load WS353 from its distribution files; every vote becomes one row of the long table."""
+    """Load WS353 from its distribution files; every vote becomes one row of the long table.
+
+    ``directory`` None reads ``$HARNESS_WS353_DIR`` if set, else the copy bundled with harness.
+    """
     root = locate_ws353(directory, base=base)
     set1 = _read_set(root / "set1.csv", SET1_RATERS)
     set2 = _read_set(root / "set2.csv", SET2_RATERS)
@@ -91,10 +123,18 @@ def load_ws353(directory: str | Path | None = None, *, base: Path | None = None)
     instructions = (root / "instructions.txt").read_text(encoding="utf-8")
     return WS353(
         directory=root,
+        bundled=_is_bundled(root),
         items=items.reset_index(drop=True),
         judgments=judgments,
         instructions=instructions,
     )
+
+
+def _is_bundled(root: Path) -> bool:
+    try:
+        return root.resolve() == bundled_data_dir(BUNDLED_NAME).resolve()
+    except FileNotFoundError:
+        return False
 
 
 def item_id(row: int) -> str:

@@ -1,10 +1,13 @@
-"""System predictions on WS353 keyed by row and words (``../shared/data/ws353-systems``).
+"""System predictions on WS353 keyed by row and words.
 
-Those files have columns ``row`` (1-353, the order of ``combined.csv``), ``word1``, ``word2``
-and ``score``. This adapter maps each row to its harness item id (``ws353-NNN``, see
-`harness.datasets.ws353.item_id`) and checks that the row's words are the words of that WS353
-item, so a file written against another ordering fails loudly instead of scoring the wrong
-pairs. The result is the generic system table: ``item_id, score``.
+harness ships three real systems' predictions for the 353 pairs in
+``harness/datasets/data/ws353-systems/`` (``minilm``, ``minilm_frame``, ``char3gram``; computed
+once, offline; see the README there); ``--system ws353`` names them. Those files, and any
+user file in the same layout, have columns ``row`` (1-353, the order of ``combined.csv``),
+``word1``, ``word2`` and ``score``. This adapter maps each row to its harness item id
+(``ws353-NNN``, see `harness.datasets.ws353.item_id`) and checks that the row's words are the
+words of that WS353 item, so a file written against another ordering fails loudly instead of
+scoring the wrong pairs. The result is the generic system table: ``item_id, score``.
 """
 
 from __future__ import annotations
@@ -15,9 +18,27 @@ import pandas as pd
 
 from harness.datasets.ws353 import item_id
 from harness.errors import DatasetError
+from harness.resources import bundled_data_dir
 
 WS353_SYSTEM_COLUMNS = ("row", "word1", "word2", "score")
+BUNDLED_SYSTEMS = "ws353"  # the name `--system` gives the bundled predictions
+BUNDLED_FILES = ("char3gram.csv", "minilm.csv", "minilm_frame.csv")
 _MAX_REPORTED = 5
+
+
+def bundled_systems_dir() -> Path:
+    """The three systems' WS353 predictions shipped inside the package."""
+    try:
+        directory = bundled_data_dir("ws353-systems")
+    except FileNotFoundError:
+        directory = None
+    if directory is None or not all((directory / f).is_file() for f in BUNDLED_FILES):
+        raise DatasetError(
+            "the WS353 system predictions bundled with harness are missing or incomplete "
+            f"(expected {', '.join(BUNDLED_FILES)} in harness/datasets/data/ws353-systems): "
+            "reinstall harness"
+        )
+    return directory
 
 
 def is_ws353_system_table(frame: pd.DataFrame) -> bool:

@@ -6,21 +6,20 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.platform.provider import Provider
-from harness.platform.studies import find_study
 from harness.store.database import session_scope
-from harness.store.events import record_event
-from harness.store.models import Hit, HitStatus, StudyStatus
+from harness.store.events import EventKind, record_event
+from harness.store.models import Hit, HitStatus, Study, StudyStatus
+from harness.store.studies import LaunchedStudy
 
 
-def expire_study(engine: sa.Engine, provider: Provider, study_name: str) -> int:
+def expire_study(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> int:
     """Expire every posted HIT of the study (intent and result logged); how many were expired.
 
     Idempotent: expiring an expired HIT again changes nothing. Sync afterwards to collect the
     assignments workers were still doing when the HITs expired and submit later.
     """
+    study_id = running.id
     with session_scope(engine) as session:
-        study = find_study(session, study_name)
-        study_id = study.id
         hits = [
             (h.id, h.platform_hit_id)
             for h in session.exec(select(Hit).where(Hit.study_id == study_id))
@@ -29,7 +28,9 @@ def expire_study(engine: sa.Engine, provider: Provider, study_name: str) -> int:
     for hit_id, platform_id in hits:
         assert platform_id is not None
         with session_scope(engine) as session:
-            record_event(session, "hit.expire.intent", study_id=study_id, subject=platform_id)
+            record_event(
+                session, EventKind.HIT_EXPIRE_INTENT, study_id=study_id, subject=platform_id
+            )
         provider.expire(platform_id)
         unit = provider.unit(platform_id)
         with session_scope(engine) as session:
@@ -39,15 +40,16 @@ def expire_study(engine: sa.Engine, provider: Provider, study_name: str) -> int:
             session.add(hit)
             record_event(
                 session,
-                "hit.expired",
+                EventKind.HIT_EXPIRED,
                 study_id=study_id,
                 subject=platform_id,
                 payload={"status": unit.state.value},
             )
     with session_scope(engine) as session:
-        study = find_study(session, study_name)
+        study = session.get(Study, study_id)
+        assert study is not None
         if study.status is not StudyStatus.EXPIRED:
             study.status = StudyStatus.EXPIRED
             session.add(study)
-            record_event(session, "study.expired", study_id=study.id, subject=study.name)
+            record_event(session, EventKind.STUDY_EXPIRED, study_id=study.id, subject=study.name)
     return len(hits)

@@ -18,29 +18,45 @@ from sqlmodel import Session, select
 
 from harness.errors import InputError
 from harness.platform.launch_plan import (
+    LaunchDraft,
     LaunchPlan,
+    check_balance,
     hit_label,
     hit_token,
     label_prefix,
     new_launch_id,
 )
-from harness.platform.provider import Prepared, Provider, PublishedUnit, WorkSettings, WorkUnit
-from harness.platform.studies import platform_of
+from harness.platform.places import open_places
+from harness.platform.provider import (
+    PlacesProvider,
+    Prepared,
+    Provider,
+    PublishedUnit,
+    Request,
+    WorkSettings,
+    WorkUnit,
+)
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
-from harness.store.events import record_event
+from harness.store.events import EventKind, event_logged, record_event
 from harness.store.hits import add_planned_hits
 from harness.store.instruments import create_study
 from harness.store.models import (
     Assignment,
-    Event,
     Hit,
     HitStatus,
-    InstrumentVersion,
     Study,
     StudyPlatform,
     StudyStatus,
     Worker,
+)
+from harness.store.studies import (
+    LaunchedStudy,
+    instrument_of,
+    launched,
+    posted_count,
+    study_named,
+    study_platform,
 )
 
 
@@ -76,16 +92,15 @@ def open_study(
     plan: LaunchPlan,
     showings: Sequence[Sequence[str]],
     *,
-    provider: str,
     endpoint_url: str | None,
     public_url: str | None,
-) -> tuple[Study, bool]:
+) -> tuple[LaunchedStudy, bool]:
     """The study of this launch with its planned HITs: created, or found again on a re-run.
 
-    A study of the same name must run the same instrument on the same target; anything else
-    is refused (give the new study another name).
+    A study of the same name must run the same instrument on the same platform and target;
+    anything else is refused (give the new study another name).
     """
-    study = session.exec(select(Study).where(Study.name == plan.study_name)).first()
+    study = study_named(session, plan.study_name)
     created = study is None
     if study is None:
         study = create_study(session, loaded, name=plan.study_name, target=plan.target)
@@ -95,7 +110,7 @@ def open_study(
         session.add(
             StudyPlatform(
                 study_id=study.id,
-                provider=provider,
+                provider=plan.platform.name,
                 endpoint_url=endpoint_url,
                 public_url=public_url,
                 hosting=plan.hosting,
@@ -106,8 +121,7 @@ def open_study(
             )
         )
     else:
-        version = session.get(InstrumentVersion, study.instrument_id)
-        assert version is not None
+        version = instrument_of(session, study)
         if version.hash != plan.instrument_hash:
             raise InputError(
                 f"study {plan.study_name!r} already exists with instrument {version.hash[:12]}; "
@@ -119,9 +133,14 @@ def open_study(
                 f"study {plan.study_name!r} was launched on {study.target}, not {plan.target}; "
                 "give a study on another target another study.name"
             )
-        platform = platform_of(session, study)
-        launched = (platform.reward, platform.assignments_per_hit, platform.hosting)
-        if launched != (plan.settings.reward, plan.assignments_per_hit, plan.hosting):
+        platform = study_platform(session, study)
+        if platform.provider != plan.platform.name:
+            raise InputError(
+                f"study {plan.study_name!r} was launched on {platform.provider}, not "
+                f"{plan.platform.name}; give a study on another platform another study.name"
+            )
+        settings = (platform.reward, platform.assignments_per_hit, platform.hosting)
+        if settings != (plan.settings.reward, plan.assignments_per_hit, plan.hosting):
             raise InputError(
                 f"study {plan.study_name!r} was launched with reward ${platform.reward}, "
                 f"{platform.assignments_per_hit} assignments per HIT and {platform.hosting} "
@@ -131,7 +150,8 @@ def open_study(
         add_planned_hits(session, study, showings, plan.assignments_per_hit)
     except ValueError as exc:
         raise InputError(str(exc)) from exc
-    return study, created
+    session.flush()
+    return launched(session, study), created
 
 
 def unposted(session: Session, study_id: int) -> list[Hit]:
@@ -147,7 +167,7 @@ def unposted(session: Session, study_id: int) -> list[Hit]:
 def post_hits(
     engine: sa.Engine,
     provider: Provider,
-    study_id: int,
+    running: LaunchedStudy,
     plan: LaunchPlan,
     units: Sequence[WorkUnit],
     *,
@@ -157,27 +177,30 @@ def post_hits(
     on_posted: Callable[[int], None] | None = None,
 ) -> LaunchResult:
     """Publish every unit the store has no platform id for; see the module docstring."""
+    study_id = running.id
     with session_scope(engine) as session:
         study = session.get(Study, study_id)
         assert study is not None
-        platform = platform_of(session, study)
-        settings_ref = platform.block_ref
         missing = {h.index for h in unposted(session, study_id)}
         study.status = StudyStatus.LAUNCHING
         session.add(study)
     already = len(units) - len(missing)
-    prepared = _prepare(engine, provider, study_id, plan.settings, settings_ref, notification_queue)
+    prepared = _prepare(engine, provider, running, plan.settings, notification_queue)
     _exclude_earlier_workers(engine, provider, study_id, prepared.exclude_ref, exclude_studies)
     reconciled = 0
+    if isinstance(provider, PlacesProvider):  # one study with places, not a unit per HIT
+        posted = open_places(engine, provider, running, plan.settings, prepared, on_posted)
+        _finish(engine, study_id)
+        return LaunchResult(study_id, posted, 0, already, len(units))
     if reconcile and missing:
         found = {
             u.label: u
-            for u in provider.published(label_prefix(study.name, platform.launch_id))
+            for u in provider.published(label_prefix(running.name, running.platform.launch_id))
             if u.label is not None
         }
         for unit in units:
             if unit.index in missing and unit.label in found:
-                _record_posted(engine, study_id, unit, found[unit.label], "hit.reconciled")
+                _record_posted(engine, study_id, unit, found[unit.label], EventKind.HIT_RECONCILED)
                 missing.discard(unit.index)
                 reconciled += 1
                 if on_posted:
@@ -189,42 +212,48 @@ def post_hits(
         with session_scope(engine) as session:
             record_event(
                 session,
-                "hit.create.intent",
+                EventKind.HIT_CREATE_INTENT,
                 study_id=study_id,
                 subject=unit.label,
                 payload={"index": unit.index, "token": unit.token, "assignments": unit.assignments},
             )
         published = provider.publish(prepared.work_type_id, unit)
-        _record_posted(engine, study_id, unit, published, "hit.created")
+        _record_posted(engine, study_id, unit, published, EventKind.HIT_CREATED)
         posted += 1
         if on_posted:
             on_posted(1)
+    _finish(engine, study_id)
+    return LaunchResult(study_id, posted, reconciled, already, len(units))
+
+
+def _finish(engine: sa.Engine, study_id: int) -> None:
+    """The study runs once every HIT is posted."""
     with session_scope(engine) as session:
         study = session.get(Study, study_id)
         assert study is not None
         if not unposted(session, study_id):
             study.status = StudyStatus.RUNNING
             session.add(study)
-    return LaunchResult(study_id, posted, reconciled, already, len(units))
 
 
 def _prepare(
     engine: sa.Engine,
     provider: Provider,
-    study_id: int,
+    running: LaunchedStudy,
     settings: WorkSettings,
-    exclude_ref: str | None,
     notification_queue: str | None,
 ) -> Prepared:
     """The work type and exclusion group (created once), recorded in the store."""
+    study_id = running.id
     with session_scope(engine) as session:
-        study = session.get(Study, study_id)
-        assert study is not None
-        launch_id = platform_of(session, study).launch_id
-        record_event(session, "platform.prepare.intent", study_id=study_id, subject=study.name)
-    prepared = provider.prepare(f"{study.name} {launch_id}", settings, exclude_ref)
+        platform = session.get(StudyPlatform, study_id)
+        assert platform is not None
+        exclude_ref = platform.block_ref
+        record_event(session, EventKind.PREPARE_INTENT, study_id=study_id, subject=running.name)
+    prepared = provider.prepare(f"{running.name} {platform.launch_id}", settings, exclude_ref)
     with session_scope(engine) as session:
-        platform = platform_of(session, study)
+        platform = session.get(StudyPlatform, study_id)
+        assert platform is not None
         changed = (platform.work_type_id, platform.block_ref) != (
             prepared.work_type_id,
             prepared.exclude_ref,
@@ -235,7 +264,7 @@ def _prepare(
         if changed or prepared.created:
             record_event(
                 session,
-                "platform.prepared",
+                EventKind.PREPARED,
                 study_id=study_id,
                 subject=prepared.work_type_id,
                 payload={"exclude_ref": prepared.exclude_ref, "created": prepared.created},
@@ -243,13 +272,14 @@ def _prepare(
     if notification_queue:
         provider.watch(prepared.work_type_id, notification_queue)
         with session_scope(engine) as session:
-            platform = platform_of(session, study)
+            platform = session.get(StudyPlatform, study_id)
+            assert platform is not None
             if platform.notification_queue != notification_queue:
                 platform.notification_queue = notification_queue
                 session.add(platform)
                 record_event(
                     session,
-                    "platform.notifications",
+                    EventKind.NOTIFICATIONS,
                     study_id=study_id,
                     subject=notification_queue,
                 )
@@ -272,19 +302,15 @@ def _exclude_earlier_workers(
                 .where(Study.name.in_(names))  # type: ignore[attr-defined]
             )
         )
-        done = set(
-            session.exec(
-                select(Event.subject).where(
-                    Event.study_id == study_id, Event.kind == "worker.excluded"
-                )
-            )
-        )
-    for worker in sorted(workers - done):
+    for worker in sorted(workers):
+        with session_scope(engine) as session:
+            if event_logged(session, EventKind.WORKER_EXCLUDED, worker, study_id):
+                continue
         provider.exclude(exclude_ref, worker)
         with session_scope(engine) as session:
             record_event(
                 session,
-                "worker.excluded",
+                EventKind.WORKER_EXCLUDED,
                 study_id=study_id,
                 subject=worker,
                 payload={"reason": "took part in an excluded study", "studies": list(names)},
@@ -292,7 +318,7 @@ def _exclude_earlier_workers(
 
 
 def _record_posted(
-    engine: sa.Engine, study_id: int, unit: WorkUnit, published: PublishedUnit, kind: str
+    engine: sa.Engine, study_id: int, unit: WorkUnit, published: PublishedUnit, kind: EventKind
 ) -> None:
     with session_scope(engine) as session:
         hit = session.exec(
@@ -308,3 +334,70 @@ def _record_posted(
             subject=published.platform_id,
             payload={"index": unit.index, "label": unit.label, "token": unit.token},
         )
+
+
+def launch(
+    engine: sa.Engine,
+    draft: LaunchDraft,
+    loaded: LoadedSpec,
+    *,
+    notification_queue: str | None = None,
+    say: Callable[[str], None] = lambda _line: None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
+) -> LaunchResult:
+    """Check the balance, record the study and its planned HITs, and post what is missing.
+
+    ``say`` gets the lines a person should see (the balance); ``progress(total)`` returns the
+    callback told of each HIT posted.
+    """
+    plan = draft.plan
+    provider = plan.platform.connect(plan.target, draft.endpoint_url)
+    with session_scope(engine) as session:
+        existing = posted_count(session, study_named(session, plan.study_name))
+    remaining = plan.cost_of(plan.hits - existing)
+    if remaining > 0:
+        balance = provider.balance()
+        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
+        check_balance(balance, remaining, plan.target)
+    showings = [p.showings for p in draft.hit_plans]
+    with session_scope(engine) as session:
+        running, created = open_study(
+            session,
+            loaded,
+            plan,
+            showings,
+            endpoint_url=draft.endpoint_url,
+            public_url=draft.public_url,
+        )
+    units = work_units(plan, draft.documents, running.platform.launch_id)
+    return post_hits(
+        engine,
+        provider,
+        running,
+        plan,
+        units,
+        reconcile=not created,
+        exclude_studies=loaded.spec.qualifications.exclude_studies,
+        notification_queue=notification_queue,
+        on_posted=progress(plan.hits - existing) if progress else None,
+    )
+
+
+def known_launch_id(engine: sa.Engine, study_name: str) -> str | None:
+    """The launch id of a study already in the store (a dry run of a resume), else None."""
+    try:
+        with session_scope(engine) as session:
+            study = study_named(session, study_name)
+            return None if study is None else study_platform(session, study).launch_id
+    except sa.exc.SQLAlchemyError:
+        return None  # no store there (or not migrated): a new study
+
+
+def dry_run(
+    engine: sa.Engine | None, plan: LaunchPlan, documents: Sequence[str], queue: str | None
+) -> list[Request]:
+    """The exact requests a launch would send; the launch id of a study already in the store
+    (``engine``: None when there is no store), else <launch id>."""
+    launch_id = (known_launch_id(engine, plan.study_name) if engine else None) or "<launch id>"
+    units = work_units(plan, documents, launch_id)
+    return plan.platform.dry_run(plan.settings, units, queue, f"{plan.study_name} {launch_id}")

@@ -1,21 +1,23 @@
 """A launch's plan before anything is posted: HITs, assignments, cost, warnings, and the guards.
 
-Pure: no platform calls, no database. The guards raise `LaunchRefused` with what to do.
+Pure: no platform calls, no database (the question documents are rendered here, before
+anything is posted). The platform (`harness.platform.provider.Platform`)
+prices the plan and names its limits; the guards raise `LaunchRefused` with what to do.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from urllib.parse import urlsplit
 
-from harness.errors import LaunchRefused
-from harness.platform.pricing import LARGE_HIT_ASSIGNMENTS, CostEstimate, estimate_cost
-from harness.platform.provider import WorkSettings
-
-APPROVAL_RATE_FLOOR = 100
-"""Below this many decided HITs MTurk reports a worker's approval rate as 100%."""
+from harness.errors import InputError, LaunchRefused, Problem
+from harness.platform.provider import CostEstimate, Platform, WorkSettings
+from harness.render.plan import HitPlan
+from harness.spec import LoadedSpec
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,7 @@ class LaunchPlan:
 
     study_name: str
     instrument_hash: str
+    platform: Platform
     target: str
     hosting: str
     hits: int
@@ -39,15 +42,16 @@ class LaunchPlan:
 
     def cost_of(self, hits: int) -> Decimal:
         """Rewards plus fees of ``hits`` of this plan's HITs."""
-        return estimate_cost(self.settings.reward, hits, self.assignments_per_hit).total
+        return self.platform.estimate(self.settings.reward, hits, self.assignments_per_hit).total
 
     def lines(self) -> list[str]:
         """The plan as a person reads it before confirming."""
         s = self.settings
+        units = f"{self.platform.unit_noun}s"
         out = [
             f"study {self.study_name} on {self.target} (instrument {self.instrument_hash[:12]},"
             f" hosting {self.hosting})",
-            f"  HITs: {self.hits} x {self.assignments_per_hit} assignments = "
+            f"  {units}: {self.hits} x {self.assignments_per_hit} assignments = "
             f"{self.assignments} assignments at ${s.reward} each",
             f"  cost: ${self.cost.total} = ${self.cost.rewards} rewards + ${self.cost.fees} fees"
             + (f" (budget ${self.budget})" if self.budget is not None else " (no budget set)"),
@@ -66,29 +70,141 @@ class LaunchPlan:
         return out
 
 
-def assignment_warnings(settings: WorkSettings, assignments_per_hit: int) -> list[str]:
-    """MTurk's limits a researcher must know before posting (they cannot be undone later)."""
-    out = []
-    if assignments_per_hit >= LARGE_HIT_ASSIGNMENTS:
-        out.append(
-            f"{assignments_per_hit} assignments per HIT: HITs with {LARGE_HIT_ASSIGNMENTS} or "
-            "more assignments pay MTurk 20% more in fees (40% instead of 20%)"
+def work_settings(loaded: LoadedSpec) -> WorkSettings:
+    """What every unit of the spec's study shares: title, pay, times and who may take it."""
+    spec = loaded.spec
+    q = spec.qualifications
+    return WorkSettings(
+        title=spec.hit.title,
+        description=spec.hit.description,
+        keywords=list(spec.hit.keywords),
+        reward=spec.hit.reward,
+        assignment_duration=spec.hit.assignment_duration,
+        lifetime=spec.hit.lifetime,
+        auto_approval_delay=spec.hit.auto_approval_delay,
+        countries=list(q.countries),
+        min_approval_rate=q.min_approval_rate,
+        min_approved=q.min_approved_hits,
+    )
+
+
+def plan_launch(loaded: LoadedSpec, platform: Platform, target: str) -> LaunchPlan:
+    """The plan of ``loaded``'s study on ``platform``'s ``target``: HITs, assignments, cost,
+    warnings. `SpecError`-style problems the platform has with the spec come from
+    `platform_problems` (checked before this)."""
+    spec = loaded.spec
+    settings = work_settings(loaded)
+    per_unit = spec.raters_per_item
+    return LaunchPlan(
+        study_name=spec.study.name,
+        instrument_hash=loaded.instrument_hash,
+        platform=platform,
+        target=target,
+        hosting=spec.hosting.value,
+        hits=loaded.n_hits,
+        assignments_per_hit=per_unit,
+        settings=settings,
+        cost=platform.estimate(spec.hit.reward, loaded.n_hits, per_unit),
+        budget=spec.budget,
+        warnings=platform.warnings(settings, per_unit),
+    )
+
+
+def platform_problems(loaded: LoadedSpec, platform: Platform) -> list[Problem]:
+    """What ``platform`` cannot run in the spec, each with the spec's file and line."""
+    settings = work_settings(loaded)
+    return [
+        Problem(str(loaded.path), loaded.line_of(field), field, message)
+        for field, message in platform.problems(settings, loaded.spec.hosting.value)
+    ]
+
+
+def choose_target(loaded: LoadedSpec, given: str | None) -> tuple[Platform, str, str | None]:
+    """The platform and target of a launch, and a note for the person when the spec's target
+    was replaced: a target that spends real money must be named on the command line, so a
+    spec saying it launches on the platform's stand-in (MTurk: production -> sandbox)."""
+    from harness.platform.registry import resolve_target
+
+    spec = loaded.spec.platform
+    platform, target = resolve_target(spec.name, spec.target, given)
+    if given is None and platform.real_money(target):
+        stand_in = platform.stand_in(target)
+        note = (
+            f"note: the spec says {target}, which needs --target {target}; "
+            f"launching on the {stand_in}"
         )
-    elif assignments_per_hit == LARGE_HIT_ASSIGNMENTS - 1:
-        out.append(
-            f"{assignments_per_hit} assignments per HIT: MTurk cannot raise a HIT from fewer "
-            f"than {LARGE_HIT_ASSIGNMENTS} to {LARGE_HIT_ASSIGNMENTS} or more assignments, so "
-            "a lost judgment can be replaced only while the HIT stays below that"
+        return platform, stand_in, note
+    return platform, target, None
+
+
+def check_public_url(platform: Platform, target: str, hosting: str, public_url: str | None) -> None:
+    """Pages harness hosts need the address workers reach them at, over https off loopback."""
+    if hosting == "external" and not public_url:
+        raise InputError(
+            "this spec's hosting is external: give --public-url (or $HARNESS_PUBLIC_URL), the "
+            "base URL where the task server (harness serve) shows the pages"
         )
-    if settings.min_approval_rate is not None and (
-        settings.min_approved is None or settings.min_approved < APPROVAL_RATE_FLOOR
-    ):
-        out.append(
-            f"min_approval_rate {settings.min_approval_rate}% without min_approved_hits >= "
-            f"{APPROVAL_RATE_FLOOR}: MTurk reports 100% for workers with fewer than "
-            f"{APPROVAL_RATE_FLOOR} HITs, so the rate alone admits newcomers"
+    if public_url and not platform.is_local(target) and urlsplit(public_url).scheme != "https":
+        raise InputError(
+            f"--public-url {public_url}: {platform.label} shows external pages only over https; "
+            "give the https address the task server is reachable at"
         )
-    return out
+
+
+def unit_documents(
+    platform: Platform, loaded: LoadedSpec, plans: Sequence[HitPlan], public_url: str | None
+) -> list[str]:
+    """Every unit's question document, built (and size-checked) before anything is posted."""
+    from harness.render.instrument import Instrument
+    from harness.render.question import QuestionTooLarge
+
+    instrument = Instrument.from_loaded(loaded)
+    try:
+        return [
+            platform.question(
+                instrument,
+                plan,
+                hosting=loaded.spec.hosting.value,
+                public_url=public_url,
+                study_name=loaded.spec.study.name,
+            )
+            for plan in plans
+        ]
+    except QuestionTooLarge as exc:
+        raise InputError(f"{loaded.path}: items_per_hit: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class LaunchDraft:
+    """Everything a launch decided before touching a platform or a store: the plan, each
+    unit's plan and question document, where it goes, and a note for the person (if any)."""
+
+    plan: LaunchPlan
+    hit_plans: list[HitPlan]
+    documents: list[str]
+    endpoint_url: str | None
+    public_url: str | None
+    note: str | None
+
+
+def draft_launch(
+    loaded: LoadedSpec, target: str | None, endpoint_url: str | None, public_url: str | None
+) -> LaunchDraft:
+    """Plan ``loaded``'s launch on ``target`` (None: the spec's): refused with every problem
+    the platform has with the spec, or without the page address external hosting needs."""
+    from harness.errors import SpecError
+    from harness.render.plan import plan_hits
+
+    platform, chosen, note = choose_target(loaded, target)
+    problems = platform_problems(loaded, platform)
+    if problems:
+        raise SpecError(problems)
+    check_public_url(platform, chosen, loaded.spec.hosting.value, public_url)
+    endpoint = platform.endpoint(chosen, endpoint_url)
+    hit_plans = plan_hits(loaded)
+    documents = unit_documents(platform, loaded, hit_plans, public_url)
+    plan = plan_launch(loaded, platform, chosen)
+    return LaunchDraft(plan, hit_plans, documents, endpoint, public_url, note)
 
 
 def check_budget(plan: LaunchPlan, budget: Decimal | None = None) -> None:

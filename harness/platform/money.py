@@ -1,4 +1,4 @@
-"""What a study has committed and spent, from the store, priced by its provider's fees.
+"""What a study has committed and spent, from the store, priced by its platform's fees.
 
 Committed: every assignment slot of the posted HITs (the platform takes it when a HIT is
 posted or extended) plus the bonuses paid. Spent: approved assignments plus bonuses.
@@ -9,48 +9,53 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from harness.platform.provider import Provider
-from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Study
+from harness.platform.provider import Platform
+from harness.store.events import EventKind
+from harness.store.models import Assignment, AssignmentStatus, Event, Hit
+from harness.store.studies import LaunchedStudy
 
 ZERO = Decimal("0")
 
 
-def hit_total(provider: Provider, reward: Decimal, assignments: int) -> Decimal:
+def hit_total(platform: Platform, reward: Decimal, assignments: int) -> Decimal:
     """Rewards and fees of one HIT of ``assignments`` assignments."""
-    return provider.estimate(reward, 1, assignments).total
+    return platform.estimate(reward, 1, assignments).total
 
 
 def bonuses_paid(session: Session, study_id: int) -> Decimal:
     """Bonuses with their fees, as review logged them."""
     events = session.exec(
-        select(Event).where(Event.study_id == study_id, Event.kind == "review.bonus")
+        select(Event).where(Event.study_id == study_id, Event.kind == EventKind.BONUS_PAID)
     )
     return sum((Decimal(str(e.payload.get("cost", "0"))) for e in events), ZERO)
 
 
-def committed(session: Session, provider: Provider, study: Study, reward: Decimal) -> Decimal:
+def committed(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
     """What the study's posted HITs and paid bonuses take from the account."""
-    assert study.id is not None
-    hits = session.exec(select(Hit).where(Hit.study_id == study.id)).all()
-    posted = (h.max_assignments for h in hits if h.platform_hit_id is not None)
-    return _sum(hit_total(provider, reward, n) for n in posted) + bonuses_paid(session, study.id)
+    reward = study.platform.reward
+    hits = session.exec(
+        select(Hit.max_assignments).where(
+            Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None)
+        )
+    ).all()
+    return _sum(hit_total(platform, reward, n) for n in hits) + bonuses_paid(session, study.id)
 
 
 def spent(
-    session: Session, provider: Provider, study: Study, reward: Decimal, hits: Iterable[Hit]
+    session: Session, platform: Platform, study: LaunchedStudy, hits: Iterable[Hit]
 ) -> Decimal:
     """What approved work and paid bonuses cost."""
-    assert study.id is not None
+    reward = study.platform.reward
     size = {h.id: h.max_assignments for h in hits}
     approved = session.exec(
         select(Assignment.hit_id).where(
-            Assignment.hit_id.in_(list(size)),  # type: ignore[attr-defined]
+            col(Assignment.hit_id).in_(list(size)),
             Assignment.status == AssignmentStatus.APPROVED,
         )
     ).all()
-    each = _sum(hit_total(provider, reward, size[h]) / size[h] for h in approved)
+    each = _sum(hit_total(platform, reward, size[h]) / size[h] for h in approved)
     return each + bonuses_paid(session, study.id)
 
 

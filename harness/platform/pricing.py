@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from harness.platform.provider import CostEstimate
+
 CENT = Decimal("0.01")
 COMMISSION = Decimal("0.20")
 LARGE_HIT_EXTRA = Decimal("0.20")
@@ -32,7 +34,11 @@ def parse_amount(text: str) -> Decimal:
         value = Decimal(text)
     except (InvalidOperation, TypeError) as exc:
         raise ValueError(f"not a currency amount: {text!r}") from exc
-    if not value.is_finite() or value < 0 or value != to_cents(value):
+    try:
+        exact = value.is_finite() and value >= 0 and value == to_cents(value)
+    except InvalidOperation:  # e.g. 1e400: more digits than a quantized amount can have
+        exact = False
+    if not exact:
         raise ValueError(f"not a currency amount: {text!r}")
     return value
 
@@ -90,19 +96,6 @@ def hit_cost(reward: Decimal, max_assignments: int) -> HitCost:
 def bonus_cost(bonus: Decimal) -> Decimal:
     """The cost of a bonus payment: the bonus plus its fee."""
     return bonus + bonus_fee(bonus)
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """A study's cost before launch: rewards and MTurk's fees over all its assignments."""
-
-    assignments: int
-    rewards: Decimal
-    fees: Decimal
-
-    @property
-    def total(self) -> Decimal:
-        return self.rewards + self.fees
 
 
 def estimate_cost(reward: Decimal, hits: int, assignments_per_hit: int) -> CostEstimate:

@@ -1,10 +1,18 @@
 """What harness needs from a recruitment platform, independent of which one it is.
 
-A provider publishes a study's units of work (MTurk: HITs), lists what workers submitted, and
-approves, rejects, pays bonuses, blocks workers and adds raters. Launch, sync and review talk
-only to this interface; `harness.platform.mturk` is the first provider. Another platform
-(Prolific, a plain study link) needs a class with these methods, and no change to specs,
-pages, the store, screening or reports.
+Two objects per platform, both behind this module's protocols:
+
+- a `Platform` says what harness must know before connecting: its targets, its fees and
+  limits, what its question documents and answer documents look like, what a dry run would
+  send, how its notifications read. It imports nothing heavy (`harness validate` and
+  `--dry-run` use it without a network client);
+- a `Provider`, made by `Platform.connect` for one target, publishes a study's units of work
+  (MTurk: HITs), lists what workers submitted, and approves, rejects, pays bonuses, blocks
+  workers and adds raters.
+
+Launch, sync, review, status and expire talk only to these; `harness.platform.registry` names
+the platforms. A new platform is one subpackage with a `Platform` and a `Provider`, plus one
+registry line, and no change to specs, pages, the store, screening or reports.
 
 Every method that creates something takes a caller-chosen ``token``: the same token means the
 same request, so a repeated call after a crash or a lost answer cannot create a second one.
@@ -12,27 +20,54 @@ same request, so a repeated call after a crash or a lost answer cannot create a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness.errors import PlatformError
-from harness.platform.pricing import CostEstimate
+
+if TYPE_CHECKING:
+    from harness.answer import Answer
+    from harness.render.instrument import Instrument
+    from harness.render.plan import HitPlan
 
 __all__ = [
+    "Arrival",
+    "CostEstimate",
+    "EventTopic",
+    "LocalService",
+    "PlacesPlatform",
+    "PlacesProvider",
+    "PlacesStudy",
+    "Platform",
     "PlatformError",
+    "PlatformEvent",
     "Prepared",
     "Provider",
     "PublishedUnit",
+    "Request",
     "Submission",
     "SubmissionState",
     "UnitState",
     "WorkSettings",
     "WorkUnit",
 ]
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What work costs before it is posted: rewards and the platform's fees, over assignments."""
+
+    assignments: int
+    rewards: Decimal
+    fees: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return self.rewards + self.fees
 
 
 class UnitState(StrEnum):
@@ -49,6 +84,8 @@ class SubmissionState(StrEnum):
     SUBMITTED = "submitted"
     APPROVED = "approved"
     REJECTED = "rejected"
+    RETURNED = "returned"  # places: the participant gave the place back (Prolific RETURNED)
+    TIMED_OUT = "timed_out"  # places: the participant ran out of time (Prolific TIMED-OUT)
 
 
 @dataclass(frozen=True)
@@ -120,14 +157,80 @@ class Prepared:
     created: list[str] = field(default_factory=list)  # what was created this time, for the log
 
 
-class Provider(Protocol):
-    """A recruitment platform (see the module docstring)."""
+class EventTopic(StrEnum):
+    """What a platform notification is about, as far as sync cares."""
 
+    SUBMISSION = "submission"  # a submission's state changed: look the submission up
+    UNIT = "unit"  # a unit's state changed: look the unit up
+    OTHER = "other"  # nothing sync stores (accepted, returned, a test event)
+
+
+@dataclass(frozen=True)
+class PlatformEvent:
+    """One notification, reduced to what to look up on the platform. A notification says what
+    happened; the platform says what is true now. ``unit_id`` is None for events about no unit
+    (e.g. a test event)."""
+
+    topic: EventTopic
+    unit_id: str | None
+    assignment_id: str | None = None
+
+
+@dataclass(frozen=True)
+class LocalService:
+    """A local platform service: the ``harness`` command that runs it, and the path that
+    answers once it is up."""
+
+    command: list[str]
+    probe: str
     name: str
-    target: str
 
-    def balance(self) -> Decimal:
-        """Money available to spend."""
+
+@dataclass(frozen=True)
+class Request:
+    """One call a launch would make, as a dry run prints it."""
+
+    operation: str
+    params: dict[str, Any]
+
+
+class Platform(Protocol):
+    """A recruitment platform before connecting to it (see the module docstring)."""
+
+    name: str  # the registry's key, e.g. "mturk"
+    label: str  # for people, e.g. "MTurk"
+    unit_noun: str  # what a unit of work is called there, e.g. "HIT"
+    targets: tuple[str, ...]  # e.g. ("local", "sandbox", "production"); unique across platforms
+    hostings: tuple[str, ...]  # the spec's hosting modes it can run ("external", "mturk")
+
+    def is_local(self, target: str) -> bool:
+        """Whether ``target`` is harness's own local service (no account, no money)."""
+        ...
+
+    def real_money(self, target: str) -> bool:
+        """Whether work posted on ``target`` is paid with real money (it must then be named on
+        the command line, and its cost typed back)."""
+        ...
+
+    def stand_in(self, target: str) -> str:
+        """Where a spec's real-money ``target`` launches unless named on the command line."""
+        ...
+
+    def endpoint(self, target: str, endpoint_url: str | None) -> str | None:
+        """The endpoint to store with a study on ``target`` (None: the target's fixed one)."""
+        ...
+
+    def connect(self, target: str, endpoint_url: str | None) -> Provider:
+        """A provider talking to ``target``."""
+        ...
+
+    def start_local(self, endpoint_url: str | None) -> str:
+        """Start the local service at ``endpoint_url`` unless it answers; say what happened."""
+        ...
+
+    def local_service(self, port: int, state: str) -> LocalService | None:
+        """How to run this platform's local service on loopback ``port`` with its state in the
+        file ``state`` (None: the platform needs none, e.g. a study link)."""
         ...
 
     def estimate(self, reward: Decimal, units: int, assignments_per_unit: int) -> CostEstimate:
@@ -136,6 +239,68 @@ class Provider(Protocol):
 
     def bonus_cost(self, amount: Decimal) -> Decimal:
         """What paying a bonus of ``amount`` costs, fees included."""
+        ...
+
+    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+        """What this platform cannot run: (spec field, message) pairs, e.g. a reward below its
+        minimum; empty when it can run the study."""
+        ...
+
+    def warnings(self, settings: WorkSettings, assignments_per_unit: int) -> list[str]:
+        """Limits a researcher must know before posting (they cannot be undone later)."""
+        ...
+
+    def raters_refusal(self, unit_id: str, current: int, new: int) -> str | None:
+        """Why a unit of ``current`` raters cannot grow to ``new`` (None: it can)."""
+        ...
+
+    def question(
+        self,
+        instrument: Instrument,
+        plan: HitPlan,
+        *,
+        hosting: str,
+        public_url: str | None,
+        study_name: str,
+    ) -> str:
+        """The question document a unit is published with (MTurk: ExternalQuestion or
+        HTMLQuestion XML); `harness.render.question.QuestionTooLarge` past the platform's size."""
+        ...
+
+    def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
+        """A submission's answer document as answers (platform-hosted pages)."""
+        ...
+
+    def dry_run(
+        self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
+    ) -> list[Request]:
+        """The exact requests a launch would send (what is not known yet shown as <...>)."""
+        ...
+
+    def events(self, body: str) -> list[PlatformEvent]:
+        """A notification message's body as events, every event it holds (empty for a body
+        that is not a notification)."""
+        ...
+
+    def queue_client(self, target: str, queue_url: str) -> Any:
+        """A client of the queue ``queue_url`` that ``target``'s notifications go to
+        (``receive_message`` and ``delete_message`` as SQS has them); a local target's queue
+        must be local too (`InputError` otherwise): nothing reaches a real cloud from it."""
+        ...
+
+
+class Provider(Protocol):
+    """A recruitment platform, connected (see the module docstring)."""
+
+    target: str
+
+    @property
+    def platform(self) -> Platform:
+        """What the platform is, apart from this connection (fees, limits, documents)."""
+        ...
+
+    def balance(self) -> Decimal:
+        """Money available to spend."""
         ...
 
     def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
@@ -181,4 +346,67 @@ class Provider(Protocol):
 
     def expire(self, platform_id: str) -> None:
         """Stop a unit taking new workers now; what was submitted stays."""
+        ...
+
+
+# -- platforms with places ------------------------------------------------------------------
+# Prolific and a study link publish one study with places, not one unit per HIT: harness's
+# task server gives each arriving participant a slot (`harness.store.allocation`). A platform
+# that works this way implements these two protocols on top of the ones above; launch, sync,
+# review and the participant pages ask ``isinstance(x, PlacesPlatform / PlacesProvider)``, so
+# MTurk and any other unit-based platform need nothing new.
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """Who arrived at a study's entry page, as the platform's URL parameters say."""
+
+    worker_id: str
+    session_ref: str | None  # the platform's id of this session (None: harness makes one)
+    study_ref: str | None = None  # the platform's id of the study they came from (checked)
+
+
+@dataclass(frozen=True)
+class PlacesStudy:
+    """The one study a places platform publishes for a harness study."""
+
+    label: str  # finds the study again (the platform's internal name)
+    places: int  # every slot of every HIT
+    url: str  # the entry page participants are sent to (harness's /p/<study>)
+    completion_code: str
+    settings: WorkSettings
+    exclude_ref: str  # the group of participants who may not take part
+
+
+@runtime_checkable
+class PlacesPlatform(Protocol):
+    """A platform whose participants harness allocates work to (see above)."""
+
+    def arrival(self, args: Mapping[str, str]) -> Arrival:
+        """The participant in an entry page's query parameters; `InputError` (with what to do)
+        when the parameters do not name one."""
+        ...
+
+    def completion_url(self, target: str, endpoint_url: str | None, code: str) -> str | None:
+        """Where a participant goes after submitting (Prolific: its completion URL with the
+        code); None: harness shows the code on a page of its own."""
+        ...
+
+
+@runtime_checkable
+class PlacesProvider(Protocol):
+    """A places platform, connected."""
+
+    def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
+        """Create and publish the study, or find it (by its label) when an earlier run did; the
+        unit's ``platform_id`` is the platform's study id."""
+        ...
+
+    def set_places(self, study_ref: str, places: int) -> None:
+        """Make the study have ``places`` places in all (idempotent: a total, not a delta)."""
+        ...
+
+    def study_submissions(self, study_ref: str) -> list[Submission]:
+        """Every submission of the study (all pages) that was submitted, decided, returned or
+        timed out; ``assignment_id`` is the session id the participant arrived with."""
         ...

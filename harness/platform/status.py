@@ -16,9 +16,9 @@ from sqlmodel import Session, func, select
 
 from harness.platform import money
 from harness.platform.pricing import format_amount
-from harness.platform.provider import Provider
-from harness.platform.studies import find_study, platform_of
+from harness.platform.provider import Platform
 from harness.store.models import Assignment, Hit, Item, Judgment
+from harness.store.studies import LaunchedStudy
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,9 @@ class StudyReport:
         ]
 
 
-def study_report(session: Session, provider: Provider, study_name: str) -> StudyReport:
-    study = find_study(session, study_name)
-    platform = platform_of(session, study)
+def study_report(session: Session, platform: Platform, running: LaunchedStudy) -> StudyReport:
+    """The study's state from the store, its money priced by ``platform``'s fees."""
+    study = running.study
     hits = list(session.exec(select(Hit).where(Hit.study_id == study.id)))
     assignments = list(
         session.exec(
@@ -76,7 +76,7 @@ def study_report(session: Session, provider: Provider, study_name: str) -> Study
         )
     )
     raters = _raters_per_item(session, hits)
-    target = platform.assignments_per_hit
+    target = running.platform.assignments_per_hit
     return StudyReport(
         name=study.name,
         target=study.target,
@@ -90,8 +90,8 @@ def study_report(session: Session, provider: Provider, study_name: str) -> Study
         raters_median=float(raters.median()) if len(raters) else 0.0,
         raters_max=int(raters.max()) if len(raters) else 0,
         judgments=_judgments(session, hits),
-        committed=money.committed(session, provider, study, platform.reward),
-        spent=money.spent(session, provider, study, platform.reward, hits),
+        committed=money.committed(session, platform, running),
+        spent=money.spent(session, platform, running, hits),
         budget=study.budget,
     )
 

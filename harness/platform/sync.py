@@ -2,51 +2,50 @@
 
 For every posted HIT, every submitted assignment (all pages) is reconciled with the store:
 with ``external`` hosting the task server has stored the judgments and sync records the
-platform's status; with ``mturk`` hosting sync reads the answer document into judgments. When
-the store has no judgments for an assignment the platform holds answers for (the task server
-missed it), they are recovered from the platform's answer document. Idempotent: a second run
-writes nothing, not even an event.
+platform's status; with platform hosting (MTurk's ``mturk``) sync reads the answer document into
+judgments. When the store has no judgments for an assignment the platform holds answers for
+(the task server missed it), they are recovered from the platform's answer document.
+Idempotent: a second run writes nothing, not even an event.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from harness.platform.provider import Provider, Submission, SubmissionState
-from harness.platform.studies import find_study, platform_of
+from harness.platform.after_submission import AfterSubmission, run_after_submission
+from harness.platform.provider import EventTopic, Provider, Submission, SubmissionState
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
-from harness.store.events import record_event
-from harness.store.models import (
-    Assignment,
-    AssignmentStatus,
-    Event,
-    Hit,
-    HitStatus,
-    Judgment,
-    Study,
-)
+from harness.store.events import EventKind, event_logged, record_event
+from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment
+from harness.store.studies import LaunchedStudy
 from harness.store.submissions import Answer, record_accept, store_submission
 
+if TYPE_CHECKING:
+    from harness.render.instrument import Instrument
+
 AnswerParser = Callable[[str, HitPlan], list[Answer]]
-"""Reads a platform answer document into answers (harness.render.answers.answers_from_xml)."""
+"""Reads a platform answer document into answers (`Platform.read_answers`)."""
 AnswerChecker = Callable[[HitPlan, list[Answer]], list[str]]
 """Problems with answers against the instrument (empty: valid)."""
-AfterSubmission = Callable[[Session, int], None]
-"""Called with a session of its own and the assignment's row id after a new submission is
-stored and committed (the CLI wires live screening to it)."""
 
 _STATUS = {
     SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
     SubmissionState.APPROVED: AssignmentStatus.APPROVED,
     SubmissionState.REJECTED: AssignmentStatus.REJECTED,
+    SubmissionState.RETURNED: AssignmentStatus.RETURNED,
+    SubmissionState.TIMED_OUT: AssignmentStatus.ABANDONED,
 }
+
+
+def assignment_status(state: SubmissionState) -> AssignmentStatus:
+    """The store's status of an assignment the platform reports in ``state``."""
+    return _STATUS[state]
 
 
 @dataclass
@@ -70,48 +69,60 @@ class SyncReport:
         )
 
 
-def run_after_submission(engine: sa.Engine, hooks: SyncHooks, report: SyncReport) -> None:
-    """Call the after-submission hook for each assignment stored (and committed) since last
-    called, each in a transaction of its own. The judgments are safe by then: a failing hook
-    is logged (``assignment.after_submission_failed``) and reported, and sync goes on."""
-    pending, report.new = report.new, []
-    if hooks.after_submission is None:
-        return
-    for assignment_id in pending:
-        try:
-            with session_scope(engine) as session:
-                hooks.after_submission(session, assignment_id)
-        except Exception as exc:  # noqa: BLE001 - reported and logged, not swallowed
-            message = f"assignment {assignment_id}: {type(exc).__name__}: {exc}"
-            report.hook_failures.append(message)
-            with session_scope(engine) as session:
-                record_event(
-                    session,
-                    "assignment.after_submission_failed",
-                    subject=str(assignment_id),
-                    payload={"error": message},
-                )
-
-
 @dataclass(frozen=True)
 class SyncHooks:
-    """How to read answers (mturk hosting), check them, and what to do after storing one."""
+    """How to read answers (platform-hosted pages), check them, and what to do after storing."""
 
     parse: AnswerParser | None = None
     check: AnswerChecker | None = None
     after_submission: AfterSubmission | None = None
 
+    @classmethod
+    def of(
+        cls, provider: Provider, instrument: Instrument, after: AfterSubmission | None
+    ) -> SyncHooks:
+        """Answers read with the platform's codec and checked against the stored instrument."""
+        from harness.render.validation import check_answers
+
+        def check(plan: HitPlan, answers: list[Answer]) -> list[str]:
+            return list(check_answers(instrument, plan, answers))
+
+        return cls(parse=provider.platform.read_answers, check=check, after_submission=after)
+
+
+def run_hooks(
+    engine: sa.Engine, study: LaunchedStudy, hooks: SyncHooks, report: SyncReport
+) -> None:
+    """Call the after-submission hook once for the assignments stored (and committed) since
+    last called: it screens every stored assignment not screened yet, so one call serves a
+    HIT's submissions. The judgments are safe by then: a failing hook is logged and reported,
+    and sync goes on (the assignments stay unscreened for the next call)."""
+    pending, report.new = report.new, []
+    if hooks.after_submission is None or not pending:
+        return
+    failure = run_after_submission(engine, hooks.after_submission, study.id, pending[-1])
+    if failure is not None:
+        report.hook_failures.append(f"assignments {', '.join(map(str, pending))}: {failure}")
+
 
 def sync_study(
-    engine: sa.Engine, provider: Provider, study_name: str, hooks: SyncHooks
+    engine: sa.Engine, provider: Provider, study: LaunchedStudy, hooks: SyncHooks
 ) -> SyncReport:
-    """Reconcile every posted HIT of the study with the platform (one transaction per HIT)."""
+    """Reconcile every posted HIT of the study with the platform (one transaction per HIT); on a
+    platform with places, every submission of its one study (`harness.platform.places_sync`)."""
+    from harness.platform.provider import PlacesProvider
+
+    if isinstance(provider, PlacesProvider):
+        from harness.platform.places_sync import sync_places
+
+        return sync_places(engine, provider, study, hooks)
     report = SyncReport()
     with session_scope(engine) as session:
-        study = find_study(session, study_name)
         hits = [
             (h.id, h.platform_hit_id)
-            for h in session.exec(select(Hit).where(Hit.study_id == study.id).order_by(Hit.index))  # type: ignore[arg-type]
+            for h in session.exec(
+                select(Hit).where(Hit.study_id == study.id).order_by(col(Hit.index))
+            )
             if h.platform_hit_id is not None
         ]
     for hit_id, platform_id in hits:
@@ -125,23 +136,26 @@ def sync_study(
                 session, hit, HitStatus(unit.state.value), unit.assignments
             )
             for submission in submissions:
-                apply_submission(session, hit, submission, hooks, report)
-        run_after_submission(engine, hooks, report)
+                apply_submission(session, study, hit, submission, hooks, report)
+        run_hooks(engine, study, hooks, report)
         report.hits += 1
     return report
 
 
 def apply_submission(
-    session: Session, hit: Hit, submission: Submission, hooks: SyncHooks, report: SyncReport
+    session: Session,
+    study: LaunchedStudy,
+    hit: Hit,
+    submission: Submission,
+    hooks: SyncHooks,
+    report: SyncReport,
 ) -> None:
     """Store one platform submission: judgments if new, the platform's status if changed."""
     report.submissions += 1
-    study = session.get(Study, hit.study_id)
-    assert study is not None
-    hosting = platform_of(session, study).hosting
+    hosting = study.platform.hosting
     assignment = _assignment(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
-    if not has_judgments and (hosting == "mturk" or submission.answer):
+    if not has_judgments and (hosting != "external" or submission.answer):
         answers = _read(session, study, hit, submission, hooks, report)
         if answers is not None:
             stored = store_submission(
@@ -154,11 +168,11 @@ def apply_submission(
             )
             if stored.created:
                 report.stored += 1
-                if hosting != "mturk":
+                if hosting == "external":
                     report.recovered += 1
                     record_event(
                         session,
-                        "assignment.recovered",
+                        EventKind.ASSIGNMENT_RECOVERED,
                         study_id=study.id,
                         subject=submission.assignment_id,
                         payload={"reason": "the task server had no judgments for it"},
@@ -167,16 +181,14 @@ def apply_submission(
                 assert assignment.id is not None
                 report.new.append(assignment.id)
     if assignment is None:
-        hit_row = session.get(Hit, hit.id)
-        assert hit_row is not None
         assignment = record_accept(
-            session, hit_row, submission.assignment_id, submission.worker_id, submission.accepted_at
+            session, hit, submission.assignment_id, submission.worker_id, submission.accepted_at
         )
     wanted = _STATUS[submission.state]
     if assignment.status != wanted:
         record_event(
             session,
-            "assignment.status",
+            EventKind.ASSIGNMENT_STATUS,
             study_id=study.id,
             subject=submission.assignment_id,
             payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
@@ -191,7 +203,7 @@ def apply_submission(
 
 def _read(
     session: Session,
-    study: Study,
+    study: LaunchedStudy,
     hit: Hit,
     submission: Submission,
     hooks: SyncHooks,
@@ -209,15 +221,10 @@ def _read(
     if not problems:
         return answers
     report.invalid.append(submission.assignment_id)
-    logged = session.exec(
-        select(Event.id).where(
-            Event.kind == "assignment.invalid", Event.subject == submission.assignment_id
-        )
-    ).first()
-    if logged is None:
+    if not event_logged(session, EventKind.ASSIGNMENT_INVALID, submission.assignment_id):
         record_event(
             session,
-            "assignment.invalid",
+            EventKind.ASSIGNMENT_INVALID,
             study_id=study.id,
             subject=submission.assignment_id,
             payload={"worker": submission.worker_id, "problems": problems[:20]},
@@ -231,7 +238,7 @@ def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) 
         return 0
     record_event(
         session,
-        "hit.status",
+        EventKind.HIT_STATUS,
         study_id=hit.study_id,
         subject=hit.platform_hit_id,
         payload={
@@ -263,14 +270,10 @@ def _has_judgments(session: Session, assignment: Assignment) -> bool:
 
 
 # -- notifications ------------------------------------------------------------------------
-ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
-HIT_EVENTS = {"HITReviewable", "HITExpired"}
-
-
 def sync_from_queue(
     engine: sa.Engine,
     provider: Provider,
-    study_name: str,
+    study: LaunchedStudy,
     hooks: SyncHooks,
     sqs: Any,
     queue_url: str,
@@ -279,13 +282,13 @@ def sync_from_queue(
 ) -> SyncReport:
     """Consume the study's notifications from an SQS queue until it is empty.
 
-    Each event is looked up on the platform (a notification says what happened, the platform
-    says what is true now) and stored like a polled submission; a message is deleted only
-    after its effect is committed. Messages about other studies' HITs are left in the queue.
+    Each message is read by the platform (`Platform.events`); each event is looked up on the
+    platform (a notification says what happened, the platform says what is true now) and
+    stored like a polled submission; a message is deleted only after its effect is committed.
+    Messages about other studies' HITs (or none, like a test event) are left in the queue.
     """
     report = SyncReport()
     with session_scope(engine) as session:
-        study = find_study(session, study_name)
         ours = {
             h.platform_hit_id: h.id
             for h in session.exec(select(Hit).where(Hit.study_id == study.id))
@@ -293,29 +296,31 @@ def sync_from_queue(
         }
     seen_hits: set[str] = set()
     for message in _messages(sqs, queue_url, wait_seconds):
-        events = json.loads(message["Body"]).get("Events", [])
-        if any(e.get("HITId") not in ours for e in events):
+        events = provider.platform.events(message["Body"])
+        if not events or any(e.unit_id not in ours for e in events):
             continue  # another study's (or a test event): not ours to delete
         for event in events:
-            hit_id = ours[event["HITId"]]
-            if event.get("EventType") in ASSIGNMENT_EVENTS and event.get("AssignmentId"):
-                submission = provider.submission(event["AssignmentId"])
+            assert event.unit_id is not None
+            hit_id = ours[event.unit_id]
+            if event.topic is EventTopic.SUBMISSION:
+                assert event.assignment_id is not None
+                submission = provider.submission(event.assignment_id)
                 if submission is None:
                     continue
                 with session_scope(engine) as session:
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
-                    apply_submission(session, hit, submission, hooks, report)
-                run_after_submission(engine, hooks, report)
-            elif event.get("EventType") in HIT_EVENTS:
-                unit = provider.unit(event["HITId"])
+                    apply_submission(session, study, hit, submission, hooks, report)
+                run_hooks(engine, study, hooks, report)
+            elif event.topic is EventTopic.UNIT:
+                unit = provider.unit(event.unit_id)
                 with session_scope(engine) as session:
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
                     report.hit_changes += _hit_status(
                         session, hit, HitStatus(unit.state.value), unit.assignments
                     )
-            seen_hits.add(event["HITId"])
+            seen_hits.add(event.unit_id)
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     report.hits = len(seen_hits)
     return report

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -114,18 +114,24 @@ class Instrument:
         return cached
 
 
-def stored_instrument(
-    spec_json: dict[str, Any],
-    item_rows: list[dict[str, Any]],
-    guidelines: str,
-    template_dirs: list[Path] | None = None,
-) -> Instrument:
-    """An instrument from what the store keeps: the frozen spec JSON, one dict per item
-    (``item_id``, ``role``, ``gold``, ``group`` and the display columns) and the guidelines."""
-    spec = TaskSpec.model_validate(spec_json)
+class Frozen(Protocol):
+    """What the store keeps of an instrument (`harness.store.instruments.FrozenInstrument`)."""
+
+    @property
+    def spec(self) -> dict[str, Any]: ...
+    @property
+    def items(self) -> list[dict[str, Any]]: ...
+    @property
+    def guidelines(self) -> str: ...
+
+
+def stored_instrument(frozen: Frozen, template_dirs: list[Path] | None = None) -> Instrument:
+    """The instrument of a stored study, from what the store keeps: the frozen spec JSON, one
+    dict per item (``item_id``, ``role``, ``gold``, ``group`` and the display columns) and the
+    guidelines. The one way to rebuild a stored instrument (task server, sync, simulation)."""
     return Instrument(
-        spec=spec,
-        items=pd.DataFrame.from_records(item_rows),
-        guidelines=guidelines,
+        spec=TaskSpec.model_validate(frozen.spec),
+        items=pd.DataFrame.from_records(frozen.items),
+        guidelines=frozen.guidelines,
         template_dirs=list(template_dirs) if template_dirs else [templates_dir()],
     )

@@ -21,7 +21,8 @@ from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
 from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
-from harness.spec.model import Hosting, StudyType
+from harness.spec.model import Hosting
+from harness.spec.study_types import definition
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 """The assignmentId MTurk gives a page that a worker previews before accepting."""
@@ -204,22 +205,17 @@ def _long(sides: list[str]) -> bool:
 def _examples(instrument: Instrument) -> list[dict[str, Any]]:
     labels = {_number(v): label for v, label, _ in instrument.scale.options}
     columns = instrument.display_columns
+    kind = definition(instrument.spec.type)
     out = []
     for example in instrument.spec.guidelines.examples:
         sides = [example.item.get(c, "") for c in columns] or list(example.item.values())
         answer = example.answer
         text = _number(answer) if isinstance(answer, int | float) else str(answer)
-        if instrument.spec.type is not StudyType.RATING and text in labels:
-            text = (
-                labels[text]
-                if instrument.spec.type is StudyType.PAIR_COMPARISON
-                else (f"{labels[text]} ({text})")
-            )
         out.append(
             {
                 "sides": sides,
                 "long": _long(sides),
-                "answer": text,
+                "answer": kind.example_answer(text, labels.get(text)),
                 "explanation": example.explanation,
             }
         )

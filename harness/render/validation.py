@@ -6,15 +6,14 @@ the page and what it shows), what was wrong, and what is allowed.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 
 from harness.answer import Answer
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
-from harness.spec.model import StudyType
 from harness.spec.scale import Scale
+from harness.spec.study_types import definition
 
 
 def check_answers(
@@ -33,6 +32,7 @@ def check_answers(
     expected = Counter(plan.showings)
     total = sum(expected.values())
     scale = instrument.scale
+    kind = definition(instrument.spec.type)
     may_skip = scale.skip or instrument.spec.scale.gate is not None
     problems: list[str] = []
 
@@ -74,7 +74,7 @@ def check_answers(
             continue
         if answer.value is None:
             problems.append(f"{where}: no answer; {_allowed(instrument, scale)}")
-        elif not (math.isfinite(answer.value) and scale.accepts(answer.value)):
+        elif not kind.accepts(scale, answer.value):
             problems.append(
                 f"{where}: {answer.value:g} is not allowed; {_allowed(instrument, scale)}"
             )
@@ -87,29 +87,13 @@ def check_answers(
 
 
 def _allowed(instrument: Instrument, scale: Scale) -> str:
-    skip = f', or tick "{instrument.spec.scale.skip_label}"' if scale.skip else ""
-    if instrument.spec.type is StudyType.PAIR_COMPARISON:
-        return f"choose one of the three answers{skip}"
-    if scale.options:
-        return f"choose one of the options{skip}"
-    if scale.fractional:
-        grain = (
-            f"with at most {scale.decimals} decimal{'s' if scale.decimals != 1 else ''}"
-            if scale.decimals
-            else "a whole number"
-        )
-        return f"enter a number from {scale.min:g} to {scale.max:g} {grain}{skip}"
-    return f"enter a number from {scale.min:g} to {scale.max:g} in steps of {scale.step:g}{skip}"
+    return definition(instrument.spec.type).allowed_answers(scale, instrument.spec.scale.skip_label)
 
 
 def _label(instrument: Instrument, key: str) -> str:
     if not instrument.has_item(key):
         return key
-    sides = instrument.sides(key)
-    if instrument.spec.type is StudyType.PAIR_COMPARISON and len(sides) == 4:
-        return f"{sides[0]} – {sides[1]} vs {sides[2]} – {sides[3]}"
-    text = " – ".join(sides)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return definition(instrument.spec.type).item_label(instrument.sides(key))
 
 
 def _name(instrument: Instrument, key: str) -> str:

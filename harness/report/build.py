@@ -13,7 +13,7 @@ from harness.report.compare import (
     screening_section,
     systems_section,
 )
-from harness.report.document import Document, Section, Table
+from harness.report.document import METHODS_CITATION, Document, Section, Table
 from harness.report.numbers import interval, num
 from harness.report.sections import (
     card_section,
@@ -28,7 +28,8 @@ def build_document(c: Characterization) -> Document:
     new, orig = c.new_instrument.name, c.original_instrument.name
     return Document(
         title=f"{new} characterized against {orig}",
-        subtitle="Every figure is defined in METHODS.md section 6; values for all judgments "
+        subtitle=f"Every figure is defined in {METHODS_CITATION}, section 6; values for all "
+        "judgments "
         + ("and for the screened set side by side." if c.screened else "(no screened set given)."),
         sections=[
             summary_section(c),

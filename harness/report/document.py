@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from harness import __version__
+
+METHODS_CITATION = (
+    f"the methods documentation of harness {__version__} (docs/methods.md in its source)"
+)
+"""How the report cites the definitions of its figures: by name and version, since report.html is
+read far from the repository (a relative link would break)."""
+
 
 @dataclass(frozen=True)
 class Table:

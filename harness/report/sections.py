@@ -7,7 +7,7 @@ import numpy as np
 
 from harness.characterize import Characterization, InstrumentFigures, Precision
 from harness.report import plots
-from harness.report.document import Plot, Section, Table
+from harness.report.document import METHODS_CITATION, Plot, Section, Table
 from harness.report.numbers import interval, num, share
 
 
@@ -66,7 +66,7 @@ def repeatability_section(c: Characterization) -> Section:
         f"Alpha at the {first.level} level, from all pairable values; {first.resamples} "
         f"bootstrap resamples of items (seed {first.seed}), percentile 95% interval; q is the "
         f"share of bootstrap alphas below alpha_min = {first.alpha_min:.3f}. Verdict: >= 0.800 "
-        "reliable, 0.667-0.800 tentative, below unreliable (METHODS.md section 5)."
+        f"reliable, 0.667-0.800 tentative, below unreliable ({METHODS_CITATION}, section 5)."
     )
     warnings = [f"{n}: {f.repeatability.warning}" for n, f in columns(c).items()
                 if f.repeatability.warning]  # fmt: skip

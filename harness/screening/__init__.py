@@ -1,4 +1,4 @@
-"""Worker-level screening (METHODS.md section 4): heuristics H1-H10 and the extremes report.
+"""Worker-level screening (docs/methods.md section 4): heuristics H1-H10 and the extremes report.
 
 Each heuristic is a pure function ``(judgments, context) -> DataFrame[worker_id, score,
 evidence, flag]`` over the long judgment table; `screen_workers` runs several and combines them

@@ -16,11 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from harness.screening.context import shared
+
 SIDES = [-1, 0, 1]
 
 
 def cells(rows: pd.DataFrame) -> pd.DataFrame:
     """``item_id, worker_id, value``: each worker's mean value per item (content rows)."""
+    return shared("cells", (rows,), None, lambda: _cells(rows))
+
+
+def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     item_codes, items = pd.factorize(rows["item_id"])
     worker_codes, workers = pd.factorize(rows["worker_id"])
     width = max(len(workers), 1)
@@ -50,15 +56,23 @@ class ItemAggregates:
 
     @classmethod
     def of(cls, rows: pd.DataFrame, midpoint: float) -> ItemAggregates:
-        """The aggregates of content ``rows`` (every rater of every item in them)."""
+        """The aggregates of content ``rows`` (every rater of every item in them).
+
+        Inside `harness.screening.context.sharing` (a batch run, which never calls `replace`)
+        the aggregates of one table are computed once.
+        """
+        return shared("aggregates", (rows,), midpoint, lambda: cls._of(rows, midpoint))
+
+    @classmethod
+    def _of(cls, rows: pd.DataFrame, midpoint: float) -> ItemAggregates:
         item_codes, items = pd.factorize(rows["item_id"])
         values = rows["value"].to_numpy(dtype=float)
         n = len(items)
         cell = cells(rows)
         cell_values = cell["value"].to_numpy()
         cell_items = pd.Index(items).get_indexer(pd.Index(cell["item_id"]))
-        counts = np.zeros((n, len(SIDES)), dtype=np.int64)
-        np.add.at(counts, (cell_items, sides(cell_values, midpoint) + 1), 1)
+        flat = cell_items * len(SIDES) + sides(cell_values, midpoint) + 1
+        counts = np.bincount(flat, minlength=n * len(SIDES)).reshape(n, len(SIDES))
         index = pd.Index(items, name="item_id")
         totals = {
             "sum": np.bincount(cell_items, cell_values, minlength=n),

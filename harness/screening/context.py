@@ -8,8 +8,11 @@ and the flag False.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,6 +23,7 @@ from harness.spec.load import LoadedSpec
 from harness.spec.model import Action, HeuristicPolicy
 from harness.spec.scale import Scale
 
+T = TypeVar("T")
 RESULT_COLUMNS = ("worker_id", "score", "evidence", "flag")
 MIN_OTHERS = 5  # other raters agreement heuristics want, when the study has that many
 
@@ -64,7 +68,10 @@ class ScreeningContext:
         """
         if judgments.empty:
             return self
-        raters = judgments.groupby("item_id")["worker_id"].nunique().max()
+        items, _ = pd.factorize(judgments["item_id"])
+        workers, names = pd.factorize(judgments["worker_id"])
+        pairs = pd.unique(items.astype(np.int64) * max(len(names), 1) + workers)
+        raters = np.bincount(pairs // max(len(names), 1)).max()  # most raters of one item
         return replace(self, min_others=max(1, min(self.min_others, int(raters) - 1)))
 
     def _policy(self, key: str) -> HeuristicPolicy | None:
@@ -95,8 +102,45 @@ class ScreeningContext:
         return pd.Series(np.nan, index=judgments.index, dtype=object)
 
 
+@contextmanager
+def sharing() -> Iterator[None]:
+    """Within the block, what the heuristics derive from the same table is derived once.
+
+    `screen_workers` runs every heuristic on one table: each would otherwise convert it to
+    the answered rows, the content rows, the cells and the item aggregates again (at 1M
+    judgments, most of the time). Inside the block `shared` keeps each result by the identity
+    of the objects it came from; the block ends with the run, and the heuristics never modify
+    what they are given, so a kept result is what a fresh call would give.
+    """
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+_SHARED: ContextVar[dict[tuple[Any, ...], tuple[Any, ...]] | None] = ContextVar(
+    "screening_shared", default=None
+)
+
+
+def shared(kind: str, sources: tuple[object, ...], extra: Any, compute: Callable[[], T]) -> T:
+    """``compute()``, or inside `sharing` the result kept for the same ``sources`` objects."""
+    cache = _SHARED.get()
+    if cache is None:
+        return compute()
+    key = (kind, *map(id, sources), extra)
+    if key not in cache:
+        cache[key] = (compute(), *sources)  # the sources are kept so that no id is reused
+    return cache[key][0]  # type: ignore[no-any-return]
+
+
 def workers_of(judgments: pd.DataFrame) -> pd.Index:
     """Every worker in the table, in sorted order (skips included)."""
+    return shared("workers", (judgments,), None, lambda: _workers_of(judgments))
+
+
+def _workers_of(judgments: pd.DataFrame) -> pd.Index:
     return pd.Index(sorted(judgments["worker_id"].astype(str).unique()), name="worker_id")
 
 
@@ -108,9 +152,15 @@ def roles_of(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Series:
 
 def answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """The answered rows (not skipped, a finite value) with ``worker_id`` as text and ``role``."""
+    return shared("answered", (judgments, context), None, lambda: _answered(judgments, context))
+
+
+def _answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     table = judgments.copy()
-    table["worker_id"] = table["worker_id"].astype(str)
-    table["item_id"] = table["item_id"].astype(str)
+    # text held as Python objects: pandas hashes (groups, factorizes) them faster than its
+    # string dtype, and the heuristics group by these columns again and again
+    table["worker_id"] = table["worker_id"].astype(str).astype(object)
+    table["item_id"] = table["item_id"].astype(str).astype(object)
     table["role"] = roles_of(table, context)
     table["value"] = pd.to_numeric(table["value"], errors="coerce").astype(float)
     keep = np.isfinite(table["value"].to_numpy())
@@ -121,8 +171,12 @@ def answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame
 
 def content(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """Answered rows of real items (controls and second showings left out)."""
-    table = answered(judgments, context)
-    return table[table["role"] == ItemRole.ITEM.value]
+
+    def compute() -> pd.DataFrame:
+        table = answered(judgments, context)
+        return table[table["role"] == ItemRole.ITEM.value]
+
+    return shared("content", (judgments, context), None, compute)
 
 
 def result(

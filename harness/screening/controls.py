@@ -1,7 +1,7 @@
 """Heuristics on built-in controls: H4 high random, H9 gold failure, H10 calibration failure.
 
 They read each row's role (and gold answer) from the judgments, or from the item table of the
-context where the judgments lack them (METHODS.md section 3).
+context where the judgments lack them (docs/methods.md section 3).
 """
 
 from __future__ import annotations

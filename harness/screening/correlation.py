@@ -7,12 +7,15 @@ either side is constant, is not computed (it says nothing), never a crash or a w
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from harness.screening.aggregates import ItemAggregates, cells
 from harness.screening.context import ScreeningContext, content, result, workers_of
+from harness.stats.correlation import ranks_within
 
 MIN_SHARED = 3  # H7: items two workers must share for their correlation to count
 TOP = 3  # H7: the mean of this many best correlations
@@ -47,9 +50,12 @@ def with_units(rows: pd.DataFrame) -> pd.DataFrame:
     """Content rows with ``unit``: the assignment, else ``worker:<id>`` (H7's unit of work)."""
     if "assignment_id" in rows.columns:
         unit = rows["assignment_id"].astype(str).where(rows["assignment_id"].notna(), "")
-        unit = unit.where(unit != "", "worker:" + rows["worker_id"])
+        alone = (unit == "").to_numpy()
+        if alone.any():  # only those rows get a worker's unit (building 1M strings is slow)
+            unit = unit.astype(object)
+            unit[alone] = "worker:" + rows["worker_id"][alone].astype(str)
     else:
-        unit = "worker:" + rows["worker_id"]
+        unit = "worker:" + rows["worker_id"].astype(str)
     return rows.assign(unit=unit)
 
 
@@ -61,62 +67,166 @@ def unit_correlations(
     ``rows`` (content rows with ``unit``) must hold every rating of the items of the units
     scored; ``units`` limits the scoring to those (worker, unit) pairs (default: all). The score
     is the mean of the best three correlations with other workers on the unit's items (NaN
-    when none could be computed); the evidence is the number of correlations.
+    when none could be computed); the evidence is the number of correlations. One row per
+    (worker, unit), workers and units in order of first appearance.
+
+    All units at once: every (unit, other worker, item) where the other worker rated an item
+    of the unit becomes one entry, and each correlation is summed from the entries of its
+    (unit, other worker) group as `pearson` computes it (two passes: means, then deviations).
     """
     columns = ["worker_id", "unit", "score", "evidence"]
     if rows.empty:
         return pd.DataFrame(columns=columns)
-    cell = rows.groupby(["item_id", "worker_id"], sort=True)["value"].mean()
-    item_codes, items = pd.factorize(cell.index.get_level_values("item_id"))
-    worker_codes, workers = pd.factorize(cell.index.get_level_values("worker_id"))
-    values = cell.to_numpy(dtype=float)
-    bounds = np.searchsorted(item_codes, np.arange(len(items) + 1))  # cells of item i
-    item_index = pd.Index(items)
-    shown = rows[["worker_id", "unit", "item_id"]].drop_duplicates()
-    shown_items = item_index.get_indexer(pd.Index(shown["item_id"]))
-    unit_codes, unit_names = pd.factorize(shown["unit"])
-    shown_workers, worker_names = pd.factorize(shown["worker_id"])
-    own_code = pd.Index(workers).get_indexer(pd.Index(worker_names))
-    pair = shown_workers.astype(np.int64) * max(len(unit_names), 1) + unit_codes
-    order = np.argsort(pair, kind="stable")
-    starts = np.flatnonzero(np.r_[True, pair[order][1:] != pair[order][:-1]])
-    out: list[tuple[Hashable, Hashable, float, int]] = []
-    for first, last in zip(starts, np.r_[starts[1:], len(order)], strict=True):
-        at_rows = order[first:last]
-        name = worker_names[shown_workers[at_rows[0]]]
-        unit = unit_names[unit_codes[at_rows[0]]]
-        if units is not None and (name, unit) not in units:
-            continue
-        codes = shown_items[at_rows]
-        lengths = bounds[codes + 1] - bounds[codes]
-        at = np.concatenate([np.arange(bounds[c], bounds[c + 1]) for c in codes])
-        column_of, block_workers = pd.factorize(worker_codes[at])
-        block = np.full((len(codes), len(block_workers)), np.nan)
-        block[np.repeat(np.arange(len(codes)), lengths), column_of] = values[at]
-        mine = block_workers == own_code[shown_workers[at_rows[0]]]
-        r = _column_pearson(block[:, mine][:, 0], block[:, ~mine], MIN_SHARED)
-        best = np.sort(r[~np.isnan(r)])
-        score = float(best[-TOP:].mean()) if len(best) else float("nan")
-        out.append((name, unit, score, len(best)))
-    return pd.DataFrame(out, columns=columns)
+    item, worker, unit_code, value, names = _coded(rows)
+    cell_key, cell_value, cell = _cells(item, worker, value, len(names.workers))
+    # the shown (worker, unit, item) triples in first-appearance order, grouped by (worker, unit)
+    group_key = worker.astype(np.int64) * max(len(names.units), 1) + unit_code
+    if (int(group_key.max()) + 1) * len(names.items) < 2**62:
+        seen = pd.Series(group_key * len(names.items) + item).duplicated().to_numpy()
+    else:  # too many (worker, unit, item) combinations for one integer key
+        seen = pd.DataFrame({"group": group_key, "item": item}).duplicated().to_numpy()
+    group_key, item, cell = group_key[~seen], item[~seen], cell[~seen]
+    order = np.argsort(group_key, kind="stable")
+    group_key, item, cell = group_key[order], item[order], cell[order]
+    worker = group_key // max(len(names.units), 1)
+    first = np.r_[True, group_key[1:] != group_key[:-1]]
+    group = np.cumsum(first) - 1
+    group_worker = worker[first]
+    group_unit = (group_key[first] % max(len(names.units), 1)).astype(np.int64)
+    if units is not None:
+        wanted = set(units)
+        chosen = np.fromiter(
+            ((names.workers[w], names.units[u]) in wanted
+             for w, u in zip(group_worker, group_unit, strict=True)),
+            dtype=bool, count=len(group_worker),
+        )  # fmt: skip
+        keep = chosen[group]
+        group_worker, group_unit = group_worker[chosen], group_unit[chosen]
+        group = (np.cumsum(chosen) - 1)[group[keep]]
+        item, cell = item[keep], cell[keep]
+    score, evidence = _best_correlations(
+        group, item, cell, cell_key, cell_value, len(names.workers), len(group_worker)
+    )
+    return pd.DataFrame(
+        {
+            "worker_id": np.asarray(names.workers, dtype=object)[group_worker],
+            "unit": np.asarray(names.units, dtype=object)[group_unit],
+            "score": score,
+            "evidence": evidence,
+        },
+        columns=columns,
+    )
 
 
-def _column_pearson(own: np.ndarray, others: np.ndarray, min_shared: int) -> np.ndarray:
-    """Pearson r of ``own`` with each column of ``others`` on the rows both have (NaN: none).
+@dataclass(frozen=True)
+class _Names:
+    items: pd.Index
+    workers: pd.Index
+    units: pd.Index
 
-    The same as `pearson` on each column's shared rows, vectorized: NaN with fewer than
-    ``min_shared`` shared rows or when either side is constant there.
-    """
-    shared = ~np.isnan(own)[:, None] & ~np.isnan(others)
-    n = shared.sum(axis=0)
-    x = np.where(shared, own[:, None], 0.0)
-    y = np.where(shared, others, 0.0)
+
+def _coded(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, _Names]:
+    """Item, worker and unit codes (first-appearance order), values, and the names coded."""
+    item, items = pd.factorize(rows["item_id"])
+    worker, workers = pd.factorize(rows["worker_id"])
+    unit, units = pd.factorize(rows["unit"])
+    value = rows["value"].to_numpy(dtype=float)
+    return item, worker, unit, value, _Names(pd.Index(items), pd.Index(workers), pd.Index(units))
+
+
+def _cells(
+    item: np.ndarray, worker: np.ndarray, value: np.ndarray, n_workers: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted keys item * n_workers + worker, each worker's mean value on the item, and the
+    cell of each row."""
+    keys, inverse = np.unique(item.astype(np.int64) * n_workers + worker, return_inverse=True)
+    means = pd.Series(value).groupby(inverse).mean().to_numpy()
+    return keys, means, inverse
+
+
+def _best_correlations(
+    group: np.ndarray,
+    item: np.ndarray,
+    cell: np.ndarray,
+    cell_key: np.ndarray,
+    cell_value: np.ndarray,
+    n_workers: int,
+    n_groups: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group (a worker's unit: one entry per item shown, with the worker's own ``cell``):
+    the mean of the best three correlations with other workers, and how many there were."""
+    cell_item = cell_key // n_workers
+    cell_worker = cell_key % n_workers
+    bounds = np.searchsorted(cell_item, np.arange(int(item.max()) + 2 if len(item) else 1))
+    others = bounds[item + 1] - bounds[item] - 1  # the item's cells but the worker's own
+    ends = np.cumsum(others)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    start = 0
+    while start < len(item):  # blocks of about _ENTRIES entries, whole groups each
+        stop = int(np.searchsorted(ends, ends[start] - others[start] + _ENTRIES, side="right"))
+        if stop < len(item):  # end the block where a group starts (after the first group)
+            stop = int(np.searchsorted(group, group[stop], side="left"))
+            if stop <= start:
+                stop = int(np.searchsorted(group, group[start], side="right"))
+        stop = min(max(stop, start + 1), len(item))
+        block = slice(start, stop)
+        found.append(_correlations(
+            group[block], bounds[item[block]], others[block], cell[block],
+            cell_worker, cell_value, n_workers,
+        ))  # fmt: skip
+        start = stop
+    r_group = np.concatenate([g for g, _ in found])
+    r = np.concatenate([r for _, r in found])
+    return _mean_of_best(r_group, r, n_groups)
+
+
+_ENTRIES = 2_000_000  # (unit, other worker, item) entries held in memory at once
+
+
+def _correlations(
+    group: np.ndarray,
+    first: np.ndarray,
+    others: np.ndarray,
+    own: np.ndarray,
+    cell_worker: np.ndarray,
+    cell_value: np.ndarray,
+    n_workers: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(group, r) of every correlation computed for the given shown items: each has its
+    item's cells from ``first`` on, ``others`` of them besides the worker's own cell ``own``."""
+    starts = np.cumsum(others) - others
+    at = np.repeat(first - starts, others) + np.arange(int(others.sum()))
+    at += at >= np.repeat(own, others)  # step over the worker's own cell
+    base = int(group[0]) if len(group) else 0
+    key = np.repeat((group - base) * n_workers, others) + cell_worker[at]
+    pair, pairs = pd.factorize(key)
+    k = len(pairs)
+    x, y = np.repeat(cell_value[own], others), cell_value[at]
+    n = np.bincount(pair, minlength=k)
     with np.errstate(divide="ignore", invalid="ignore"):
-        dx = np.where(shared, x - x.sum(axis=0) / n, 0.0)
-        dy = np.where(shared, y - y.sum(axis=0) / n, 0.0)
-        denominator = np.sqrt((dx * dx).sum(axis=0) * (dy * dy).sum(axis=0))
-        r = np.clip((dx * dy).sum(axis=0) / denominator, -1.0, 1.0)
-    return np.where((n >= max(min_shared, 2)) & (denominator > 1e-12), r, np.nan)
+        dx = x - (np.bincount(pair, x, minlength=k) / n)[pair]
+        dy = y - (np.bincount(pair, y, minlength=k) / n)[pair]
+        denominator = np.sqrt(
+            np.bincount(pair, dx * dx, minlength=k) * np.bincount(pair, dy * dy, minlength=k)
+        )
+        r = np.clip(np.bincount(pair, dx * dy, minlength=k) / denominator, -1.0, 1.0)
+    ok = (n >= max(MIN_SHARED, 2)) & (denominator > 1e-12)
+    return np.asarray(pairs)[ok] // n_workers + base, r[ok]
+
+
+def _mean_of_best(group: np.ndarray, r: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: the mean of its ``TOP`` highest r (NaN without any), and how many r it has."""
+    evidence = np.bincount(group, minlength=n_groups)
+    order = np.lexsort((r, group))
+    ends = np.cumsum(evidence)  # the group's r end here, in ascending order
+    taken = np.minimum(evidence, TOP)
+    total = np.zeros(n_groups)
+    for k in range(TOP, 0, -1):  # ascending: the k-th highest first, as numpy's mean adds them
+        use = taken >= k
+        total[use] += r[order[ends[use] - k]]
+    with np.errstate(invalid="ignore"):
+        score = np.where(taken > 0, total / taken, np.nan)
+    return score, evidence
 
 
 def low_correlation_of(
@@ -169,13 +279,13 @@ def consensus_correlation_of(
     per_worker = np.bincount(codes, minlength=len(uniques))
     count = pd.Series(per_worker, index=pd.Index(uniques))
     enough = per_worker[codes] >= MIN_ITEMS
-    cell = pd.DataFrame({"value": values[enough], "others": others[enough]})
-    keys = pd.Series(keys.to_numpy()[enough])
-    score = grouped_pearson(keys, cell["value"], cell["others"])
+    values, others = values[enough], others[enough]
+    groups, names = pd.factorize(keys.to_numpy()[enough], sort=True)
+    score = _pearson_of_groups(groups, names, values, others)
     extra = {}
     if with_rho:
-        ranks = grouped_ranks(keys, cell["value"]), grouped_ranks(keys, cell["others"])
-        extra["rho"] = grouped_pearson(keys, *ranks)
+        ranks = ranks_within(groups, values), ranks_within(groups, others)
+        extra["rho"] = _pearson_of_groups(groups, names, *ranks)
     flag = score < context.threshold("consensus_correlation")
     label = pd.Series(np.where(score < BACKWARDS_BELOW, "backwards", ""), index=score.index)
     return result(
@@ -191,8 +301,15 @@ def consensus_correlation_of(
 def grouped_pearson(keys: pd.Series, x: pd.Series, y: pd.Series) -> pd.Series:
     """Pearson r of ``x`` and ``y`` within each key, as `pearson` (NaN: constant or short)."""
     codes, uniques = pd.factorize(keys, sort=True)
-    dx = _centred(codes, x.to_numpy(dtype=float))
-    dy = _centred(codes, y.to_numpy(dtype=float))
+    return _pearson_of_groups(codes, uniques, x.to_numpy(dtype=float), y.to_numpy(dtype=float))
+
+
+def _pearson_of_groups(
+    codes: np.ndarray, uniques: Any, x: np.ndarray, y: np.ndarray
+) -> pd.Series:
+    """`grouped_pearson` of groups already coded 0..len(uniques)-1 (sorted uniques)."""
+    dx = _centred(codes, x)
+    dy = _centred(codes, y)
     n = len(uniques)
     denominator = np.sqrt(
         np.bincount(codes, dx * dx, minlength=n) * np.bincount(codes, dy * dy, minlength=n)
@@ -205,20 +322,7 @@ def grouped_pearson(keys: pd.Series, x: pd.Series, y: pd.Series) -> pd.Series:
 def grouped_ranks(keys: pd.Series, x: pd.Series) -> pd.Series:
     """Average ranks (1-based, ties share their mean rank) of ``x`` within each key."""
     codes, _ = pd.factorize(keys)
-    values = x.to_numpy(dtype=float)
-    if not len(values):
-        return pd.Series(values, index=x.index)
-    order = np.lexsort((values, codes))
-    sorted_codes, sorted_values = codes[order], values[order]
-    new_group = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]
-    new_run = new_group | np.r_[True, sorted_values[1:] != sorted_values[:-1]]
-    group_start = np.maximum.accumulate(np.where(new_group, np.arange(len(order)), 0))
-    position = np.arange(len(order)) - group_start + 1.0
-    run = np.cumsum(new_run) - 1
-    mean_position = np.bincount(run, position) / np.bincount(run)
-    ranks = np.empty(len(order))
-    ranks[order] = mean_position[run]
-    return pd.Series(ranks, index=x.index)
+    return pd.Series(ranks_within(codes, x.to_numpy(dtype=float)), index=x.index)
 
 
 def _centred(codes: np.ndarray, values: np.ndarray) -> np.ndarray:

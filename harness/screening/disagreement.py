@@ -1,4 +1,4 @@
-"""H5 disagreeable: does the worker differ where everyone else agrees? (METHODS.md section 4)
+"""H5 disagreeable: does the worker differ where everyone else agrees? (docs/methods.md section 4)
 
 Values collapse to -1 / 0 / +1 (below, at, above the scale midpoint). Over the items where all
 *other* raters (at least `MIN_OTHERS` of them) fall in one category, the score is the share

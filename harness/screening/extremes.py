@@ -1,4 +1,4 @@
-"""Radical and centrist workers: reported, never used to filter (METHODS.md section 4).
+"""Radical and centrist workers: reported, never used to filter (docs/methods.md section 4).
 
 Radical: more than half the worker's values at the two scale ends. Centrist: more than half one
 step in from the ends. Scores are those shares over the worker's real items.

@@ -1,6 +1,6 @@
 """What screening does to the figures: alpha (and systems' rho) for every subset of heuristics.
 
-Removing workers after the fact raises agreement (METHODS.md section 4, honesty rule), so the
+Removing workers after the fact raises agreement (docs/methods.md section 4, honesty rule), so the
 report shows every figure for all judgments **and** for each screened set, side by side. This
 module computes the side-by-side table; it never decides which subset to use.
 
@@ -24,7 +24,8 @@ from harness.screening.registry import HEURISTICS, resolve
 from harness.screening.report import screen_workers
 from harness.spec.heuristics import BY_KEY
 from harness.spec.load import LoadedSpec
-from harness.spec.model import Action, StudyType
+from harness.spec.model import Action
+from harness.spec.study_types import definition
 from harness.stats import Level, krippendorff_alpha
 
 MAX_HEURISTICS = 10  # 2^10 = 1024 subsets
@@ -111,7 +112,7 @@ def _keys(heuristics: Iterable[str] | None, context: ScreeningContext) -> list[s
 
 
 def _default_level(context: ScreeningContext) -> Level:
-    return "interval" if context.scale.kind is StudyType.RATING else "ordinal"
+    return definition(context.scale.kind).alpha_level
 
 
 def _scores(name: str, table: pd.Series | pd.DataFrame) -> pd.Series:

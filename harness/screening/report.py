@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.screening.context import ScreeningContext, workers_of
+from harness.screening.context import ScreeningContext, sharing, workers_of
 from harness.screening.registry import HEURISTICS, REPORT_ONLY, get, resolve
 from harness.spec.model import Action
 
@@ -69,7 +69,8 @@ def screen_workers(
     """
     context = context.fitted_to(judgments)
     keys = [*HEURISTICS, *REPORT_ONLY] if only is None else list(dict.fromkeys(map(resolve, only)))
-    results = {key: get(key)(judgments, context) for key in keys}
+    with sharing():  # the answered rows, cells and aggregates once for every heuristic
+        results = {key: get(key)(judgments, context) for key in keys}
     actions = {key: context.action(key) for key in keys if key in HEURISTICS}
     return ScreeningReport(results=results, actions=actions, workers=workers_of(judgments))
 

@@ -17,16 +17,6 @@ from harness.spec.scale import resolve_scale
 from harness.store.models import InstrumentVersion, Item, Study
 
 
-def find_study(session: Session, name: str) -> Study:
-    """The stored study called ``name``; `StoreError` listing the known names otherwise."""
-    study = session.exec(select(Study).where(Study.name == name)).first()
-    if study is None:
-        known = sorted(session.exec(select(Study.name)).all())
-        listing = ", ".join(known) if known else "none: the store holds no study yet"
-        raise StoreError(f"no study named {name!r} in the store (studies: {listing})")
-    return study
-
-
 def study_spec(session: Session, study: Study) -> TaskSpec:
     """The task spec of the study's instrument version, as frozen."""
     version = session.get(InstrumentVersion, study.instrument_id)

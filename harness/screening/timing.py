@@ -1,4 +1,4 @@
-"""H1 slow and H2 quick: how long a worker spends per item (METHODS.md section 4).
+"""H1 slow and H2 quick: how long a worker spends per item (docs/methods.md section 4).
 
 Both read the ``seconds`` column (every row with a time, skips included: a skip also takes
 time); without it nothing can be said. H1 is report-only by default: filtering slow workers was
@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.screening.context import ScreeningContext, result, workers_of
+from harness.screening.context import ScreeningContext, result, shared, workers_of
 
 
 def _seconds(judgments: pd.DataFrame) -> pd.DataFrame:
+    return shared("seconds", (judgments,), None, lambda: _seconds_of(judgments))
+
+
+def _seconds_of(judgments: pd.DataFrame) -> pd.DataFrame:
     if "seconds" not in judgments.columns:
         return pd.DataFrame({"worker_id": pd.Series(dtype=str), "seconds": pd.Series(dtype=float)})
     table = judgments[["worker_id", "seconds"]].copy()

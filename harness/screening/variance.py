@@ -1,4 +1,4 @@
-"""H3 low variance and H6 control-group variance (METHODS.md section 4).
+"""H3 low variance and H6 control-group variance (docs/methods.md section 4).
 
 H3's published form (variance < 1 on a 1-5 scale) does not transfer across scales and item
 sets, so the default is relative: the worker's variance divided by the variance of the

@@ -1,4 +1,4 @@
-"""The simulated crowd (METHODS.md section 7): archetypes answering from latent truths.
+"""The simulated crowd (docs/methods.md section 7): archetypes answering from latent truths.
 
 For the local platform, demos and tests: a `Crowd` of archetypes with proportions and a seed
 becomes a long judgment table with `simulate_judgments`; the same seed gives the same study.

@@ -1,14 +1,17 @@
-"""Response models of simulated workers: the archetypes of METHODS.md section 7.
+"""Response models of simulated workers: the archetypes of docs/methods.md section 7.
 
 Each archetype is a recipe for drawing one worker's personal traits (bias, noise, constant
 value, "equally similar" threshold) and for answering from latent truths with them. Noise and
 bias are given as shares of the scale's range, so "sd 1.2 on a 0-10 scale" becomes 0.12 and the
-same crowd behaves alike on a 1-5 Likert scale. Answers are snapped to the scale by `snap`.
+same crowd behaves alike on a 1-5 Likert scale.
 
-Rating and Likert: the truth is a point on the scale. Pair comparison: the truth is the latent
-difference (first pair's truth minus the second's, on a latent similarity scale whose range is
-``latent_range``); the answer is its sign, or 0 ("equally similar") when the noisy difference is
-below the worker's personal threshold. A backwards worker flips the sign.
+The archetype says how a worker answers (at random, a constant, or from the truth with its
+traits); the study type (`harness.spec.study_types`) says what that looks like on its scale.
+Rating and Likert: the truth is a point on the scale and answers are snapped to it. Pair
+comparison: the truth is the latent difference (first pair's truth minus the second's, on a
+latent similarity scale whose range is ``latent_range``); the answer is its sign, or 0
+("equally similar") when the noisy difference is below the worker's personal threshold. A
+backwards worker flips the sign.
 """
 
 from __future__ import annotations
@@ -18,13 +21,12 @@ from enum import StrEnum
 
 import numpy as np
 
-from harness.simulate.rounding import snap
-from harness.spec.model import StudyType
 from harness.spec.scale import Scale
+from harness.spec.study_types import Traits, definition
 
 
 class Archetype(StrEnum):
-    """The kinds of simulated worker (METHODS.md section 7)."""
+    """The kinds of simulated worker (docs/methods.md section 7)."""
 
     CAREFUL = "careful"
     SLOPPY = "sloppy"
@@ -63,8 +65,6 @@ MODELS: dict[Archetype, ResponseModel] = {
     Archetype.SLOW: ResponseModel(noise=0.12, bias_sd=0.03, median_seconds=400.0),
 }
 
-STRAIGHT_LINE_SLIP = 0.05  # share of a straight-liner's answers one step off the constant
-
 
 @dataclass(frozen=True)
 class Worker:
@@ -87,9 +87,9 @@ class Worker:
     ) -> Worker:
         """A worker of ``archetype`` with personal traits drawn from ``rng``."""
         model = MODELS[archetype]
-        units = latent_range if scale.kind is StudyType.PAIR_COMPARISON else scale.range
+        units = definition(scale.kind).bias_units(scale, latent_range)
         bias = float(rng.normal(0.0, model.bias_sd)) * units
-        constant = float(snap(np.array([rng.uniform(scale.min, scale.max)]), scale)[0])
+        constant = float(scale.snap(np.array([rng.uniform(scale.min, scale.max)]))[0])
         low, high = model.equal_threshold
         threshold = float(rng.uniform(low, high)) * latent_range
         return cls(worker_id, archetype, bias, constant, threshold)
@@ -101,40 +101,26 @@ class Worker:
         rng: np.random.Generator,
         latent_range: float = 10.0,
     ) -> np.ndarray:
-        """This worker's answers to items with latent ``truths``, snapped to ``scale``."""
-        truths = np.asarray(truths, dtype=float)
-        if scale.kind is StudyType.PAIR_COMPARISON:
-            return self._compare(truths, scale, rng, latent_range)
-        model = MODELS[self.archetype]
-        n = len(truths)
-        if self.archetype is Archetype.SPAMMER:
-            if scale.options:
-                return rng.choice(np.array([v for v, _, _ in scale.options]), size=n)
-            return snap(rng.uniform(scale.min, scale.max, size=n), scale)
-        if self.archetype is Archetype.STRAIGHT_LINER:
-            slips = rng.random(n) < STRAIGHT_LINE_SLIP
-            offsets = np.where(slips, rng.choice([-1.0, 1.0], size=n) * scale.step, 0.0)
-            return snap(self.constant + offsets, scale)
-        base = scale.max + scale.min - truths if self.archetype is Archetype.BACKWARDS else truths
-        raw = base + self.bias + rng.normal(0.0, model.noise * scale.range, size=n)
-        raw = scale.midpoint + (raw - scale.midpoint) * model.stretch
-        return snap(raw, scale)
+        """This worker's answers to items with latent ``truths``, snapped to ``scale``.
 
-    def _compare(
-        self, differences: np.ndarray, scale: Scale, rng: np.random.Generator, latent_range: float
-    ) -> np.ndarray:
-        """Pair comparison: sign of the noisy latent difference, 0 below the threshold."""
-        n = len(differences)
-        choices = np.array([-1.0, 0.0, 1.0])
+        The archetype decides how the worker answers (at random, a constant, or from the
+        truth with its traits); the study type decides what that looks like on its scale.
+        """
+        truths = np.asarray(truths, dtype=float)
+        kind = definition(scale.kind)
         if self.archetype is Archetype.SPAMMER:
-            return rng.choice(choices, size=n)
+            return kind.random_answers(scale, rng, len(truths))
         if self.archetype is Archetype.STRAIGHT_LINER:
-            return np.full(n, self.constant)
+            return kind.constant_answers(self.constant, scale, rng, len(truths))
         model = MODELS[self.archetype]
-        noisy = differences + rng.normal(0.0, model.noise * latent_range, size=n)
-        if self.archetype is Archetype.BACKWARDS:
-            noisy = -noisy
-        return np.where(np.abs(noisy) < self.equal_threshold, 0.0, np.sign(noisy))
+        traits = Traits(
+            bias=self.bias,
+            noise=model.noise,
+            stretch=model.stretch,
+            backwards=self.archetype is Archetype.BACKWARDS,
+            equal_threshold=self.equal_threshold,
+        )
+        return kind.truthful_answers(truths, traits, scale, rng, latent_range)
 
     def seconds(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Seconds spent on each of ``n`` items: lognormal around the archetype's median."""

@@ -72,8 +72,11 @@ class SimulatedWorkers:
         return report
 
     def _next_hit(self, worker: Worker) -> str | None:
-        listed = self._get(
-            "/worker/hits", workerId=mturk_worker_id(worker.worker_id), **self.profile
+        listed = self._get(  # the list is paged: ask only for what this worker can take
+            "/worker/hits",
+            workerId=mturk_worker_id(worker.worker_id),
+            acceptable=1,
+            **self.profile,
         )
         for hit in listed["HITs"]:
             if hit["canAccept"]:

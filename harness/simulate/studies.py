@@ -1,7 +1,8 @@
 """A whole simulated study of a task spec's content items, with the items' display columns.
 
-For demos and tests of the later stages (characterization, reports): a rating study answers
-from given latent truths (for a reproduction, the original instrument's item means); a pair
+For demos and tests of the later stages (characterization, reports). The study type gives the
+latent truth per item (`StudyTypeDefinition.latent_truths`): a rating or Likert study answers
+from given truths (for a reproduction, the original instrument's item means); a pair
 comparison answers from the latent difference of its two pairs, ``p_mean - q_mean``, which the
 ``pairs_of_pairs`` generator stores with each item. Control items are not simulated here.
 """
@@ -13,7 +14,7 @@ import pandas as pd
 from harness.roles import ItemRole
 from harness.simulate.crowd import Crowd, simulate_judgments
 from harness.spec import LoadedSpec
-from harness.spec.model import StudyType
+from harness.spec.study_types import definition
 
 
 def simulate_spec_study(
@@ -25,15 +26,7 @@ def simulate_spec_study(
     comparison's truths come from its items' ``p_mean`` and ``q_mean``.
     """
     items = loaded.items[loaded.items["role"] == ItemRole.ITEM.value].set_index("item_id")
-    if loaded.spec.type is StudyType.PAIR_COMPARISON:
-        latent = items["p_mean"].astype(float) - items["q_mean"].astype(float)
-    else:
-        if truths is None:
-            raise ValueError("a rating or Likert study needs latent truths per item")
-        missing = items.index.difference(truths.index)
-        if len(missing):
-            raise ValueError(f"no latent truth for {len(missing)} item(s), e.g. {missing[0]}")
-        latent = truths.reindex(items.index).astype(float)
+    latent = definition(loaded.spec.type).latent_truths(items, truths)
     table = simulate_judgments(
         latent,
         loaded.scale,

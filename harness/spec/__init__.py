@@ -6,7 +6,7 @@ controls, guidelines and template, and computes the instrument hash.
 
 from harness.spec.hashing import instrument_hash, short_hash
 from harness.spec.load import LoadedSpec, load_spec, summary_counts
-from harness.spec.model import Action, Hosting, OrderPolicy, StudyType, Target, TaskSpec
+from harness.spec.model import Action, Hosting, OrderPolicy, StudyType, TaskSpec
 from harness.spec.scale import Scale, resolve_scale
 
 __all__ = [
@@ -16,7 +16,6 @@ __all__ = [
     "OrderPolicy",
     "Scale",
     "StudyType",
-    "Target",
     "TaskSpec",
     "instrument_hash",
     "load_spec",

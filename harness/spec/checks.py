@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pandas as pd
 
 from harness.errors import Problem
 from harness.roles import ItemRole
 from harness.spec.heuristics import BY_KEY, resolve_heuristic
-from harness.spec.model import Action, StudyType, TaskSpec
+from harness.spec.model import Action, TaskSpec
 from harness.spec.scale import Scale
+from harness.spec.study_types import definition
 from harness.spec.yaml_source import YamlSource
-
-MIN_REWARD = Decimal("0.01")  # MTurk's smallest reward per assignment
 
 
 def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
@@ -23,13 +20,9 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
         problems.append(src.problem(("raters_per_item",), "must be at least 1"))
     if spec.items_per_hit < 1:
         problems.append(src.problem(("items_per_hit",), "must be at least 1"))
-    if spec.hit.reward < 0:
+    if spec.hit.reward < 0:  # a platform's own minimum is the platform's check
         problems.append(
             src.problem(("hit", "reward"), f"must not be negative (got {spec.hit.reward})")
-        )
-    elif spec.hit.reward < MIN_REWARD:
-        problems.append(
-            src.problem(("hit", "reward"), f"must be at least {MIN_REWARD} (MTurk's minimum)")
         )
     if spec.budget is not None and spec.budget <= 0:
         problems.append(src.problem(("budget",), "must be a positive amount"))
@@ -56,74 +49,21 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
 
 
 def _check_scale(spec: TaskSpec, src: YamlSource) -> list[Problem]:
-    scale, problems = spec.scale, []
+    scale, kind = spec.scale, definition(spec.type)
     key = ("scale",)
-    if spec.type is StudyType.RATING:
-        if scale.min is None or scale.max is None:
-            problems.append(src.problem(key, "a rating scale needs min and max"))
-        elif scale.min >= scale.max:
-            problems.append(
-                src.problem((*key, "min"), f"min ({scale.min:g}) must be below max ({scale.max:g})")
-            )
-        elif scale.step > scale.max - scale.min:
-            problems.append(src.problem((*key, "step"), "step is larger than the scale's range"))
-        if scale.options:
-            problems.append(
-                src.problem(
-                    (*key, "options"),
-                    "options are for likert studies; a rating scale uses min, max and step",
-                )
-            )
-        for anchor in scale.labels:
-            if (
-                scale.min is not None
-                and scale.max is not None
-                and not scale.min <= anchor <= scale.max
-            ):
-                problems.append(
-                    src.problem((*key, "labels"), f"label at {anchor:g} is off the scale")
-                )
-    elif spec.type is StudyType.LIKERT:
-        if not scale.options or len(scale.options) < 2:
-            problems.append(src.problem(key, "a likert scale needs at least two options"))
-        elif len({o.value for o in scale.options}) != len(scale.options):
-            problems.append(src.problem((*key, "options"), "option values must be distinct"))
-        if scale.min is not None or scale.max is not None:
-            problems.append(
-                src.problem(
-                    key, "a likert scale takes its range from its options; remove min and max"
-                )
-            )
-    else:
-        if scale.options or scale.min is not None or scale.max is not None:
-            problems.append(
-                src.problem(
-                    key,
-                    "a pair comparison has a fixed scale (first pair, "
-                    "second pair, equally similar); remove min, max and options",
-                )
-            )
-    if spec.type is not StudyType.LIKERT and (scale.gate or scale.order != "as_listed"):
+    problems = [src.problem((*key, *path), message) for path, message in kind.check_scale(scale)]
+    if not kind.gate_and_order and (scale.gate or scale.order != "as_listed"):
         problems.append(src.problem(key, "gate and order are for likert studies"))
     return problems
 
 
 def _check_controls(spec: TaskSpec, src: YamlSource) -> list[Problem]:
-    problems = []
-    controls = spec.controls
-    if controls.identical is not None and spec.type is not StudyType.RATING:
-        problems.append(
-            src.problem(
-                ("controls", "identical"),
-                "identical pairs are calibration items for rating studies",
-            )
-        )
-    if controls.random_pairs is not None and spec.type is StudyType.PAIR_COMPARISON:
-        problems.append(
-            src.problem(
-                ("controls", "random_pairs"), "random pairs are not defined for pair comparisons"
-            )
-        )
+    controls, kind = spec.controls, definition(spec.type)
+    problems = [
+        src.problem(("controls", name), why)
+        for name, why in kind.refused_controls.items()
+        if getattr(controls, name) is not None
+    ]
     if controls.repeated is not None and controls.repeated.min_gap >= spec.items_per_hit > 0:
         problems.append(
             src.problem(
@@ -169,7 +109,7 @@ def check_items(
                 f"{spec.items_per_hit} items per HIT, but the spec has only {len(content)} items",
             )
         )
-    wanted = {StudyType.RATING: 2, StudyType.PAIR_COMPARISON: 4}.get(spec.type)
+    wanted = definition(spec.type).sides
     if wanted is not None and len(display) != wanted:
         problems.append(
             src.problem(

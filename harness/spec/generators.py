@@ -15,7 +15,7 @@ def pairs_of_pairs(source: pd.DataFrame, display: list[str], n: int, seed: int) 
     range is sparse) takes the unused pair nearest to its centre. Pairs whose two items show
     the same words (WS353's repeated (money, cash)) are never drawn. Which item is P and which
     is Q is a coin flip, so "P is more similar" is not always the right answer. Same seed, same
-    design (METHODS.md section 6, Resolution).
+    design (docs/methods.md section 6, Resolution).
     """
     rng = np.random.default_rng(seed)
     means = source["mean"].to_numpy(dtype=float)

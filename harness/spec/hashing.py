@@ -1,6 +1,6 @@
 """The instrument hash: a content hash of the measurement procedure, and of nothing else.
 
-Covered (METHODS.md section 1): the items (every column of the resolved item table,
+Covered (docs/methods.md section 1): the items (every column of the resolved item table,
 controls included, in item-id order, and which columns are shown in which order), the
 guidelines text and worked examples, the study type
 and scale, the page template's name and the content of every template file it uses, the

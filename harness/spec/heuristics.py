@@ -1,4 +1,4 @@
-"""The catalogue of screening heuristics a spec may name, with METHODS.md section 4's defaults.
+"""The catalogue of screening heuristics a spec may name, with docs/methods.md section 4's defaults.
 
 The spec declares the policy (threshold and action per heuristic) before launch; the screening
 stage implements the heuristics and reads their thresholds from here. Keys are the names; the

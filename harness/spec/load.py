@@ -44,7 +44,16 @@ class LoadedSpec:
     template_name: str
     template_files: dict[str, str]
     instrument_hash: str
-    warnings: list[str] = field(default_factory=list)
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
+
+    def line_of(self, dotted: str) -> int | None:
+        """The spec file's line of a field (``"hit.reward"``), or of its nearest parent."""
+        key: tuple[str | int, ...] = tuple(dotted.split("."))
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            key = key[:-1]
+        return None
 
     @property
     def n_content_items(self) -> int:
@@ -122,7 +131,7 @@ def load_spec(path: str | Path) -> LoadedSpec:
         template_name=template_name,
         template_files=files,
         instrument_hash=digest,
-        warnings=_warnings(spec),
+        lines=dict(src.lines),
     )
 
 
@@ -185,22 +194,6 @@ def _guidelines_text(spec: TaskSpec, src: YamlSource, problems: list[Problem]) -
         except DatasetError as exc:
             problems.append(src.problem(("guidelines", "dataset"), str(exc)))
     return ""
-
-
-def _warnings(spec: TaskSpec) -> list[str]:
-    out = []
-    q = spec.qualifications
-    if q.min_approval_rate is not None and not q.min_approved_hits:
-        out.append(
-            "qualifications.min_approval_rate without min_approved_hits: MTurk reports "
-            "100% for workers with fewer than 100 HITs, so the rate alone admits newcomers"
-        )
-    if spec.raters_per_item >= 10:
-        out.append(
-            f"raters_per_item {spec.raters_per_item}: HITs with 10 or more assignments pay "
-            "MTurk 20% more in fees"
-        )
-    return out
 
 
 def _pydantic_problems(exc: ValidationError, src: YamlSource) -> list[Problem]:

@@ -25,7 +25,7 @@ class Strict(BaseModel):
 
 
 class StudyType(StrEnum):
-    """METHODS.md section 2."""
+    """docs/methods.md section 2."""
 
     RATING = "rating"
     LIKERT = "likert"
@@ -44,14 +44,8 @@ class OrderPolicy(StrEnum):
     FIXED = "fixed"
 
 
-class Target(StrEnum):
-    LOCAL = "local"
-    SANDBOX = "sandbox"
-    PRODUCTION = "production"
-
-
 class Action(StrEnum):
-    """What screening does with a flagged worker (METHODS.md section 4)."""
+    """What screening does with a flagged worker (docs/methods.md section 4)."""
 
     REPORT = "report"
     BLOCK = "block"
@@ -71,7 +65,7 @@ class ItemsSpec(Strict):
 
     csv: str | None = None  # path relative to the spec file
     dataset: Literal["ws353"] | None = None
-    path: str | None = None  # the dataset's directory (default: $HARNESS_WS353_DIR or ../shared)
+    path: str | None = None  # your own copy (default: $HARNESS_WS353_DIR, else the bundled one)
     generate: Literal["pairs_of_pairs"] | None = None
     source: ItemsSpec | None = None  # what a generator samples from
     n: Annotated[int, Field(ge=1)] | None = None  # how many items a generator makes
@@ -150,7 +144,7 @@ class ControlGroups(Strict):
 
 
 class ControlsSpec(Strict):
-    """METHODS.md section 3."""
+    """docs/methods.md section 3."""
 
     identical: IdenticalControl | None = None
     repeated: RepeatedControl | None = None
@@ -185,12 +179,18 @@ class QualificationsSpec(Strict):
 
 
 class HeuristicPolicy(Strict):
-    threshold: float | None = None  # None: the default of METHODS.md section 4
+    threshold: float | None = None  # None: the default of docs/methods.md section 4
     action: Action = Action.REPORT
 
 
 class PlatformSpec(Strict):
-    target: Target = Target.LOCAL
+    """Where the study runs: a platform (``mturk`` unless the target says otherwise) and a
+    target of it (e.g. MTurk's ``local``, ``sandbox``, ``production``). Both are checked
+    against `harness.platform.registry` when the study is validated or launched; a target
+    given to ``harness launch`` wins over the spec's."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] | None = None
+    target: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] | None = None
 
 
 class TaskSpec(Strict):

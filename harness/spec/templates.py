@@ -8,10 +8,12 @@ from jinja2 import Environment, FileSystemLoader, TemplateNotFound, meta
 
 from harness.resources import templates_dir
 from harness.spec.model import StudyType
+from harness.spec.study_types import definition
 
 
 def default_template(kind: StudyType) -> str:
-    return f"{kind.value}.html"
+    """The built-in page template of study type ``kind``."""
+    return definition(kind).template
 
 
 def template_files(name: str, search_path: list[Path]) -> dict[str, str]:

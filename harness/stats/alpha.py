@@ -25,11 +25,12 @@ matrix. Per level (n = number of pairable values, V = number of distinct pairabl
 - ordinal: with the mid-rank R_c = sum_{g<c} n_g + n_c / 2 of each value in the pooled pairable
   values, sum_{g=c..k} n_g - (n_c + n_k)/2 = R_k - R_c for c < k, so ordinal alpha is interval
   alpha of the mid-ranks: O(n log n) (one sort).
-- ratio: D_o sums the pairs within each item directly (sum_u m_u^2 pairs; items of ~10 values
-  give ~100 pairs each, vectorised in chunks). D_e sums over pairs of *distinct* pooled values
-  weighted by their counts, in row blocks of bounded memory: O(V^2) time, O(V) memory. For
-  continuous data with very many distinct values this is the one quadratic step (documented
-  rather than approximated, so results stay exact).
+- ratio: through value counts, as the package does: D_o sums, within each item, the pairs of
+  its *distinct* values weighted by their counts (O(sum_u s_u^2), s_u the item's distinct
+  values: 5 values on a 1-5 scale give at most 10 pairs however many raters); D_e sums the
+  pairs of distinct pooled values weighted by their counts, directly up to 1,024 distinct
+  values and through an integral over O(V) sums beyond (continuous data: ~1e-15 relative to
+  the pairwise sum; see `harness.stats.ratio`).
 
 Conventions match the PyPI package ``krippendorff`` (Castro 2017-): skips are not values, units
 with fewer than two values drop out, ratio distance is 0 when c + k = 0. Ratio data must be
@@ -47,6 +48,7 @@ import pandas as pd
 
 from harness.errors import InputError, StatsError
 from harness.stats.pairable import Pairable, pairable_from_codes, pairable_values
+from harness.stats.ratio import ratio_pair_sum, ratio_unit_sums
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
@@ -128,15 +130,7 @@ def alpha_parts(p: Pairable, level: Level) -> AlphaParts:
     elif level == "ordinal":
         unit_do, de_sum = _interval(p.unit, ordinal_ranks(p.values), p.m)
     else:
-        values = p.values.astype(np.float64)
-        if (values < 0).any():
-            raise InputError(
-                "ratio data must be >= 0 (a ratio scale has an absolute zero); use --level "
-                "interval for values that can be negative"
-            )
-        unit_do = _ratio_within_units(p.unit, values, p.m)
-        distinct, counts = np.unique(values, return_counts=True)
-        de_sum = ratio_pair_sum(distinct, counts.astype(np.float64))
+        unit_do, de_sum = _ratio(p)
     return AlphaParts(
         level=level,
         unit_do=unit_do,
@@ -187,75 +181,25 @@ def _nominal(p: Pairable) -> tuple[np.ndarray, float]:
     return unit_do, n * n - float(np.dot(n_c, n_c))
 
 
-def ratio_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """delta2 = ((a - b) / (a + b))^2, and 0 where a + b = 0 (broadcasting)."""
-    total = a + b
-    diff = a - b
-    out = np.zeros(np.broadcast(a, b).shape)
-    np.divide(diff, total, out=out, where=total != 0)
-    return out * out
-
-
-def ratio_pair_sum(values: np.ndarray, weights: np.ndarray) -> float:
-    """sum_{c,k} w_c w_k delta2_ratio(v_c, v_k) over distinct values, in row blocks: O(V^2)."""
-    total = 0.0
-    for rows in _blocks(len(values), len(values)):
-        block = ratio_distance(values[rows, None], values[None, :])
-        total += float(weights[rows] @ block @ weights)
-    return total
-
-
 def _blocks(n_rows: int, row_width: int) -> Iterator[slice]:
     step = max(1, _BLOCK_CELLS // max(1, row_width))
     for start in range(0, n_rows, step):
         yield slice(start, min(n_rows, start + step))
 
 
-def _ratio_within_units(unit: np.ndarray, x: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Per unit: sum over ordered pairs within the unit of delta2_ratio, divided by m_u - 1.
-
-    Pairs are enumerated for blocks of units holding at most ~_BLOCK_CELLS pairs; a unit too
-    large for that is summed over its distinct values instead (`ratio_pair_sum`).
-    """
-    n_units = len(m)
-    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
-    pairs_per_unit = m * (m - 1) // 2
-    out = np.zeros(n_units)
-    big = np.flatnonzero(pairs_per_unit > _BLOCK_CELLS)
-    for u in big:
-        distinct, counts = np.unique(x[starts[u] : starts[u] + m[u]], return_counts=True)
-        out[u] = ratio_pair_sum(distinct, counts.astype(np.float64))
-    small = pairs_per_unit <= _BLOCK_CELLS
-    cum = np.cumsum(np.where(small, pairs_per_unit, 0))
-    first = 0
-    while first < n_units:
-        base = cum[first - 1] if first else 0
-        last = int(np.searchsorted(cum, base + _BLOCK_CELLS, side="right"))
-        last = max(last, first + 1)
-        sel = np.arange(first, min(last, n_units))
-        sel = sel[small[sel]]
-        if len(sel):
-            out[sel] = 2.0 * _unordered_pair_sums(x, starts[sel], m[sel])
-        first = last
-    return out / (m - 1)
-
-
-def _unordered_pair_sums(x: np.ndarray, starts: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """For each group (start, size) of ``x``, sum of delta2_ratio over its pairs i < j."""
-    # For the value at position p (0-based) of a group of size s: partners p+1..s-1.
-    sizes = m
-    rows = np.repeat(np.arange(len(sizes)), sizes)
-    pos = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    left = np.repeat(starts, sizes) + pos
-    n_partners = np.repeat(sizes, sizes) - pos - 1
-    total = int(n_partners.sum())
-    if total == 0:
-        return np.zeros(len(sizes))
-    left_rep = np.repeat(left, n_partners)
-    offset = np.arange(total) - np.repeat(np.cumsum(n_partners) - n_partners, n_partners)
-    right = left_rep + 1 + offset
-    d = ratio_distance(x[left_rep], x[right])
-    return np.bincount(np.repeat(rows, n_partners), weights=d, minlength=len(sizes))
+def _ratio(p: Pairable) -> tuple[np.ndarray, float]:
+    """Per-unit D_o sums and the pooled D_e sum of the ratio level, from value counts."""
+    values = p.values.astype(np.float64)
+    if (values < 0).any():
+        raise InputError(
+            "ratio data must be >= 0 (a ratio scale has an absolute zero); use --level "
+            "interval for values that can be negative"
+        )
+    codes, uniques = pd.factorize(values)
+    distinct = np.asarray(uniques, dtype=np.float64)
+    unit_do = ratio_unit_sums(p.unit, codes, distinct, p.n_units) / (p.m - 1)
+    counts = np.bincount(codes, minlength=len(distinct)).astype(np.float64)
+    return unit_do, ratio_pair_sum(distinct, counts)
 
 
 def _check_level(level: str) -> None:

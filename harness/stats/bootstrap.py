@@ -50,9 +50,9 @@ from harness.stats.alpha import (
     _blocks,
     _check_level,
     alpha_parts,
-    ratio_distance,
 )
 from harness.stats.pairable import Pairable, pairable_values, unit_value_counts
+from harness.stats.ratio import ratio_distance
 from harness.stats.reliability import DEFAULT_ALPHA_MIN, Verdict, interval_warning, verdict
 
 Method = Literal["units", "kalpha"]

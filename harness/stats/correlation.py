@@ -9,6 +9,9 @@
   one other worker rated, Pearson's r and Spearman's rho between the worker's value and the mean
   of the *other* workers' values on that item (METHODS.md H8 and section 4). O(judgments): the
   leave-one-out mean is (item sum - x) / (item count - 1).
+- ``grouped_spearman``: Spearman's rho of two arrays within each group, for many groups at
+  once (each rater against a system, in characterization); ``ranks_within``: the mid-ranks
+  within each group it is built on.
 """
 
 from __future__ import annotations
@@ -82,3 +85,60 @@ def _grouped_pearson(frame: pd.DataFrame) -> pd.Series:
     with np.errstate(divide="ignore", invalid="ignore"):
         r: pd.Series = s["xy"] / np.sqrt(s["xx"] * s["yy"])
     return r.where((s["xx"] > 0) & (s["yy"] > 0))
+
+
+def grouped_spearman(
+    groups: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int, *, min_n: int = 3
+) -> np.ndarray:
+    """Per group code 0..n_groups-1: Spearman's rho of ``x`` and ``y`` over the group's rows.
+
+    Pearson's r of the mid-ranks (ties averaged) within the group, as `scipy.stats.spearmanr`;
+    NaN for a group with fewer than ``min_n`` rows or where either side does not vary. ``y``
+    may be 2-D (rows x columns): one rho per group and column, ranked in one pass.
+    """
+    ys = np.asarray(y, dtype=float)
+    flat = ys.ndim == 1
+    ys = ys[:, None] if flat else ys
+    out = np.full((n_groups, ys.shape[1]), np.nan)
+    if len(groups):
+        ranks = np.column_stack(
+            [ranks_within(groups, column) for column in [np.asarray(x, dtype=float), *ys.T]]
+        )
+        size = np.bincount(groups, minlength=n_groups)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dev = ranks - (_group_sums(groups, ranks, n_groups) / size[:, None])[groups]
+            squares = _group_sums(groups, dev * dev, n_groups)
+            products = _group_sums(groups, dev[:, :1] * dev[:, 1:], n_groups)
+            r = products / np.sqrt(squares[:, :1] * squares[:, 1:])
+        # mid-ranks are halves: they vary exactly when the values do, and sum without error
+        usable = (size[:, None] >= min_n) & (squares[:, :1] > 0) & (squares[:, 1:] > 0)
+        out[usable] = np.clip(r[usable], -1.0, 1.0)
+    return out[:, 0] if flat else out
+
+
+def _group_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Column-wise sums of a 2-D array within each group."""
+    return np.column_stack(
+        [np.bincount(groups, values[:, c], minlength=n_groups) for c in range(values.shape[1])]
+    )
+
+
+def ranks_within(groups: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based, ties share their mean rank) of ``values`` within each group.
+
+    One lexsort by (group, value); NaN values rank last in their group.
+    """
+    values = np.asarray(values, dtype=float)
+    if not len(values):
+        return values.copy()
+    order = np.lexsort((values, groups))
+    sorted_groups, sorted_values = groups[order], values[order]
+    new_group = np.r_[True, sorted_groups[1:] != sorted_groups[:-1]]
+    new_run = new_group | np.r_[True, sorted_values[1:] != sorted_values[:-1]]
+    group_start = np.maximum.accumulate(np.where(new_group, np.arange(len(order)), 0))
+    position = np.arange(len(order)) - group_start + 1.0
+    run = np.cumsum(new_run) - 1
+    mean_position = np.bincount(run, position) / np.bincount(run)
+    ranks = np.empty(len(order))
+    ranks[order] = mean_position[run]
+    return ranks

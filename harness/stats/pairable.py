@@ -106,7 +106,8 @@ def pairable_from_codes(
     values = np.asarray(values)
     if values.dtype.kind == "f":
         ok = ~np.isnan(values)
-        items, values = items[ok], values[ok]
+        if not ok.all():
+            items, values = items[ok], values[ok]
     n_judgments = len(values)
     if (
         items.dtype.kind in "iu"
@@ -126,14 +127,18 @@ def pairable_from_codes(
             "no item has two or more values (skips do not count), so there is nothing to pair: "
             "agreement is undefined"
         )
-    codes, values = codes[keep], values[keep]
-    # Renumber the kept items 0..U-1 and group rows by item.
+    # Renumber the kept items 0..U-1 and group rows by item (each step skipped when idle).
     present = np.flatnonzero(counts >= 2)
-    renumber = np.full(len(counts), -1, dtype=np.int64)
-    renumber[present] = np.arange(len(present))
-    unit = renumber[codes]
-    order = np.argsort(unit, kind="stable")
-    unit, values = unit[order], values[order]
+    if len(present) == len(counts):
+        unit = codes
+    else:
+        codes, values = codes[keep], values[keep]
+        renumber = np.full(len(counts), -1, dtype=np.int64)
+        renumber[present] = np.arange(len(present))
+        unit = renumber[codes]
+    if len(unit) and (unit[1:] < unit[:-1]).any():
+        order = np.argsort(unit, kind="stable")
+        unit, values = unit[order], values[order]
     return Pairable(
         unit=unit,
         values=values,

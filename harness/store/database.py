@@ -29,6 +29,44 @@ def database_url(db: str | None = None) -> str:
     return chosen
 
 
+def safe_url(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "<an invalid database URL>"
+
+
+def describe_error(exc: BaseException, url: str | None) -> str | None:
+    """What a person should know about a database error, naming the store (no password) and
+    what to do; None when ``exc`` is not a problem with the store itself."""
+    import re
+
+    kinds = (sa.exc.OperationalError, sa.exc.ProgrammingError, sa.exc.InterfaceError)
+    if not isinstance(exc, kinds):
+        return None
+    text = str(exc.orig) if getattr(exc, "orig", None) is not None else str(exc)
+    where = safe_url(url) if url else "the store"
+    missing = re.search(r'no such table: (\w+)|relation "(\w+)" does not exist', text)
+    if missing:
+        table = missing[1] or missing[2]
+        return (
+            f"the store has no {table} table: create or update its schema with "
+            "`harness db upgrade` (with the same --db)"
+        )
+    if re.search(r'database "[^"]+" does not exist', text):
+        return f"{where}: the database does not exist; create it (e.g. createdb) or fix --db"
+    if "unable to open database file" in text:
+        return (
+            f"{where}: cannot open the SQLite file (does its folder exist and is it "
+            "writable?); fix --db"
+        )
+    if isinstance(exc, sa.exc.OperationalError):
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        return f"{where}: cannot connect ({first}); is the database running, and is --db right?"
+    return None
+
+
 def make_engine(url: str) -> sa.Engine:
     """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout."""
     engine = sa.create_engine(url)
@@ -43,6 +81,20 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
+
+
+def store_exists(db: str | None = None) -> bool:
+    """Whether the store could hold data already: a SQLite file that exists, or any server URL
+    (asked without creating anything)."""
+    url = database_url(db)
+    if url.startswith("sqlite:///"):
+        return os.path.exists(url.removeprefix("sqlite:///"))
+    return True
+
+
+def open_store(db: str | None = None) -> sa.Engine:
+    """An engine on the store named by ``db`` (see `database_url`); dispose it when done."""
+    return make_engine(database_url(db))
 
 
 @contextmanager

@@ -1,17 +1,24 @@
-"""The append-only event log: record what happened and why, never change it."""
+"""The append-only event log: record what happened and why, never change it.
+
+Every kind of event is an `EventKind`, so a typo is a type error, not an event nobody finds.
+Intents (``*.intent``) are written and committed before the platform call they name; their
+results after it, so a crash between the two is visible in the log.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from harness.store.models import Event
+from harness.store.models import Event, EventKind
+
+__all__ = ["EventKind", "event_logged", "record_event"]
 
 
 def record_event(
     session: Session,
-    kind: str,
+    kind: EventKind,
     *,
     study_id: int | None = None,
     subject: str | None = None,
@@ -21,3 +28,13 @@ def record_event(
     event = Event(study_id=study_id, kind=kind, subject=subject, payload=payload or {})
     session.add(event)
     return event
+
+
+def event_logged(
+    session: Session, kind: EventKind, subject: str, study_id: int | None = None
+) -> bool:
+    """Whether an event of ``kind`` about ``subject`` (in ``study_id``, when given) is logged."""
+    query = select(Event.id).where(Event.kind == kind, Event.subject == subject)
+    if study_id is not None:
+        query = query.where(Event.study_id == study_id)
+    return session.exec(query.limit(1)).first() is not None

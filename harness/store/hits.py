@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, select
 
-from harness.store.events import record_event
+from harness.store.events import EventKind, record_event
 from harness.store.models import Hit, Study
 
 
@@ -38,7 +38,7 @@ def add_planned_hits(
     if len(stored) < len(showings):
         record_event(
             session,
-            "hits.planned",
+            EventKind.HITS_PLANNED,
             study_id=study.id,
             subject=study.name,
             payload={"hits": len(showings), "new": len(showings) - len(stored)},

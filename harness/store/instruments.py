@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session, select
 
 from harness.spec import LoadedSpec
-from harness.store.events import record_event
+from harness.store.events import EventKind, record_event
 from harness.store.models import InstrumentVersion, Item, Study
 
 _ITEM_COLUMNS = {"item_id", "role", "gold", "group"}
@@ -49,7 +50,7 @@ def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion
         )
     record_event(
         session,
-        "instrument.frozen",
+        EventKind.INSTRUMENT_FROZEN,
         subject=loaded.instrument_hash,
         payload={"name": version.name, "items": len(loaded.items)},
     )
@@ -59,25 +60,54 @@ def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion
 def create_study(
     session: Session, loaded: LoadedSpec, *, name: str | None = None, target: str | None = None
 ) -> Study:
-    """A new study of ``loaded``'s (frozen) instrument; the target is stored with the study."""
+    """A new study of ``loaded``'s (frozen) instrument; the target is stored with the study
+    (default: the spec's, else ``local``)."""
     version = freeze_instrument(session, loaded)
     assert version.id is not None
     study = Study(
         name=name or loaded.spec.study.name,
         instrument_id=version.id,
-        target=target or loaded.spec.platform.target.value,
+        target=target or loaded.spec.platform.target or "local",
         budget=loaded.spec.budget,
     )
     session.add(study)
     session.flush()
     record_event(
         session,
-        "study.created",
+        EventKind.STUDY_CREATED,
         study_id=study.id,
         subject=study.name,
         payload={"instrument": version.hash, "target": study.target},
     )
     return study
+
+
+@dataclass(frozen=True)
+class FrozenInstrument:
+    """What the store keeps of an instrument version, enough to rebuild it without the spec
+    file: the frozen spec (JSON), one dict per item (``item_id``, ``role``, ``gold``, ``group``
+    and the display columns) and the guidelines text. `harness.render.Instrument.from_frozen`
+    turns it into the instrument pages are rendered and answers checked with."""
+
+    hash: str
+    spec: dict[str, Any]
+    items: list[dict[str, Any]]
+    guidelines: str
+
+
+def frozen_instrument(session: Session, instrument_id: int) -> FrozenInstrument:
+    """The stored instrument version ``instrument_id`` with its items, in item-id order."""
+    version = session.get(InstrumentVersion, instrument_id)
+    if version is None:
+        raise KeyError(f"no instrument version {instrument_id} in the store")
+    items = session.exec(
+        select(Item).where(Item.instrument_id == instrument_id).order_by(Item.id)  # type: ignore[arg-type]
+    ).all()
+    rows = [
+        {"item_id": i.key, "role": i.role, "gold": i.gold, "group": i.group, **i.display}
+        for i in items
+    ]
+    return FrozenInstrument(version.hash, version.spec, rows, version.guidelines)
 
 
 def _spec_json(loaded: LoadedSpec) -> dict[str, Any]:

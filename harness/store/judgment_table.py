@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -56,17 +57,13 @@ def study_judgments(session: Session, study_id: int) -> pd.DataFrame:
 
 
 def screening_rows(
-    session: Session,
-    study_id: int,
-    *,
-    after_id: int | None = None,
-    assignment_id: int | None = None,
+    session: Session, study_id: int, *, assignments: Sequence[int] | None = None
 ) -> pd.DataFrame:
     """The long table screening reads, lean: no display columns, plus the store's own ids.
 
     Columns: ``judgment_pk, item_id, worker_id, value, skipped, assignment_id, position,
-    seconds, role, worker_pk, assignment_pk`` (``*_pk``: the store's row ids). ``after_id``
-    keeps judgments with a larger id; ``assignment_id`` keeps one assignment's (store id).
+    seconds, role, worker_pk, assignment_pk`` (``*_pk``: the store's row ids). ``assignments``
+    keeps those assignments' judgments (store ids).
     """
     query = _joined(
         study_id,
@@ -82,8 +79,19 @@ def screening_rows(
         col(Judgment.worker_id).label("worker_pk"),
         col(Judgment.assignment_id).label("assignment_pk"),
     )
-    if after_id is not None:
-        query = query.where(col(Judgment.id) > after_id)
-    if assignment_id is not None:
-        query = query.where(col(Judgment.assignment_id) == assignment_id)
+    if assignments is not None:
+        query = query.where(col(Judgment.assignment_id).in_(list(assignments)))
     return _frame(session, query)
+
+
+def judged_assignments(session: Session, study_id: int) -> dict[int, bool]:
+    """The study's assignments that have judgments (store ids, oldest first), each with whether
+    live screening has taken it into account (``Assignment.screened_at`` set)."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Assignment.id), col(Assignment.screened_at).is_not(None))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, has_judgments)
+        .order_by(col(Assignment.id))
+    )
+    return {int(a): bool(screened) for a, screened in session.execute(query)}

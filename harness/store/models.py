@@ -19,6 +19,8 @@ from sqlalchemy import event
 from sqlalchemy.orm import Mapper
 from sqlmodel import Field, SQLModel
 
+from harness.spec.model import Action
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -61,6 +63,73 @@ class AssignmentStatus(StrEnum):
     REJECTED = "rejected"
     RETURNED = "returned"
     ABANDONED = "abandoned"
+
+
+class DecisionState(StrEnum):
+    """Where a screening decision stands. Only a raised flag whose action is not ``report`` is
+    ever carried out: it starts ``pending``; one process at a time ``claimed`` it (a claim
+    older than `CLAIM_TIMEOUT` counts as abandoned); then ``applied``, or ``overruled`` by a
+    person. Every other decision is ``recorded`` (evidence, nothing to do)."""
+
+    RECORDED = "recorded"
+    PENDING = "pending"
+    CLAIMED = "claimed"
+    APPLIED = "applied"
+    OVERRULED = "overruled"
+
+
+class EventKind(StrEnum):
+    """Every kind of event harness logs (the ``kind`` column)."""
+
+    # instruments and studies
+    INSTRUMENT_FROZEN = "instrument.frozen"
+    STUDY_CREATED = "study.created"
+    STUDY_EXPIRED = "study.expired"
+    HITS_PLANNED = "hits.planned"
+    # launch
+    PREPARE_INTENT = "platform.prepare.intent"
+    PREPARED = "platform.prepared"
+    NOTIFICATIONS = "platform.notifications"
+    HIT_CREATE_INTENT = "hit.create.intent"
+    HIT_CREATED = "hit.created"
+    HIT_RECONCILED = "hit.reconciled"
+    HIT_STATUS = "hit.status"
+    HIT_EXPIRE_INTENT = "hit.expire.intent"
+    HIT_EXPIRED = "hit.expired"
+    WORKER_EXCLUDED = "worker.excluded"
+    # submissions
+    ASSIGNMENT_SUBMITTED = "assignment.submitted"
+    ASSIGNMENT_RECOVERED = "assignment.recovered"
+    ASSIGNMENT_STATUS = "assignment.status"
+    ASSIGNMENT_INVALID = "assignment.invalid"
+    AFTER_SUBMISSION_FAILED = "assignment.after_submission_failed"
+    # screening
+    SCREENING_DECISION = "screening.decision"
+    SCREENING_APPLIED = "screening.applied"
+    # review
+    APPROVE_INTENT = "review.approve.intent"
+    APPROVED = "review.approved"
+    REJECT_INTENT = "review.reject.intent"
+    REJECTED = "review.rejected"
+    REJECT_REFUSED = "review.reject.refused"
+    BONUS_INTENT = "review.bonus.intent"
+    BONUS_PAID = "review.bonus"
+    BLOCK_INTENT = "worker.block.intent"
+    BLOCKED = "worker.blocked"
+    REPLACE_INTENT = "review.replace.intent"
+    REPLACED = "review.replaced"
+    REPLACE_REFUSED = "review.replace.refused"
+    # places (platforms whose participants harness allocates work to: Prolific, a study link)
+    PLACES_OPEN_INTENT = "places.open.intent"
+    PLACES_OPENED = "places.opened"
+    PLACES_SET = "places.set"
+    SLOT_RESERVED = "slot.reserved"
+    SLOT_RELEASED = "slot.released"
+    ALLOCATION_REFUSED = "allocation.refused"
+    RETURN_REQUESTED = "review.return.requested"
+    BONUS_CREATED = "review.bonus.created"
+    BONUS_PAY_INTENT = "review.bonus.pay.intent"
+    BONUS_UNCERTAIN = "review.bonus.uncertain"
 
 
 class InstrumentVersion(SQLModel, table=True):
@@ -161,6 +230,8 @@ class Assignment(SQLModel, table=True):
     )
     accepted_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     submitted_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    # when live screening took this assignment's judgments into account (None: not yet)
+    screened_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 class Judgment(SQLModel, table=True):
@@ -194,12 +265,51 @@ class ScreeningDecision(SQLModel, table=True):
     evidence: int = 0
     threshold: float | None = None
     flag: bool = False
-    action: str = Field(max_length=20)
-    applied: bool = False
+    action: Action = Field(sa_type=sa.Enum(Action, native_enum=False, length=20))
+    state: DecisionState = Field(
+        default=DecisionState.RECORDED,
+        sa_type=sa.Enum(DecisionState, native_enum=False, length=20),
+    )
+    claimed_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     details: dict[str, Any] = Field(
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)
     )
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+
+
+class SlotState(StrEnum):
+    """Where one place of a HIT (one rater of its items) stands: ``open`` for the next arriving
+    participant, ``reserved`` by one participant until ``expires_at`` (a reservation that
+    expired can be taken by the next), ``submitted`` once its answers are stored."""
+
+    OPEN = "open"
+    RESERVED = "reserved"
+    SUBMITTED = "submitted"
+
+
+class Slot(SQLModel, table=True):
+    """One place of a HIT on a platform where harness allocates the work (Prolific, a study
+    link): a HIT wants ``max_assignments`` raters, so it has that many slots (positions 0..n-1).
+
+    A slot is taken by a conditional update (`harness.store.allocation`), so of two processes
+    taking the same slot exactly one succeeds; ``session_ref`` (the platform's id of the
+    participant's session, e.g. Prolific's SESSION_ID) is unique, so one session holds at most
+    one slot.
+    """
+
+    __table_args__ = (sa.UniqueConstraint("hit_id", "position"),)
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    hit_id: int = Field(foreign_key="hit.id", index=True)
+    position: int
+    state: SlotState = Field(
+        default=SlotState.OPEN, sa_type=sa.Enum(SlotState, native_enum=False, length=20)
+    )
+    worker_id: int | None = Field(default=None, foreign_key="worker.id", index=True)
+    session_ref: str | None = Field(default=None, max_length=200, unique=True)
+    assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
+    reserved_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    expires_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 class Event(SQLModel, table=True):
@@ -208,7 +318,16 @@ class Event(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
     at: datetime = Field(default_factory=utcnow, sa_column=_when())
-    kind: str = Field(max_length=60, index=True)
+    kind: EventKind = Field(
+        sa_type=sa.Enum(
+            EventKind,
+            native_enum=False,
+            length=60,
+            values_callable=lambda kinds: [k.value for k in kinds],
+            validate_strings=True,
+        ),
+        index=True,
+    )
     subject: str | None = Field(default=None, max_length=200)
     payload: dict[str, Any] = Field(
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)

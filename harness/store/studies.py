@@ -1,4 +1,9 @@
-"""Find a stored study by name, with its instrument version, as plain rows for later stages."""
+"""Find a study in the store: the one lookup by name, used at every edge (command or request).
+
+A command or a request turns a study's name into rows once, here, and hands the rows down:
+`find_study` for any study, `launched_study` for one that a launch put on a platform (with its
+`StudyPlatform` row: provider, target endpoint, hosting, platform references).
+"""
 
 from __future__ import annotations
 
@@ -6,42 +11,113 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from harness.errors import InputError
+from harness.errors import InputError, StudyNotFound
 from harness.store.judgment_table import study_judgments
-from harness.store.models import InstrumentVersion, Study
+from harness.store.models import Hit, InstrumentVersion, Study, StudyPlatform
+
+
+def find_study(session: Session, name: str) -> Study:
+    """The study called ``name``; `StudyNotFound` naming the studies the store holds."""
+    study = session.exec(select(Study).where(Study.name == name)).first()
+    if study is None:
+        raise StudyNotFound(unknown_study_message(session, name))
+    return study
+
+
+def unknown_study_message(session: Session, name: str) -> str:
+    """The one message for a study name the store does not know."""
+    names = sorted(session.exec(select(Study.name)).all())
+    held = f"studies: {', '.join(names)}" if names else "it holds no study yet"
+    return f"no study named {name!r} in the store ({held})"
+
+
+def study_named(session: Session, name: str) -> Study | None:
+    """The study called ``name``, or None (for callers to whom a missing study is normal)."""
+    return session.exec(select(Study).where(Study.name == name)).first()
+
+
+@dataclass(frozen=True)
+class LaunchedStudy:
+    """A launched study's rows, read once at the edge and passed on: the study and where it runs.
+
+    The rows are detached snapshots: code that changes a study reads its row again by
+    ``study.id`` in its own transaction.
+    """
+
+    study: Study
+    platform: StudyPlatform
+
+    @property
+    def id(self) -> int:
+        assert self.study.id is not None
+        return self.study.id
+
+    @property
+    def name(self) -> str:
+        return self.study.name
+
+    @property
+    def target(self) -> str:
+        return self.study.target
+
+
+def study_platform(session: Session, study: Study) -> StudyPlatform:
+    """Where ``study`` runs, as its launch recorded it; `InputError` if it was never launched."""
+    found = session.get(StudyPlatform, study.id)
+    if found is None:
+        raise InputError(f"study {study.name!r} was never launched (no platform record)")
+    return found
+
+
+def launched_study(session: Session, name: str) -> LaunchedStudy:
+    """The launched study called ``name`` (see `find_study` and `study_platform`)."""
+    study = find_study(session, name)
+    return LaunchedStudy(study, study_platform(session, study))
+
+
+def launched(session: Session, study: Study) -> LaunchedStudy:
+    """``study`` with its platform row."""
+    return LaunchedStudy(study, study_platform(session, study))
+
+
+def instrument_of(session: Session, study: Study) -> InstrumentVersion:
+    """The frozen instrument version ``study`` runs."""
+    version = session.get(InstrumentVersion, study.instrument_id)
+    assert version is not None  # a foreign key keeps it there
+    return version
+
+
+def posted_count(session: Session, study: Study | None) -> int:
+    """How many of the study's HITs the store knows to be posted (0 for no study yet)."""
+    if study is None or study.id is None:
+        return 0
+    return len(
+        session.exec(
+            select(Hit.id).where(Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None))
+        ).all()
+    )
 
 
 @dataclass(frozen=True)
 class StoredStudy:
-    """A study's row, its instrument version's row (both as dicts) and its judgments."""
+    """A study's row, its instrument version's row (both as dicts) and its judgments: what the
+    later stages (characterize, report) read of a stored study, with no database attached."""
 
     study: dict[str, Any]
     instrument: dict[str, Any]
     judgments: pd.DataFrame
 
 
-def find_study(session: Session, name: str) -> Study | None:
-    return session.exec(select(Study).where(Study.name == name)).first()
-
-
-def load_study(session: Session, name: str) -> StoredStudy:
-    """The study called ``name``; `InputError` naming the stored studies when there is none."""
-    study = find_study(session, name)
-    if study is None:
-        names = sorted(session.exec(select(Study.name)).all())
-        raise InputError(
-            f"no stored study called {name!r} and no file of that name"
-            + (f"; stored studies: {', '.join(names)}" if names else "; the store has no studies")
-        )
-    version = session.get(InstrumentVersion, study.instrument_id)
-    assert study.id is not None and version is not None
+def load_study(session: Session, study: Study) -> StoredStudy:
+    """``study`` as plain rows with its judgments; `InputError` when it has none yet."""
+    assert study.id is not None
     judgments = study_judgments(session, study.id)
     if judgments.empty:
-        raise InputError(f"stored study {name!r} has no judgments yet")
+        raise InputError(f"stored study {study.name!r} has no judgments yet")
     return StoredStudy(
         study=study.model_dump(mode="json"),
-        instrument=version.model_dump(mode="json"),
+        instrument=instrument_of(session, study).model_dump(mode="json"),
         judgments=judgments,
     )

@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import StoreError
-from harness.store.events import record_event
+from harness.store.events import EventKind, record_event
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -133,7 +133,7 @@ def store_submission(
     session.add(assignment)
     record_event(
         session,
-        "assignment.submitted",
+        EventKind.ASSIGNMENT_SUBMITTED,
         study_id=study.id,
         subject=platform_assignment_id,
         payload={"worker": platform_worker_id, "hit": hit.index, "judgments": len(answers)},

@@ -3,20 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from flask import Flask, Response, jsonify, request
-from sqlmodel import Session
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from harness.platform.after_submission import AfterSubmission
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
+from harness.web.participants import bp as participants_bp
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
-
-AfterSubmission = Callable[[Session, int], None]
-"""Called with a session and the stored assignment's database id after a new submission."""
 
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
@@ -34,7 +31,7 @@ def create_app(
     ``template_dirs``: where page templates are looked up (a custom template's folder first;
     default: the built-in templates). ``after_submission`` runs after a new submission is
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
-    worker's answers stay stored and the failure is logged.
+    worker's answers stay stored and the failure is logged as an event.
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
@@ -45,6 +42,7 @@ def create_app(
         template_dirs=list(template_dirs) if template_dirs else None,
     )
     app.register_blueprint(tasks_bp)
+    app.register_blueprint(participants_bp)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlmodel import Session, select
+from sqlmodel import Session
 
+from harness.platform.after_submission import AfterSubmission
 from harness.render.instrument import Instrument, stored_instrument
 from harness.render.plan import HitPlan, parse_hit_key
 from harness.store.hits import study_hit
-from harness.store.models import Hit, InstrumentVersion, Item, Study
+from harness.store.instruments import frozen_instrument
+from harness.store.models import Hit, Study
+from harness.store.studies import study_named
 
 
 @dataclass
 class WebState:
     engine: sa.Engine
-    after_submission: Callable[[Session, int], None] | None = None
+    after_submission: AfterSubmission | None = None
     template_dirs: list[Path] | None = None
     _instruments: dict[int, Instrument] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -34,13 +36,7 @@ class WebState:
             found = self._instruments.get(instrument_id)
         if found is not None:
             return found
-        version = session.get(InstrumentVersion, instrument_id)
-        assert version is not None
-        rows = [
-            {"item_id": i.key, "role": i.role, "gold": i.gold, "group": i.group, **i.display}
-            for i in session.exec(select(Item).where(Item.instrument_id == instrument_id))
-        ]
-        built = stored_instrument(version.spec, rows, version.guidelines, self.template_dirs)
+        built = stored_instrument(frozen_instrument(session, instrument_id), self.template_dirs)
         with self._lock:
             self._instruments[instrument_id] = built
         return built
@@ -68,7 +64,7 @@ def find_task_hit(session: Session, key: str) -> TaskHit | None:
         study_name, index = parse_hit_key(key)
     except ValueError:
         return None
-    study = session.exec(select(Study).where(Study.name == study_name)).first()
+    study = study_named(session, study_name)
     if study is None or study.id is None:
         return None
     hit = study_hit(session, study.id, index)

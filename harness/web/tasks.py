@@ -9,11 +9,14 @@ worker can act on, and nothing partial is written.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
 from sqlmodel import Session, select
 
 from harness.errors import StoreError
+from harness.platform.after_submission import run_after_submission
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
@@ -24,6 +27,15 @@ from harness.web.messages import message_page
 from harness.web.state import find_task_hit, web_state
 
 bp = Blueprint("tasks", __name__)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A submission just stored: its study's and its assignment's store ids."""
+
+    study_id: int
+    assignment_pk: int
+
 
 RECORDED = "Your answers are recorded."
 ALREADY_RECORDED = "Your answers were already recorded; nothing was changed."
@@ -122,21 +134,25 @@ def submit(key: str) -> tuple[Response, int]:
             outcome = _store(session, key, assignment_id, worker_id, list(form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same assignment stored by a concurrent request
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
-    if isinstance(outcome, tuple):
+    if not isinstance(outcome, Stored):
         return outcome
+    study_id, assignment_pk = outcome.study_id, outcome.assignment_pk
     if state.after_submission is not None:
-        try:
-            with session_scope(state.engine) as session:
-                state.after_submission(session, outcome)
-        except Exception:  # the answers are stored; screening failing must not fail the worker
-            current_app.logger.exception("after_submission failed for assignment %s", outcome)
+        # the answers are stored; screening failing must not fail the worker: it is logged as
+        # an event and the assignment is screened again later (sync, review, next submission)
+        failure = run_after_submission(
+            state.engine, state.after_submission, study_id, assignment_pk
+        )
+        if failure is not None:
+            current_app.logger.error("after_submission failed for %s: %s", assignment_pk, failure)
     return jsonify(ok=True, created=True, message=RECORDED), 200
 
 
 def _store(
     session: Session, key: str, assignment_id: str, worker_id: str, fields: list[tuple[str, str]]
-) -> int | tuple[Response, int]:
-    """The new assignment's database id, or the refusal to send (nothing written)."""
+) -> Stored | tuple[Response, int]:
+    """The study's and the new assignment's store ids, or the refusal to send (nothing
+    written)."""
     task = find_task_hit(session, key)
     if task is None:
         return _refuse(404, NO_HIT.format(key=key))
@@ -181,5 +197,5 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
-    assert stored.assignment.id is not None
-    return stored.assignment.id
+    assert stored.assignment.id is not None and task.study.id is not None
+    return Stored(task.study.id, stored.assignment.id)

@@ -107,3 +107,40 @@ def test_a_system_missing_items_is_refused_naming_the_file(system_scores):
                        r"353 items of WS353 \(ws353-010, ws353-011\)"):  # fmt: skip
         check_system_items(partial, list(system_scores["minilm"].index), system="minilm",
                            instrument="WS353", source="sys.csv")  # fmt: skip
+
+
+def test_per_rater_rho_equals_scipy_per_rater_with_repeats_constants_and_missing_scores():
+    rng = np.random.default_rng(5)
+    items = [f"i{k:02d}" for k in range(30)]
+    rows = []
+    for w in range(12):
+        rated = rng.choice(items, size=[3, 4, 5, 6, 12, 30][w % 6], replace=False)
+        for item in rated:
+            value = 4.0 if w == 10 else float(rng.integers(0, 11))  # rater 10 never varies
+            rows.append((item, f"w{w:02d}", value))
+            if w == 8:  # rater 8 rated every item twice: the mean of the two counts
+                rows.append((item, f"w{w:02d}", float(rng.integers(0, 11))))
+    table = pd.DataFrame(rows, columns=["item_id", "worker_id", "value"])
+    scores = {
+        "a": pd.Series(rng.normal(size=30), index=items),
+        "b": pd.Series(rng.integers(0, 3, 30).astype(float), index=items),  # ties
+    }
+    scores["b"].iloc[[0, 5]] = np.nan  # no score: left out of that system's rhos
+    got = instrument_systems(table, scores).per_rater
+    expected = {}
+    for worker, rated in table.groupby("worker_id"):
+        own = rated.groupby("item_id")["value"].mean()
+        if len(own) < 5:
+            continue
+        expected[worker] = {}
+        for name, s in scores.items():
+            a, b = own.to_numpy(), s[own.index].to_numpy()
+            ok = ~np.isnan(b)
+            a, b = a[ok], b[ok]
+            constant = len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0
+            expected[worker][name] = np.nan if constant else stats.spearmanr(a, b).statistic
+    expected_table = pd.DataFrame(expected).T
+    assert got.index.tolist() == sorted(expected)
+    assert got["a"].to_numpy() == pytest.approx(expected_table["a"].to_numpy(), nan_ok=True)
+    assert got["b"].to_numpy() == pytest.approx(expected_table["b"].to_numpy(), nan_ok=True)
+    assert got.loc["w10"].isna().all()

@@ -1,4 +1,5 @@
-"""Fixtures for the local MTurk conformance tests: thin wrappers over `factories.py`."""
+"""Fixtures for the platform tests: the local MTurk service (and boto3 pointed at it), a task
+server, a migrated SQLite store. Subfolders (`mturk/`, `mturk_local/`) inherit them."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
-from tests.platform.factories import LocalMTurk
+from tests.platform.factories import task_server
+from tests.platform.mturk_local.factories import LocalMTurk
+from tests.serving import ServedApp
 
 
 @pytest.fixture
@@ -23,3 +27,28 @@ def mturk(tmp_path: Path) -> Iterator[LocalMTurk]:
 def client(mturk: LocalMTurk) -> Any:
     """boto3's own MTurk client pointed at the local service."""
     return mturk.client()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> str:
+    """A migrated SQLite store."""
+    from harness.store.migrations import upgrade
+
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def tasks(database_url: str) -> Iterator[ServedApp]:
+    """The task server (harness.web) on the store of each backend."""
+    server, app = task_server(database_url)
+    yield server
+    server.stop()
+    app.extensions["harness"].close()
+
+
+@pytest.fixture
+def http() -> Iterator[requests.Session]:
+    with requests.Session() as session:
+        yield session

@@ -1,129 +1,101 @@
-"""Start the local MTurk service on loopback and talk to it as boto3 and as workers do."""
+"""Build what launch tests need: a task server on a thread, specs, simulated crowds, counts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import boto3
-import requests
-from botocore.config import Config
+import pandas as pd
+from click.testing import CliRunner, Result
 
-from harness.platform.mturk_local import Settings, create_app
+from harness.cli import main
+from harness.simulate import Crowd, control_truths
+from harness.spec import LoadedSpec
 from tests.serving import ServedApp
 
-EXTERNAL_QUESTION = (
-    '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
-    '2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}</ExternalURL>'
-    "<FrameHeight>{height}</FrameHeight></ExternalQuestion>"
-)
-HTML_QUESTION = (
-    '<HTMLQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
-    '2011-11-11/HTMLQuestion.xsd"><HTMLContent><![CDATA[{html}]]></HTMLContent>'
-    "<FrameHeight>0</FrameHeight></HTMLQuestion>"
-)
-CROWD_FORM = (
-    '<!DOCTYPE html><script src="https://assets.crowd.aws/crowd-html-elements.js"></script>'
-    '<crowd-form><crowd-slider name="similarity" min="0" max="10"></crowd-slider></crowd-form>'
-)
+WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
+"""What simulated workers tell the worker side: they meet the WS353 spec's requirements."""
 
 
-def external_question(url: str = "https://example.org/task", height: int = 0) -> str:
-    return EXTERNAL_QUESTION.format(url=url, height=height)
+def task_server(database_url: str) -> tuple[ServedApp, Any]:
+    from harness.web import create_app
+
+    app = create_app(database_url)
+    return ServedApp(app).start(), app
 
 
-def html_question(html: str = CROWD_FORM) -> str:
-    return HTML_QUESTION.format(html=html)
+def harness_cli(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
 
-def hit_params(**overrides: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {
-        "Title": "Rate word pairs",
-        "Description": "How similar are these words?",
-        "Reward": "0.50",
-        "AssignmentDurationInSeconds": 600,
-        "LifetimeInSeconds": 3600,
-        "MaxAssignments": 3,
-        "Question": external_question(),
-    }
-    params.update(overrides)
-    return {k: v for k, v in params.items() if v is not None}
+def small_spec(
+    directory: Path, *, items: int = 8, per_hit: int = 2, raters: int = 2, **extra: str
+) -> Path:
+    """A small rating spec (``items`` word pairs) with its items CSV; extra top-level YAML keys."""
+    rows = ["item_id,left,right"] + [f"p{i:02d},word{i},other{i}" for i in range(items)]
+    (directory / "items.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    lines = [
+        "study:",
+        f"  name: {extra.pop('name', 'small')}",
+        "type: rating",
+        "items:",
+        "  csv: items.csv",
+        "  display: [left, right]",
+        "guidelines:",
+        "  text: Rate how similar the two words are.",
+        "scale: {min: 0, max: 10}",
+        f"raters_per_item: {raters}",
+        f"items_per_hit: {per_hit}",
+        f"hosting: {extra.pop('hosting', 'mturk')}",
+        "hit:",
+        "  title: Rate word pairs",
+        "  description: Rate how similar two words are.",
+        "  reward: '0.10'",
+        "  auto_approval_delay: 1d",
+    ]
+    lines += [f"{key}: {value}" for key, value in extra.items()]
+    path = directory / "spec.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
-@dataclass
-class LocalMTurk:
-    """One running service (real Flask app, real HTTP server in a thread)."""
+def truths_of(loaded: LoadedSpec) -> dict[str, float]:
+    """Latent truths: the item's mean where the items have one (WS353), else the midpoint;
+    control items from `control_truths`."""
+    items = loaded.items
+    means = items["mean"] if "mean" in items.columns else pd.Series(5.0, index=items.index)
+    truths = {str(k): float(v) for k, v in zip(items["item_id"], means, strict=True)}
+    truths.update({str(k): float(v) for k, v in control_truths(items, loaded.scale).items()})
+    return truths
 
-    db_path: Path
-    settings: dict[str, Any] = field(default_factory=dict)
-    served: ServedApp | None = None
 
-    def start(self) -> LocalMTurk:
-        self.app = create_app(Settings(db_path=self.db_path, **self.settings))
-        self.served = ServedApp(self.app, threaded=False).start()
-        self.session = requests.Session()
-        return self
+def crowd_workers(loaded: LoadedSpec, size: int, seed: int = 0) -> list[Any]:
+    mix = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
+    return Crowd(mix, size=size, seed=seed).workers(loaded.scale)
 
-    def stop(self) -> None:
-        assert self.served is not None
-        self.served.stop()
-        self.session.close()
-        self.app.extensions["mturk_local"].close()
 
-    @property
-    def url(self) -> str:
-        assert self.served is not None
-        return self.served.url
+def launch_args(spec: Path, endpoint_url: str, db: str, *extra: str) -> list[str]:
+    """`harness launch` arguments for ``spec`` on the local service at ``endpoint_url``."""
+    return [
+        "launch",
+        str(spec),
+        "--target",
+        "local",
+        "--endpoint-url",
+        endpoint_url,
+        "--db",
+        db,
+        *extra,
+    ]
 
-    def client(self, **config: Any) -> Any:
-        return boto3.client(
-            "mturk",
-            endpoint_url=self.url,
-            region_name="us-east-1",
-            aws_access_key_id="x",
-            aws_secret_access_key="x",
-            config=Config(**config) if config else None,
-        )
 
-    def raw(self, operation: str, body: str | bytes) -> requests.Response:
-        return self.session.post(
-            self.url + "/",
-            data=body,
-            headers={
-                "X-Amz-Target": f"MTurkRequesterServiceV20170117.{operation}",
-                "Content-Type": "application/x-amz-json-1.1",
-            },
-        )
-
-    def control(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        r = self.session.post(f"{self.url}/_control/{path}", json=body or {})
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    def now(self) -> float:
-        return float(self.session.get(f"{self.url}/_control/clock").json()["now"])
-
-    def advance(self, seconds: float) -> None:
-        self.control("clock", {"advance": seconds})
-
-    def get(self, path: str, **params: Any) -> requests.Response:
-        return self.session.get(self.url + path, params=params)
-
-    def post(self, path: str, **data: Any) -> requests.Response:
-        return self.session.post(self.url + path, data=data)
-
-    def accept(self, hit_id: str, worker_id: str, **profile: Any) -> dict[str, Any]:
-        r = self.post(f"/worker/hits/{hit_id}/accept", workerId=worker_id, **profile)
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    def submit(self, assignment_id: str, **fields: Any) -> None:
-        r = self.post("/mturk/externalSubmit", assignmentId=assignment_id, **fields)
-        assert r.status_code == 200, r.text
-
-    def work(self, hit_id: str, worker_id: str, **fields: Any) -> str:
-        """Accept and submit; return the assignment id."""
-        assignment_id = self.accept(hit_id, worker_id)["AssignmentId"]
-        self.submit(assignment_id, **(fields or {"answer": "7"}))
-        return assignment_id
+def hits_on_platform(client: Any) -> list[dict[str, Any]]:
+    """Every HIT the requester has (all pages of ListHITs)."""
+    hits: list[dict[str, Any]] = []
+    token = None
+    while True:
+        page = client.list_hits(MaxResults=100, **({"NextToken": token} if token else {}))
+        hits += page["HITs"]
+        token = page.get("NextToken")
+        if not token:
+            return hits

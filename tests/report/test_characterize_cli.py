@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import harness
 from harness.cli import main
 from harness.judgments import write_judgments
 from harness.store import make_engine, session_scope
 from tests.characterize import factories
-from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
+from tests.factories import PROJECT_ROOT, WS353_DIR, WS353_SYSTEMS_DIR
 
 REQUIRED_KEYS = [
     "new.repeatability.alpha", "new.repeatability.ci", "new.precision.mean_sd",
@@ -46,8 +47,9 @@ def _get(data: dict, dotted: str):
 @pytest.fixture(scope="module")
 def report(inputs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-                 "--resolution", str(inputs["resolution"]), "--system", str(WS353_SYSTEMS_DIR),
+    # ws353 with no directory: the bundled WS353 and the bundled systems' predictions
+    result = run("--new", str(inputs["new"]), "--original", "ws353",
+                 "--resolution", str(inputs["resolution"]), "--system", "ws353",
                  "--bootstrap", "200", "--out", str(out))  # fmt: skip
     assert result.exit_code == 0, result.output
     return out, result
@@ -64,6 +66,17 @@ def test_the_command_writes_html_markdown_pngs_and_json(report):
     assert html.count("data:image/png;base64,") == 5
     assert "http://" not in html and "https://" not in html  # nothing external
     assert "@media print" in html
+
+
+def test_the_report_cites_harness_own_methods_by_version_and_they_exist(report):
+    html = (report[0] / "report.html").read_text()
+    version = harness.__version__
+    cited = f"the methods documentation of harness {version} (docs/methods.md in its source)"
+    assert f"Every figure is defined in {cited}, section 6" in html
+    assert f"({cited}, section 5)" in html and "METHODS.md" not in html
+    methods = (PROJECT_ROOT / "docs" / "methods.md").read_text(encoding="utf-8")
+    assert "\n## 5. Agreement and reliability\n" in methods
+    assert "\n## 6. Characterizing an instrument\n" in methods
 
 
 def test_the_json_has_every_stable_key(report):
@@ -182,7 +195,10 @@ def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
     result = run("--new", "ws353-reproduction", "--original", str(inputs["ws353"]),
                  "--db", str(db))  # fmt: skip
     assert result.exit_code == 1
-    assert "no stored study called 'ws353-reproduction'" in result.output
+    assert (
+        "Error: 'ws353-reproduction' is no file, and no study named 'ws353-reproduction' in "
+        "the store (it holds no study yet)"
+    ) in result.output
 
 
 def test_stored_studies_are_characterized_with_their_card(database_url, inputs, tmp_path):

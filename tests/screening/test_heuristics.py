@@ -245,3 +245,21 @@ def test_edge_cases_give_nan_scores_without_flags_or_crashes(case, key):
     assert out["flag"].dtype == bool
     nothing = out["score"].isna()
     assert not out.loc[nothing, "flag"].any()
+
+
+def test_a_screening_run_shares_preparation_but_gives_each_heuristics_own_result():
+    # screen_workers derives the answered rows, cells and item aggregates once for all
+    # heuristics (harness.screening.context.sharing); each result must equal a call on its own.
+    from harness.screening import get, screen_workers
+    from harness.simulate import Crowd, simulate_judgments
+    from harness.simulate.mixes import SCREENING_MIXES
+
+    truths = pd.Series(np.linspace(0, 10, 90), index=[f"p{k:02d}" for k in range(90)])
+    judgments = simulate_judgments(
+        truths, TEN.scale, Crowd(SCREENING_MIXES["30% bad"], 40, 3), 9, 15, 3
+    ).drop(columns="true_archetype")
+    report = screen_workers(judgments, TEN)
+    context = TEN.fitted_to(judgments)
+    assert sum(int(frame["flag"].sum()) for frame in report.results.values()) > 5
+    for key in [*HEURISTICS, *REPORT_ONLY]:
+        pd.testing.assert_frame_equal(report.results[key], get(key)(judgments, context))

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy import stats
 
+from harness.screening import correlation
 from harness.screening.aggregates import ItemAggregates
-from harness.screening.correlation import grouped_pearson, grouped_ranks, pearson
+from harness.screening.correlation import (
+    grouped_pearson,
+    grouped_ranks,
+    pearson,
+    unit_correlations,
+)
 from harness.screening.rowstore import RowStore
+from tests.screening import h7_reference
 
 
 def _groups(seed: int = 0) -> pd.DataFrame:
@@ -67,3 +75,56 @@ def test_a_row_store_returns_the_rows_of_given_keys_across_growth():
     rows = store.rows("k", ["k3", "missing"])
     assert rows["v"].tolist() == [float(i) for i in range(300) if i % 7 == 3]
     assert store.size == 300 and len(store.frame()) == 300
+
+
+def _assignment_rows(seed: int, n_items: int = 40, n_workers: int = 25) -> pd.DataFrame:
+    """Content rows with units: workers take random HITs of random items (partial overlaps),
+    some rate an item twice, one answers a constant, one works without assignment ids."""
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 10, n_items)
+    records = []
+    for w in range(n_workers):
+        for a in range(rng.integers(1, 4)):
+            items = rng.choice(n_items, size=rng.integers(2, 12), replace=False)
+            for i in items:
+                noisy = float(np.clip(np.round(truth[i] + rng.normal(0, 2)), 0, 10))
+                value = 7.0 if w == 3 else noisy
+                unit = f"worker:w{w}" if w == 4 else f"a{w}-{a}"
+                records.append((f"i{i:02d}", f"w{w}", value, unit))
+                if rng.random() < 0.05:  # a repeated showing: the cell is the mean
+                    records.append((f"i{i:02d}", f"w{w}", float(rng.integers(0, 11)), unit))
+    return pd.DataFrame(records, columns=["item_id", "worker_id", "value", "unit"])
+
+
+def _same_scores(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    assert got["worker_id"].tolist() == expected["worker_id"].tolist()
+    assert got["unit"].tolist() == expected["unit"].tolist()
+    assert got["evidence"].tolist() == expected["evidence"].tolist()
+    np.testing.assert_allclose(got["score"], expected["score"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_h7_unit_correlations_equal_the_per_unit_blocks(seed):
+    rows = _assignment_rows(seed)
+    expected = h7_reference.unit_correlations(rows)
+    assert expected["evidence"].gt(0).any() and expected["score"].isna().any()
+    _same_scores(unit_correlations(rows), expected)
+
+
+def test_h7_unit_correlations_in_small_blocks_and_for_chosen_units(monkeypatch):
+    rows = _assignment_rows(7)
+    monkeypatch.setattr(correlation, "_ENTRIES", 25)  # a few groups per block, some alone
+    _same_scores(unit_correlations(rows), h7_reference.unit_correlations(rows))
+    chosen = set(list(zip(rows["worker_id"], rows["unit"], strict=True))[::7])
+    _same_scores(
+        unit_correlations(rows, chosen), h7_reference.unit_correlations(rows, chosen)
+    )
+
+
+def test_h7_unit_correlations_of_integer_codes_as_live_screening_keeps_them():
+    rows = _assignment_rows(8)
+    coded = rows.assign(
+        item_id=pd.factorize(rows["item_id"])[0], worker_id=pd.factorize(rows["worker_id"])[0]
+    )
+    chosen = {(int(w), u) for w, u in zip(coded["worker_id"], coded["unit"], strict=True)}
+    _same_scores(unit_correlations(coded, chosen), h7_reference.unit_correlations(coded))

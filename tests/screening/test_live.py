@@ -1,26 +1,28 @@
 """Live screening: decisions stored as assignments arrive, on SQLite and PostgreSQL.
 
 A WS353 reproduction study is stored assignment by assignment from a simulated crowd (careful
-workers, one backwards worker, one spammer); `screen_assignment` runs after each. Within each
-HIT the careful workers come first, so every bad worker's first assignment already has other
-raters to be compared with.
+workers, one backwards worker, one spammer); `screen_pending` runs after each is committed.
+Within each HIT the careful workers come first, so every bad worker's first assignment already
+has other raters to be compared with.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from harness.datasets import load_ws353
 from harness.screening import screen_workers
-from harness.screening.live import forget_states, pending_decisions, screen_assignment
+from harness.screening.live import forget_states, screen_pending
 from harness.screening.stored import study_context
 from harness.simulate import Crowd, simulate_judgments
 from harness.simulate.stored import store_assignments
 from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope, study_judgments
-from harness.store.models import Event, ScreeningDecision, Worker
+from harness.store.decisions import pending_decisions
+from harness.store.models import Assignment, DecisionState, Event, ScreeningDecision, Worker
 from tests.factories import TASK_SPECS, WS353_DIR
 
 SPEC = TASK_SPECS / "ws353_reproduction.yaml"
@@ -53,9 +55,9 @@ def _run_study(engine, table):
         study = create_study(session, load_spec(SPEC))
     for name, part in table.groupby("assignment_id", sort=False):
         with session_scope(engine) as session:
-            (assignment,) = store_assignments(session, study, part.drop(columns=["hit", "bad"]))
-            decisions = screen_assignment(session, assignment.id)
-            returned.append((str(name), str(part["true_archetype"].iloc[0]), decisions))
+            list(store_assignments(session, study, part.drop(columns=["hit", "bad"])))
+        decisions = screen_pending(engine, study.id)
+        returned.append((str(name), str(part["true_archetype"].iloc[0]), decisions))
     return study, returned
 
 
@@ -71,7 +73,7 @@ def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine
     assert len(h8) == 1 and h8[0].flag and h8[0].score < -0.3
     assert h8[0].details["label"] == "backwards" and h8[0].details["change"] == "raised"
     assert h8[0].details["rho"] < -0.3  # the leave-one-out Spearman rho, for the report
-    assert h8[0].action == "block" and h8[0].applied is False
+    assert h8[0].action == "block" and h8[0].state is DecisionState.PENDING
     assert h8[0].threshold == pytest.approx(0.3) and h8[0].evidence >= 5
     spam = next(d for _, kind, d in returned if kind == "spammer")
     assert {d.heuristic for d in spam if d.flag} >= {"consensus_correlation", "quick"}
@@ -94,13 +96,13 @@ def test_screening_twice_or_from_a_fresh_process_stores_nothing_new(engine):
         events = session.exec(select(Event).where(Event.kind == "screening.decision")).all()
         assert len(stored) == sum(len(d) for _, _, d in returned) > 0
         assert sorted(e.payload["decision"] for e in events) == sorted(d.id for d in stored)
-        assignments = [d.assignment_id for d in stored]
     for fresh in (False, True):
         if fresh:
             forget_states()  # as a new process: the state is rebuilt from the store
-        with session_scope(engine) as session:
-            for assignment in dict.fromkeys(assignments):
-                assert screen_assignment(session, assignment) == []
+        assert screen_pending(engine, study.id) == []  # nothing new to screen
+        with session_scope(engine) as session:  # screen every assignment again
+            session.execute(sa.update(Assignment).values(screened_at=None))
+        assert screen_pending(engine, study.id) == []  # no flag changed: nothing stored
     with session_scope(engine) as session:
         assert len(session.exec(select(ScreeningDecision)).all()) == len(stored)
 
@@ -129,7 +131,7 @@ def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
         acting = [d for d in every if d.flag and d.action != "report"]
         assert [d.id for d in pending] == sorted(d.id for d in acting)
         assert any(d.action == "report" and d.flag for d in every)  # quick: reported only
-        pending[0].applied = True
+        pending[0].state = DecisionState.APPLIED
         session.add(pending[0])
     with session_scope(engine) as session:
         assert [d.id for d in pending_decisions(session, study.id)] == [d.id for d in pending[1:]]

@@ -47,9 +47,21 @@ def test_only_restricts_the_heuristics_by_code_or_key(tmp_path):
     args = ["--judgments", str(_judgments(tmp_path)), "--spec", str(SPEC)]
     records = json.loads(_run(*args, "--json", "--only", "H3,quick").output)
     assert set(records[0]) == {"worker_id", "low_variance", "quick", "flagged"}
-    text = _run(*args, "--only", "H8")
+    text = _run(*args, "--only", "H8", "--details")
     assert text.exit_code == 0 and "consensus_correlation.score" in text.output
     assert "2 of 10 workers flagged" in text.output
+
+
+def test_the_text_fits_100_columns_with_a_legend_and_marks_what_the_policy_acts_on(tmp_path):
+    text = _run("--judgments", str(_judgments(tmp_path)), "--spec", str(SPEC)).output
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].split()[:4] == ["worker", "H1", "H2", "H3"] and lines[0].endswith("flagged")
+    flagged = [line for line in lines[1:11] if line.endswith("  yes")]
+    assert len(flagged) == 2 and all("!" in line for line in flagged)  # H8 blocks them
+    assert "H8 consensus_correlation" in text and "rad radical" in text
+    assert "! flags and the spec's policy acts on it" in text
+    assert text.rstrip().endswith("2 of 10 workers flagged under the spec's policy.")
 
 
 def test_unknown_heuristic_and_bad_csv_are_input_errors(tmp_path):
@@ -60,6 +72,26 @@ def test_unknown_heuristic_and_bad_csv_are_input_errors(tmp_path):
     pd.DataFrame({"item_id": ["x"], "value": [1]}).to_csv(bad, index=False)
     result = _run("--judgments", str(bad), "--spec", str(SPEC))
     assert result.exit_code == 1 and "missing column(s) worker_id" in result.output
+
+
+def test_values_outside_the_specs_scale_are_refused_with_file_line_and_value(tmp_path):
+    path = _judgments(tmp_path)
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    value, skipped = header.index("value"), header.index("skipped")
+    for number, wrong in ((3, "11"), (6, "2.125"), (9, "-1")):  # 0 to 10, 2 decimals
+        cells = lines[number - 1].split(",")
+        cells[value], cells[skipped] = wrong, "false"
+        lines[number - 1] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    result = _run("--judgments", str(path), "--spec", str(SPEC))
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert [line for line in result.output.splitlines() if str(path) in line] == [
+        f"Error: {path}:3: value: 11 is not on the spec's scale (0 to 10, up to 2 decimals)",
+        f"{path}:6: value: 2.125 is not on the spec's scale (0 to 10, up to 2 decimals)",
+        f"{path}:9: value: -1 is not on the spec's scale (0 to 10, up to 2 decimals)",
+    ]
 
 
 def _stored_study(database_url: str, tmp_path: Path) -> Path:
@@ -134,4 +166,5 @@ def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
 def test_a_store_without_tables_says_to_upgrade_it(tmp_path):
     result = _run("some-study", "--db", str(tmp_path / "empty.db"))
     assert result.exit_code == 1
-    assert "cannot read the store" in result.output and "harness db upgrade" in result.output
+    assert "the store has no study table" in result.output  # the CLI's one store-error message
+    assert "`harness db upgrade` (with the same --db)" in result.output

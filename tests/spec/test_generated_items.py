@@ -1,4 +1,4 @@
-"""Generated items and controls: seeded, deterministic, and shaped as METHODS.md asks."""
+"""Generated items and controls: seeded, deterministic, shaped as docs/methods.md defines."""
 
 from __future__ import annotations
 

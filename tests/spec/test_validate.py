@@ -128,6 +128,10 @@ def test_yaml_syntax_errors_point_at_their_line(tmp_path):
 def test_the_ws353_location_can_be_overridden_by_environment(tmp_path, monkeypatch, ws353_dir):
     spec = (TASK_SPECS / "ws353_reproduction.yaml").read_text()
     path = write_spec(tmp_path, spec)
+    (tmp_path / "guidelines").mkdir()
+    (tmp_path / "guidelines" / "ws353.txt").write_bytes(
+        (TASK_SPECS / "guidelines" / "ws353.txt").read_bytes()
+    )
     monkeypatch.setenv("HARNESS_WS353_DIR", str(tmp_path / "missing"))
     with pytest.raises(SpecError) as caught:
         load_spec(path)

@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 from harness.errors import InputError, JudgmentsError, StatsError
 from harness.stats import LEVELS, alpha_from_arrays, krippendorff_alpha
+from harness.stats.ratio import integral_ratio_sum, pairwise_ratio_sum
 
 NAN = np.nan
 
@@ -129,15 +130,60 @@ def test_numeric_levels_refuse_text_values():
 
 
 def test_big_items_take_the_distinct_value_path_for_ratio(monkeypatch):
-    # An item with more pairs than one block holds is summed over its distinct values instead.
-    import harness.stats.alpha as alpha_module
+    # An item with more pairs of distinct values than one block holds is summed on its own.
+    import harness.stats.ratio as ratio_module
 
     rng = np.random.default_rng(1)
     data = rng.integers(0, 6, size=(40, 5)).astype(float)
     data[rng.random(data.shape) < 0.2] = NAN
     expected = krippendorff.alpha(data, level_of_measurement="ratio")
-    monkeypatch.setattr(alpha_module, "_BLOCK_CELLS", 50)
+    monkeypatch.setattr(ratio_module, "_BLOCK_CELLS", 5)
     assert krippendorff_alpha(long_table(data), "ratio") == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("zeros", [False, True])
+def test_ratio_alpha_over_many_distinct_values_agrees_with_the_package(monkeypatch, zeros):
+    # Continuous values: with the direct-sum limit lowered to 4 values, both D_e and the big
+    # items' D_o go through the integral of harness.stats.ratio; the package sums every pair.
+    import harness.stats.ratio as ratio_module
+
+    rng = np.random.default_rng(3)
+    truth = rng.lognormal(0, 1, size=40)
+    data = truth[None, :] * rng.lognormal(0, 0.4, size=(30, 40))
+    if zeros:
+        data[rng.random(data.shape) < 0.05] = 0.0
+    data[rng.random(data.shape) < 0.3] = NAN
+    expected = krippendorff.alpha(data, level_of_measurement="ratio")
+    monkeypatch.setattr(ratio_module, "EXACT_VALUES", 4)
+    monkeypatch.setattr(ratio_module, "_BLOCK_CELLS", 50)
+    assert krippendorff_alpha(long_table(data), "ratio") == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["uniform", "lognormal", "concentrated", "tiny and big", "grid"]),
+    st.integers(2, 300),
+    st.floats(0, 0.3),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_ratio_integral_equals_the_pairwise_sum(kind, size, zero_share, seed):
+    # harness.stats.ratio: the integral form of sum_ck w_c w_k ((c - k) / (c + k))^2 against
+    # the direct sum over every pair of distinct values.
+    rng = np.random.default_rng(seed)
+    values = {
+        "uniform": lambda: rng.uniform(0, 10, size),
+        "lognormal": lambda: rng.lognormal(0, 3, size),
+        "concentrated": lambda: 100 + rng.normal(0, 1e-3, size),
+        "tiny and big": lambda: np.r_[rng.uniform(1e-9, 1e-8, size), rng.uniform(1, 2, size)],
+        "grid": lambda: rng.integers(1, 6, size).astype(float),
+    }[kind]()
+    values[rng.random(len(values)) < zero_share] = 0.0
+    distinct, counts = np.unique(values, return_counts=True)
+    weights = counts.astype(float)
+    expected = pairwise_ratio_sum(distinct, weights)
+    got = integral_ratio_sum(distinct, weights)
+    # the pairwise sum itself carries the round-off of (c - k) for close values c, k
+    assert got == pytest.approx(expected, rel=1e-12 if kind != "concentrated" else 1e-9, abs=0)
 
 
 # --- property test against the krippendorff package -------------------------------------------

@@ -76,7 +76,7 @@ def test_mrds_table_shrinks_with_more_items_higher_r_and_looser_p0():
 
 
 def test_bloch_kraemer_formula():
-    # METHODS.md section 5: N_c = z^2 (1 + a)(3 - a) / (4 p (1 - p)(1 - a)) - a, one-tailed z.
+    # docs/methods.md section 5: N_c = z^2 (1 + a)(3 - a) / (4 p (1 - p)(1 - a)) - a, one-tailed z.
     z = 1.6448536269514722
     a, p = 0.8, 0.5
     expected = z * z * 1.8 * 2.2 / (4 * 0.25 * 0.2) - 0.8

@@ -12,6 +12,7 @@ from scipy import stats
 
 from harness.errors import StatsError
 from harness.stats.correlation import (
+    grouped_spearman,
     leave_one_out_correlations,
     mean_pairwise_spearman,
     pairwise_spearman,
@@ -161,3 +162,20 @@ def test_kappa_is_undefined_with_a_single_category():
         warnings.simplefilter("error")
         with pytest.raises(StatsError):
             fleiss_kappa_counts(np.array([[3, 0], [2, 0]]))
+
+
+def test_grouped_spearman_equals_scipy_per_group_with_ties_short_and_constant_groups():
+    rng = np.random.default_rng(11)
+    sizes = [1, 2, 3, 4, 8, 25, 6, 6]
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    x = rng.integers(0, 5, len(groups)).astype(float)  # ties
+    y = rng.normal(size=len(groups))
+    x[groups == 6] = 2.0  # constant x
+    y[groups == 7] = -1.0  # constant y
+    got = grouped_spearman(groups, x, y, len(sizes) + 1)  # the last group has no rows
+    for g in range(len(sizes) + 1):
+        a, b = x[groups == g], y[groups == g]
+        if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
+            assert np.isnan(got[g])
+        else:
+            assert got[g] == pytest.approx(stats.spearmanr(a, b).statistic, abs=1e-12)

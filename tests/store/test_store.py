@@ -9,7 +9,14 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.spec import load_spec
-from harness.store import create_study, make_engine, record_event, session_scope, study_judgments
+from harness.store import (
+    EventKind,
+    create_study,
+    make_engine,
+    record_event,
+    session_scope,
+    study_judgments,
+)
 from harness.store.models import (
     AppendOnlyError,
     Assignment,
@@ -83,16 +90,24 @@ def test_a_judgment_is_unique_per_assignment_item_and_position(database_url, loa
 def test_events_are_append_only(database_url):
     engine = make_engine(database_url)
     with session_scope(engine) as session:
-        record_event(session, "test.happened", payload={"n": 1})
+        record_event(session, EventKind.STUDY_CREATED, payload={"n": 1})
     with pytest.raises(AppendOnlyError):
         with session_scope(engine) as session:
             event = session.exec(select(Event)).one()
-            event.kind = "rewritten"
+            event.kind = EventKind.STUDY_EXPIRED
     with pytest.raises(AppendOnlyError):
         with session_scope(engine) as session:
             session.delete(session.exec(select(Event)).one())
     with session_scope(engine) as session:
-        assert session.exec(select(Event.kind)).all() == ["test.happened"]
+        assert session.exec(select(Event.kind)).all() == [EventKind.STUDY_CREATED]
+    engine.dispose()
+
+
+def test_an_event_kind_outside_the_enum_is_refused(database_url):
+    engine = make_engine(database_url)
+    with pytest.raises(sa.exc.StatementError, match="not among the defined enum values"):
+        with session_scope(engine) as session:
+            session.add(Event(kind="test.happened"))  # type: ignore[arg-type]
     engine.dispose()
 
 

@@ -20,7 +20,7 @@ from harness.spec import load_spec
 from harness.store import session_scope, study_judgments
 from harness.store.models import Hit
 from tests.browser import PHONE, chromium
-from tests.platform.factories import LocalMTurk, hit_params
+from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 from tests.serving import ServedApp
 from tests.web.factories import plan_study, write_task_spec
 from tests.web.person import ANSWER, answer_all, start, visible_card, wait
@@ -45,7 +45,7 @@ def post_hit(mturk, question):
     return client, client.create_hit(**hit_params(Question=question))["HIT"]["HITId"]
 
 
-def accept(mturk, hit_id, worker="WORKER1"):
+def accept(mturk, hit_id, worker="AWORKER1"):
     response = mturk.post(f"/worker/hits/{hit_id}/accept", workerId=worker)
     assert response.status_code == 200, response.text
     return response.json()
@@ -92,7 +92,7 @@ def test_an_external_page_answered_in_chromium_ends_in_judgments_with_positions_
         given.values
     )
     assert sorted(given.keys) == sorted(study.plans[0].showings)
-    assert (table["worker_id"] == "WORKER1").all()
+    assert (table["worker_id"] == "AWORKER1").all()
     assert (table["seconds"] > 0).all()
     assert table["shown_at"].is_monotonic_increasing
     if kind == "likert":
@@ -111,14 +111,14 @@ def test_an_mturk_hosted_page_posts_answers_and_timings_that_parse_back(kind, mt
     instrument = Instrument.from_loaded(loaded)
     name = loaded.spec.study.name
     client, hit_id = post_hit(mturk, html_question(instrument, plan, study_name=name))
-    accepted = accept(mturk, hit_id, "WORKER7")
+    accepted = accept(mturk, hit_id, "AWORKER7")
 
     frame = Flask("frame")  # what MTurk does: the HTMLContent in a frame, with its parameters
     frame.add_url_rule("/frame", "frame", lambda: accepted["HTMLContent"])
     params = {
         "assignmentId": accepted["AssignmentId"],
         "hitId": hit_id,
-        "workerId": "WORKER7",
+        "workerId": "AWORKER7",
         "turkSubmitTo": mturk.url,
     }
     with ServedApp(frame) as served, chromium() as driver:
@@ -130,7 +130,7 @@ def test_an_mturk_hosted_page_posts_answers_and_timings_that_parse_back(kind, mt
     spec = loaded.spec
     gap = spec.controls.repeated.min_gap if spec.controls.repeated else 3
     order = client_order(
-        plan, study_name=name, worker_id="WORKER7", seed=spec.order.seed, min_gap=gap
+        plan, study_name=name, worker_id="AWORKER7", seed=spec.order.seed, min_gap=gap
     )
     assert [a.item_key for a in answers] == given.keys == order  # the script's order, in Python
     assert [a.position for a in answers] == list(range(len(order)))
@@ -146,7 +146,7 @@ def test_a_preview_in_chromium_is_read_only_and_asks_to_accept(engine, make_app,
         _client, hit_id = post_hit(
             mturk, external_question(served.url, study_name=study.name, plan=study.plans[0])
         )
-        preview = mturk.get(f"/worker/hits/{hit_id}", workerId="WORKER1").json()
+        preview = mturk.get(f"/worker/hits/{hit_id}", workerId="AWORKER1").json()
         with chromium(PHONE) as driver:
             driver.get(preview["ExternalURL"])
             banner = driver.find_element("id", "preview-banner")

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 
 from harness.answer import Answer
 from harness.cli import main
-from harness.commands.preview_app import PREVIEW_WORKER, preview_app
 from harness.render.answers import encode_answers
 from harness.render.instrument import Instrument
 from harness.render.plan import plan_hits
 from harness.spec import load_spec
+from harness.web.preview import PREVIEW_WORKER, preview_app
 from tests.web.factories import write_task_spec
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

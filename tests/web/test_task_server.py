@@ -12,8 +12,8 @@ from sqlmodel import func, select
 from harness.answer import Answer
 from harness.render.answers import encode_answers
 from harness.render.plan import showing_order
-from harness.store import session_scope, study_judgments
-from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment
+from harness.store import EventKind, session_scope, study_judgments
+from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Judgment
 from tests.factories import TASK_SPECS
 from tests.web.factories import plan_study, write_task_spec
 
@@ -199,21 +199,28 @@ def test_a_second_submission_keeps_the_first_and_says_so(client, rating, engine)
 
 def test_after_submission_runs_once_per_new_submission(make_app, rating):
     calls = []
-    client = make_app(after_submission=lambda session, a: calls.append(a)).test_client()
+    client = make_app(after_submission=lambda engine, study, a: calls.append(a)).test_client()
     accepted(client, rating)
     submit(client, rating, fields(rating))
     submit(client, rating, fields(rating))
     assert len(calls) == 1
 
 
-def test_a_failing_after_submission_hook_keeps_the_answers(make_app, rating, engine):
-    def broken(session, assignment_id):
+def test_a_failing_after_submission_hook_keeps_the_answers_and_is_logged(
+    make_app, rating, engine
+):
+    def broken(engine, study_id, assignment_id):
         raise RuntimeError("screening is down")
 
     client = make_app(after_submission=broken).test_client()
     accepted(client, rating)
     assert submit(client, rating, fields(rating)).status_code == 200
     assert judgments(engine) == len(order_for(rating))
+    with session_scope(engine) as session:
+        (event,) = session.exec(
+            select(Event).where(Event.kind == EventKind.AFTER_SUBMISSION_FAILED)
+        ).all()
+    assert event.payload == {"error": "RuntimeError: screening is down"}
 
 
 def test_a_skip_is_stored_where_the_spec_allows_it(client, likert, engine):

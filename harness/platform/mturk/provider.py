@@ -19,6 +19,7 @@ from botocore.exceptions import ClientError
 from harness.errors import PlatformError
 from harness.platform import pricing
 from harness.platform.mturk import requests
+from harness.platform.mturk.platform import MTURK
 from harness.platform.mturk.retry import (
     LOST,
     THROTTLED,
@@ -56,7 +57,7 @@ def _platform_error(exc: ClientError, doing: str) -> PlatformError:
 class MTurkProvider:
     """MTurk (or the local MTurk service) through one boto3 client."""
 
-    name = "mturk"
+    platform = MTURK
 
     def __init__(self, client: Any, target: str, backoff: Backoff | None = None) -> None:
         self.client = client
@@ -88,14 +89,6 @@ class MTurkProvider:
     def balance(self) -> Decimal:
         answer = self._call("get_account_balance", "read the balance", safe=True)
         return Decimal(answer["AvailableBalance"])
-
-    def estimate(
-        self, reward: Decimal, units: int, assignments_per_unit: int
-    ) -> pricing.CostEstimate:
-        return pricing.estimate_cost(reward, units, assignments_per_unit)
-
-    def bonus_cost(self, amount: Decimal) -> Decimal:
-        return pricing.bonus_cost(amount)
 
     # -- publishing ----------------------------------------------------------------------
     def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:

@@ -1,33 +1,60 @@
 """Control endpoints for tests and demos (not part of MTurk): clock, balance, faults, delivery.
 
-GET  /_control/clock                  {"now": epoch seconds}
+GET  /_control/clock                  {"now": epoch seconds, "frozen": bool}
 POST /_control/clock                  {"advance": seconds} or {"set": epoch, "frozen": bool}
 POST /_control/balance                {"balance": "5.00"}
 GET  /_control/faults, POST ...       the fault switches (see faults.py)
 POST /_control/deliver                send pending notifications now
+
+Bodies are JSON objects; a bad one (not JSON, a string where a number belongs, NaN, a time
+outside 1970-9999, an amount that is not "0.00"-shaped) is a JSON 400 naming the member, and
+nothing changes.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
+import math
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from harness.platform.mturk_local import money
+from harness.platform.mturk_local.clock import ClockError
+from harness.platform.mturk_local.jsonbody import BodyError, parse_json
 from harness.platform.mturk_local.service import current_service
 from harness.platform.mturk_local.state import balance, set_balance
-from harness.platform.pricing import format_amount, parse_amount
+from harness.platform.pricing import format_amount
 
 bp = Blueprint("control", __name__, url_prefix="/_control")
 
 
+class ControlError(Exception):
+    """A refused control call; answered 400 with the message."""
+
+
+@bp.errorhandler(ControlError)
+def _refused(exc: ControlError) -> tuple[Response, int]:
+    return jsonify(error=str(exc), code="BadRequest"), 400
+
+
 def _body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    return body if isinstance(body, dict) else {}
+    data = request.get_data()
+    if not data:
+        return {}
+    try:
+        body = parse_json(data)
+    except BodyError as exc:
+        raise ControlError(str(exc)) from exc
+    if not isinstance(body, dict):
+        raise ControlError("the body must be a JSON object")
+    return body
 
 
-def _bad(message: str) -> tuple[Response, int]:
-    return jsonify(error=message), 400
+def _seconds(body: dict[str, Any], name: str) -> float:
+    value = body[name]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ControlError(f"{name} must be a number of seconds, got {value!r}")
+    return float(value)
 
 
 @bp.route("/clock", methods=["GET", "POST"])
@@ -35,12 +62,18 @@ def clock() -> Any:
     service = current_service()
     if request.method == "POST":
         body = _body()
-        if "advance" in body:
-            service.clock.advance(float(body["advance"]))
-        elif "set" in body:
-            service.clock.set(float(body["set"]), frozen=bool(body.get("frozen", False)))
-        else:
-            return _bad("give 'advance' (seconds) or 'set' (epoch seconds)")
+        frozen = body.get("frozen", False)
+        if not isinstance(frozen, bool):
+            raise ControlError(f"frozen must be true or false, got {frozen!r}")
+        try:
+            if "advance" in body:
+                service.clock.advance(_seconds(body, "advance"))
+            elif "set" in body:
+                service.clock.set(_seconds(body, "set"), frozen=frozen)
+            else:
+                raise ControlError("give 'advance' (seconds) or 'set' (epoch seconds)")
+        except ClockError as exc:
+            raise ControlError(str(exc)) from exc
         service.save_clock()
     return jsonify(now=service.clock.now(), frozen=service.clock.frozen_at is not None)
 
@@ -48,13 +81,14 @@ def clock() -> Any:
 @bp.post("/balance")
 def set_account_balance() -> Any:
     service = current_service()
+    body = _body()
     try:
-        amount = parse_amount(str(_body().get("balance")))
+        amount = money.parse(body.get("balance"))
     except ValueError as exc:
-        return _bad(str(exc))
+        raise ControlError(f"balance: {exc}") from exc
     with service.transaction() as ctx:
         set_balance(ctx.conn, amount)
-        now: Decimal = balance(ctx.conn)
+        now = balance(ctx.conn)
     return jsonify(AvailableBalance=format_amount(now))
 
 
@@ -65,10 +99,10 @@ def faults() -> Any:
         try:
             service.faults.update(_body())
         except ValueError as exc:
-            return _bad(str(exc))
+            raise ControlError(str(exc)) from exc
     return jsonify(service.faults.settings())
 
 
 @bp.post("/deliver")
 def deliver() -> Any:
-    return jsonify(sent=current_service().deliver())
+    return jsonify(sent=current_service().deliver_now())

@@ -15,10 +15,12 @@ from sqlalchemy import delete, insert, select
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import (
+    RequestError,
     assignment_not_found,
     hit_not_found,
     qualification_type_not_found,
 )
+from harness.platform.mturk_local.serialize import hit_query
 from harness.platform.mturk_local.state import Ctx
 
 TOKEN_LIFETIME = 24 * 3600
@@ -26,7 +28,8 @@ VISIBLE = ("Submitted", "Approved", "Rejected")
 
 
 def get_hit(ctx: Ctx, hit_id: str) -> Any:
-    row = ctx.conn.execute(select(models.hits).where(models.hits.c.id == hit_id)).first()
+    """The HIT with the HIT type columns `serialize.hit_json` needs."""
+    row = ctx.conn.execute(hit_query().where(models.hits.c.id == hit_id)).first()
     if row is None:
         raise hit_not_found(hit_id)
     return row
@@ -43,7 +46,19 @@ def get_assignment(ctx: Ctx, assignment_id: str) -> Any:
     return row
 
 
+def get_hit_type(ctx: Ctx, type_id: str) -> Any:
+    """A HIT type that can still be used (not disposed with a deleted qualification type)."""
+    ht = models.hit_types
+    row = ctx.conn.execute(select(ht).where(ht.c.id == type_id, ht.c.disposed.is_(False))).first()
+    if row is None:
+        raise RequestError(
+            f"HITType {type_id} does not exist.", "AWS.MechanicalTurk.HITTypeDoesNotExist"
+        )
+    return row
+
+
 def get_qualification_type(ctx: Ctx, type_id: str) -> Any:
+    """A qualification type created on this service (system types are not rows)."""
     t = models.qualification_types
     row = ctx.conn.execute(select(t).where(t.c.id == type_id)).first()
     if row is None:

@@ -3,6 +3,11 @@
 Enumerations (HIT review state, assignment status) are stored as their MTurk names. Assignment
 status has three internal states besides MTurk's Submitted/Approved/Rejected: Accepted (being
 worked on), Returned and Abandoned; the requester API never shows those.
+
+Counts that every request needs are kept on the rows (a HIT's pending/submitted/completed
+assignments, a worker's approved/rejected ones) and changed with the status they count, so no
+request has to count; partial indexes find what the clock has made due. `schema.upgrade` brings
+a file made by an older version up to these tables.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    text,
 )
 
 metadata = MetaData()
@@ -42,6 +49,8 @@ hit_types = Table(
     Column("created", Float, nullable=False),
     Column("notification", Text),  # JSON NotificationSpecification
     Column("notification_active", Boolean, nullable=False, default=False),
+    # Set when a qualification type it requires is deleted: no new HITs of this type.
+    Column("disposed", Boolean, nullable=False, default=False, server_default="0"),
 )
 
 hits = Table(
@@ -64,6 +73,23 @@ hits = Table(
     Column("disposed", Boolean, nullable=False, default=False),
     Column("expired_notified", Boolean, nullable=False, default=False),
     Column("reviewable_notified", Boolean, nullable=False, default=False),
+    # Assignments by state, kept by lifecycle.set_status (MTurk's NumberOfAssignments...).
+    Column("n_pending", Integer, nullable=False, default=0, server_default="0"),
+    Column("n_submitted", Integer, nullable=False, default=0, server_default="0"),
+    Column("n_completed", Integer, nullable=False, default=0, server_default="0"),
+    # Slots a worker can still take: max_assignments less the three counts above.
+    Column("n_available", Integer, nullable=False, default=0, server_default="0"),
+    # Expiry not yet processed (the sweep's lookup), and HITs with a free slot (the worker list).
+    Index(
+        "ix_hits_expiry_due",
+        "expiration",
+        sqlite_where=text("expired_notified = 0 AND disposed = 0"),
+    ),
+    Index(
+        "ix_hits_open",
+        "seq",
+        sqlite_where=text("disposed = 0 AND n_available > 0"),
+    ),
 )
 
 assignments = Table(
@@ -82,6 +108,14 @@ assignments = Table(
     Column("rejection_time", Float),
     Column("answer", Text),
     Column("requester_feedback", Text),
+    Index("ix_assignments_worker_hit", "worker_id", "hit_id"),
+    # What the clock can make due: deadlines of accepted work, auto-approval of submitted work.
+    Index("ix_assignments_deadline_due", "deadline", sqlite_where=text("status = 'Accepted'")),
+    Index(
+        "ix_assignments_approval_due",
+        "auto_approval_time",
+        sqlite_where=text("status = 'Submitted'"),
+    ),
 )
 
 qualification_types = Table(
@@ -111,6 +145,27 @@ qualifications = Table(
     Column("integer_value", Integer),
     Column("status", String, nullable=False),  # Granted or Revoked
     Column("grant_time", Float, nullable=False),
+    Index("ix_qualifications_worker_type", "worker_id", "type_id"),
+)
+
+# A worker's request for a qualification (MTurk's QualificationRequest). Status: Started (the
+# test is being taken), Submitted (waiting for the requester), Approved, Rejected.
+qualification_requests = Table(
+    "qualification_requests",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("id", String, unique=True, nullable=False),
+    Column("type_id", String, nullable=False),
+    Column("worker_id", String, nullable=False),
+    Column("status", String, nullable=False),
+    Column("test", Text),  # the test as it was when the worker asked for it
+    Column("answer", Text),  # QuestionFormAnswers XML
+    Column("created", Float, nullable=False),
+    Column("deadline", Float),  # answers must come before this (TestDurationInSeconds)
+    Column("submit_time", Float),
+    Column("reason", Text),
+    Index("ix_qualification_requests_type_status", "type_id", "status"),
+    Index("ix_qualification_requests_worker_type", "worker_id", "type_id"),
 )
 
 workers = Table(
@@ -121,6 +176,11 @@ workers = Table(
     Column("subdivision", String),
     Column("percent_approved", Integer),  # None: computed from this service's history
     Column("number_approved", Integer),  # None: computed from this service's history
+    Column("master", Boolean),  # holds Masters (stated on the worker side; None: no)
+    Column("adult", Boolean),  # holds Worker_Adult (stated on the worker side; None: no)
+    # This service's history: assignments approved and rejected (kept by lifecycle.set_status).
+    Column("n_approved", Integer, nullable=False, default=0, server_default="0"),
+    Column("n_rejected", Integer, nullable=False, default=0, server_default="0"),
 )
 
 worker_blocks = Table(
@@ -160,6 +220,7 @@ request_tokens = Table(
     Column("token", String, primary_key=True),
     Column("created", Float, nullable=False),
     Column("result", String, nullable=False),
+    Index("ix_request_tokens_created", "created"),
 )
 
 outbox = Table(
@@ -171,4 +232,5 @@ outbox = Table(
     Column("created", Float, nullable=False),
     Column("delivered", Boolean, nullable=False, default=False),
     Column("attempts", Integer, nullable=False, default=0),
+    Index("ix_outbox_pending", "seq", sqlite_where=text("delivered = 0")),
 )

@@ -9,7 +9,7 @@ from sqlalchemy import select, update
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import RequestError
-from harness.platform.mturk_local.notifications import enqueue, iso
+from harness.platform.mturk_local.notifications import enqueue, iso, refuse_remote
 from harness.platform.mturk_local.state import Ctx, balance
 from harness.platform.pricing import format_amount
 
@@ -20,7 +20,7 @@ def get_account_balance(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     return {"AvailableBalance": format_amount(balance(ctx.conn))}
 
 
-def _check_spec(spec: dict[str, Any]) -> None:
+def _check_spec(ctx: Ctx, spec: dict[str, Any]) -> None:
     if spec["Transport"] != "SQS":
         raise RequestError(
             f"The {spec['Transport']} transport is not supported by the local MTurk service; "
@@ -32,6 +32,7 @@ def _check_spec(spec: dict[str, Any]) -> None:
             f"The Destination {spec['Destination']!r} is not an SQS queue URL.",
             "AWS.MechanicalTurk.InvalidParameterValue",
         )
+    refuse_remote(ctx.sqs_endpoint, spec["Destination"])
 
 
 def update_notification_settings(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def update_notification_settings(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         )
     values: dict[str, Any] = {}
     if "Notification" in p:
-        _check_spec(p["Notification"])
+        _check_spec(ctx, p["Notification"])
         values["notification"] = json.dumps(p["Notification"])
         values["notification_active"] = p.get("Active", True)
     elif "Active" in p:
@@ -63,7 +64,7 @@ def update_notification_settings(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 def send_test_event_notification(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     spec = p["Notification"]
-    _check_spec(spec)
+    _check_spec(ctx, spec)
     event = {
         "EventType": p["TestEventType"],
         "EventTimestamp": iso(ctx.now),

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select
 
 from harness.platform import pricing
-from harness.platform.mturk_local import models
+from harness.platform.mturk_local import lifecycle, models, money
 from harness.platform.mturk_local.api_errors import RequestError, invalid_value
 from harness.platform.mturk_local.lookups import (
     VISIBLE,
@@ -18,7 +18,7 @@ from harness.platform.mturk_local.lookups import (
     seen_token,
 )
 from harness.platform.mturk_local.notifications import queue_event
-from harness.platform.mturk_local.serialize import assignment_json, hit_json, paginate
+from harness.platform.mturk_local.serialize import assignment_json, hit_json, keyed_page
 from harness.platform.mturk_local.state import Ctx, charge, refund
 
 A = models.assignments
@@ -30,16 +30,14 @@ OVERRIDE_WINDOW = 30 * 24 * 3600  # MTurk: rejections can be overridden within 3
 def list_assignments_for_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     hit = get_hit(ctx, p["HITId"])
     statuses = p.get("AssignmentStatuses") or list(VISIBLE)
-    rows = ctx.conn.execute(
-        select(A).where(A.c.hit_id == hit.id, A.c.status.in_(statuses)).order_by(A.c.seq)
-    ).all()
-    page, extra = paginate(rows, p)
+    query = select(A).where(A.c.hit_id == hit.id, A.c.status.in_(statuses))
+    page, extra = keyed_page(ctx.conn, query, A.c.seq, p)
     return {"Assignments": [assignment_json(a) for a in page], **extra}
 
 
 def get_assignment_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     a = get_assignment(ctx, p["AssignmentId"])
-    return {"Assignment": assignment_json(a), "HIT": hit_json(ctx, get_hit(ctx, a.hit_id))}
+    return {"Assignment": assignment_json(a), "HIT": hit_json(get_hit(ctx, a.hit_id), ctx.now)}
 
 
 def _feedback(p: dict[str, Any]) -> str | None:
@@ -72,10 +70,8 @@ def approve_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         charge(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
     elif a.status != "Submitted":
         raise _not_submitted(a)
-    ctx.conn.execute(
-        update(A)
-        .where(A.c.id == a.id)
-        .values(status="Approved", approval_time=ctx.now, requester_feedback=feedback)
+    lifecycle.set_status(
+        ctx, a, "Approved", approval_time=ctx.now, requester_feedback=feedback
     )
     queue_event(ctx, a.hit_id, "AssignmentApproved", a.id)
     return {}
@@ -88,10 +84,8 @@ def reject_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         raise _not_submitted(a)
     hit = get_hit(ctx, a.hit_id)
     refund(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
-    ctx.conn.execute(
-        update(A)
-        .where(A.c.id == a.id)
-        .values(status="Rejected", rejection_time=ctx.now, requester_feedback=feedback)
+    lifecycle.set_status(
+        ctx, a, "Rejected", rejection_time=ctx.now, requester_feedback=feedback
     )
     queue_event(ctx, a.hit_id, "AssignmentRejected", a.id)
     return {}
@@ -107,9 +101,9 @@ def send_bonus(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
             "AWS.MechanicalTurk.DuplicateRequest",
         )
     try:
-        amount = pricing.parse_amount(p["BonusAmount"])
+        amount = money.parse(p["BonusAmount"])
     except ValueError as exc:
-        raise invalid_value(p["BonusAmount"], "BonusAmount") from exc
+        raise invalid_value(p["BonusAmount"], "BonusAmount", str(exc)) from exc
     if amount <= 0:
         raise invalid_value(p["BonusAmount"], "BonusAmount", "It must be greater than 0.")
     a = get_assignment(ctx, p["AssignmentId"])
@@ -135,7 +129,7 @@ def send_bonus(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def list_bonus_payments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    query = select(B).order_by(B.c.seq)
+    query = select(B)
     if "HITId" in p:
         get_hit(ctx, p["HITId"])
         query = query.where(B.c.hit_id == p["HITId"])
@@ -144,7 +138,7 @@ def list_bonus_payments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         query = query.where(B.c.assignment_id == p["AssignmentId"])
     else:
         raise RequestError("Either HITId or AssignmentId must be given.")
-    page, extra = paginate(ctx.conn.execute(query).all(), p)
+    page, extra = keyed_page(ctx.conn, query, B.c.seq, p)
     payments = [
         {
             "WorkerId": b.worker_id,

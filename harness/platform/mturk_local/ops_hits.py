@@ -12,12 +12,17 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from harness.platform import pricing
-from harness.platform.mturk_local import lifecycle, models
+from harness.platform.mturk_local import lifecycle, models, money
 from harness.platform.mturk_local.api_errors import RequestError, invalid_value
-from harness.platform.mturk_local.lookups import get_hit, remember_token, seen_token
+from harness.platform.mturk_local.lookups import (
+    get_hit,
+    get_hit_type,
+    remember_token,
+    seen_token,
+)
 from harness.platform.mturk_local.qualifications import check_requirements
 from harness.platform.mturk_local.questions import parse_question
-from harness.platform.mturk_local.serialize import hit_json, paginate
+from harness.platform.mturk_local.serialize import hit_json, hit_query, keyed_page, list_page
 from harness.platform.mturk_local.state import Ctx, charge, new_id, refund
 
 H = models.hits
@@ -38,9 +43,9 @@ def _length(p: dict[str, Any], name: str, most: int) -> None:
 
 def _reward(p: dict[str, Any]) -> Decimal:
     try:
-        return pricing.parse_amount(p["Reward"])
+        return money.parse(p["Reward"])
     except ValueError as exc:
-        raise invalid_value(p["Reward"], "Reward") from exc
+        raise invalid_value(p["Reward"], "Reward", str(exc)) from exc
 
 
 def hit_type_id(ctx: Ctx, p: dict[str, Any]) -> str:
@@ -93,11 +98,7 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
     if "Question" not in p:
         raise RequestError("Either a Question parameter or a HITLayoutId parameter must be given.")
     question = parse_question(p["Question"])
-    ht = ctx.conn.execute(select(HT).where(HT.c.id == type_id)).first()
-    if ht is None:
-        raise RequestError(
-            f"HITType {type_id} does not exist.", "AWS.MechanicalTurk.HITTypeDoesNotExist"
-        )
+    ht = get_hit_type(ctx, type_id)
     max_assignments = p.get("MaxAssignments", 1)
     cost = pricing.hit_cost(Decimal(ht.reward), max_assignments)
     charge(ctx.conn, cost.total)
@@ -111,13 +112,15 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
             created=ctx.now,
             expiration=ctx.now + p["LifetimeInSeconds"],
             max_assignments=max_assignments,
+            n_available=max_assignments,
             annotation=p.get("RequesterAnnotation"),
             reward=ht.reward,
             fee=pricing.format_amount(cost.fee),
         )
     )
     remember_token(ctx, "hit", token, hit_id)
-    return {"HIT": hit_json(ctx, get_hit(ctx, hit_id))}
+    ctx.due(ctx.now + p["LifetimeInSeconds"])
+    return {"HIT": hit_json(get_hit(ctx, hit_id), ctx.now)}
 
 
 def create_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
@@ -129,52 +132,44 @@ def create_hit_with_hit_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_hit_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    return {"HIT": hit_json(ctx, get_hit(ctx, p["HITId"]))}
+    return {"HIT": hit_json(get_hit(ctx, p["HITId"]), ctx.now)}
 
 
-def _listed(ctx: Ctx, rows: Sequence[Any], p: dict[str, Any]) -> dict[str, Any]:
-    page, extra = paginate(rows, p)
-    return {"HITs": [hit_json(ctx, h) for h in page], **extra}
+def _hits(ctx: Ctx, rows: Sequence[Any], extra: dict[str, Any]) -> dict[str, Any]:
+    return {"HITs": [hit_json(h, ctx.now) for h in rows], **extra}
 
 
 def list_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    rows = ctx.conn.execute(select(H).where(H.c.disposed.is_(False)).order_by(H.c.seq)).all()
-    return _listed(ctx, rows, p)
+    query = hit_query().where(H.c.disposed.is_(False))
+    return _hits(ctx, *keyed_page(ctx.conn, query, H.c.seq, p))
 
 
 def list_hits_for_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    """HITs whose requirements name the type (the text search only narrows the candidates)."""
     type_id = p["QualificationTypeId"]
     rows = ctx.conn.execute(
-        select(H, HT.c.qualification_requirements)
-        .join(HT, HT.c.id == H.c.hit_type_id)
-        .where(H.c.disposed.is_(False))
+        hit_query()
+        .where(H.c.disposed.is_(False), HT.c.qualification_requirements.contains(type_id))
         .order_by(H.c.seq)
     ).all()
     chosen = [
         r
         for r in rows
-        if any(
-            q["QualificationTypeId"] == type_id for q in json.loads(r.qualification_requirements)
-        )
+        if any(q["QualificationTypeId"] == type_id for q in json.loads(r.ht_requirements))
     ]
-    return _listed(ctx, chosen, p)
+    return _hits(ctx, *list_page(chosen, lambda r: r.seq, p))
 
 
 def list_reviewable_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    wanted = p.get("Status", "Reviewable")
-    query = select(H).where(H.c.disposed.is_(False)).order_by(H.c.seq)
+    reviewing = p.get("Status", "Reviewable") == "Reviewing"
+    query = hit_query().where(lifecycle.reviewable_condition(ctx.now, reviewing))
     if "HITTypeId" in p:
         query = query.where(H.c.hit_type_id == p["HITTypeId"])
-    rows = [
-        h
-        for h in ctx.conn.execute(query).all()
-        if lifecycle.status(h, lifecycle.counts(ctx.conn, h.id), ctx.now) == wanted
-    ]
-    return _listed(ctx, rows, p)
+    return _hits(ctx, *keyed_page(ctx.conn, query, H.c.seq, p))
 
 
 def _status(ctx: Ctx, hit: Any) -> str:
-    return lifecycle.status(hit, lifecycle.counts(ctx.conn, hit.id), ctx.now)
+    return lifecycle.status(hit, ctx.now)
 
 
 def _wrong_state(current: str, allowed: str) -> RequestError:
@@ -195,6 +190,7 @@ def update_expiration(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     if expire_at > ctx.now:
         values.update(expired_notified=False, reviewable_notified=False, reviewing=False)
     ctx.conn.execute(update(H).where(H.c.id == hit.id).values(**values))
+    ctx.due(values["expiration"])
     return {}
 
 
@@ -221,18 +217,14 @@ def delete_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     current = _status(ctx, hit)
     if current not in ("Reviewable", "Reviewing"):
         raise _wrong_state(current, "Reviewing, Reviewable")
-    c = lifecycle.counts(ctx.conn, hit.id)
+    c = lifecycle.counts(hit)
     if c.submitted:
         raise RequestError(
             f"This HIT has {c.submitted} submitted assignment(s) that are neither approved nor "
             "rejected; approve or reject every assignment before deleting the HIT.",
             "AWS.MechanicalTurk.InvalidHITState",
         )
-    a = models.assignments
-    approved = ctx.conn.execute(
-        select(a.c.id).where(a.c.hit_id == hit.id, a.c.status.in_(("Approved", "Rejected")))
-    ).all()
-    unused = hit.max_assignments - len(approved)
+    unused = hit.max_assignments - c.completed
     refund(ctx.conn, (Decimal(hit.reward) + Decimal(hit.fee)) * unused)
     ctx.conn.execute(update(H).where(H.c.id == hit.id).values(disposed=True))
     return {}
@@ -264,9 +256,41 @@ def create_additional_assignments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]
     ctx.conn.execute(
         update(H)
         .where(H.c.id == hit.id)
-        .values(max_assignments=new_max, reviewable_notified=False, reviewing=False)
+        .values(
+            max_assignments=new_max,
+            n_available=H.c.n_available + extra,
+            reviewable_notified=False,
+            reviewing=False,
+        )
     )
+    lifecycle.check_reviewable(ctx, hit.id)  # an expired HIT stays Reviewable: say so again
     remember_token(ctx, "extend", token, hit.id)
+    return {}
+
+
+def update_hit_type_of_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
+    """Move a HIT to another HIT type: it takes that type's title, reward, requirements...
+
+    Chosen (MTurk does not say how money follows): every slot not yet approved or rejected is
+    repriced at the new reward and fee, and the difference is charged (or returned) now; work
+    already decided keeps what it was paid.
+    """
+    hit = get_hit(ctx, p["HITId"])
+    if hit.disposed:
+        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    ht = get_hit_type(ctx, p["HITTypeId"])
+    new = pricing.hit_cost(Decimal(ht.reward), hit.max_assignments)
+    slots = hit.max_assignments - hit.n_completed
+    difference = (new.per_assignment - Decimal(hit.reward) - Decimal(hit.fee)) * slots
+    if difference > 0:
+        charge(ctx.conn, difference)
+    else:
+        refund(ctx.conn, -difference)
+    ctx.conn.execute(
+        update(H)
+        .where(H.c.id == hit.id)
+        .values(hit_type_id=ht.id, reward=ht.reward, fee=pricing.format_amount(new.fee))
+    )
     return {}
 
 
@@ -282,4 +306,5 @@ OPERATIONS = {
     "UpdateHITReviewStatus": update_review_status,
     "DeleteHIT": delete_hit,
     "CreateAdditionalAssignmentsForHIT": create_additional_assignments,
+    "UpdateHITTypeOfHIT": update_hit_type_of_hit,
 }

@@ -1,10 +1,14 @@
 """Qualification requirements: checking them when a HIT is made, enforcing them for workers.
 
-System qualification types (ids from MTurk's documentation): Worker_Locale
-`00000000000000000071` (LocaleValues, country and optional subdivision),
+System qualification types (ids from MTurk's API reference, "QualificationRequirement"):
+Worker_Locale `00000000000000000071` (LocaleValues, country and optional subdivision),
 Worker_PercentAssignmentsApproved `000000000000000000L0`, Worker_NumberHITsApproved
-`00000000000000000040`. Any other id must be a qualification type created on this service
-(Masters and Worker_Adult are treated as custom types that nobody holds unless granted).
+`00000000000000000040`, Worker_Adult `00000000000000000060`, and Masters, whose id differs
+between the sandbox (`2ARFPLSP75KLA8M8DH1HTEQVJT3SY6`) and production
+(`2F1QJWKUDD8XADTFD2Q0G6UTO95ALH`); both are known here and mean the same thing. Nobody is a
+Master or has Worker_Adult unless the worker says so on the worker side (`master=1`,
+`adult=1`), which is how a test grants them. Any other id must be a qualification type created
+on this service.
 
 ActionsGuarded: `Accept` (the default, also when RequiredToPreview is false) lets a worker who
 fails the requirement find and preview the HIT but not accept it; `PreviewAndAccept` (also what
@@ -22,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
@@ -30,7 +34,11 @@ from harness.platform.mturk_local.api_errors import ParameterValidationError
 LOCALE = "00000000000000000071"
 PERCENT_APPROVED = "000000000000000000L0"
 NUMBER_APPROVED = "00000000000000000040"
-SYSTEM_TYPES = (LOCALE, PERCENT_APPROVED, NUMBER_APPROVED)
+ADULT = "00000000000000000060"
+MASTERS_SANDBOX = "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6"
+MASTERS_PRODUCTION = "2F1QJWKUDD8XADTFD2Q0G6UTO95ALH"
+MASTERS = (MASTERS_SANDBOX, MASTERS_PRODUCTION)
+SYSTEM_TYPES = (LOCALE, PERCENT_APPROVED, NUMBER_APPROVED, ADULT, *MASTERS)
 NO_VALUE = ("Exists", "DoesNotExist")
 MANY_VALUES = ("In", "NotIn")
 GUARD_LEVEL = {"Accept": 1, "PreviewAndAccept": 2, "DiscoverPreviewAndAccept": 3}
@@ -90,18 +98,14 @@ class WorkerView:
     percent_approved: int
     number_approved: int
     values: dict[str, int | None]  # granted custom qualifications: type id -> IntegerValue
+    master: bool = False
+    adult: bool = False
 
 
 def worker_view(conn: Connection, worker_id: str) -> WorkerView:
     profile = conn.execute(select(models.workers).where(models.workers.c.id == worker_id)).first()
-    a = models.assignments
-    rows = conn.execute(
-        select(a.c.status, func.count())
-        .where(a.c.worker_id == worker_id, a.c.status.in_(("Approved", "Rejected")))
-        .group_by(a.c.status)
-    ).all()
-    by = {s: n for s, n in rows}
-    approved, decided = by.get("Approved", 0), by.get("Approved", 0) + by.get("Rejected", 0)
+    approved = 0 if profile is None else profile.n_approved
+    decided = 0 if profile is None else profile.n_approved + profile.n_rejected
     percent = 100 if decided < 100 else (100 * approved) // decided
     if profile is not None and profile.percent_approved is not None:
         percent = profile.percent_approved
@@ -120,6 +124,8 @@ def worker_view(conn: Connection, worker_id: str) -> WorkerView:
         percent_approved=percent,
         number_approved=approved,
         values={t: v for t, v in granted},
+        master=bool(profile is not None and profile.master),
+        adult=bool(profile is not None and profile.adult),
     )
 
 
@@ -166,6 +172,10 @@ def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
         value: Any = worker.percent_approved
     elif type_id == NUMBER_APPROVED:
         value = worker.number_approved
+    elif type_id in MASTERS or type_id == ADULT:
+        if not (worker.master if type_id in MASTERS else worker.adult):
+            return comparator == "DoesNotExist"
+        value = 1
     elif type_id in worker.values:
         value = worker.values[type_id]
     else:

@@ -37,7 +37,7 @@ class Question:
         return self.html is not None and "<crowd-form" in self.html
 
 
-def _xml_error(detail: str) -> RequestError:
+def xml_error(detail: str) -> RequestError:
     # MTurk's code and opening words for a Question that fails its schema.
     return RequestError(
         "There was an error parsing the XML question or answer data in your request. Please "
@@ -69,33 +69,33 @@ def parse_question(text: str) -> Question:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        raise _xml_error(f"the Question is not well-formed XML ({exc})") from exc
+        raise xml_error(f"the Question is not well-formed XML ({exc})") from exc
     kind = _local(root.tag)
     if kind not in KINDS:
-        raise _xml_error(f"unknown root element <{kind}>; expected one of {', '.join(KINDS)}")
+        raise xml_error(f"unknown root element <{kind}>; expected one of {', '.join(KINDS)}")
     if kind == "QuestionForm":
         return Question(kind)
     height_text = _child_text(root, "FrameHeight")
     if height_text is None:
-        raise _xml_error(f"<{kind}> needs a <FrameHeight> (0 lets the page size itself)")
+        raise xml_error(f"<{kind}> needs a <FrameHeight> (0 lets the page size itself)")
     try:
         height = int(height_text)
     except ValueError as exc:
-        raise _xml_error(f"<FrameHeight> must be an integer, got {height_text!r}") from exc
+        raise xml_error(f"<FrameHeight> must be an integer, got {height_text!r}") from exc
     if kind == "ExternalQuestion":
         url = _child_text(root, "ExternalURL")
         if not url:
-            raise _xml_error("<ExternalQuestion> needs an <ExternalURL>")
+            raise xml_error("<ExternalQuestion> needs an <ExternalURL>")
         parts = urlsplit(url)
         local_http = parts.scheme == "http" and parts.hostname in LOOPBACK
         if parts.scheme != "https" and not local_http:
-            raise _xml_error(
+            raise xml_error(
                 f"<ExternalURL> must be an https URL (http is allowed on loopback only): {url}"
             )
         return Question(kind, external_url=url, frame_height=height)
     html = _child_text(root, "HTMLContent")
     if not html:
-        raise _xml_error("<HTMLQuestion> needs an <HTMLContent>")
+        raise xml_error("<HTMLQuestion> needs an <HTMLContent>")
     return Question(kind, html=html, frame_height=height)
 
 

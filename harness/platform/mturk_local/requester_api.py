@@ -13,14 +13,23 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, request
+from werkzeug.exceptions import HTTPException
 
-from harness.platform.mturk_local import ops_account, ops_assignments, ops_hits, ops_workers
+from harness.platform.mturk_local import (
+    ops_account,
+    ops_assignments,
+    ops_hits,
+    ops_qual_types,
+    ops_quals,
+    ops_workers,
+)
 from harness.platform.mturk_local.api_errors import (
     ApiError,
     SerializationException,
     ServiceFault,
     UnknownOperationException,
 )
+from harness.platform.mturk_local.jsonbody import BodyError, parse_json
 from harness.platform.mturk_local.service import current_service
 from harness.platform.mturk_local.state import Ctx
 from harness.platform.mturk_local.validation import operation_model, validate
@@ -34,6 +43,8 @@ OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
     **ops_hits.OPERATIONS,
     **ops_assignments.OPERATIONS,
     **ops_workers.OPERATIONS,
+    **ops_qual_types.OPERATIONS,
+    **ops_quals.OPERATIONS,
 }
 
 bp = Blueprint("requester", __name__)
@@ -58,9 +69,9 @@ def _call(service: Any) -> dict[str, Any]:
             "local MTurk service."
         )
     try:
-        params = json.loads(request.get_data() or b"{}")
-    except ValueError as exc:
-        raise SerializationException(f"The request body is not valid JSON: {exc}") from exc
+        params = parse_json(request.get_data() or b"{}")
+    except BodyError as exc:
+        raise SerializationException(f"The request body is refused: {exc}") from exc
     validate(model, params)
     with service.transaction(request.host_url) as ctx:
         return OPERATIONS[name](ctx, params)
@@ -72,10 +83,13 @@ def dispatch() -> Response:
     try:
         result = _call(service)
     except ApiError as exc:
-        return _reply(exc.status, exc.body(int(service.clock.now() * 1000)))
+        return _reply(exc.status, exc.body(service.clock.now_ms()))
+    except HTTPException as exc:  # e.g. a body over the size limit
+        name = (exc.name or "Error").replace(" ", "")
+        return _reply(exc.code or 400, {"__type": name, "Message": exc.description or name})
     except Exception:
         log.exception("unexpected failure in the requester API")
         fault = ServiceFault("The local MTurk service failed to process the request.")
-        return _reply(fault.status, fault.body(int(service.clock.now() * 1000)))
+        return _reply(fault.status, fault.body(service.clock.now_ms()))
     service.deliver()
     return _reply(200, result)

@@ -1,12 +1,21 @@
-"""The running service: database, clock, fault switches, notification sender, one lock.
+"""The running service: database, clock, fault switches, notification sender, locks.
 
-Requests are handled one at a time (a lock around each transaction), which is what a local,
-single-requester service needs and keeps SQLite free of write conflicts.
+Requests are served by several threads (gunicorn's threaded worker); their transactions run one
+at a time under one lock, which keeps SQLite free of write conflicts and makes every check-then-
+write (the last free slot of a HIT, a request token) atomic. Work outside a transaction (added
+latency, sending notifications) runs concurrently.
+
+Two things a request would otherwise look up every time are kept in memory: when the next
+deadline, auto-approval or expiry falls due (the lifecycle sweep is skipped until then; every
+transaction that sets such a time lowers it, and it is only raised by a sweep that committed),
+and whether the outbox may hold undelivered notifications.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,11 +23,13 @@ from contextlib import contextmanager
 from flask import current_app
 
 from harness.platform.mturk_local import lifecycle
-from harness.platform.mturk_local.clock import Clock
+from harness.platform.mturk_local.clock import Clock, ClockError
 from harness.platform.mturk_local.faults import FaultSwitches
 from harness.platform.mturk_local.notifications import SqsSender, deliver_pending
 from harness.platform.mturk_local.settings import Settings
 from harness.platform.mturk_local.state import Ctx, get_meta, init_balance, open_engine, set_meta
+
+log = logging.getLogger(__name__)
 
 
 class Service:
@@ -26,32 +37,72 @@ class Service:
         self.settings = settings
         self.engine = open_engine(settings.db_path)
         self.lock = threading.RLock()
+        self._delivering = threading.Lock()
+        self._more_to_deliver = False
+        self._outbox_dirty = True  # unknown until the first delivery looks
+        self._next_due = -math.inf  # unknown until the first sweep looks
         self.faults = FaultSwitches(seed=settings.fault_seed)
         self.sender = SqsSender(settings.sqs_endpoint_url)
         with self.engine.begin() as conn:
             init_balance(conn, settings.starting_balance)
             saved = get_meta(conn, "clock")
-        self.clock = Clock(**json.loads(saved)) if saved else Clock()
+        self.clock = Clock()
+        if saved:
+            try:
+                self.clock = Clock.restore(json.loads(saved))
+            except (ValueError, ClockError) as exc:
+                log.warning("the saved clock was unusable and is reset to real time: %s", exc)
+                self.save_clock()
 
     @contextmanager
     def transaction(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
         """One request's transaction, with the state first brought up to the clock's time."""
-        with self.lock, self.engine.begin() as conn:
-            ctx = Ctx(conn=conn, now=self.clock.now(), host_url=host_url)
-            lifecycle.sweep(ctx)
-            yield ctx
+        with self.lock:
+            swept = None
+            with self.engine.begin() as conn:
+                ctx = Ctx(
+                    conn=conn,
+                    now=self.clock.now(),
+                    host_url=host_url,
+                    sqs_endpoint=self.sender.endpoint_url,
+                )
+                if ctx.now >= self._next_due:
+                    swept = lifecycle.sweep(ctx)
+                yield ctx
+            # Committed: what this transaction did now holds.
+            self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
+            self._outbox_dirty = self._outbox_dirty or ctx.queued
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:
-            set_meta(
-                conn,
-                "clock",
-                json.dumps({"offset": self.clock.offset, "frozen_at": self.clock.frozen_at}),
-            )
+            set_meta(conn, "clock", json.dumps(self.clock.saved()))
 
     def deliver(self) -> int:
-        with self.lock:
-            return deliver_pending(self.engine, self.sender)
+        """Send pending notifications; while one thread sends, others leave it a note to go on.
+
+        A thread that finds the sender busy sets the note before giving up, and the sending
+        thread reads the note after it lets go, so no message waits for a later request.
+        """
+        if not self._outbox_dirty:
+            return 0
+        self._more_to_deliver = True
+        sent = 0
+        while self._more_to_deliver and self._delivering.acquire(blocking=False):
+            try:
+                self._more_to_deliver = False
+                self._outbox_dirty = False  # set again by any request that queues meanwhile
+                went, failed = deliver_pending(self.engine, self.sender, self.lock)
+                sent += went
+                if failed:
+                    self._outbox_dirty = True  # retried after the next request
+            finally:
+                self._delivering.release()
+        return sent
+
+    def deliver_now(self) -> int:
+        """Send whatever the outbox holds (the control endpoint's forced delivery)."""
+        self._outbox_dirty = True
+        return self.deliver()
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,11 +1,15 @@
 """Persistence: the service's own SQLite file (WAL mode), ids, key-value settings, the balance.
 
 Each request runs in one transaction (`Ctx.conn`); a restart (a new app on the same file) sees
-everything that was committed.
+everything that was committed. SQLite is used safely from several threads: each thread gets its
+own connection from the pool, transactions start with BEGIN IMMEDIATE (a writer waits for the
+write lock up front instead of failing to upgrade a read), and a busy timeout makes a second
+process on the same file wait rather than fail.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,29 +32,55 @@ def new_id(length: int = 30) -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
 
 
+BUSY_TIMEOUT_MS = 10_000
+
+
 def open_engine(path: Path) -> Engine:
-    """Open (and create if needed) the service's SQLite database in WAL mode."""
+    """Open (and create or upgrade if needed) the service's SQLite database in WAL mode."""
+    from harness.platform.mturk_local import schema
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(
+        f"sqlite:///{path}",
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        pool_size=8,
+        max_overflow=32,
+    )
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below, explicitly
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
         cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
 
-    models.metadata.create_all(engine)
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    schema.upgrade(engine)
     return engine
 
 
 @dataclass
 class Ctx:
-    """One request's view of the service: its transaction, the clock's reading, settings."""
+    """One request's view of the service: its transaction, the clock's reading, settings, and
+    what the transaction makes the service do afterwards (a time something falls due, a
+    notification to send)."""
 
     conn: Connection
     now: float
     host_url: str = "http://127.0.0.1/"
+    sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
+    new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
+    queued: bool = False  # a notification was put in the outbox
+
+    def due(self, at: float) -> None:
+        """Note that something falls due at `at` (the sweep must look again by then)."""
+        self.new_due = min(self.new_due, at)
 
 
 def get_meta(conn: Connection, key: str) -> str | None:

@@ -5,8 +5,9 @@ Every problem is collected and reported at once, in the wording of AWS's JSON fr
 not be null; Value 'x' at 'hITId' failed to satisfy constraint: Member must have length ...`.
 Member paths are lower-camel-cased as AWS does it (`HITId` -> `hITId`, list items
 `qualificationRequirements.1.member.comparator`). A member of the wrong JSON type is a
-`SerializationException`, as AWS answers it. Members the model does not know are ignored,
-as AWS does.
+`SerializationException`, as AWS answers it, and so is a number that does not fit the member's
+type (an Integer is 32-bit and a Long 64-bit, as in AWS's Java front end) or a timestamp outside
+1970-9999. Members the model does not know are ignored, as AWS does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import botocore.session
 from botocore.model import OperationModel, ServiceModel, Shape
 
 from harness.platform.mturk_local.api_errors import SerializationException, ValidationException
+from harness.platform.mturk_local.clock import LATEST
+
+BITS = {"integer": 31, "long": 63}
 
 
 @lru_cache(maxsize=1)
@@ -74,6 +78,11 @@ class _Checker:
             if not isinstance(value, str):
                 self.type_problems.append(f"Expected a string at '{path}'")
                 return
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                self.type_problems.append(f"Invalid UTF-8 (a lone surrogate) at '{path}'")
+                return
             self._bounds(len(value), value, path, meta, "length")
             if "pattern" in meta and not re.search(meta["pattern"], value):
                 self.fail(
@@ -88,6 +97,11 @@ class _Checker:
             if isinstance(value, bool) or not isinstance(value, int):
                 self.type_problems.append(f"Expected an integer at '{path}'")
                 return
+            if not -(2 ** BITS[kind]) <= value < 2 ** BITS[kind]:
+                self.type_problems.append(
+                    f"Numeric value ({value}) out of range of {kind} at '{path}'"
+                )
+                return
             self._bounds(value, value, path, meta, "value")
         elif kind == "boolean":
             if not isinstance(value, bool):
@@ -95,6 +109,10 @@ class _Checker:
         elif kind == "timestamp":
             if isinstance(value, bool) or not isinstance(value, int | float):
                 self.type_problems.append(f"Expected epoch seconds at '{path}'")
+            elif not 0 <= value <= LATEST:
+                self.type_problems.append(
+                    f"Timestamp {value} at '{path}' is not between 1970 and 9999"
+                )
 
     def _bounds(self, size: int, value: Any, path: str, meta: dict, what: str) -> None:
         if "min" in meta and size < meta["min"]:

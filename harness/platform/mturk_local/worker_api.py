@@ -1,10 +1,14 @@
 """The worker side: plain HTTP that simulated (or human) workers use to find and do work.
 
-Every call names the worker with `workerId` (query string, form field or JSON member). A worker
-may also state a profile, kept for later calls: `country`, `subdivision` (ISO codes),
-`percentApproved`, `numberApproved` (otherwise computed from this service's history).
+Every call names the worker with `workerId` (query string, form field or JSON member; MTurk's
+format, `A` then capitals and digits). A worker may also state a profile, kept for later calls:
+`country`, `subdivision` (ISO codes), `percentApproved`, `numberApproved` (otherwise computed
+from this service's history), `master` and `adult` (whether the worker holds Masters and
+Worker_Adult; nobody does unless they say so).
 
-GET  /worker/hits                      HITs the worker may discover, with canPreview/canAccept
+GET  /worker/hits                      HITs the worker may discover, with canPreview/canAccept;
+                                       pages of `maxResults` (default 20) with `nextToken`;
+                                       `acceptable=1` lists only HITs the worker can accept now
 GET  /worker/hits/<HITId>              preview (403 when a requirement guards previewing)
 POST /worker/hits/<HITId>/accept       take an assignment; returns the question to show
 POST /worker/assignments/<id>/return   give the assignment back
@@ -18,130 +22,121 @@ Errors are JSON `{"error": message, "code": short-code}` with 400, 403, 404 or 4
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from sqlalchemy import insert, select, update
+from sqlalchemy import select
 
 from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.notifications import queue_event
-from harness.platform.mturk_local.qualifications import allowed, worker_view
+from harness.platform.mturk_local.qualifications import WorkerView, allowed, worker_view
 from harness.platform.mturk_local.questions import (
     answer_xml,
     answers_for,
     external_url_for,
     parse_question,
 )
+from harness.platform.mturk_local.serialize import encode_token, hit_query
 from harness.platform.mturk_local.service import current_service
 from harness.platform.mturk_local.state import Ctx, new_id
+from harness.platform.mturk_local.worker_params import (
+    WorkerError,
+    blocked,
+    flag,
+    integer,
+    next_token,
+    params,
+    record_worker,
+    worker_error_response,
+)
 
 bp = Blueprint("worker", __name__)
+bp.register_error_handler(WorkerError, worker_error_response)
 A = models.assignments
 H = models.hits
-HT = models.hit_types
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
+DEFAULT_PAGE, MOST_PAGE = 20, 1000
+# Characters XML 1.0 cannot carry, even as references: an answer holding one is refused.
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-class WorkerError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+def _level(view: WorkerView, requirements: str) -> int:
+    return allowed(view, json.loads(requirements))
 
 
-@bp.errorhandler(WorkerError)
-def _worker_error(exc: WorkerError) -> tuple[Response, int]:
-    return jsonify(error=exc.message, code=exc.code), exc.status
-
-
-def _args() -> dict[str, Any]:
-    values: dict[str, Any] = dict(request.args)
-    if request.is_json:
-        values.update(request.get_json(silent=True) or {})
-    else:
-        values.update(request.form)
-    return values
-
-
-def _int(values: dict[str, Any], name: str) -> int | None:
-    if values.get(name) in (None, ""):
-        return None
-    try:
-        return int(values[name])
-    except (TypeError, ValueError) as exc:
-        raise WorkerError(400, "BadParameter", f"{name} must be an integer") from exc
-
-
-def _worker(ctx: Ctx, values: dict[str, Any]) -> str:
-    """The worker id of this call; records (and updates) the worker's profile."""
-    worker_id = values.get("workerId")
-    if not worker_id:
-        raise WorkerError(400, "MissingWorkerId", "workerId is required")
-    profile = {
-        "country": values.get("country") or None,
-        "subdivision": values.get("subdivision") or None,
-        "percent_approved": _int(values, "percentApproved"),
-        "number_approved": _int(values, "numberApproved"),
-    }
-    given = {k: v for k, v in profile.items() if v is not None}
-    W = models.workers
-    if ctx.conn.execute(select(W.c.id).where(W.c.id == worker_id)).first() is None:
-        ctx.conn.execute(insert(W).values(id=worker_id, **given))
-    elif given:
-        ctx.conn.execute(update(W).where(W.c.id == worker_id).values(**given))
-    return str(worker_id)
-
-
-def _blocked(ctx: Ctx, worker_id: str) -> bool:
-    B = models.worker_blocks
-    return ctx.conn.execute(select(B.c.seq).where(B.c.worker_id == worker_id)).first() is not None
-
-
-def _level(ctx: Ctx, worker_id: str, ht: Any) -> int:
-    if _blocked(ctx, worker_id):
-        return 0
-    return allowed(worker_view(ctx.conn, worker_id), json.loads(ht.qualification_requirements))
-
-
-def _summary(ctx: Ctx, hit: Any, ht: Any, level: int) -> dict[str, Any]:
-    c = lifecycle.counts(ctx.conn, hit.id)
-    return {
+def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
+    out = {
         "HITId": hit.id,
         "HITTypeId": hit.hit_type_id,
-        "Title": ht.title,
-        "Description": ht.description,
-        "Keywords": ht.keywords,
+        "Title": hit.ht_title,
+        "Description": hit.ht_description,
+        "Keywords": hit.ht_keywords,
         "Reward": hit.reward,
         "MaxAssignments": hit.max_assignments,
-        "NumberOfAssignmentsAvailable": c.available(hit.max_assignments),
-        "AssignmentDurationInSeconds": ht.assignment_duration,
+        "NumberOfAssignmentsAvailable": lifecycle.counts(hit).available(hit.max_assignments),
+        "AssignmentDurationInSeconds": hit.ht_assignment_duration,
         "Expiration": hit.expiration,
         "canPreview": level >= 2,
-        "canAccept": level >= 3,
+        "canAccept": level >= 3 and held is None,
     }
+    if held is not None:
+        out["heldAssignmentId"] = held
+    return out
 
 
-def _hit(ctx: Ctx, hit_id: str) -> tuple[Any, Any]:
-    row = ctx.conn.execute(select(H).where(H.c.id == hit_id, H.c.disposed.is_(False))).first()
-    if row is None:
-        raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
-    ht = ctx.conn.execute(select(HT).where(HT.c.id == row.hit_type_id)).one()
-    return row, ht
+def _held(ctx: Ctx, worker_id: str, hit_ids: list[str]) -> dict[str, str]:
+    """The worker's live assignment of each of these HITs (one per worker per HIT)."""
+    rows = ctx.conn.execute(
+        select(A.c.hit_id, A.c.id).where(
+            A.c.worker_id == worker_id,
+            A.c.hit_id.in_(hit_ids),
+            A.c.status.in_(lifecycle.LIVE_STATUSES),
+        )
+    )
+    return {hit_id: assignment_id for hit_id, assignment_id in rows}
+
+
+def _open_hits(ctx: Ctx, after: int | None, size: int) -> list[Any]:
+    """Assignable HITs after position `after`, in creation order (the `ix_hits_open` index)."""
+    query = hit_query().where(lifecycle.HAS_FREE_SLOT, H.c.expiration > ctx.now)
+    if after is not None:
+        query = query.where(H.c.seq > after)
+    return list(ctx.conn.execute(query.order_by(H.c.seq).limit(size)).all())
 
 
 @bp.get("/worker/hits")
 def list_hits() -> Response:
-    values = _args()
+    values = params()
+    size = integer(values, "maxResults", 1, MOST_PAGE) or DEFAULT_PAGE
+    after = next_token(values)
+    only_acceptable = bool(flag(values, "acceptable"))
+    out: list[dict[str, Any]] = []
     with current_service().transaction(request.host_url) as ctx:
-        worker_id = _worker(ctx, values)
-        out = []
-        for hit in ctx.conn.execute(select(H).where(H.c.disposed.is_(False)).order_by(H.c.seq)):
-            if lifecycle.status(hit, lifecycle.counts(ctx.conn, hit.id), ctx.now) != "Assignable":
-                continue
-            ht = ctx.conn.execute(select(HT).where(HT.c.id == hit.hit_type_id)).one()
-            level = _level(ctx, worker_id, ht)
-            if level >= 1:
-                out.append(_summary(ctx, hit, ht, level))
-    return jsonify(HITs=out)
+        worker_id = record_worker(ctx, values)
+        if not blocked(ctx, worker_id):
+            view = worker_view(ctx.conn, worker_id)
+            levels: dict[str, int] = {}
+            while len(out) < size:
+                rows = _open_hits(ctx, after, size)
+                held = _held(ctx, worker_id, [r.id for r in rows])
+                for hit in rows:
+                    after = hit.seq
+                    if hit.hit_type_id not in levels:
+                        levels[hit.hit_type_id] = _level(view, hit.ht_requirements)
+                    summary = _summary(hit, levels[hit.hit_type_id], held.get(hit.id))
+                    if levels[hit.hit_type_id] >= 1 and (
+                        summary["canAccept"] or not only_acceptable
+                    ):
+                        out.append(summary)
+                        if len(out) == size:
+                            break
+                if len(rows) < size:
+                    break  # no open HIT after these
+    body: dict[str, Any] = {"HITs": out}
+    if out and after is not None:
+        body["NextToken"] = encode_token(after)
+    return jsonify(body)
 
 
 def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None) -> dict:
@@ -160,61 +155,67 @@ def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None
     return view
 
 
+def _hit(ctx: Ctx, hit_id: str) -> Any:
+    row = ctx.conn.execute(hit_query().where(H.c.id == hit_id, H.c.disposed.is_(False))).first()
+    if row is None:
+        raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
+    return row
+
+
+def _worker_level(ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False) -> int:
+    if not block_checked and blocked(ctx, worker_id):
+        return 0
+    return _level(worker_view(ctx.conn, worker_id), hit.ht_requirements)
+
+
 @bp.get("/worker/hits/<hit_id>")
 def preview(hit_id: str) -> Response:
-    values = _args()
+    values = params()
     with current_service().transaction(request.host_url) as ctx:
-        worker_id = _worker(ctx, values)
-        hit, ht = _hit(ctx, hit_id)
-        level = _level(ctx, worker_id, ht)
+        worker_id = record_worker(ctx, values)
+        hit = _hit(ctx, hit_id)
+        level = _worker_level(ctx, worker_id, hit)
         if level < 2:
             raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
-        view = _summary(ctx, hit, ht, level) | _question_view(ctx, hit, PREVIEW_ASSIGNMENT, None)
+        held = _held(ctx, worker_id, [hit.id]).get(hit.id)
+        view = _summary(hit, level, held) | _question_view(ctx, hit, PREVIEW_ASSIGNMENT, None)
     return jsonify(view)
 
 
 @bp.post("/worker/hits/<hit_id>/accept")
 def accept(hit_id: str) -> Response:
     """Take one assignment: one per worker per HIT (returned or abandoned ones do not count)."""
-    values = _args()
+    values = params()
     service = current_service()
     with service.transaction(request.host_url) as ctx:
-        worker_id = _worker(ctx, values)
-        hit, ht = _hit(ctx, hit_id)
-        if _blocked(ctx, worker_id):
+        worker_id = record_worker(ctx, values)
+        hit = _hit(ctx, hit_id)
+        if blocked(ctx, worker_id):
             raise WorkerError(403, "WorkerBlocked", f"worker {worker_id} is blocked")
-        if _level(ctx, worker_id, ht) < 3:
+        if _worker_level(ctx, worker_id, hit, block_checked=True) < 3:
             raise WorkerError(
                 403, "NotQualified", f"worker {worker_id} does not meet the requirements"
             )
-        held = ctx.conn.execute(
-            select(A.c.id).where(
-                A.c.hit_id == hit_id,
-                A.c.worker_id == worker_id,
-                A.c.status.in_(lifecycle.LIVE_STATUSES),
-            )
-        ).first()
+        held = _held(ctx, worker_id, [hit.id]).get(hit.id)
         if held is not None:
             raise WorkerError(
-                409, "AlreadyAccepted", f"worker {worker_id} already has assignment {held.id}"
+                409, "AlreadyAccepted", f"worker {worker_id} already has assignment {held}"
             )
-        state = lifecycle.status(hit, lifecycle.counts(ctx.conn, hit_id), ctx.now)
+        state = lifecycle.status(hit, ctx.now)
         if state != "Assignable":
             raise WorkerError(409, "NotAssignable", f"HIT {hit_id} is {state}")
         assignment_id = new_id()
-        deadline = ctx.now + ht.assignment_duration
-        ctx.conn.execute(
-            insert(A).values(
-                id=assignment_id,
-                hit_id=hit_id,
-                worker_id=worker_id,
-                status="Accepted",
-                accept_time=ctx.now,
-                deadline=deadline,
-            )
+        deadline = ctx.now + hit.ht_assignment_duration
+        lifecycle.add_assignment(
+            ctx,
+            id=assignment_id,
+            hit_id=hit.id,
+            worker_id=worker_id,
+            accept_time=ctx.now,
+            deadline=deadline,
         )
-        queue_event(ctx, hit_id, "AssignmentAccepted", assignment_id)
-        view = {"AssignmentId": assignment_id, "HITId": hit_id, "Deadline": deadline}
+        queue_event(ctx, hit.id, "AssignmentAccepted", assignment_id)
+        view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
         view |= _question_view(ctx, hit, assignment_id, worker_id)
     service.deliver()
     return jsonify(view)
@@ -234,11 +235,21 @@ def return_assignment(assignment_id: str) -> Response:
     service = current_service()
     with service.transaction(request.host_url) as ctx:
         a = _accepted(ctx, assignment_id)
-        ctx.conn.execute(update(A).where(A.c.id == a.id).values(status="Returned"))
+        lifecycle.set_status(ctx, a, "Returned")
         queue_event(ctx, a.hit_id, "AssignmentReturned", a.id)
-        lifecycle.check_reviewable(ctx, ctx.conn.execute(select(H).where(H.c.id == a.hit_id)).one())
+        lifecycle.check_reviewable(ctx, a.hit_id)
     service.deliver()
     return jsonify(AssignmentId=assignment_id, AssignmentStatus="Returned")
+
+
+def _form_fields() -> list[tuple[str, str]]:
+    fields = list(request.form.items(multi=True))
+    for name, value in fields:
+        if NOT_XML.search(name) or NOT_XML.search(value):
+            raise WorkerError(
+                400, "BadAnswer", f"the answer field {name[:40]!r} holds a control character"
+            )
+    return fields
 
 
 def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Response:
@@ -247,41 +258,38 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
     service = current_service()
     with service.transaction(request.host_url) as ctx:
         a = _accepted(ctx, assignment_id)
-        hit = ctx.conn.execute(select(H).where(H.c.id == a.hit_id)).one()
-        ht = ctx.conn.execute(select(HT).where(HT.c.id == hit.hit_type_id)).one()
+        hit = ctx.conn.execute(hit_query().where(H.c.id == a.hit_id)).one()
         answers = answers_for(parse_question(hit.question), fields)
-        ctx.conn.execute(
-            update(A)
-            .where(A.c.id == a.id)
-            .values(
-                status="Submitted",
-                submit_time=ctx.now,
-                auto_approval_time=ctx.now + ht.auto_approval_delay,
-                answer=answer_xml(answers),
-            )
+        lifecycle.set_status(
+            ctx,
+            a,
+            "Submitted",
+            submit_time=ctx.now,
+            auto_approval_time=ctx.now + hit.ht_auto_approval_delay,
+            answer=answer_xml(answers),
         )
         queue_event(ctx, a.hit_id, "AssignmentSubmitted", a.id)
-        lifecycle.check_reviewable(ctx, hit)
+        lifecycle.check_reviewable(ctx, a.hit_id)
     service.deliver()
     return jsonify(AssignmentId=assignment_id, AssignmentStatus="Submitted")
 
 
 @bp.post("/worker/assignments/<assignment_id>/submit")
 def submit(assignment_id: str) -> Response:
-    return _submit(assignment_id, list(request.form.items(multi=True)))
+    return _submit(assignment_id, _form_fields())
 
 
 @bp.post("/mturk/externalSubmit")
 def external_submit() -> Response:
-    return _submit(request.form.get("assignmentId"), list(request.form.items(multi=True)))
+    return _submit(request.form.get("assignmentId"), _form_fields())
 
 
 @bp.get("/worker/messages")
 def messages() -> Response:
-    values = _args()
+    values = params()
     M = models.worker_messages
     with current_service().transaction(request.host_url) as ctx:
-        worker_id = _worker(ctx, values)
+        worker_id = record_worker(ctx, values)
         rows = ctx.conn.execute(select(M).where(M.c.worker_id == worker_id).order_by(M.c.seq))
         out = [{"Subject": m.subject, "MessageText": m.text, "SentTime": m.created} for m in rows]
     return jsonify(Messages=out)

@@ -1,0 +1,122 @@
+"""What `harness characterize` reads: instruments named by reference, and the screened set.
+
+An instrument reference is a long judgments CSV, ``ws353[:DIR]`` (the WS353 distribution), or
+a stored study's name (read from the store). The screened set comes from a screened CSV, a
+list of flagged workers, or a spec whose screening policy flags them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+
+from harness.characterize.instrument import (
+    Instrument,
+    instrument_from_csv,
+    instrument_from_study,
+    instrument_from_table,
+    instrument_from_ws353,
+)
+from harness.datasets import load_ws353
+from harness.errors import InputError, StudyNotFound
+from harness.judgments import read_judgments
+from harness.screening import ScreeningContext, screen_workers
+from harness.screening.impact import screening_impact
+from harness.spec import load_spec
+
+DATASET_PREFIX = "ws353"
+
+
+def read_instrument(ref: str, db: str | None) -> Instrument:
+    """A CSV path, ``ws353[:DIR]``, or a stored study's name (in the store ``db``)."""
+    if is_dataset(ref):
+        directory = ref.partition(":")[2] or None
+        return instrument_from_ws353(load_ws353(directory))
+    path = Path(ref)
+    if path.is_file():
+        return instrument_from_csv(path)
+    if path.suffix.lower() == ".csv" or "/" in ref:
+        raise InputError(f"{ref}: no such file")
+    return _stored(ref, db)
+
+
+def is_dataset(ref: str) -> bool:
+    """``ws353`` or ``ws353:DIR`` (a study may be called ws353-reproduction)."""
+    return ref == DATASET_PREFIX or ref.startswith(DATASET_PREFIX + ":")
+
+
+def _stored(name: str, db: str | None) -> Instrument:
+    from harness.store import database_url, find_study, load_study, make_engine, session_scope
+
+    engine = make_engine(database_url(db))
+    try:
+        with session_scope(engine) as session:
+            try:
+                found = find_study(session, name)
+            except StudyNotFound as exc:
+                raise StudyNotFound(f"{name!r} is no file, and {exc}") from None
+            stored = load_study(session, found)
+    finally:
+        engine.dispose()
+    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
+
+
+def ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:
+    """The WS353 items (read once, when first asked) for mapping WS353 system files."""
+
+    @cache
+    def items() -> pd.DataFrame:
+        directory = original_ref.partition(":")[2] or None
+        return load_ws353(directory if is_dataset(original_ref) else None).items
+
+    return items
+
+
+def screened_inputs(
+    new: Instrument, screened: Path | None, flagged: Path | None, policy: str | None
+) -> tuple[pd.DataFrame | None, list[str] | None, str]:
+    """The screened table or the flagged workers (checked against the new raters), and a name."""
+    if screened is not None:
+        table = instrument_from_table(
+            read_judgments(screened), name=screened.stem, kind="csv"
+        ).judgments
+        return table, None, policy or screened.stem
+    if flagged is not None:
+        workers = worker_list(flagged)
+        unknown = sorted(workers - set(new.judgments["worker_id"]))
+        if unknown:
+            raise InputError(
+                f"{flagged}: {len(unknown)} worker(s) are not raters of {new.name} "
+                f"(e.g. {unknown[0]!r})"
+            )
+        return None, sorted(workers), policy or flagged.stem
+    return None, None, policy or "screened"
+
+
+def screen_with_spec(
+    new: Instrument, new_ref: str, spec_path: Path, scores: dict[str, pd.Series]
+) -> tuple[list[str], pd.DataFrame]:
+    """Workers the spec's policy flags in the new judgments (controls included), and the impact
+    table of every subset of its heuristics."""
+    if new.kind == "dataset" or new.given is None:
+        raise InputError(f"--screen: {new_ref} is not a judgments CSV or a stored study")
+    judgments = new.given
+    context = ScreeningContext.from_spec(load_spec(spec_path))
+    flagged = screen_workers(judgments, context).flagged
+    impact = screening_impact(judgments, context, scores or None)
+    return sorted(str(w) for w in flagged[flagged].index), impact
+
+
+def worker_list(path: Path) -> set[str]:
+    """Worker ids from a file: one per line, or a CSV with a ``worker_id`` column."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [line for line in lines if line]
+    if lines and lines[0].split(",")[0].strip() == "worker_id":
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        return {w.strip() for w in frame["worker_id"] if w.strip()}
+    return set(lines)

@@ -1,0 +1,215 @@
+"""The whole loop on a local platform with a simulated crowd: what `harness demo` runs.
+
+Starts what the run needs on free loopback ports (the platform's local service, if it has
+one, and the task server), launches a shipped study, lets a simulated crowd (careful, sloppy,
+spamming and backwards workers) do it through the worker pages while screening acts live,
+syncs, reviews, screens, characterizes the result against WS353 and three systems, and stops
+everything it started, also on Ctrl-C or a failure. Every step is the real command
+(`harness launch`, `simulate-workers`, `sync`, ...) on a store of its own in the run folder.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import InputError
+from harness.resources import project_task_specs
+
+KINDS = ("reproduction", "resolution")
+PLATFORMS = ("local", "prolific-local", "link")
+CROWD_MIX = "careful=0.7,sloppy=0.1,spammer=0.1,backwards=0.1"
+CROWD_SIZE = {"local": 30, "prolific-local": 200, "link": 30}
+"""Simulated people: MTurk workers take several HITs; Prolific participants take one each."""
+
+
+@dataclass(frozen=True)
+class Demo:
+    """What to run: the study (``reproduction`` of WS353, or the ``resolution`` experiment) on
+    which local platform target, in which folder, with which seed."""
+
+    kind: str = "reproduction"
+    platform: str = "local"
+    run_dir: Path = Path("demo-run")
+    seed: int = 1
+
+    @property
+    def spec(self) -> Path:
+        return project_task_specs() / f"ws353_{self.kind}.yaml"
+
+    @property
+    def study(self) -> str:
+        return f"ws353-{self.kind}"
+
+
+@dataclass
+class DemoResult:
+    report_dir: Path
+    lines: list[str] = field(default_factory=list)  # what each step printed, in order
+    seconds: float = 0.0
+
+
+def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
+    """Run ``demo``; ``say`` gets the progress lines a person watches."""
+    if demo.kind not in KINDS or demo.platform not in PLATFORMS:
+        raise InputError(
+            f"demo: expected one of {', '.join(KINDS)} on one of {', '.join(PLATFORMS)}"
+        )
+    start = time.perf_counter()
+    run = demo.run_dir.resolve()
+    _empty(run)
+    db = f"sqlite:///{run / 'harness.db'}"
+    result = DemoResult(report_dir=run / "report")
+    with _services(demo, run, db, say) as (endpoint, pages):
+        step = _stepper(db, result, say)
+        target = ["--target", demo.platform]
+        if endpoint:
+            target += ["--endpoint-url", endpoint]
+        step("launch", "launch", str(demo.spec), *target, "--public-url", pages)
+        say(f"== a simulated crowd does the work; watch it live at {pages}/dashboard")
+        step("crowd", "simulate-workers", demo.study, "--size", str(CROWD_SIZE[demo.platform]),
+             "--seed", str(demo.seed), "--mix", CROWD_MIX)  # fmt: skip
+        step("sync", "sync", demo.study)
+        step("review", "review", demo.study)
+        step("status", "status", demo.study)
+        step("screen", "screen", demo.study)
+    step = _stepper(db, result, say)
+    characterize = ["characterize", "--original", "ws353", "--system", "ws353",
+                    "--out", str(result.report_dir), "--quiet"]  # fmt: skip
+    if demo.kind == "reproduction":
+        characterize += ["--new", demo.study, "--screen", str(demo.spec)]
+    else:
+        characterize += ["--new", "ws353", "--resolution", demo.study]
+    step("characterize", *characterize)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _stepper(db: str, result: DemoResult, say: Callable[[str], None]) -> Callable[..., None]:
+    """Run one harness command in this process on the demo's store; stop the demo on failure."""
+    from click.testing import CliRunner
+
+    from harness.cli import main
+
+    def step(label: str, *args: str) -> None:
+        say(f"== {label}")
+        outcome = CliRunner().invoke(main, [*args, "--db", db])
+        lines = [line for line in outcome.output.splitlines() if line.strip()]
+        result.lines += lines
+        for line in _shown(label, lines):
+            say(line)
+        if outcome.exit_code != 0:
+            raise InputError(f"demo: `harness {' '.join(args)}` failed (see above)")
+
+    return step
+
+
+def _shown(label: str, lines: list[str]) -> list[str]:
+    """What a person needs to see of a step: the last line of long outputs, all of short ones."""
+    if label in ("screen", "review", "crowd"):
+        return lines[-1:]
+    if label == "launch":
+        return [line for line in lines if line.startswith(("study ", "  cost", "ws353-"))]
+    return lines
+
+
+@contextmanager
+def _services(
+    demo: Demo, run: Path, db: str, say: Callable[[str], None]
+) -> Iterator[tuple[str | None, str]]:
+    """The platform's local service (if any) and the task server, on free loopback ports,
+    stopped when the block ends (on Ctrl-C and SIGTERM too)."""
+    from harness.platform.registry import platform_of_target
+    from harness.store.migrations import upgrade
+
+    upgrade(db)
+    platform = platform_of_target(demo.platform)
+    children: list[subprocess.Popen[bytes]] = []
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        endpoint = None
+        service = platform.local_service(_free_port(), str(run / f"{demo.platform}.sqlite"))
+        if service is not None:
+            port = service.command[service.command.index("--port") + 1]
+            endpoint = f"http://127.0.0.1:{port}"
+            children.append(_start(service.command, run / f"{demo.platform}.log", run))
+            _wait(endpoint + service.probe, service.name, children[-1])
+        pages = f"http://127.0.0.1:{_free_port()}"
+        serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db]
+        children.append(_start(serve, run / "serve.log", run))
+        _wait(pages + "/health", "the task server", children[-1])
+        local = f", {service.name} {endpoint}" if service is not None else ""
+        say(f"== services: task pages {pages}{local}")
+        yield endpoint, pages
+    finally:
+        for child in children:
+            _stop(child)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_interrupt(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _start(command: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "harness", *command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            start_new_session=True,  # a Ctrl-C in the terminal reaches the demo, which stops it
+        )
+
+
+def _wait(url: str, name: str, child: subprocess.Popen[bytes]) -> None:
+    import requests
+
+    for _ in range(300):
+        if child.poll() is not None:
+            raise InputError(f"demo: {name} stopped at start (see its log in the run folder)")
+        try:
+            requests.get(url, timeout=1)
+            return
+        except requests.RequestException:
+            time.sleep(0.1)
+    raise InputError(f"demo: {name} did not answer at {url} within 30 s")
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    if child.poll() is not None:
+        return
+    os.killpg(child.pid, signal.SIGTERM)
+    try:
+        child.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _empty(run: Path) -> None:
+    """A fresh run folder: refuse to empty one that is not a demo's (a safety net)."""
+    if run.exists():
+        if any(run.iterdir()) and not (run / "harness.db").exists():
+            raise InputError(f"demo: {run} exists and is not a demo's run folder; give another")
+        import shutil
+
+        shutil.rmtree(run)
+    run.mkdir(parents=True)

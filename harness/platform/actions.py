@@ -1,0 +1,346 @@
+"""What review does on a platform: approve, reject, pay bonuses, block workers, add raters.
+
+Every action is idempotent (doing it twice does it once), records its intent before the
+platform call and its result after it, each with its reason, and commits both at once, so a
+crash between them is visible in the log. An assignment is never rejected after the platform
+approved it (automatically, after the auto-approval delay): the platform's state is read first.
+
+`harness.platform.review` uses these to carry out screening's decisions and review a study;
+the dashboard's buttons use them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from sqlmodel import Session, col, select
+
+from harness.errors import PlatformError
+from harness.platform import money
+from harness.platform.launch_plan import action_token
+from harness.platform.provider import PlacesProvider, Provider, SubmissionState
+from harness.store.events import EventKind, event_logged, record_event
+from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
+from harness.store.studies import LaunchedStudy
+
+
+class ActionKind(StrEnum):
+    """What a review action does on the platform."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    BONUS = "bonus"
+    BLOCK = "block"
+    REPLACE = "replace"
+
+
+class NotSubmittedYet(PlatformError):
+    """The worker has not submitted the assignment on the platform yet (with external hosting,
+    the task server stores the answers a moment before the page submits to MTurk)."""
+
+
+@dataclass(frozen=True)
+class ReviewAction:
+    """One action, done or (in a dry run) to be done."""
+
+    kind: ActionKind
+    subject: str  # assignment, worker or HIT id on the platform
+    reason: str
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def line(self) -> str:
+        extra = "".join(f" {k}={v}" for k, v in self.detail.items())
+        return f"{self.kind.value} {self.subject}: {self.reason}{extra}"
+
+
+def log(session: Session, kind: EventKind, study_id: int, subject: str, **payload: Any) -> None:
+    """Record an event and commit it now: an intent must be on disk before the call it names."""
+    record_event(session, kind, study_id=study_id, subject=subject, payload=payload)
+    session.commit()
+
+
+def approve(
+    session: Session, provider: Provider, study: LaunchedStudy, assignment: Assignment, reason: str
+) -> bool:
+    """Approve a submitted assignment; False when there was nothing to do."""
+    if assignment.status is not AssignmentStatus.SUBMITTED:
+        return False
+    aid = assignment.platform_assignment_id
+    current = provider.submission(aid)
+    if current is None:
+        return False  # not submitted on the platform (yet): nothing to approve
+    if current.state is not SubmissionState.SUBMITTED:
+        _settle(session, assignment, current.state, study.id)
+        return False
+    log(session, EventKind.APPROVE_INTENT, study.id, aid, reason=reason)
+    provider.approve(aid)
+    assignment.status = AssignmentStatus.APPROVED
+    session.add(assignment)
+    log(session, EventKind.APPROVED, study.id, aid, reason=reason)
+    return True
+
+
+def reject(
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    assignment: Assignment,
+    feedback: str,
+    reason: str,
+) -> bool:
+    """Reject a submitted assignment with feedback; never one that was approved (by review or
+    by the platform's auto-approval): that is refused and logged once, with the reason."""
+    if assignment.status is AssignmentStatus.REJECTED:
+        return False
+    aid = assignment.platform_assignment_id
+    if assignment.status is AssignmentStatus.APPROVED:
+        _refuse_rejection(session, study.id, aid, reason, "it was approved already")
+        return False
+    current = provider.submission(aid)
+    if current is None:
+        raise NotSubmittedYet(
+            f"assignment {aid} is not submitted on the platform yet; cannot reject"
+        )
+    if current.state is SubmissionState.APPROVED:
+        _settle(session, assignment, current.state, study.id)
+        _refuse_rejection(
+            session, study.id, aid, reason, "the platform approved it already (auto-approval)"
+        )
+        return False
+    if current.state is SubmissionState.REJECTED:
+        _settle(session, assignment, current.state, study.id)
+        return False
+    log(session, EventKind.REJECT_INTENT, study.id, aid, reason=reason, feedback=feedback)
+    provider.reject(aid, feedback)
+    assignment.status = AssignmentStatus.REJECTED
+    session.add(assignment)
+    log(session, EventKind.REJECTED, study.id, aid, reason=reason, feedback=feedback)
+    return True
+
+
+def _refuse_rejection(session: Session, study_id: int, aid: str, reason: str, why: str) -> None:
+    """Log (once per assignment) that a rejection was not done: approved work stays approved."""
+    if not event_logged(session, EventKind.REJECT_REFUSED, aid, study_id):
+        log(
+            session,
+            EventKind.REJECT_REFUSED,
+            study_id,
+            aid,
+            reason=reason,
+            why=f"{why}; an approved assignment is never rejected",
+        )
+
+
+def _settle(
+    session: Session, assignment: Assignment, state: SubmissionState, study_id: int
+) -> None:
+    """Record the platform's decision when the store has not seen it yet."""
+    from harness.platform.sync import assignment_status
+
+    wanted = assignment_status(state)
+    if assignment.status is wanted:
+        return
+    record_event(
+        session,
+        EventKind.ASSIGNMENT_STATUS,
+        study_id=study_id,
+        subject=assignment.platform_assignment_id,
+        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
+    )
+    assignment.status = wanted
+    session.add(assignment)
+    session.commit()
+
+
+def pay_bonus(
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    assignment: Assignment,
+    amount: Decimal,
+    reason: str,
+) -> bool:
+    """Pay the assignment's worker a bonus once per (assignment, reason)."""
+    token = action_token("bonus", assignment.platform_assignment_id, reason)
+    if event_logged(session, EventKind.BONUS_PAID, token):
+        return False
+    if isinstance(provider, StagedBonuses):
+        return _pay_staged(session, provider, study, assignment, amount, reason, token)
+    worker = session.get(Worker, assignment.worker_id)
+    assert worker is not None
+    aid = assignment.platform_assignment_id
+    log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount))
+    provider.bonus(worker.platform_worker_id, aid, amount, reason, token)
+    cost = provider.platform.bonus_cost(amount)
+    log(
+        session,
+        EventKind.BONUS_PAID,
+        study.id,
+        token,
+        assignment=aid,
+        worker=worker.platform_worker_id,
+        amount=str(amount),
+        cost=str(cost),
+        reason=reason,
+    )
+    return True
+
+
+@runtime_checkable
+class StagedBonuses(Protocol):
+    """A platform whose bonuses are set up, then paid, and whose paying is not idempotent
+    (Prolific): each step is recorded before the next, so a process killed anywhere cannot
+    pay twice."""
+
+    def create_bonus(self, assignment_id: str, amount: Decimal) -> str: ...
+
+    def pay_bonus(self, bonus_id: str) -> None: ...
+
+    def bonus_paid(self, assignment_id: str, amount: Decimal) -> bool: ...
+
+
+def _pay_staged(
+    session: Session,
+    provider: StagedBonuses,
+    study: LaunchedStudy,
+    assignment: Assignment,
+    amount: Decimal,
+    reason: str,
+    token: str,
+) -> bool:
+    """Set up (once, recorded), record the intent to pay, pay. A run that finds the intent to
+    pay recorded but no payment never pays again: it asks the platform whether the bonus shows
+    and records it paid, else logs it uncertain (once) for a person to check."""
+    from sqlmodel import select
+
+    from harness.store.models import Event
+
+    aid = assignment.platform_assignment_id
+    paying = session.exec(
+        select(Event).where(Event.kind == EventKind.BONUS_PAY_INTENT, Event.subject == token)
+    ).first()
+    if paying is not None:
+        if not provider.bonus_paid(aid, amount):
+            if not event_logged(session, EventKind.BONUS_UNCERTAIN, token):
+                log(session, EventKind.BONUS_UNCERTAIN, study.id, token, assignment=aid,
+                    bonus=paying.payload.get("bonus"), amount=str(amount),
+                    why="a payment was sent and may still be on its way; harness never pays "
+                    "it again: check it on the platform")  # fmt: skip
+            return False
+    else:
+        created = session.exec(
+            select(Event).where(Event.kind == EventKind.BONUS_CREATED, Event.subject == token)
+        ).first()
+        if created is None:
+            log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid,
+                amount=str(amount))  # fmt: skip
+            bonus_id = provider.create_bonus(aid, amount)
+            log(session, EventKind.BONUS_CREATED, study.id, token, assignment=aid,
+                bonus=bonus_id, amount=str(amount))  # fmt: skip
+        else:
+            bonus_id = str(created.payload["bonus"])
+        log(session, EventKind.BONUS_PAY_INTENT, study.id, token, assignment=aid, bonus=bonus_id)
+        provider.pay_bonus(bonus_id)
+    worker = session.get(Worker, assignment.worker_id)
+    assert worker is not None
+    cost = provider_cost(provider, amount)
+    log(session, EventKind.BONUS_PAID, study.id, token, assignment=aid,
+        worker=worker.platform_worker_id, amount=str(amount), cost=str(cost),
+        reason=reason)  # fmt: skip
+    return True
+
+
+def provider_cost(provider: object, amount: Decimal) -> Decimal:
+    platform = getattr(provider, "platform", None)
+    return platform.bonus_cost(amount) if platform is not None else amount
+
+
+def block_worker(
+    session: Session, provider: Provider, study: LaunchedStudy, worker_id: str, reason: str
+) -> bool:
+    """Keep a worker from the rest of the study (without notifying them); once per study."""
+    if event_logged(session, EventKind.BLOCKED, worker_id, study.id):
+        return False
+    block_ref = study.platform.block_ref
+    if block_ref is None:
+        raise PlatformError(f"study {study.name!r} has no exclusion group yet; launch it first")
+    log(session, EventKind.BLOCK_INTENT, study.id, worker_id, reason=reason)
+    provider.exclude(block_ref, worker_id)
+    log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)
+    return True
+
+
+def add_raters(
+    session: Session, provider: Provider, study: LaunchedStudy, hit: Hit, count: int, reason: str
+) -> bool:
+    """Add ``count`` assignments to a HIT, once per (HIT, reason).
+
+    Refused (before any call) when the platform cannot grow the HIT that far (MTurk: from
+    fewer than 10 assignments to 10 or more; `PlatformError`), and when it would take what the
+    study has committed over its budget (logged as ``review.replace.refused``, once; False).
+    """
+    assert hit.platform_hit_id is not None
+    token = action_token("raters", hit.platform_hit_id, reason)
+    if event_logged(session, EventKind.REPLACED, token):
+        return False
+    new = hit.max_assignments + count
+    refusal = provider.platform.raters_refusal(hit.platform_hit_id, hit.max_assignments, new)
+    if refusal is not None:
+        raise PlatformError(refusal)
+    budget = study.study.budget
+    if budget is not None:
+        platform = provider.platform
+        extra = money.hit_total(platform, study.platform.reward, new) / new * count
+        after = money.committed(session, platform, study) + extra
+        if after > budget:
+            if not event_logged(session, EventKind.REPLACE_REFUSED, token):
+                log(
+                    session,
+                    EventKind.REPLACE_REFUSED,
+                    study.id,
+                    token,
+                    hit=hit.platform_hit_id,
+                    reason=reason,
+                    why=f"committed would be ${after:.2f}, over the budget ${budget}",
+                )
+            return False
+    log(session, EventKind.REPLACE_INTENT, study.id, token, hit=hit.platform_hit_id, count=count)
+    hit.max_assignments = new
+    session.add(hit)
+    if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters
+        from harness.platform.places import places_of, study_ref_of
+
+        session.flush()
+        provider.set_places(study_ref_of(hit.platform_hit_id), places_of(session, study.id))
+    else:
+        provider.add_raters(hit.platform_hit_id, count, token)
+    log(
+        session,
+        EventKind.REPLACED,
+        study.id,
+        token,
+        hit=hit.platform_hit_id,
+        count=count,
+        reason=reason,
+    )
+    return True
+
+
+def submitted(session: Session, study_id: int) -> list[Assignment]:
+    """The study's assignments submitted and not yet approved or rejected, oldest first."""
+    return study_assignments(session, study_id, Assignment.status == AssignmentStatus.SUBMITTED)
+
+
+def study_assignments(session: Session, study_id: int, condition: Any) -> list[Assignment]:
+    """The study's assignments meeting ``condition``, oldest first."""
+    return list(
+        session.exec(
+            select(Assignment)
+            .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+            .where(Hit.study_id == study_id, condition)
+            .order_by(col(Assignment.id))
+        )
+    )

@@ -1,0 +1,74 @@
+"""What happens after a submission is stored: screen it live, and carry out what screening
+decided on the study's platform at once (block, reject, replace), instead of waiting for
+`harness review`.
+
+The task server and sync call `run_after_submission` with the hook the command chose (`screen`
+or `screen_and_act`, see `hook`). The judgments are committed before the hook runs, so a failing
+hook loses nothing: the failure is logged as an event (the dashboard shows it), the assignment
+stays unscreened, and the next call (the next submission, sync, review) screens it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+
+from harness.store.database import session_scope
+from harness.store.events import EventKind, record_event
+
+AfterSubmission = Callable[[sa.Engine, int, int | None], None]
+"""Called with the engine, the study's and the new assignment's store ids after a submission is
+committed (no assignment: whatever of the study is waiting)."""
+
+
+def screen(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+    """Screen the study's stored assignments not screened yet (the new one among them),
+    storing decisions for review."""
+    from harness.screening.live import screen_pending
+
+    screen_pending(engine, study_id)
+
+
+def screen_and_act(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+    """Screen, then carry out the study's pending decisions on its platform."""
+    from harness.platform.registry import shared_provider
+    from harness.platform.review import apply_pending_decisions
+    from harness.store.models import Study
+    from harness.store.studies import launched
+
+    screen(engine, study_id)
+    with session_scope(engine) as session:
+        study = session.get(Study, study_id)
+        assert study is not None
+        running = launched(session, study)
+        provider = shared_provider(
+            running.platform.provider, running.target, running.platform.endpoint_url
+        )
+        apply_pending_decisions(session, provider, running)
+
+
+def hook(apply: bool) -> AfterSubmission:
+    """The after-submission hook: screen, and (``apply``) act on the decisions."""
+    return screen_and_act if apply else screen
+
+
+def run_after_submission(
+    engine: sa.Engine, after: AfterSubmission, study_id: int, assignment_pk: int | None = None
+) -> str | None:
+    """Run ``after`` for a new assignment; on failure log it
+    (``assignment.after_submission_failed``) and return what failed, for the caller to report."""
+    try:
+        after(engine, study_id, assignment_pk)
+    except Exception as exc:  # noqa: BLE001 - logged as an event and returned, not swallowed
+        message = f"{type(exc).__name__}: {exc}"
+        with session_scope(engine) as session:
+            record_event(
+                session,
+                EventKind.AFTER_SUBMISSION_FAILED,
+                study_id=study_id,
+                subject=None if assignment_pk is None else str(assignment_pk),
+                payload={"error": message},
+            )
+        return message
+    return None

@@ -1,0 +1,59 @@
+"""Start one of harness's local platform services in the background, unless it answers already.
+
+Used by a platform's `start_local` (e.g. `harness launch --start-local` on the local MTurk
+target): the service runs in a session of its own, so it outlives the command that started it
+(and a Ctrl-C of that command), with its state and log in the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from harness.errors import InputError
+
+
+def answers(url: str) -> bool:
+    """Whether ``url`` answers an HTTP GET with a success status within a second."""
+    import requests
+
+    try:
+        return bool(requests.get(url, timeout=1).ok)
+    except requests.RequestException:
+        return False
+
+
+def start_service(
+    name: str, url: str, probe: str, command: Sequence[str], log_name: str, state_name: str
+) -> str:
+    """Run ``harness <command>`` in the background unless ``url + probe`` answers; wait until
+    it does. Returns what happened, for the person; `InputError` if it would not start."""
+    probe_url = url + probe
+    if answers(probe_url):
+        return f"{name} already running at {url}"
+    log = os.open(log_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    argv = [sys.executable, "-m", "harness", *command]
+    pid = os.posix_spawn(
+        sys.executable,
+        argv,
+        os.environ,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, log, 1),
+            (os.POSIX_SPAWN_DUP2, log, 2),
+        ],
+        setsid=True,
+    )
+    os.close(log)
+    for _ in range(100):
+        if answers(probe_url):
+            return (
+                f"started {name} at {url} (pid {pid}, state in {state_name}, log in {log_name}; "
+                f"stop it with kill {pid})"
+            )
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            break  # it exited
+        time.sleep(0.1)
+    raise InputError(f"could not start {name} at {url}: see {log_name}")

@@ -1,0 +1,82 @@
+"""Serving the local MTurk service with gunicorn: one worker process, a pool of threads.
+
+One process, because the service's state is one SQLite file and its clock and fault switches
+live in memory; threads, so that hundreds of workers connecting at once are queued (gunicorn's
+backlog) and answered rather than dropped, with slow clients (keep-alive, added latency) not
+holding up the rest. The app is built in the worker process, after the fork, so no SQLite
+connection crosses a fork.
+
+Stopping: SIGTERM (`kill PID`) is graceful: the server stops accepting, lets requests in flight
+finish (up to `graceful_timeout` seconds) and releases the database. Ctrl-C (SIGINT) stops at
+once; every request is one transaction, so one cut short leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How gunicorn serves the app (the defaults suit a simulated crowd of hundreds)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    threads: int = 32
+    backlog: int = 2048
+    timeout: int = 120  # seconds a worker may go silent before gunicorn restarts it
+    graceful_timeout: int = 30  # seconds requests in flight get to finish on SIGTERM
+    keepalive: int = 5
+
+    def gunicorn(self) -> dict[str, Any]:
+        return {
+            "bind": f"{self.host}:{self.port}",
+            "workers": 1,
+            "worker_class": "gthread",
+            "threads": self.threads,
+            "backlog": self.backlog,
+            "timeout": self.timeout,
+            "graceful_timeout": self.graceful_timeout,
+            "keepalive": self.keepalive,
+            "preload_app": False,
+            "accesslog": None,
+            "errorlog": "-",
+            "loglevel": "warning",
+            "proc_name": "harness-mturk-local",
+        }
+
+
+class _Gunicorn(BaseApplication):  # type: ignore[misc]
+    """gunicorn configured in code: no command line or config file is read."""
+
+    def __init__(self, build: Callable[[], Any], options: dict[str, Any]) -> None:
+        self._build = build
+        self._options = options
+        self._app: Any = None
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self._options.items():
+            self.cfg.set(key, value)
+        self.cfg.set("worker_exit", self._release)
+
+    def load(self) -> Any:
+        self._app = self._build()
+        return self._app
+
+    def _release(self, _server: Any, _worker: Any) -> None:
+        """Close the database when the worker process ends (graceful stop, restart)."""
+        if self._app is not None:
+            self._app.extensions["mturk_local"].close()
+
+
+def serve(build: Callable[[], Any], options: ServerOptions) -> None:
+    """Run until stopped: `build()` makes the Flask app inside the worker process."""
+    _Gunicorn(build, options.gunicorn()).run()

@@ -1,0 +1,128 @@
+"""Launching on a platform with places (Prolific, a study link): one study, a slot per rater.
+
+Instead of posting one unit per HIT, the launch opens one study whose places are every slot of
+every HIT (HITs x raters per item) and records each HIT with a slot reference
+(``<study id>#<index>``), so sync, review, status and expire find the study from any HIT. The
+participant pages (`harness.web.participants`) allocate the slots. Opening the study is found
+again by its label after a crash (`PlacesProvider.open_places` looks before it creates), so a
+re-run opens nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from harness.platform.launch_plan import label_prefix
+from harness.platform.provider import PlacesProvider, PlacesStudy, Prepared, WorkSettings
+from harness.store.allocation import ensure_slots
+from harness.store.database import session_scope
+from harness.store.events import EventKind, record_event
+from harness.store.models import Hit, HitStatus
+from harness.store.studies import LaunchedStudy
+
+ENTRY = "/p/"
+"""Where a study's entry page is on the task server: ``/p/<study name>``."""
+
+
+def entry_url(public_url: str, study_name: str) -> str:
+    """The address participants are sent to (the platform appends its own parameters)."""
+    return f"{public_url.rstrip('/')}{ENTRY}{quote(study_name)}"
+
+
+def completion_code(study_name: str, launch_id: str) -> str:
+    """The study's completion code: the same for a study and its launch, different for every
+    other, so the launch (which tells the platform) and the pages (which show it) agree
+    without storing it."""
+    digest = hashlib.sha256(f"complete\x1f{study_name}\x1f{launch_id}".encode()).hexdigest()
+    return digest[:8].upper()
+
+
+def study_label(study_name: str, launch_id: str) -> str:
+    """The label the study is found again by (its internal name on the platform)."""
+    return label_prefix(study_name, launch_id).removesuffix(" hit=")
+
+
+def slot_ref(study_ref: str, index: int) -> str:
+    """A HIT's reference on a places platform: its study and its index."""
+    return f"{study_ref}#{index}"
+
+
+def study_ref_of(hit_ref: str) -> str:
+    """The platform's study id in a HIT's reference made by `slot_ref`."""
+    return hit_ref.rsplit("#", 1)[0]
+
+
+def places_of(session: Session, study_id: int) -> int:
+    """Every slot the study wants now: the sum of its HITs' raters."""
+    return sum(session.exec(select(Hit.max_assignments).where(Hit.study_id == study_id)).all())
+
+
+def published_ref(session: Session, study_id: int) -> str | None:
+    """The platform's id of the study's one published study, if it was opened."""
+    ref = session.exec(
+        select(Hit.platform_hit_id).where(
+            Hit.study_id == study_id, col(Hit.platform_hit_id).is_not(None)
+        )
+    ).first()
+    return None if ref is None else study_ref_of(ref)
+
+
+def open_places(
+    engine: sa.Engine,
+    provider: PlacesProvider,
+    running: LaunchedStudy,
+    settings: WorkSettings,
+    prepared: Prepared,
+    on_posted: Callable[[int], None] | None = None,
+) -> int:
+    """Open the study (once) and give every HIT its slot reference; how many HITs got one."""
+    study_id = running.id
+    with session_scope(engine) as session:
+        missing = [
+            h.index
+            for h in session.exec(select(Hit).where(Hit.study_id == study_id))
+            if h.platform_hit_id is None
+        ]
+        if not missing:
+            return 0
+        known = published_ref(session, study_id)
+        places = places_of(session, study_id)
+        record_event(
+            session,
+            EventKind.PLACES_OPEN_INTENT,
+            study_id=study_id,
+            subject=running.name,
+            payload={"places": places, "known": known},
+        )
+    public = running.platform.public_url or ""
+    study = PlacesStudy(
+        label=study_label(running.name, running.platform.launch_id),
+        places=places,
+        url=entry_url(public, running.name),
+        completion_code=completion_code(running.name, running.platform.launch_id),
+        settings=settings,
+        exclude_ref=prepared.exclude_ref,
+    )
+    published = provider.open_places(prepared.work_type_id, study)
+    with session_scope(engine) as session:
+        for hit in session.exec(select(Hit).where(Hit.study_id == study_id)):
+            if hit.platform_hit_id is None:
+                hit.platform_hit_id = slot_ref(published.platform_id, hit.index)
+                hit.status = HitStatus(published.state.value)
+                session.add(hit)
+        ensure_slots(session, study_id)
+        record_event(
+            session,
+            EventKind.PLACES_OPENED,
+            study_id=study_id,
+            subject=published.platform_id,
+            payload={"places": published.assignments, "url": study.url, "hits": len(missing)},
+        )
+    if on_posted:
+        on_posted(len(missing))
+    return len(missing)

@@ -1,0 +1,58 @@
+"""Sync a study on a platform with places: one list of submissions for the whole study.
+
+Each submission is matched to its slot by the session id the participant arrived with (the
+allocator made the assignment under that id): submitted, approved and rejected work is
+reconciled like a polled MTurk assignment (`harness.platform.sync.apply_submission`); a
+returned or timed-out session frees its slot for the next participant. Sessions harness never
+allocated (a participant who joined on the platform and left before reaching the pages) are
+counted and left alone. Idempotent: a second run writes nothing.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.platform.places import published_ref
+from harness.platform.provider import PlacesProvider, SubmissionState
+from harness.platform.sync import SyncHooks, SyncReport, apply_submission, run_hooks
+from harness.store.allocation import release
+from harness.store.database import session_scope
+from harness.store.models import Assignment, AssignmentStatus, Hit
+from harness.store.studies import LaunchedStudy
+
+_FREED = {
+    SubmissionState.RETURNED: AssignmentStatus.RETURNED,
+    SubmissionState.TIMED_OUT: AssignmentStatus.ABANDONED,
+}
+
+
+def sync_places(
+    engine: sa.Engine, provider: PlacesProvider, study: LaunchedStudy, hooks: SyncHooks
+) -> SyncReport:
+    """Reconcile every submission of the study's one published study with the store."""
+    report = SyncReport()
+    with session_scope(engine) as session:
+        ref = published_ref(session, study.id)
+        report.hits = len(session.exec(select(Hit.id).where(Hit.study_id == study.id)).all())
+    if ref is None:
+        return report
+    for submission in provider.study_submissions(ref):
+        with session_scope(engine) as session:
+            assignment = session.exec(
+                select(Assignment).where(
+                    Assignment.platform_assignment_id == submission.assignment_id
+                )
+            ).first()
+            if assignment is None:
+                continue  # never reached the task pages: no slot, nothing to store
+            freed = _FREED.get(submission.state)
+            if freed is not None:
+                if release(session, submission.assignment_id, freed, submission.state.value):
+                    report.status_changes += 1
+                continue
+            hit = session.get(Hit, assignment.hit_id)
+            assert hit is not None
+            apply_submission(session, study, hit, submission, hooks, report)
+        run_hooks(engine, study, hooks, report)
+    return report

@@ -1,0 +1,53 @@
+"""Prolific's hooks (webhooks): verify a delivery's signature, read it as events.
+
+A delivery carries ``X-Prolific-Request-Signature`` and ``X-Prolific-Request-Timestamp``; the
+signature is the base64 of HMAC-SHA256 over the timestamp followed by the body, keyed with the
+workspace's hook secret (Prolific's "Verifying" page). A ``submission.status.change`` event names
+the submission (``resource_id``); sync looks it up (a hook says what happened, the API what is
+true now), so polling (`harness sync`) and hooks store the same.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from typing import Any
+
+from harness.platform.provider import EventTopic, PlatformEvent
+
+MAX_AGE = 300  # seconds a delivery's timestamp may be old (replays are refused)
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode()
+
+
+def verified(
+    secret: str, timestamp: str, body: bytes, given: str, now: float | None = None
+) -> bool:
+    """Whether a delivery is Prolific's: a good signature on a recent timestamp."""
+    try:
+        age = (now if now is not None else time.time()) - float(timestamp)
+    except ValueError:
+        return False
+    if abs(age) > MAX_AGE:
+        return False
+    return hmac.compare_digest(signature(secret, timestamp, body), given)
+
+
+def events(body: str) -> list[PlatformEvent]:
+    """A delivery's body as events: a submission's status change names the submission (the
+    study is its unit); anything else is `EventTopic.OTHER`."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    if data.get("event_type") == "submission.status.change" and data.get("resource_id"):
+        return [PlatformEvent(EventTopic.SUBMISSION, data.get("study_id"), data["resource_id"])]
+    return [PlatformEvent(EventTopic.OTHER, data.get("study_id"))]

@@ -1,0 +1,37 @@
+"""The headline figures of a characterization, as `harness characterize` prints them."""
+
+from __future__ import annotations
+
+from harness.characterize import Characterization
+from harness.report.compare import closest_pair_verdict
+from harness.report.numbers import interval, num
+
+
+def headline(c: Characterization) -> str:
+    """Alpha of each instrument (and of the screened set), reproducibility, resolution and the
+    verdict on the two closest systems: a few lines for the terminal."""
+    new, orig = c.new.repeatability, c.original.repeatability
+    r = c.reproducibility
+    lines = [
+        f"alpha {c.new_instrument.name} (new): {num(new.alpha)} {interval(new.ci)} {new.verdict}",
+        f"alpha {c.original_instrument.name} (original): {num(orig.alpha)} {interval(orig.ci)} "
+        f"{orig.verdict}",
+        f"reproducibility on {r.overlap.n_shared} shared items: Spearman rho of means "
+        f"{num(r.spearman_means)}, Pearson r of means {num(r.pearson_means)}, Pearson r of sds "
+        f"{num(r.pearson_sds)}",
+    ]
+    if c.screened is not None:
+        s = c.screened.new.repeatability
+        lines.insert(1, f"alpha {c.new_instrument.name} screened ({c.screened.policy}): "
+                     f"{num(s.alpha)} {interval(s.ci)} {s.verdict}")  # fmt: skip
+    if c.resolution is not None:
+        res = c.resolution
+        t = res.threshold_95
+        lines.append(
+            "resolution: not reached" if t is None else
+            f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
+            "pairs of the original at or above it)"
+        )  # fmt: skip
+    if c.systems is not None:
+        lines.append(closest_pair_verdict(c))
+    return "\n".join(lines)

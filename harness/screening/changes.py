@@ -1,0 +1,89 @@
+"""Which screening flags changed: score frames and the last stored flags in, changes out.
+
+Pure: the store keeps what this returns (`harness.store.decisions.add_decisions`). A decision
+is made for each (worker, heuristic) whose flag differs from its last stored decision (a flag
+raised, or cleared), with its score, evidence, the threshold it was compared with (on the
+study's scale) and the policy's action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from harness.screening.context import ScreeningContext
+from harness.screening.report import json_value
+from harness.screening.variance import scale_factor
+from harness.spec.model import Action
+
+
+@dataclass(frozen=True)
+class DecisionChange:
+    """A flag that changed since the last stored decision of its (worker, heuristic).
+    ``worker_pk`` and ``assignment_pk`` are the store's ids."""
+
+    worker_pk: int
+    assignment_pk: int | None
+    heuristic: str
+    score: float | None
+    evidence: int
+    threshold: float | None
+    flag: bool
+    action: Action
+    details: dict[str, Any]
+
+
+def effective_threshold(key: str, context: ScreeningContext) -> float:
+    """The threshold a heuristic compares with, on the study's scale (H6 is scaled)."""
+    threshold = context.threshold(key)
+    if key == "control_group_variance":
+        return threshold * scale_factor(context)
+    return threshold
+
+
+def flag_changes(
+    results: Mapping[str, pd.DataFrame],
+    previous: Mapping[tuple[int, str], bool],
+    context: ScreeningContext,
+    *,
+    worker_pk: Mapping[str, int],
+    assignment_of: Callable[[str], int | None],
+    details: Mapping[str, Any],
+) -> list[DecisionChange]:
+    """A `DecisionChange` per (worker, heuristic) whose flag differs from ``previous`` (the last
+    stored flag per (worker store id, heuristic); none stored counts as not flagged).
+
+    ``results``: per heuristic key, its result frame (``worker_id, score, evidence, flag`` and
+    extra columns, which go into the details). ``assignment_of``: the assignment (store id) a
+    worker's decision is about. ``details``: what every decision records about the update
+    (e.g. the assignments it took in).
+    """
+    changes = []
+    for key, frame in results.items():
+        for record in frame.to_dict(orient="records"):
+            name = str(record.pop("worker_id"))
+            pk = worker_pk[name]
+            flag = bool(record.pop("flag"))
+            if previous.get((pk, key), False) == flag:
+                continue
+            score = json_value(record.pop("score"))
+            evidence = int(record.pop("evidence"))
+            extra = {str(k): json_value(v) for k, v in record.items()}
+            extra.update(details, change="raised" if flag else "cleared")
+            changes.append(
+                DecisionChange(
+                    worker_pk=pk,
+                    assignment_pk=assignment_of(name),
+                    heuristic=key,
+                    score=score,
+                    evidence=evidence,
+                    threshold=effective_threshold(key, context),
+                    flag=flag,
+                    action=context.action(key),
+                    details=extra,
+                )
+            )
+    return changes

@@ -1,0 +1,44 @@
+"""Send a simulated crowd to a launched study on a local platform, through the door its
+platform names: the local MTurk service's worker side (HITs), or a places platform's entry
+(`Platform.crowd_door`: the local Prolific service, the study link)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness.simulate.archetypes import Worker
+from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.spec.scale import Scale
+
+WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
+"""What simulated MTurk workers tell the worker side (they meet the shipped specs' needs)."""
+
+
+def run_crowd(
+    platform: Any,
+    endpoint: str | None,
+    public_url: str,
+    study: str,
+    workers: Sequence[Worker],
+    truths: Mapping[str, float],
+    scale: Scale,
+    http: Any,
+    *,
+    seed: int = 0,
+    profile: Mapping[str, Any] | None = None,
+) -> DriverReport:
+    """Let ``workers`` do what they can of ``study`` and return what they did."""
+    door = getattr(platform, "crowd_door", None)
+    if door is not None:
+        from harness.simulate.places_driver import PlacesWorkers
+
+        module, _, name = door.partition(":")
+        entrance = getattr(importlib.import_module(module), name)(endpoint, public_url, study)
+        return PlacesWorkers(entrance, workers, truths, scale, http, seed=seed).run()
+    if endpoint is None:
+        raise ValueError(f"platform {platform.name!r} names no local service for a crowd")
+    return SimulatedWorkers(
+        endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE
+    ).run()

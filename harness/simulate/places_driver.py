@@ -1,0 +1,148 @@
+"""Simulated participants on a platform with places (Prolific, a study link), over HTTP.
+
+Each participant is an HTTP agent that arrives the way people do: through the local Prolific
+service (list the studies they may take, join one, follow the study URL with the three ids) or
+through the study link (``/p/<study>?participant=...``). The task server allocates them a slot
+and redirects them to its page; they answer every item shown with their archetype's response
+model, submit to the task server, and follow where it sends them: Prolific's completion URL
+with the code (the local service then marks the submission awaiting review) or the link's
+completion page. The platform names its door (`Platform.crowd_door`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import quote, urljoin
+
+import numpy as np
+
+from harness.render.answers import encode_answers
+from harness.simulate.archetypes import Worker
+from harness.simulate.driver import DriverReport, SimulatedWorkers, _shown_keys
+from harness.spec.scale import Scale
+
+_PARTICIPANT = re.compile(r"[^A-Za-z0-9]")
+
+
+class Door(Protocol):
+    """How a simulated participant reaches a study's entry page."""
+
+    def entry(self, http: Any, participant: str) -> str | None:
+        """The entry URL to open (None: nothing to take)."""
+        ...
+
+    def finish(self, http: Any, participant: str, next_url: str) -> bool:
+        """Follow the completion URL the task server gave; False when it refused."""
+        ...
+
+
+@dataclass
+class LinkDoor:
+    """The study link: the same URL for everyone, with the participant's id."""
+
+    public_url: str
+    study: str
+
+    def entry(self, http: Any, participant: str) -> str | None:
+        return f"{self.public_url.rstrip('/')}/p/{quote(self.study)}?participant={participant}"
+
+    def finish(self, http: Any, participant: str, next_url: str) -> bool:
+        return bool(http.get(urljoin(self.public_url, next_url)).status_code == 200)
+
+
+@dataclass
+class ProlificDoor:
+    """The local Prolific service's participant side."""
+
+    endpoint: str
+    profile: Mapping[str, Any] = field(
+        default_factory=lambda: {"country": "United States", "approval_rate": 99,
+                                 "approvals": 5000}  # fmt: skip
+    )
+
+    def entry(self, http: Any, participant: str) -> str | None:
+        base = self.endpoint.rstrip("/")
+        listed = http.get(f"{base}/participant/studies",
+                          params={"participant_id": participant, **self.profile})  # fmt: skip
+        listed.raise_for_status()
+        for study in listed.json()["results"]:
+            joined = http.post(f"{base}/participant/studies/{study['id']}/join",
+                               data={"participant_id": participant})  # fmt: skip
+            if joined.status_code == 201:
+                return str(joined.json()["study_url"])
+        return None
+
+    def finish(self, http: Any, participant: str, next_url: str) -> bool:
+        done = http.get(next_url, params={"participant_id": participant})
+        return bool(done.status_code == 200)
+
+
+def participant_id(worker_id: str) -> str:
+    """A Prolific-shaped id for a simulated worker (24 characters, letters and digits)."""
+    return ("5f" + _PARTICIPANT.sub("", worker_id)).ljust(24, "0")[:24]
+
+
+@dataclass
+class PlacesWorkers:
+    door: Door
+    workers: Sequence[Worker]
+    truths: Mapping[str, float]
+    scale: Scale
+    http: Any
+    seed: int = 0
+
+    def run(self, rounds: int | None = None) -> DriverReport:
+        """Participants take turns, one task each per round, until nobody gets one."""
+        report = DriverReport()
+        rng = np.random.default_rng([self.seed, 5])
+        answering = SimulatedWorkers("", self.workers, self.truths, self.scale, self.http,
+                                     seed=self.seed)  # fmt: skip
+        done = 0
+        while rounds is None or done < rounds:
+            took = sum(self.work(w, rng, report, answering) for w in self.workers)
+            done += 1
+            if took == 0:
+                break
+        return report
+
+    def work(self, worker: Worker, rng: np.random.Generator, report: DriverReport,
+             answering: SimulatedWorkers) -> bool:  # fmt: skip
+        """Arrive, answer the allocated task, submit, complete; False if nothing was done."""
+        pid = participant_id(worker.worker_id)
+        entry = self.door.entry(self.http, pid)
+        if entry is None:
+            return False
+        arrived = self.http.get(entry, allow_redirects=False)
+        if arrived.status_code != 303:
+            return False  # refused: full, blocked, or done
+        page_url = urljoin(entry, arrived.headers["Location"])
+        page = self.http.get(page_url)
+        if page.status_code != 200:
+            report.refused.append(f"page {page_url}: {page.status_code}")
+            return False
+        ref = page_url.rstrip("/").rsplit("/", 1)[1]
+        fields = encode_answers(answering.answers(worker, _shown_keys(page.text), rng))
+        stored = self.http.post(f"{page_url}/submit", data={"workerId": pid,
+                                "assignmentId": ref} | fields,
+                                headers={"Accept": "application/json"})  # fmt: skip
+        if stored.status_code != 200:
+            report.refused.append(f"task server, {ref}: {stored.text[:200]}")
+            return False
+        if not self.door.finish(self.http, pid, stored.json()["next"]):
+            report.refused.append(f"completion of {ref} refused")
+            return False
+        report.submitted.append(ref)
+        report.by_worker[pid] = report.by_worker.get(pid, 0) + 1
+        return True
+
+
+def link_door(endpoint: str | None, public_url: str, study: str) -> Door:
+    return LinkDoor(public_url, study)
+
+
+def prolific_door(endpoint: str | None, public_url: str, study: str) -> Door:
+    assert endpoint is not None
+    return ProlificDoor(endpoint)

@@ -1,0 +1,103 @@
+"""Pair comparison (the resolution task): an item is a pair of pairs (P, Q), four sides; the
+worker says which pair's words are more similar, or that they are equally similar
+(docs/methods.md section 2.3). Answers: ``1`` (the first pair), ``-1`` (the second), ``0`` (equal).
+
+A simulated worker answers from the latent difference ``p_mean - q_mean`` that the
+``pairs_of_pairs`` generator stores with each item (docs/methods.md section 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+
+from harness.spec.model import ScaleSpec, StudyType
+from harness.spec.study_types.base import (
+    IDENTICAL_IS_FOR_RATING,
+    Scale,
+    ScaleProblem,
+    StudyTypeDefinition,
+    Traits,
+    fixed_scale,
+)
+
+PAIR_CHOICES: tuple[tuple[float, str], ...] = (
+    (1.0, "The words of the first pair are more similar to each other"),
+    (-1.0, "The words of the second pair are more similar to each other"),
+    (0.0, "They are equally similar"),
+)
+
+
+class PairComparison(StudyTypeDefinition):
+    kind = StudyType.PAIR_COMPARISON
+    template = "pair_comparison.html"
+    sides = 4
+    refused_controls = MappingProxyType(
+        {
+            "identical": IDENTICAL_IS_FOR_RATING,
+            "random_pairs": "random pairs are not defined for pair comparisons",
+        }
+    )
+
+    def check_scale(self, scale: ScaleSpec) -> list[ScaleProblem]:
+        if scale.options or scale.min is not None or scale.max is not None:
+            return [
+                (
+                    (),
+                    "a pair comparison has a fixed scale (first pair, "
+                    "second pair, equally similar); remove min, max and options",
+                )
+            ]
+        return []
+
+    def resolve_scale(self, scale: ScaleSpec) -> Scale:
+        return fixed_scale(self.kind, PAIR_CHOICES, scale.skip)
+
+    def allowed_answers(self, scale: Scale, skip_label: str) -> str:
+        skip = f', or tick "{skip_label}"' if scale.skip else ""
+        return f"choose one of the three answers{skip}"
+
+    def item_label(self, sides: Sequence[str]) -> str:
+        if len(sides) == 4:
+            return f"{sides[0]} – {sides[1]} vs {sides[2]} – {sides[3]}"
+        return super().item_label(sides)
+
+    def example_answer(self, text: str, label: str | None) -> str:
+        """The choice's words alone ("They are equally similar")."""
+        return label if label is not None else text
+
+    def latent_truths(self, items: pd.DataFrame, truths: pd.Series | None) -> pd.Series:
+        """The latent difference of the two pairs, ``p_mean - q_mean`` (``truths`` unused)."""
+        return items["p_mean"].astype(float) - items["q_mean"].astype(float)
+
+    def bias_units(self, scale: Scale, latent_range: float) -> float:
+        return latent_range
+
+    def random_answers(self, scale: Scale, rng: np.random.Generator, n: int) -> np.ndarray:
+        return rng.choice(np.array([-1.0, 0.0, 1.0]), size=n)
+
+    def constant_answers(
+        self, constant: float, scale: Scale, rng: np.random.Generator, n: int
+    ) -> np.ndarray:
+        return np.full(n, constant)
+
+    def truthful_answers(
+        self,
+        truths: np.ndarray,
+        traits: Traits,
+        scale: Scale,
+        rng: np.random.Generator,
+        latent_range: float,
+    ) -> np.ndarray:
+        """Sign of the noisy latent difference, 0 ("equally similar") below the threshold;
+        a backwards worker flips the sign. Bias and stretch play no part."""
+        noisy = truths + rng.normal(0.0, traits.noise * latent_range, size=len(truths))
+        if traits.backwards:
+            noisy = -noisy
+        return np.where(np.abs(noisy) < traits.equal_threshold, 0.0, np.sign(noisy))
+
+
+PAIR_COMPARISON = PairComparison()

@@ -1,0 +1,354 @@
+"""Work allocation on platforms with places: hand each arriving participant the next slot.
+
+A study on Prolific or behind a study link is one pool of places; harness decides which HIT
+each participant does. The store holds one `Slot` per (HIT, rater position); `allocate` gives
+an arriving participant a slot that still needs a rater (`harness.store.slot_choice` picks it),
+never a HIT sharing an item with their earlier work, never to a blocked participant, and holds
+it for them until its reservation expires. "Exactly once" is the database's: a slot is taken by
+a conditional update (open, or reserved by someone whose time ran out), its ``session_ref`` is
+unique (one platform session, one slot), and allocations of a study take turns under the
+study's lock (`harness.store.locks`), so several task-server processes decide alike.
+
+A replacement (screening's ``replace``) raises a HIT's ``max_assignments``; the missing slots
+are made on the next allocation (`ensure_slots`). A returned or timed-out session frees its
+slot (`release`); a reservation that simply expires is taken by the next arrival, and the late
+participant's page is refused (`settle`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from harness.store.events import EventKind, event_logged, record_event
+from harness.store.locks import lock_study
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    Slot,
+    SlotState,
+    Worker,
+    utcnow,
+)
+from harness.store.slot_choice import Candidate, preference
+from harness.store.submissions import record_accept, worker_row
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """A slot held by a participant: which HIT, under which session, until when."""
+
+    slot_id: int
+    hit_id: int
+    hit_index: int
+    session_ref: str
+    worker: str
+    expires_at: datetime
+    resumed: bool  # the participant already held it (a reload, a second visit)
+
+
+class Refusal(StrEnum):
+    BLOCKED = "blocked"  # screening (or a person) excluded the participant from the study
+    FULL = "full"  # no HIT the participant may take needs a rater now
+    DONE = "done"  # this session's work is submitted already
+
+
+@dataclass(frozen=True)
+class Refused:
+    reason: Refusal
+    message: str
+
+
+MESSAGES = {
+    Refusal.BLOCKED: "You cannot take part in this study any more. Thank you for your time.",
+    Refusal.FULL: (
+        "There is no work left in this study for you right now: every place is taken or you "
+        "have done every part you may. Thank you for your interest."
+    ),
+    Refusal.DONE: "Your answers for this session are recorded already. Thank you!",
+}
+
+
+def aware(moment: datetime) -> datetime:
+    """A stored time as UTC-aware (SQLite gives it back naive)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def ensure_slots(session: Session, study_id: int) -> int:
+    """Make the slots each HIT of the study is missing (positions up to its
+    ``max_assignments``); how many were made. Safe when two processes make the same slot: the
+    (HIT, position) pair is unique and the loser's insert is dropped."""
+    wanted = {
+        h.id: h.max_assignments
+        for h in session.exec(select(Hit).where(Hit.study_id == study_id))
+        if h.id is not None
+    }
+    have: dict[int, set[int]] = {hit: set() for hit in wanted}
+    for hit_id, position in session.exec(
+        select(Slot.hit_id, Slot.position).where(Slot.study_id == study_id)
+    ):
+        have.setdefault(hit_id, set()).add(position)
+    made = 0
+    for hit_id, n in wanted.items():
+        for position in range(n):
+            if position in have[hit_id]:
+                continue
+            try:
+                with session.begin_nested():
+                    session.add(Slot(study_id=study_id, hit_id=hit_id, position=position))
+                made += 1
+            except sa.exc.IntegrityError:
+                pass  # another process made it
+    return made
+
+
+def allocate(
+    session: Session,
+    study_id: int,
+    platform_worker_id: str,
+    session_ref: str | None,
+    *,
+    hold: timedelta,
+    now: datetime | None = None,
+    allowed: Callable[[Candidate], bool] | None = None,
+) -> Allocation | Refused:
+    """The slot this participant works on: the one they hold, else the next one that needs a
+    rater (reserved for ``hold``). ``session_ref`` is the platform's session id (Prolific's
+    SESSION_ID); None makes one (a study link). Commit the caller's transaction to keep it."""
+    now = now or utcnow()
+    lock_study(session, study_id)  # first statement: allocations of a study take turns
+    worker = worker_row(session, platform_worker_id)
+    held = _held(session, study_id, worker, session_ref)
+    if isinstance(held, Refused):
+        return held
+    if held is not None:
+        if aware(held.expires_at or now) <= now:  # expired, nobody took it: hold it again
+            held.expires_at = now + hold
+            session.add(held)
+        return _allocation(session, held, platform_worker_id, resumed=True)
+    if event_logged(session, EventKind.BLOCKED, platform_worker_id, study_id):
+        return _refuse(session, study_id, platform_worker_id, Refusal.BLOCKED)
+    ensure_slots(session, study_id)
+    ref = session_ref or f"L{secrets.token_hex(10).upper()}"
+    for candidate in preference(
+        _candidates(session, study_id, now), _seen_items(session, study_id, worker), allowed
+    ):
+        if _take(session, candidate.slot_id, worker, ref, now, hold):
+            slot = session.get(Slot, candidate.slot_id)
+            assert slot is not None
+            session.refresh(slot)
+            hit = session.get(Hit, slot.hit_id)
+            assert hit is not None
+            assignment = record_accept(session, hit, ref, platform_worker_id, now)
+            slot.assignment_id = assignment.id
+            session.add(slot)
+            record_event(
+                session,
+                EventKind.SLOT_RESERVED,
+                study_id=study_id,
+                subject=ref,
+                payload={"worker": platform_worker_id, "hit": hit.index, "slot": slot.position},
+            )
+            session.flush()
+            return _allocation(session, slot, platform_worker_id, resumed=False)
+    return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
+
+
+def _held(
+    session: Session, study_id: int, worker: Worker, session_ref: str | None
+) -> Slot | Refused | None:
+    """The slot this session (or, without one, this participant) holds now; `Refused` when
+    the session's work is submitted already."""
+    if session_ref is not None:
+        slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+        if slot is not None:
+            if slot.worker_id != worker.id or slot.study_id != study_id:
+                return Refused(Refusal.DONE, "This session belongs to someone else.")
+            if slot.state is SlotState.SUBMITTED:
+                return Refused(Refusal.DONE, MESSAGES[Refusal.DONE])
+            return slot
+        return None
+    return session.exec(
+        select(Slot).where(
+            Slot.study_id == study_id,
+            Slot.worker_id == worker.id,
+            Slot.state == SlotState.RESERVED,
+        )
+    ).first()
+
+
+def _refuse(session: Session, study_id: int, worker: str, reason: Refusal) -> Refused:
+    record_event(
+        session,
+        EventKind.ALLOCATION_REFUSED,
+        study_id=study_id,
+        subject=worker,
+        payload={"reason": reason.value},
+    )
+    return Refused(reason, MESSAGES[reason])
+
+
+def _candidates(session: Session, study_id: int, now: datetime) -> list[Candidate]:
+    slots = list(session.exec(select(Slot).where(Slot.study_id == study_id)))
+    hits = {h.id: h for h in session.exec(select(Hit).where(Hit.study_id == study_id))}
+    taken: dict[int, int] = {}
+    free = []
+    for slot in slots:
+        live = slot.state is SlotState.SUBMITTED or (
+            slot.state is SlotState.RESERVED and aware(slot.expires_at or now) > now
+        )
+        if live:
+            taken[slot.hit_id] = taken.get(slot.hit_id, 0) + 1
+        else:
+            free.append(slot)
+    out = []
+    for slot in free:
+        hit = hits[slot.hit_id]
+        if slot.position >= hit.max_assignments:
+            continue
+        assert slot.id is not None
+        out.append(
+            Candidate(
+                slot.id,
+                slot.hit_id,
+                hit.index,
+                slot.position,
+                frozenset(hit.items),
+                taken.get(slot.hit_id, 0),
+            )
+        )
+    return out
+
+
+def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
+    """The items of every HIT the participant holds or did in this study (returned and
+    abandoned work excepted)."""
+    gone = (AssignmentStatus.RETURNED, AssignmentStatus.ABANDONED)
+    rows = session.exec(
+        select(Hit.items)
+        .join(Assignment, col(Assignment.hit_id) == col(Hit.id))
+        .where(
+            Hit.study_id == study_id,
+            Assignment.worker_id == worker.id,
+            col(Assignment.status).not_in(gone),
+        )
+    )
+    return {key for items in rows for key in items}
+
+
+def _take(
+    session: Session, slot_id: int, worker: Worker, ref: str, now: datetime, hold: timedelta
+) -> bool:
+    """Reserve the slot if it is still free (a conditional update: exactly one taker wins);
+    the earlier holder of an expired reservation is marked abandoned."""
+    before = session.get(Slot, slot_id)
+    previous = before.assignment_id if before is not None else None
+    free = sa.or_(
+        col(Slot.state) == SlotState.OPEN,
+        sa.and_(col(Slot.state) == SlotState.RESERVED, col(Slot.expires_at) <= now),
+    )
+    result = session.execute(
+        sa.update(Slot)
+        .where(col(Slot.id) == slot_id, free)
+        .values(
+            state=SlotState.RESERVED,
+            worker_id=worker.id,
+            session_ref=ref,
+            assignment_id=None,
+            reserved_at=now,
+            expires_at=now + hold,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    if previous is not None:
+        _abandon(session, previous, "the reservation expired and the slot went to another")
+    return True
+
+
+def _abandon(session: Session, assignment_pk: int, why: str) -> None:
+    assignment = session.get(Assignment, assignment_pk)
+    if assignment is None or assignment.status is not AssignmentStatus.ACCEPTED:
+        return
+    assignment.status = AssignmentStatus.ABANDONED
+    session.add(assignment)
+    hit = session.get(Hit, assignment.hit_id)
+    record_event(
+        session,
+        EventKind.SLOT_RELEASED,
+        study_id=hit.study_id if hit else None,
+        subject=assignment.platform_assignment_id,
+        payload={"why": why},
+    )
+
+
+def _allocation(session: Session, slot: Slot, worker: str, *, resumed: bool) -> Allocation:
+    hit = session.get(Hit, slot.hit_id)
+    assert hit is not None and slot.id is not None and slot.session_ref is not None
+    assert slot.expires_at is not None
+    return Allocation(
+        slot.id, slot.hit_id, hit.index, slot.session_ref, worker, aware(slot.expires_at), resumed
+    )
+
+
+def settle(session: Session, session_ref: str) -> bool:
+    """Mark the session's slot submitted (in the transaction that stores its answers); False
+    when the session holds no slot any more (its reservation expired and went to another)."""
+    result = session.execute(
+        sa.update(Slot)
+        .where(col(Slot.session_ref) == session_ref, col(Slot.state) == SlotState.RESERVED)
+        .values(state=SlotState.SUBMITTED)
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount == 1:  # type: ignore[attr-defined]
+        return True
+    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+    return slot is not None and slot.state is SlotState.SUBMITTED
+
+
+def release(session: Session, session_ref: str, status: AssignmentStatus, why: str) -> bool:
+    """Free the slot of a session the participant returned or let time out (the platform
+    said so); its assignment gets ``status``. False when the session holds no reserved slot."""
+    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+    if slot is None or slot.state is not SlotState.RESERVED:
+        return False
+    result = session.execute(
+        sa.update(Slot)
+        .where(col(Slot.id) == slot.id, col(Slot.state) == SlotState.RESERVED,
+               col(Slot.session_ref) == session_ref)  # fmt: skip
+        .values(state=SlotState.OPEN, session_ref=None, worker_id=None, assignment_id=None,
+                reserved_at=None, expires_at=None)  # fmt: skip
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    assignment = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == session_ref)
+    ).first()
+    if assignment is not None and assignment.status is AssignmentStatus.ACCEPTED:
+        assignment.status = status
+        session.add(assignment)
+    record_event(
+        session,
+        EventKind.SLOT_RELEASED,
+        study_id=slot.study_id,
+        subject=session_ref,
+        payload={"why": why, "status": status.value},
+    )
+    return True
+
+
+def slot_counts(session: Session, study_id: int) -> dict[str, int]:
+    """How many of the study's slots are open, reserved and submitted."""
+    counts = {s.value: 0 for s in SlotState}
+    for state in session.exec(select(Slot.state).where(Slot.study_id == study_id)):
+        counts[SlotState(state).value] += 1
+    return counts

@@ -1,0 +1,259 @@
+"""The participant blueprint: a study's entry page on platforms with places (Prolific, a link).
+
+``GET /p/<study>`` is where participants arrive, with the platform's parameters (Prolific's
+``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``; a study link's ``participant``, or none: an
+anonymous id is made). The allocator (`harness.store.allocation`) gives them a slot, or says why
+not (blocked by screening, nothing left, already done), and they are sent to their task page,
+``/p/<study>/s/<session>``: the same page as every other platform's, whose answers go to
+``.../submit``. Storing them settles the slot (a conditional update: a participant whose
+reservation expired and went to someone else is refused, nothing is stored) and the
+submission (`harness.store.submissions.store_submission`) in one transaction; live screening
+then runs as for any submission. The answer names where to go next: the platform's completion
+URL with the study's code (Prolific), or harness's own completion page (a link).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlencode
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, current_app, jsonify, redirect, request, url_for
+from jinja2 import Environment, StrictUndefined
+from sqlmodel import Session, select
+
+from harness.errors import InputError, StoreError
+from harness.platform.after_submission import run_after_submission
+from harness.platform.places import completion_code, published_ref
+from harness.platform.provider import PlacesPlatform
+from harness.render.answers import AnswerFormatError, decode_fields
+from harness.render.pages import render_page
+from harness.render.plan import HitPlan
+from harness.render.validation import check_answers
+from harness.store.allocation import Allocation, allocate, settle
+from harness.store.database import session_scope
+from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
+from harness.store.studies import study_named
+from harness.store.submissions import store_submission
+from harness.web.messages import message_page
+from harness.web.state import web_state
+
+bp = Blueprint("participants", __name__, url_prefix="/p")
+
+RECORDED = "Your answers are recorded."
+ALREADY = "Your answers were already recorded; nothing was changed."
+LOST = (
+    "Your time for this task ran out and your place went to another participant, so these "
+    "answers could not be stored. We are sorry; please return the study."
+)
+
+_ENV = Environment(autoescape=True, undefined=StrictUndefined)
+_DONE = _ENV.from_string(
+    """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;
+line-height:1.5;color:#1b1f24}code{font-size:1.6rem;font-weight:700;letter-spacing:.1em}</style>
+</head><body><h1>Thank you</h1><p>Your answers are recorded.</p>
+<p>Your completion code: <code id="completion-code">{{ code }}</code></p>
+{% if more %}<p><a id="more" href="{{ more }}">Do another part of the study</a>
+(different items).</p>{% endif %}</body></html>"""
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A study with places, found from its name in the URL."""
+
+    study: Study
+    where: StudyPlatform
+    platform: PlacesPlatform
+
+
+def _entry(session: Session, name: str) -> Entry | Response:
+    from harness.platform.registry import platform_named
+
+    study = study_named(session, name)
+    where = session.get(StudyPlatform, study.id) if study is not None else None
+    if study is None or where is None:
+        return message_page("Study not found", f"There is no study {name} here.", 404)
+    platform = platform_named(where.provider)
+    if not isinstance(platform, PlacesPlatform):
+        return message_page("Study not found", f"Study {name} is not run by link.", 404)
+    return Entry(study, where, platform)
+
+
+@bp.get("/<name>")
+def arrive(name: str) -> Response:
+    """Allocate the arriving participant a slot and send them to its task page."""
+    with session_scope(web_state().engine) as session:
+        entry = _entry(session, name)
+        if isinstance(entry, Response):
+            return entry
+        if entry.study.status is StudyStatus.EXPIRED:
+            return message_page("Study closed", "This study is closed. Thank you.", 410)
+        try:
+            arrival = entry.platform.arrival(request.args)
+        except InputError as exc:
+            anonymous = getattr(entry.platform, "anonymous_query", None)  # a link: no id needed
+            query = anonymous(request.args) if anonymous is not None else None
+            if query is None:
+                return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
+            return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
+        ref = published_ref(session, _id(entry.study))
+        if arrival.study_ref is not None and arrival.study_ref != ref:
+            return message_page(
+                "Wrong study", "This link belongs to another study. Open it again.", 400
+            )
+        instrument = web_state().instrument(session, entry.study.instrument_id)
+        hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
+        try:
+            got = allocate(session, _id(entry.study), arrival.worker_id, arrival.session_ref,
+                           hold=hold)  # fmt: skip
+        except StoreError as exc:
+            return message_page("Cannot start", str(exc), 409)
+    if not isinstance(got, Allocation):
+        return message_page("No task for you", got.message, 200)
+    return redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)  # type: ignore[return-value]
+
+
+@bp.get("/<name>/s/<ref>")
+def task(name: str, ref: str) -> Response:
+    with session_scope(web_state().engine) as session:
+        entry = _entry(session, name)
+        if isinstance(entry, Response):
+            return entry
+        slot = _slot(session, entry, ref)
+        if slot is None:
+            return message_page("No such task", "This task link is not valid here.", 404)
+        if slot.state is SlotState.SUBMITTED:
+            return redirect(url_for("participants.done", name=name, ref=ref), 303)  # type: ignore[return-value]
+        worker = session.get(Worker, slot.worker_id)
+        hit = session.get(Hit, slot.hit_id)
+        assert worker is not None and hit is not None
+        instrument = web_state().instrument(session, entry.study.instrument_id)
+        html = render_page(
+            instrument,
+            HitPlan.from_showings(hit.index, hit.items),
+            study_name=entry.study.name,
+            hosting="external",
+            worker_id=worker.platform_worker_id,
+            assignment_id=ref,
+            hit_id=str(hit.index),
+            answers_url=f"{ref}/submit",
+        )
+    return Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
+
+
+def _refuse(status: int, *errors: str) -> tuple[Response, int]:
+    return jsonify(ok=False, errors=list(errors)), status
+
+
+@bp.post("/<name>/s/<ref>/submit")
+def submit(name: str, ref: str) -> tuple[Response, int]:
+    state = web_state()
+    try:
+        with session_scope(state.engine) as session:
+            outcome = _store(session, name, ref, list(request.form.items(multi=True)))
+    except sa.exc.IntegrityError:  # the same session stored by a concurrent request
+        return jsonify(ok=True, created=False, message=ALREADY), 200
+    if not isinstance(outcome, Stored):
+        return outcome
+    if state.after_submission is not None:
+        failure = run_after_submission(state.engine, state.after_submission, outcome.study_id,
+                                       outcome.assignment_pk)  # fmt: skip
+        if failure is not None:
+            current_app.logger.error("after_submission failed for %s: %s", ref, failure)
+    return jsonify(ok=True, created=True, message=RECORDED, next=outcome.next_url), 200
+
+
+@dataclass(frozen=True)
+class Stored:
+    study_id: int
+    assignment_pk: int
+    next_url: str
+
+
+def _store(
+    session: Session, name: str, ref: str, fields: list[tuple[str, str]]
+) -> Stored | tuple[Response, int]:
+    entry = _entry(session, name)
+    if isinstance(entry, Response):
+        return _refuse(404, f"There is no study {name} here.")
+    slot = _slot(session, entry, ref)
+    if slot is None:
+        return _refuse(404, "This task link is not valid here; your answers were not stored.")
+    worker = session.get(Worker, slot.worker_id)
+    hit = session.get(Hit, slot.hit_id)
+    assert worker is not None and hit is not None
+    given = dict(fields).get("workerId", "")
+    if given != worker.platform_worker_id:
+        return _refuse(403, "These answers belong to another participant; nothing was stored.")
+    if slot.state is SlotState.SUBMITTED:
+        return _refuse_done(entry, ref)
+    try:
+        answers = decode_fields(fields)
+    except AnswerFormatError as exc:
+        return _refuse(400, *exc.problems)
+    instrument = web_state().instrument(session, entry.study.instrument_id)
+    plan = HitPlan.from_showings(hit.index, hit.items)
+    order = instrument.page_order(
+        plan, study_name=entry.study.name, worker_id=worker.platform_worker_id, hosting="external"
+    )
+    problems = check_answers(instrument, plan, answers, worker_order=order)
+    if problems:
+        return _refuse(422, *problems)
+    if not settle(session, ref):
+        return _refuse(409, LOST)
+    try:
+        stored = store_submission(session, hit, ref, worker.platform_worker_id, answers)
+    except StoreError as exc:
+        session.rollback()
+        return _refuse(409, f"Your answers could not be stored: {exc}")
+    assert stored.assignment.id is not None
+    return Stored(_id(entry.study), stored.assignment.id, _next(entry, ref))
+
+
+def _refuse_done(entry: Entry, ref: str) -> tuple[Response, int]:
+    return jsonify(ok=True, created=False, message=ALREADY, next=_next(entry, ref)), 200
+
+
+def _next(entry: Entry, ref: str) -> str:
+    """Where the participant goes after submitting: the platform's completion URL with the
+    study's code, else harness's completion page."""
+    code = completion_code(entry.study.name, entry.where.launch_id)
+    target = entry.platform.completion_url(entry.study.target, entry.where.endpoint_url, code)
+    return target or url_for("participants.done", name=entry.study.name, ref=ref)
+
+
+@bp.get("/<name>/done/<ref>")
+def done(name: str, ref: str) -> Response:
+    """The completion page of a study link: the code, and a way to another part."""
+    with session_scope(web_state().engine) as session:
+        entry = _entry(session, name)
+        if isinstance(entry, Response):
+            return entry
+        slot = _slot(session, entry, ref)
+        if slot is None or slot.state is not SlotState.SUBMITTED:
+            return message_page("Not finished", "This task is not submitted yet.", 404)
+        worker = session.get(Worker, slot.worker_id)
+        assert worker is not None
+        code = completion_code(entry.study.name, entry.where.launch_id)
+        again = getattr(entry.platform, "again_query", None)  # a link: more parts by the same id
+        more = None
+        if again is not None:
+            more = url_for("participants.arrive", name=name, **again(worker.platform_worker_id))
+    return Response(_DONE.render(code=code, more=more), 200, mimetype="text/html")
+
+
+def _slot(session: Session, entry: Entry, ref: str) -> Slot | None:
+    slot = session.exec(select(Slot).where(Slot.session_ref == ref)).first()
+    if slot is None or slot.study_id != entry.study.id:
+        return None
+    return slot
+
+
+def _id(study: Study) -> int:
+    assert study.id is not None
+    return study.id

@@ -1,0 +1,189 @@
+"""The allocator: each arriving participant gets the next slot that needs a rater, never an
+item twice, never after a block; reservations expire; exactly the raters per item, also with
+several processes allocating at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlmodel import select
+
+from harness.spec import load_spec
+from harness.store import create_study, session_scope
+from harness.store.allocation import (
+    Allocation,
+    Refusal,
+    Refused,
+    allocate,
+    ensure_slots,
+    release,
+    settle,
+    slot_counts,
+)
+from harness.store.events import EventKind, record_event
+from harness.store.hits import add_planned_hits
+from harness.store.models import Assignment, AssignmentStatus, Hit, Slot, SlotState
+from harness.store.slot_choice import Candidate, choose_slot, preference
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+HOLD = timedelta(minutes=30)
+
+
+def _candidate(slot, hit, items, taken, position=0):
+    return Candidate(slot, hit, hit, position, frozenset(items), taken)
+
+
+def test_the_choice_prefers_the_hit_furthest_from_its_raters_then_the_lowest_index():
+    cands = [_candidate(1, 0, "ab", 2), _candidate(2, 1, "cd", 1), _candidate(3, 2, "ef", 1)]
+    assert choose_slot(cands, []).slot_id == 2
+    assert [c.slot_id for c in preference(cands, [])] == [2, 3, 1]
+
+
+def test_the_choice_never_gives_a_hit_sharing_an_item_with_earlier_work():
+    cands = [_candidate(1, 0, "ab", 0), _candidate(2, 1, "bc", 0), _candidate(3, 2, "de", 5)]
+    assert choose_slot(cands, ["b"]).slot_id == 3
+    assert choose_slot(cands, ["b", "d"]) is None
+
+
+def test_the_choice_honours_a_callers_rule_such_as_an_arm():
+    cands = [_candidate(1, 0, "ab", 0), _candidate(2, 1, "cd", 3)]
+    assert choose_slot(cands, [], allowed=lambda c: c.hit_index == 1).slot_id == 2
+
+
+@pytest.fixture
+def study_id(engine, tmp_path):
+    """A study of 2 HITs (items a, b | c, d) wanting 3 raters each: 6 slots."""
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        add_planned_hits(session, study, [["a", "b"], ["c", "d"]], max_assignments=3)
+        assert ensure_slots(session, study.id) == 6
+        assert ensure_slots(session, study.id) == 0
+        return study.id
+
+
+def _allocate(engine, study_id, worker, ref=None, now=T0, hold=HOLD):
+    with session_scope(engine) as session:
+        return allocate(session, study_id, worker, ref, hold=hold, now=now)
+
+
+def test_participants_fill_the_hits_evenly_and_a_full_study_refuses(engine, study_id):
+    got = [_allocate(engine, study_id, f"W{i}", f"S{i}") for i in range(6)]
+    assert all(isinstance(a, Allocation) for a in got)
+    assert [a.hit_index for a in got] == [0, 1, 0, 1, 0, 1]
+    full = _allocate(engine, study_id, "W9", "S9")
+    assert full == Refused(Refusal.FULL, full.message)
+    assert full.message.startswith("There is no work left in this study for you right now")
+    with session_scope(engine) as session:
+        assert slot_counts(session, study_id) == {"open": 0, "reserved": 6, "submitted": 0}
+        accepted = session.exec(select(Assignment)).all()
+        assert sorted(a.platform_assignment_id for a in accepted) == [f"S{i}" for i in range(6)]
+
+
+def test_a_participant_gets_their_slot_back_on_a_second_visit(engine, study_id):
+    first = _allocate(engine, study_id, "W1", "S1")
+    again = _allocate(engine, study_id, "W1", "S1", now=T0 + timedelta(minutes=5))
+    assert again.slot_id == first.slot_id and again.resumed and not first.resumed
+    link = _allocate(engine, study_id, "W2")  # a study link: no session of the platform's
+    assert link.session_ref.startswith("L")
+    assert _allocate(engine, study_id, "W2").slot_id == link.slot_id
+
+
+def test_a_participant_takes_a_second_hit_but_never_one_they_did(engine, study_id):
+    first = _allocate(engine, study_id, "W1", "S1")
+    with session_scope(engine) as session:
+        assert settle(session, "S1")
+    second = _allocate(engine, study_id, "W1", "S2")
+    assert {first.hit_index, second.hit_index} == {0, 1}
+    with session_scope(engine) as session:
+        assert settle(session, "S2")
+    third = _allocate(engine, study_id, "W1", "S3")
+    assert isinstance(third, Refused) and third.reason is Refusal.FULL
+    done = _allocate(engine, study_id, "W1", "S1")
+    assert done == Refused(Refusal.DONE, "Your answers for this session are recorded already. "
+                           "Thank you!")  # fmt: skip
+
+
+def test_a_blocked_participant_is_refused(engine, study_id):
+    with session_scope(engine) as session:
+        record_event(session, EventKind.BLOCKED, study_id=study_id, subject="W1")
+    refused = _allocate(engine, study_id, "W1", "S1")
+    assert refused.reason is Refusal.BLOCKED
+    assert refused.message == (
+        "You cannot take part in this study any more. Thank you for your time."
+    )
+
+
+def test_an_expired_reservation_goes_to_the_next_participant_and_the_late_one_is_refused(
+    engine, study_id
+):
+    taken = [_allocate(engine, study_id, f"W{i}", f"S{i}") for i in range(6)]
+    later = T0 + HOLD + timedelta(seconds=1)
+    newcomer = _allocate(engine, study_id, "W7", "S7", now=later)
+    assert isinstance(newcomer, Allocation)
+    assert newcomer.slot_id == taken[0].slot_id
+    with session_scope(engine) as session:
+        assert not settle(session, "S0")  # the late participant's answers are not taken
+        gone = session.exec(
+            select(Assignment).where(Assignment.platform_assignment_id == "S0")
+        ).one()
+        assert gone.status is AssignmentStatus.ABANDONED
+        assert settle(session, "S7")
+
+
+def test_a_returned_session_frees_its_slot(engine, study_id):
+    first = _allocate(engine, study_id, "W1", "S1")
+    with session_scope(engine) as session:
+        assert release(session, "S1", AssignmentStatus.RETURNED, "returned on Prolific")
+        assert not release(session, "S1", AssignmentStatus.RETURNED, "again")
+        assert session.get(Slot, first.slot_id).state is SlotState.OPEN
+    assert _allocate(engine, study_id, "W2", "S2").slot_id == first.slot_id
+
+
+def test_a_replacement_adds_a_slot_to_its_hit(engine, study_id):
+    for i in range(6):
+        _allocate(engine, study_id, f"W{i}", f"S{i}")
+    with session_scope(engine) as session:
+        hit = session.exec(select(Hit).where(Hit.index == 1)).one()
+        hit.max_assignments = 4
+        session.add(hit)
+    extra = _allocate(engine, study_id, "W9", "S9")
+    assert isinstance(extra, Allocation) and extra.hit_index == 1
+
+
+def _worker(url: str, study_id: int, names: list[str], out: multiprocessing.Queue) -> None:
+    from harness.store import make_engine
+
+    engine = make_engine(url)
+    got = []
+    for name in names:
+        with session_scope(engine) as session:
+            result = allocate(session, study_id, name, f"S-{name}", hold=HOLD)
+            if isinstance(result, Allocation):
+                settle(session, result.session_ref)
+                got.append((name, result.hit_index))
+    engine.dispose()
+    out.put(got)
+
+
+@pytest.mark.slow
+def test_several_processes_allocating_at_once_fill_every_slot_exactly_once(
+    engine, database_url, study_id
+):
+    context = multiprocessing.get_context("spawn")
+    out: multiprocessing.Queue = context.Queue()
+    names = [[f"P{p}W{i}" for i in range(4)] for p in range(4)]  # 16 people, 6 places
+    procs = [context.Process(target=_worker, args=(database_url, study_id, n, out)) for n in names]
+    for proc in procs:
+        proc.start()
+    got = [pair for _ in procs for pair in out.get(timeout=60)]
+    for proc in procs:
+        proc.join(timeout=60)
+    assert len(got) == 6
+    assert sorted(hit for _, hit in got) == [0, 0, 0, 1, 1, 1]
+    with session_scope(engine) as session:
+        assert slot_counts(session, study_id) == {"open": 0, "reserved": 0, "submitted": 6}

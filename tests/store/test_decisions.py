@@ -1,0 +1,108 @@
+"""Screening decisions in the store: pending until claimed, claimed by exactly one process (a
+conditional update decides), an abandoned claim pending again, settled after the action."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from harness.spec import load_spec
+from harness.spec.model import Action
+from harness.store import create_study, make_engine, session_scope
+from harness.store.decisions import (
+    CLAIM_TIMEOUT,
+    add_decisions,
+    claim,
+    pending_decisions,
+    settle,
+)
+from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+
+@pytest.fixture
+def study(database_url, tmp_path):
+    engine = make_engine(database_url)
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        worker = Worker(platform_worker_id="W1")
+        session.add(worker)
+        session.flush()
+        ids = (study.id, worker.id)
+    yield engine, ids
+    engine.dispose()
+
+
+def change(worker, heuristic, flag, action):
+    return {
+        "worker_pk": worker,
+        "assignment_pk": None,
+        "heuristic": heuristic,
+        "score": 0.1,
+        "evidence": 5,
+        "threshold": 0.3,
+        "flag": flag,
+        "action": action,
+        "details": {},
+    }
+
+
+def test_only_raised_flags_that_act_are_pending(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        stored = add_decisions(session, study_id, [
+            change(worker, "low_variance", True, Action.BLOCK),
+            change(worker, "quick", True, Action.REPORT),
+            change(worker, "consensus_correlation", False, Action.BLOCK),
+        ])  # fmt: skip
+        assert [d.state for d in stored] == [
+            DecisionState.PENDING,
+            DecisionState.RECORDED,
+            DecisionState.RECORDED,
+        ]
+    with session_scope(engine) as session:
+        assert [d.heuristic for d in pending_decisions(session, study_id)] == ["low_variance"]
+
+
+def test_of_two_claims_of_one_decision_exactly_one_wins(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+    with session_scope(engine) as first, session_scope(engine) as second:
+        mine = first.get(ScreeningDecision, decision.id)
+        theirs = second.get(ScreeningDecision, decision.id)
+        assert claim(first, mine) is True
+        assert claim(second, theirs) is False
+    with session_scope(engine) as session:
+        assert pending_decisions(session, study_id) == []  # claimed: not pending
+
+
+def test_an_abandoned_claim_is_pending_again_and_can_be_claimed(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+        assert claim(session, decision)
+    later = utcnow() + CLAIM_TIMEOUT + timedelta(seconds=1)
+    with session_scope(engine) as session:
+        (pending,) = pending_decisions(session, study_id, now=later)
+        assert pending.id == decision.id
+        assert claim(session, pending, now=later)
+        settle(session, pending, DecisionState.APPLIED)
+    with session_scope(engine) as session:
+        stored = session.exec(select(ScreeningDecision)).one()
+        assert stored.state is DecisionState.APPLIED and stored.claimed_at is None
+        assert pending_decisions(session, study_id, now=later) == []
+
+
+def test_a_decision_put_back_is_pending_again(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.REJECT)])
+        assert claim(session, decision)
+        settle(session, decision, DecisionState.PENDING)  # e.g. not submitted on the platform yet
+    with session_scope(engine) as session:
+        assert [d.id for d in pending_decisions(session, study_id)] == [decision.id]

@@ -1,0 +1,63 @@
+"""The README's main job: `harness demo` runs the whole loop on each local platform (launch, the
+task pages, a simulated crowd with live screening, sync, review, screen, characterize), with
+exactly 13 raters per WS353 item, nothing lost, and stops what it started."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.platform.factories import harness_cli
+
+PEOPLE = {"local": 30, "prolific-local": 156, "link": 30}
+
+
+def _children() -> set[int]:
+    """This process's living children (from /proc)."""
+    me, found = str(os.getpid()), set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["local", "prolific-local", "link"])
+def test_the_demo_runs_the_whole_loop_on_each_local_platform(tmp_path, platform):
+    before = _children()
+    run = tmp_path / "run"
+    done = harness_cli("demo", "--platform", platform, "--out", str(run))
+    assert done.exit_code == 0, done.output[-3000:]
+    out = done.output
+    assert f"12 HITs on {platform}" in out
+    assert f"156 assignments submitted by {PEOPLE[platform]} simulated workers" in out
+    assert "raters per item (target 13): min 13, median 13, max 13; 365 of 365" in out
+    assert "judgments: 4,901" in out
+    assert "workers flagged under the spec's policy" in out
+    assert f"Report: {run / 'report' / 'report.html'}" in out
+    assert _children() == before  # every service it started is stopped
+    report = json.loads((run / "report" / "report.json").read_text())
+    assert report["reproducibility"]["overlap"]["n_shared"] == 353
+    assert report["screened"]["workers_removed"]  # the crowd's backwards workers
+    assert {"minilm", "minilm_frame", "char3gram"} <= set(report["systems"])
+    db = sqlite3.connect(run / "harness.db")
+    kinds = dict(db.execute("SELECT kind, COUNT(*) FROM event GROUP BY kind").fetchall())
+    db.close()
+    assert kinds["worker.blocked"] > 0  # live screening blocked workers as they came
+    assert kinds["assignment.submitted"] == 156 == kinds["review.approved"]  # nothing lost
+
+
+def test_the_demo_refuses_to_empty_a_folder_that_is_not_a_demos(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    done = harness_cli("demo", "--out", str(tmp_path))
+    assert done.exit_code == 1
+    assert f"demo: {tmp_path} exists and is not a demo's run folder; give another" in done.output
+    assert (tmp_path / "notes.txt").read_text() == "mine"
