@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from harness.characterize import Characterization, Reproducibility
 from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
-from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
+from harness.report.numbers import change_percent, count, interval, num, pvalue, signed
+from harness.report.resolution import resolution_section
 from harness.stats.mrds import mrds
 
 
@@ -76,72 +76,6 @@ def _repro_rows(c: Characterization) -> list[list[str]]:
         (f"sd of sds {new} / {orig}", lambda r: f"{num(r.sd_sd_new)} / {num(r.sd_sd_original)}"),
     ]  # fmt: skip
     return [[label, *[get(v) for v in views]] for label, get in figures]
-
-
-def resolution_section(c: Characterization) -> Section:
-    res = c.resolution
-    if res is None:
-        return Section(
-            "Resolution",
-            "Without a pair-comparison study the smallest difference this instrument can order "
-            "is unknown, so no threshold below which system disagreements are noise can be "
-            "given.",
-            ["No resolution study was given (--resolution)."],
-            anchor="resolution",
-        )
-    t = res.threshold_95
-    rows = [
-        ["pairs of pairs", f"{len(res.decisions):,}"],
-        ["agreement over all pairs of pairs", share(res.agreement_all)],
-        ["mean share of votes for the decision", share(res.decisions["share"].mean())],
-        [f"resolution (smallest t with agreement >= {res.target:.0%}, n >= {res.min_pairs})",
-         "not reached" if t is None else num(t, 2)],
-        ["agreement stays >= 95% above it", "yes" if res.stable else "no"],
-        ["item pairs of the original at or above it (orderable)",
-         "n/a" if res.item_pairs_above is None
-         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
-              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
-        ["item pairs below it", "n/a" if res.item_pairs_below is None
-         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
-    ]  # fmt: skip
-    every = 10
-    thresholds = res.curve["threshold"].to_numpy(dtype=float)
-    around = np.zeros(len(thresholds), dtype=bool)
-    if t is not None:
-        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
-    keep = (np.arange(len(thresholds)) % every == 0) | around
-    curve_rows = [
-        [num(row.threshold, 2), share(row.agreement), count(row.n)]
-        for row in res.curve[keep].itertuples()
-    ]  # fmt: skip
-    meaning = (
-        "The crowd orders two item pairs like the original 95% of the time only when their "
-        f"original scores differ by at least {num(t, 2)}: a system that orders pairs closer "
-        "than that differently from the benchmark is not measurably wrong."
-        if t is not None
-        else "The crowd never orders pairs like the original 95% of the time, so no "
-        "difference on this instrument is safely orderable."
-    )
-    return Section(
-        "Resolution",
-        meaning,
-        [
-            Table(["figure", "value"], rows),
-            Plot(
-                "resolution",
-                plots.agreement_curve(res),
-                "Agreement with the original against the threshold t (left axis); dotted: "
-                "the number of pairs of pairs with distance >= t (right axis).",
-            ),
-            Table(
-                ["t", "agreement", "pairs of pairs"],
-                curve_rows,
-                caption=f"The curve at every {num(every * res.step, 2)} and around the "
-                f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
-            ),
-        ],  # fmt: skip
-        anchor="resolution",
-    )
 
 
 def systems_section(c: Characterization) -> Section:
