@@ -30,6 +30,7 @@ SEED = 0
 _MAX_STEPS = 100
 _MAX_SLOPE = 50.0  # per unit of distance: beyond it the outcomes are (nearly) separable
 _TOLERANCE = 1e-10
+_CHUNK_VALUES = 2_000_000  # resamples x pairs of pairs fitted at once
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,11 @@ def psychometric(
     logit = float(np.log(target / (1 - target)))
     d_target = (logit - b0) / b1
     picks = bootstrap_indices(len(d), resamples, seed)
-    boot = _fit_many(d[picks], y[picks])
+    chunk = max(1, _CHUNK_VALUES // max(len(d), 1))  # bound the memory of one Newton step
+    boot = np.empty((0, 2))
+    for first in range(0, resamples, chunk):
+        rows = picks[first : first + chunk]
+        boot = np.concatenate([boot, _fit_many(d[rows], y[rows])])
     ok = ~np.isnan(boot[:, 0])
     values = (logit - boot[ok, 0]) / boot[ok, 1]
     ci = (

@@ -80,6 +80,15 @@ def expected_decisions(
     says "equally similar" (a tie for the most votes counts as that, as in
     `harness.characterize.resolution`), or reverses the order, per distance (> 0)."""
     right, wrong, equal = vote_probabilities(distance, perception, band)
+    return plurality_chances(right, wrong, equal, raters)
+
+
+def plurality_chances(
+    right: np.ndarray, wrong: np.ndarray, equal: np.ndarray, raters: int
+) -> Expected:
+    """From one rater's chances of each answer: the chances that the plurality of ``raters``
+    independent raters is right, "equally similar" (a tie for the most votes included), or
+    wrong, summed over every split of the votes (multinomial)."""
     agree = np.zeros_like(right)
     reverse = np.zeros_like(right)
     for a in range(raters + 1):
@@ -126,5 +135,6 @@ __all__ = [
     "band_range",
     "expected_decisions",
     "expected_resolution",
+    "plurality_chances",
     "vote_probabilities",
 ]

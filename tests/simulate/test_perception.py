@@ -23,6 +23,7 @@ from harness.simulate.perception import (
     band_range,
     expected_decisions,
     expected_resolution,
+    plurality_chances,
     vote_probabilities,
 )
 from harness.simulate.truths import latent_truths
@@ -56,16 +57,7 @@ def test_expected_decisions_match_enumerating_every_vote_pattern():
             agree += p
         elif counts.count(top) == 1 and counts[1] == top:
             reverse += p
-    got = expected_decisions(np.array([0.0]), 0.0, (0.0, 0.0), 5)  # only to get the shape
-    assert got.agree.shape == (1,)
-    from harness.simulate import perception
-
-    original = perception.vote_probabilities
-    try:
-        perception.vote_probabilities = lambda *_: tuple(np.array([c]) for c in chances)  # type: ignore[assignment]
-        got = perception.expected_decisions(np.array([1.0]), 1.0, (1.0, 1.0), 5)
-    finally:
-        perception.vote_probabilities = original
+    got = plurality_chances(*(np.array([c]) for c in chances), 5)
     assert got.agree[0] == pytest.approx(agree)
     assert got.reversed[0] == pytest.approx(reverse)
     assert got.equal[0] == pytest.approx(1 - agree - reverse)
