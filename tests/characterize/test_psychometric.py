@@ -86,3 +86,16 @@ def test_the_resolution_json_holds_bands_and_the_curve(resolution_table, ws353_d
     assert data["bands"][0]["low"] == 0.0 and isinstance(data["bands"][0]["n"], int)
     assert data["psychometric"]["d_target"] == pytest.approx(res.psychometric.d_target)
     assert len(data["psychometric"]["ci"]) == 2
+
+
+def test_fitting_the_resamples_in_chunks_changes_nothing(monkeypatch):
+    from harness.characterize import psychometric as module
+
+    rng = np.random.default_rng(8)
+    d = rng.uniform(0, 8, 90)
+    y = (rng.random(90) < expit(-1.0 + 1.0 * d)).astype(float)
+    whole = psychometric(d, y, resamples=50)
+    monkeypatch.setattr(module, "_CHUNK_VALUES", 90 * 7)  # 7 resamples at a time
+    chunked = psychometric(d, y, resamples=50)
+    assert whole is not None and chunked is not None
+    assert chunked.ci == pytest.approx(whole.ci) and chunked.failed == whole.failed
