@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from harness.characterize import Characterization, Reproducibility
 from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
-from harness.report.numbers import change_percent, count, interval, num, pvalue, signed
-from harness.report.resolution import resolution_section
+from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
 from harness.stats.mrds import mrds
 
 
@@ -76,6 +76,47 @@ def _repro_rows(c: Characterization) -> list[list[str]]:
         (f"sd of sds {new} / {orig}", lambda r: f"{num(r.sd_sd_new)} / {num(r.sd_sd_original)}"),
     ]  # fmt: skip
     return [[label, *[get(v) for v in views]] for label, get in figures]
+
+
+def resolution_section(c: Characterization) -> Section:
+    res = c.resolution
+    if res is None:
+        return Section(
+            "Resolution",
+            "Without a pair-comparison study the smallest difference this instrument can order "
+            "is unknown, so no threshold below which system disagreements are noise can be "
+            "given.",
+            ["No resolution study was given (--resolution)."],
+            anchor="resolution",
+        )
+    t = res.threshold_95
+    every = 10
+    thresholds = res.curve["threshold"].to_numpy(dtype=float)
+    around = np.zeros(len(thresholds), dtype=bool)
+    if t is not None:
+        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
+    keep = (np.arange(len(thresholds)) % every == 0) | around
+    curve_rows = [
+        [num(row.threshold, 2), share(row.agreement), count(row.n)]
+        for row in res.curve[keep].itertuples()
+    ]  # fmt: skip
+    # imported here: harness.report.resolution holds the rest of this section
+    from harness.report.resolution import resolution_blocks, resolution_meaning
+
+    return Section(
+        "Resolution",
+        resolution_meaning(res),
+        [
+            *resolution_blocks(res, c.original_instrument.name),
+            Table(
+                ["t", "cumulative agreement", "pairs of pairs"],
+                curve_rows,
+                caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
+                f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
+            ),
+        ],  # fmt: skip
+        anchor="resolution",
+    )
 
 
 def systems_section(c: Characterization) -> Section:

@@ -1,11 +1,11 @@
 """The report's resolution section: the cumulative resolution as the headline, then agreement
-per distance band with counts and the fitted psychometric curve (docs/characterize.md)."""
+per distance band with counts and the fitted psychometric curve (docs/characterize.md).
+
+`harness.report.compare.resolution_section` assembles the section from these blocks and the
+cumulative curve's table."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from harness.characterize import Characterization
 from harness.characterize.item_pairs import (
     PUBLISHED_ABOVE,
     PUBLISHED_PAIRS,
@@ -13,26 +13,31 @@ from harness.characterize.item_pairs import (
 )
 from harness.characterize.resolution import Resolution
 from harness.report import plots
-from harness.report.document import Block, Plot, Section, Table
+from harness.report.document import Block, Plot, Table
 from harness.report.numbers import count, num, share
 
-CURVE_EVERY = 10  # the cumulative curve's table shows every 10th threshold
 
-
-def resolution_section(c: Characterization) -> Section:
-    res = c.resolution
-    if res is None:
-        return Section(
-            "Resolution",
-            "Without a pair-comparison study the smallest difference this instrument can order "
-            "is unknown, so no threshold below which system disagreements are noise can be "
-            "given.",
-            ["No resolution study was given (--resolution)."],
-            anchor="resolution",
-        )
+def resolution_meaning(res: Resolution) -> str:
+    """The section's one sentence: what the resolution means for comparing systems."""
     t = res.threshold_95
-    blocks: list[Block] = [
-        Table(["figure", "value"], _figures(res, c.original_instrument.name)),
+    if t is None:
+        return (
+            f"The crowd never orders pairs like the original {res.target:.0%} of the time, so "
+            "no difference on this instrument is safely orderable."
+        )
+    return (
+        f"The crowd orders the pairs of pairs at least {num(t, 2)} apart in the original like "
+        f"the original {res.target:.0%} of the time: a system that orders pairs closer than "
+        "that differently from the benchmark is not measurably wrong. This figure pools every "
+        "pair of pairs above t and so depends on the design; the fitted curve below says where "
+        f"single pairs of pairs are ordered {res.target:.0%} of the time."
+    )
+
+
+def resolution_blocks(res: Resolution, original: str) -> list[Block]:
+    """The figures, the per-band table, the psychometric and the cumulative plots."""
+    return [
+        Table(["figure", "value"], _figures(res, original)),
         _bands_table(res),
         Plot("psychometric", plots.psychometric_curve(res),
              "Agreement with the original per distance band (points, larger for more pairs of "
@@ -41,20 +46,7 @@ def resolution_section(c: Characterization) -> Section:
         Plot("resolution", plots.agreement_curve(res),
              "Cumulative agreement with the original against the threshold t (left axis); "
              "dotted: the number of pairs of pairs with distance >= t (right axis)."),  # fmt: skip
-        _curve_table(res),
     ]
-    meaning = (
-        "The crowd orders the pairs of pairs at least "
-        f"{num(t, 2)} apart in the original like the original {res.target:.0%} of the time: "
-        "a system that orders pairs closer than that differently from the benchmark is not "
-        "measurably wrong. This figure pools every pair of pairs above t and so depends on the "
-        "design; the fitted curve below says where single pairs of pairs are ordered "
-        f"{res.target:.0%} of the time."
-        if t is not None
-        else "The crowd never orders pairs like the original "
-        f"{res.target:.0%} of the time, so no difference on this instrument is safely orderable."
-    )
-    return Section("Resolution", meaning, blocks, anchor="resolution")
 
 
 def _figures(res: Resolution, original: str) -> list[list[str]]:
@@ -128,23 +120,4 @@ def _bands_table(res: Resolution) -> Table:
     )  # fmt: skip
 
 
-def _curve_table(res: Resolution) -> Table:
-    t = res.threshold_95
-    thresholds = res.curve["threshold"].to_numpy(dtype=float)
-    around = np.zeros(len(thresholds), dtype=bool)
-    if t is not None:
-        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
-    keep = (np.arange(len(thresholds)) % CURVE_EVERY == 0) | around
-    rows = [
-        [num(row.threshold, 2), share(row.agreement), count(row.n)]
-        for row in res.curve[keep].itertuples()
-    ]
-    return Table(
-        ["t", "cumulative agreement", "pairs of pairs"],
-        rows,
-        caption=f"The cumulative curve at every {num(CURVE_EVERY * res.step, 2)} and around the "
-        f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
-    )
-
-
-__all__ = ["resolution_section"]
+__all__ = ["resolution_blocks", "resolution_meaning"]
