@@ -2,8 +2,9 @@
 
     python scripts/calibrate_pair_comparison.py [--seeds 5]
 
-1. The perception noise: WS353's per-item spread, the mean sample sd of each pair's votes
-   (harness's bundled copy, every rater's vote).
+1. The perception noise: WS353's per-item spread, the mean sample sd of each pair's votes in
+   the instrument the WS353 study characterized (raters 1-13 on all 353 pairs; harness's
+   bundled copy).
 2. The indifference band: with that noise, the band centre (raters' bands spread +-30% around
    it) at which a careful crowd of 13 raters per pair of pairs, over pairs of pairs drawn at
    random from WS353's item pairs, decides 25% "equally similar" (the published figure with no
@@ -36,7 +37,7 @@ from harness.simulate.perception import (
 from harness.simulate.studies import simulate_spec_study
 from harness.spec import load_spec
 
-RATERS = 13
+RATERS = 13  # raters per pair of pairs, and the WS353 study's raters (1-13)
 TARGET_EQUAL = 0.25
 LATENT_RANGE = 10.0
 SPEC = Path(__file__).resolve().parents[1] / "task_specs" / "ws353_resolution.yaml"
@@ -48,13 +49,14 @@ def main() -> None:
     args = parser.parse_args()
 
     ws = load_ws353()
-    votes = ws.judgments.groupby("item_id")["value"]
+    rater = ws.judgments["worker_id"].str.removeprefix("ws353-r").astype(int)
+    votes = ws.judgments[rater <= RATERS].groupby("item_id")["value"]
     item_sd = float(votes.std(ddof=1).mean())
     means = votes.mean().to_numpy()
     first, second = np.triu_indices(len(means), k=1)
     natural = np.abs(means[first] - means[second])
     print(
-        f"WS353: {len(means)} items, {len(natural):,} item pairs; mean per-item sd "
+        f"WS353, raters 1-13: {len(means)} items, {len(natural):,} item pairs; mean per-item sd "
         f"(sample) {item_sd:.3f}, (population) {float(votes.std(ddof=0).mean()):.3f}"
     )
 
@@ -109,7 +111,7 @@ def main() -> None:
         f"  agreement with no threshold {exp_u.agree.mean():.1%}, 'equally similar' "
         f"{exp_u.equal.mean():.1%}, resolution {expected_resolution(d, exp_u.agree)}"
     )
-    original = ws.judgments.groupby("item_id")["value"].mean()
+    original = votes.mean()
     found = []
     for seed in range(args.seeds):
         table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=30, seed=seed),

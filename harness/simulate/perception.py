@@ -2,18 +2,19 @@
 
 The model (docs/methods.md section 7, "Pair comparisons"): a rater perceives each word pair's
 similarity as the original instrument's mean plus noise of sd ``perception`` (WS353's own
-per-item spread: the raters of one pair disagree with an sd of about 1.76 on the 0-10 scale),
+per-item spread: the raters of one pair disagree with an sd of about 1.7 on the 0-10 scale),
 independently for the two pairs; the difference of the two perceptions decides the answer,
 and the rater says "equally similar" when it is smaller than their indifference band. Each
 rater's band is drawn once, uniform between ``band * (1 - BAND_SPREAD)`` and
 ``band * (1 + BAND_SPREAD)``.
 
-``PERCEPTION`` and ``BAND`` are calibrated (``scripts/calibrate_pair_comparison.py``): with the
-perception noise fixed at WS353's mean per-item sd, the band is chosen so that a careful crowd
-of 13 raters per pair of pairs, over pairs of pairs drawn at random from WS353's item pairs,
-decides 25% of them "equally similar" (the published figure with no threshold). The same crowd
-then reaches 95% cumulative agreement at a threshold of 1.7 (95.05%; 94.9% at 1.69), one step
-below the published resolution of 1.8, which the band was not fitted to.
+``PERCEPTION`` and ``BAND`` are calibrated (``scripts/calibrate_pair_comparison.py``) on the
+instrument the WS353 study characterized, raters 1-13 on all 353 pairs: with the perception
+noise fixed at its mean per-item sd, the band is chosen so that a careful crowd of 13 raters
+per pair of pairs, over pairs of pairs drawn at random from WS353's item pairs, decides 25% of
+them "equally similar" (the published figure with no threshold). The same crowd then reaches
+95% cumulative agreement at a threshold of 1.7 (95.4%; 94.5% at 1.6), one step below the
+published resolution of 1.8, which the band was not fitted to.
 
 The expected decisions are computed exactly here (the multinomial of the raters' votes), so
 the calibration needs no simulation and a test can compare a simulated crowd with it.
@@ -27,11 +28,11 @@ from math import factorial
 import numpy as np
 from scipy.stats import norm
 
-WS353_ITEM_SD = 1.76
-"""WS353's mean per-item sd (sample sd, 16-rater table: 1.758), on its 0-10 scale."""
-PERCEPTION = 0.176
-"""A careful rater's perception noise, as a share of the latent range (1.76 on 0-10)."""
-BAND = 0.139
+WS353_ITEM_SD = 1.70
+"""WS353's mean per-item sd (sample sd, raters 1-13: 1.704; all 16 raters: 1.758), on 0-10."""
+PERCEPTION = 0.170
+"""A careful rater's perception noise, as a share of the latent range (1.70 on 0-10)."""
+BAND = 0.137
 """A careful rater's indifference band (centre), as a share of the latent range (calibrated)."""
 BAND_SPREAD = 0.3
 """Raters' bands spread uniformly +-30% around the centre."""

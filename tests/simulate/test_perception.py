@@ -63,20 +63,26 @@ def test_expected_decisions_match_enumerating_every_vote_pattern():
     assert got.equal[0] == pytest.approx(1 - agree - reverse)
 
 
+def _study_votes() -> pd.DataFrame:
+    """The instrument the WS353 study characterized: raters 1-13 on all 353 pairs."""
+    votes = factories.ws353().judgments
+    return votes[votes["worker_id"].str.removeprefix("ws353-r").astype(int) <= 13]
+
+
 def test_the_perception_noise_is_ws353s_per_item_spread(ws353_dir):
-    sd = factories.ws353().judgments.groupby("item_id")["value"].std(ddof=1).mean()
-    assert sd == pytest.approx(WS353_ITEM_SD, abs=0.005)
+    sd = _study_votes().groupby("item_id")["value"].std(ddof=1).mean()
+    assert sd == pytest.approx(WS353_ITEM_SD, abs=0.005)  # 1.704, the published 1.7
     assert PERCEPTION * 10 == pytest.approx(WS353_ITEM_SD)
 
 
 def test_a_careful_crowd_reproduces_the_published_agreement_figures(ws353_dir):
-    means = factories.ws353_means().to_numpy()
+    means = _study_votes().groupby("item_id")["value"].mean().to_numpy()
     first, second = np.triu_indices(len(means), k=1)
     distance = np.abs(means[first] - means[second])  # pairs of pairs drawn at random
     expected = expected_decisions(distance, PERCEPTION * 10, band_range(BAND * 10), 13)
     assert expected.equal.mean() == pytest.approx(0.25, abs=0.01)  # published: 25%
     # published: 1.8; the band was fitted to the 25% only, and the curve reaches 95% one step
-    # of 0.1 earlier (95.05% at 1.7)
+    # of 0.1 earlier (95.4% at 1.7, 94.6% at 1.6)
     assert expected_resolution(distance, expected.agree) == pytest.approx(1.8, abs=0.1 + 1e-9)
 
 
@@ -108,7 +114,7 @@ def test_each_archetype_compares_pairs_as_its_name_says():
     careful, sloppy = agreement(Archetype.CAREFUL), agreement(Archetype.SLOPPY)
     backwards, radical = agreement(Archetype.BACKWARDS), agreement(Archetype.RADICAL)
     centrist, spammer = agreement(Archetype.CENTRIST), agreement(Archetype.SPAMMER)
-    right, wrong, equal = vote_probabilities(np.array([3.0]), 1.76, band_range(1.39))
+    right, wrong, equal = vote_probabilities(np.array([3.0]), 1.70, band_range(1.37))
     assert careful[0] == pytest.approx(right[0], abs=0.04)
     assert sloppy[0] < careful[0] - 0.1
     assert backwards[0] < 0.2  # mostly the reverse
