@@ -161,6 +161,12 @@ def _raise_interrupt(_signum: int, _frame: Any) -> None:
 
 
 def _start(command: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    """Start ``harness COMMAND`` in the background, importing the same harness as this process
+    (a checkout run beside another installed copy must not serve the other copy's pages)."""
+    import harness
+
+    source = str(Path(harness.__file__).resolve().parents[1])
+    path = os.pathsep.join([source, *filter(None, [os.environ.get("PYTHONPATH")])])
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "harness", *command],
@@ -168,7 +174,7 @@ def _start(command: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            env=os.environ | {"PYTHONUNBUFFERED": "1", "PYTHONPATH": path},
             start_new_session=True,  # a Ctrl-C in the terminal reaches the demo, which stops it
         )
 
