@@ -95,12 +95,12 @@ def unscreened_assignments(session: Session, study_id: int) -> list[int]:
         .where(has_judgments)
         .order_by(col(Assignment.id))
     )
-    return [int(a) for a in session.scalars(query)]
+    return [int(a) for a in session.scalars(query) if a is not None]
 
 
 def screened_assignments(session: Session, study_id: int) -> set[int]:
     """The study's assignments live screening has taken into account (store ids)."""
-    return {int(a) for a in session.scalars(_screened(study_id, col(Assignment.id)))}
+    return {int(a) for a in session.scalars(_screened(study_id, col(Assignment.id))) if a}
 
 
 def screened_count(session: Session, study_id: int) -> int:
