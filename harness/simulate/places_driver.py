@@ -94,9 +94,10 @@ class PlacesWorkers:
     http: Any
     seed: int = 0
 
-    def run(self, rounds: int | None = None) -> DriverReport:
-        """Participants take turns, one task each per round, until nobody gets one."""
-        report = DriverReport()
+    def run(self, rounds: int | None = None, report: DriverReport | None = None) -> DriverReport:
+        """Participants take turns, one task each per round, until nobody gets one; what they
+        did goes into ``report`` (a new one by default)."""
+        report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 5])
         answering = SimulatedWorkers("", self.workers, self.truths, self.scale, self.http,
                                      seed=self.seed)  # fmt: skip
@@ -134,8 +135,7 @@ class PlacesWorkers:
         if not self.door.finish(self.http, pid, stored.json()["next"]):
             report.refused.append(f"completion of {ref} refused")
             return False
-        report.submitted.append(ref)
-        report.by_worker[pid] = report.by_worker.get(pid, 0) + 1
+        report.submit(ref, pid)
         return True
 
 
