@@ -13,6 +13,9 @@ from urllib.parse import urlencode
 import pytest
 from sqlmodel import func, select
 
+from harness.platform.registry import platform_named
+from harness.platform.status import study_report
+from harness.platform.sync import SyncHooks, sync_study
 from harness.platform.verification import Verifier, settle_study
 from harness.render.answers import encode_answers
 from harness.render.pages import external_question
@@ -27,6 +30,7 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.quarantine import quarantine_counts
+from harness.store.studies import launched
 from harness.web.tokens import token_in_page
 from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 from tests.web.factories import on_platform, plan_study, write_task_spec
@@ -135,6 +139,14 @@ def test_a_forged_assignment_is_quarantined_and_never_counts(posted):
         counts = quarantine_counts(session, study.id)
     assert posted.counted() == []
     assert counts[QuarantineState.PENDING] == 5
+    with session_scope(posted.engine) as session:
+        study = session.exec(select(Study)).one()
+        report = study_report(session, platform_named("mturk"), launched(session, study))
+    assert report.assignments == {} and report.judgments == 0
+    assert report.lines()[-1] == (
+        "  quarantined submissions (not counted): 5 awaiting the platform, 0 refused "
+        "(someone else's assignment), 0 verified since"
+    )
 
 
 # --- hole 2: hijacking and impersonation -----------------------------------------------------
@@ -269,3 +281,22 @@ def test_a_same_origin_post_is_accepted(posted):
     response = posted.post(assignment, VICTIM, headers={"Origin": "http://localhost",
                                                         "Sec-Fetch-Site": "same-origin"})
     assert response.status_code == 200, response.json
+
+
+def test_sync_settles_what_the_task_server_could_not_verify(posted):
+    assignment = posted.accept(VICTIM)
+    posted.post(assignment, ATTACKER, value=1.0)
+    posted.post(assignment, VICTIM, value=7.0)
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)  # no recheck ran: sync settles
+    with session_scope(posted.engine) as session:
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    report = sync_study(posted.engine, provider, running, SyncHooks())
+    assert (report.stored, report.recovered) == (1, 0)  # the quarantined answers, now counted
+    assert posted.counted() == [(assignment, VICTIM, len(posted.study.plans[0].showings))]
+    assert posted.quarantined() == [
+        (assignment, ATTACKER, QuarantineState.REFUSED),
+        (assignment, VICTIM, QuarantineState.VERIFIED),
+    ]
+    again = sync_study(posted.engine, provider, running, SyncHooks())
+    assert again.stored == 0
