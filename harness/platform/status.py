@@ -8,7 +8,7 @@ what approved work and bonuses cost; ``left`` is the budget minus what is commit
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pandas as pd
@@ -18,6 +18,7 @@ from harness.platform import money
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Platform
 from harness.store.models import Assignment, Hit, Item, Judgment
+from harness.store.quarantine import quarantine_counts
 from harness.store.studies import LaunchedStudy
 
 
@@ -38,6 +39,7 @@ class StudyReport:
     committed: Decimal
     spent: Decimal
     budget: Decimal | None
+    quarantined: dict[str, int] = field(default_factory=dict)  # by state; never counted above
 
     @property
     def left(self) -> Decimal | None:
@@ -61,6 +63,17 @@ class StudyReport:
             f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
             f"{self.items_at_target} of {self.items} items at target",
             f"  money: committed ${money(self.committed)}, spent ${money(self.spent)} ({budget})",
+        ] + self._quarantine_line()
+
+    def _quarantine_line(self) -> list[str]:
+        """Submissions the platform has not vouched for: kept apart, counted nowhere above."""
+        if not any(self.quarantined.values()):
+            return []
+        q = self.quarantined
+        return [
+            f"  quarantined submissions (not counted): {q.get('pending', 0)} awaiting the "
+            f"platform, {q.get('refused', 0)} refused (someone else's assignment), "
+            f"{q.get('verified', 0)} verified since"
         ]
 
 
@@ -93,6 +106,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         committed=money.committed(session, platform, running),
         spent=money.spent(session, platform, running, hits),
         budget=study.budget,
+        quarantined={k.value: v for k, v in quarantine_counts(session, running.id).items()},
     )
 
 

@@ -24,6 +24,7 @@ from harness.answer import Answer
 from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Worker
 from harness.spec.scale import Scale
+from harness.web.tokens import token_in_page
 
 _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
 
@@ -116,7 +117,8 @@ class SimulatedWorkers:
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
-                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id}
+                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id,
+                      "pageToken": token_in_page(page.text)}
                 | fields,
                 headers={"Accept": "application/json"},
             )

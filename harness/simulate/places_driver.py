@@ -23,6 +23,7 @@ from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers, _shown_keys
 from harness.spec.scale import Scale
+from harness.web.tokens import token_in_page
 
 _PARTICIPANT = re.compile(r"[^A-Za-z0-9]")
 
@@ -127,7 +128,8 @@ class PlacesWorkers:
         ref = page_url.rstrip("/").rsplit("/", 1)[1]
         fields = encode_answers(answering.answers(worker, _shown_keys(page.text), rng))
         stored = self.http.post(f"{page_url}/submit", data={"workerId": pid,
-                                "assignmentId": ref} | fields,
+                                "assignmentId": ref, "pageToken": token_in_page(page.text)}
+                                | fields,
                                 headers={"Accept": "application/json"})  # fmt: skip
         if stored.status_code != 200:
             report.refused.append(f"task server, {ref}: {stored.text[:200]}")

@@ -36,6 +36,12 @@ MIN_REWARD = Decimal("0.01")
 APPROVAL_RATE_FLOOR = 100
 """Below this many decided HITs MTurk reports a worker's approval rate as 100%."""
 
+WORKER_SITES = {
+    "sandbox": "https://workersandbox.mturk.com",
+    "production": "https://www.mturk.com",
+}
+"""MTurk's worker-facing sites, where workers accept and complete assignments."""
+
 ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
 HIT_EVENTS = {"HITReviewable", "HITExpired"}
 
@@ -69,6 +75,16 @@ class MTurkPlatform:
         from harness.platform.mturk.provider import MTurkProvider
 
         return MTurkProvider(make_client(target, endpoint_url), target)
+
+    def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
+        """Where MTurk's worker site is on ``target``: the only origins a task page may post
+        its completed assignment to (``turkSubmitTo``) and be framed by. Local: the local
+        service's own address."""
+        if target == "local":
+            from harness.platform.mturk.client import endpoint_for
+
+            return (endpoint_for("local", endpoint_url).rstrip("/"),)
+        return (WORKER_SITES[target],)
 
     def start_local(self, endpoint_url: str | None) -> str:
         from harness.platform.local_service import start_service
