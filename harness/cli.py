@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "db": "harness.commands.db:db_group",
     "demo": "harness.commands.demo:demo",
     "expire": "harness.commands.expire:expire",
+    "export": "harness.commands.export:export",
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
@@ -49,6 +50,9 @@ SUMMARIES: dict[str, str] = {
     "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
     "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "
     "everything already submitted is in the store.",
+    "export": "Write STUDY's judgments to a file: the long table (item, worker, value, timings, "
+    "...) or crowd-kit's task, worker, label columns, optionally with every platform id "
+    "replaced by a keyed pseudonym so that a shared data set carries none.",
     "import": "Turn a published dataset's distribution into a long judgments CSV.",
     "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
     "mturk-local": "Run the local MTurk service: boto3's `mturk` client with "
