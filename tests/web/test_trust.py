@@ -39,9 +39,10 @@ from tests.web.test_task_server import answers
 VICTIM, ATTACKER = "AVICTIM1", "AATTACKER1"
 
 
-@pytest.fixture
-def mturk(tmp_path):
-    service = LocalMTurk(tmp_path / "mturk.sqlite").start()
+@pytest.fixture(scope="module")
+def mturk(tmp_path_factory):
+    """One local MTurk service for the module: each test posts a HIT of its own."""
+    service = LocalMTurk(tmp_path_factory.mktemp("mturk") / "mturk.sqlite").start()
     yield service
     service.stop()
 
