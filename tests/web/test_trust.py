@@ -301,3 +301,23 @@ def test_sync_settles_what_the_task_server_could_not_verify(posted):
     ]
     again = sync_study(posted.engine, provider, running, SyncHooks())
     assert again.stored == 0
+
+
+def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
+    """The link itself (both ids) is what an attacker may have: what counts is what the
+    worker completed on MTurk, which only the worker can do."""
+    assignment = posted.accept(VICTIM)
+    assert posted.post(assignment, VICTIM, value=1.0).status_code == 200  # the attacker, first
+    posted.post(assignment, VICTIM, value=7.0)  # the victim: "already recorded"
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)
+    posted.recheck_all()
+    assert posted.quarantined() == [(assignment, VICTIM, QuarantineState.REFUSED)]
+    assert posted.counted() == []  # the rechecks store nothing that MTurk's copy contradicts
+    with session_scope(posted.engine) as session:
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    hooks = SyncHooks.of(provider, posted.study.instrument, None)
+    report = sync_study(posted.engine, provider, running, hooks)
+    assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
+    with session_scope(posted.engine) as session:
+        assert set(session.exec(select(Judgment.value)).all()) == {7.0}
