@@ -321,3 +321,14 @@ def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
     assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
     with session_scope(posted.engine) as session:
         assert set(session.exec(select(Judgment.value)).all()) == {7.0}
+
+
+def test_origins_compare_as_browsers_do():
+    from harness.web.security import origin_of
+
+    assert origin_of("HTTPS://WWW.MTurk.com:443/") == "https://www.mturk.com"
+    assert origin_of("http://127.0.0.1:80") == "http://127.0.0.1"
+    assert origin_of("http://[::1]:8765/x") == "http://[::1]:8765"
+    for bad in ("javascript:alert(1)", "//evil.example", "https://u:p@host", "http://a b",
+                "data:text/html,x", "https://host:99999"):  # fmt: skip
+        assert origin_of(bad) is None, bad
