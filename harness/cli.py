@@ -16,6 +16,7 @@ import click
 
 from harness import __version__
 from harness.errors import HarnessError, ValidationError
+from harness.masking import mask_secrets
 
 # (command name, "module:attribute") pairs; modules are imported only when the command runs or
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
@@ -116,18 +117,18 @@ class HarnessGroup(click.Group):
             return super().invoke(ctx)
         except ValidationError as exc:
             for problem in exc.problems:
-                click.echo(str(problem), err=True)
+                click.echo(mask_secrets(str(problem)), err=True)
             count = len(exc.problems)
             click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
             ctx.exit(1)
         except HarnessError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {mask_secrets(str(exc))}", err=True)
             ctx.exit(1)
         except Exception as exc:
             message = _store_problem(ctx, exc)
             if message is None:
                 raise
-            click.echo(f"Error: {message}", err=True)
+            click.echo(f"Error: {mask_secrets(message)}", err=True)
             ctx.exit(1)
 
 

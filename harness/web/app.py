@@ -8,6 +8,7 @@ from pathlib import Path
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from harness.masking import MaskSecrets
 from harness.platform.after_submission import AfterSubmission
 from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
@@ -54,6 +55,7 @@ def create_app(
                   Rechecks(state.engine, verifier, after_submission))  # fmt: skip
     app.extensions["harness.trust"] = trust
     state.closers.append(trust.close)
+    app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
 

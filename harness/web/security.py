@@ -53,7 +53,10 @@ def origin_of(url: str) -> str | None:
     host = parts.hostname.lower()
     if ":" in host:  # IPv6
         host = f"[{host}]"
-    return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port is not None else "")
+    scheme = parts.scheme.lower()
+    if port == {"http": 80, "https": 443}[scheme]:
+        port = None
+    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
 def worker_origins(session: Session, study: Study) -> tuple[str, ...]:
