@@ -90,20 +90,6 @@ def resolution_section(c: Characterization) -> Section:
             anchor="resolution",
         )
     t = res.threshold_95
-    rows = [
-        ["pairs of pairs", f"{len(res.decisions):,}"],
-        ["agreement over all pairs of pairs", share(res.agreement_all)],
-        ["mean share of votes for the decision", share(res.decisions["share"].mean())],
-        [f"resolution (smallest t with agreement >= {res.target:.0%}, n >= {res.min_pairs})",
-         "not reached" if t is None else num(t, 2)],
-        ["agreement stays >= 95% above it", "yes" if res.stable else "no"],
-        ["item pairs of the original at or above it (orderable)",
-         "n/a" if res.item_pairs_above is None
-         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
-              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
-        ["item pairs below it", "n/a" if res.item_pairs_below is None
-         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
-    ]  # fmt: skip
     every = 10
     thresholds = res.curve["threshold"].to_numpy(dtype=float)
     around = np.zeros(len(thresholds), dtype=bool)
@@ -114,30 +100,19 @@ def resolution_section(c: Characterization) -> Section:
         [num(row.threshold, 2), share(row.agreement), count(row.n)]
         for row in res.curve[keep].itertuples()
     ]  # fmt: skip
-    meaning = (
-        "The crowd orders two item pairs like the original 95% of the time only when their "
-        f"original scores differ by at least {num(t, 2)}: a system that orders pairs closer "
-        "than that differently from the benchmark is not measurably wrong."
-        if t is not None
-        else "The crowd never orders pairs like the original 95% of the time, so no "
-        "difference on this instrument is safely orderable."
-    )
+    # imported here: harness.report.resolution holds the rest of this section
+    from harness.report.resolution import resolution_blocks, resolution_meaning
+
     return Section(
         "Resolution",
-        meaning,
+        resolution_meaning(res),
         [
-            Table(["figure", "value"], rows),
-            Plot(
-                "resolution",
-                plots.agreement_curve(res),
-                "Agreement with the original against the threshold t (left axis); dotted: "
-                "the number of pairs of pairs with distance >= t (right axis).",
-            ),
+            *resolution_blocks(res, c.original_instrument.name),
             Table(
-                ["t", "agreement", "pairs of pairs"],
+                ["t", "cumulative agreement", "pairs of pairs"],
                 curve_rows,
-                caption=f"The curve at every {num(every * res.step, 2)} and around the "
-                f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
+                caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
+                f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
             ),
         ],  # fmt: skip
         anchor="resolution",

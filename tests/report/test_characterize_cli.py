@@ -22,7 +22,8 @@ REQUIRED_KEYS = [
     "original.precision.mean_sd", "original.precision.sd_sd",
     "reproducibility.spearman_means", "reproducibility.pearson_means",
     "reproducibility.pearson_sds", "resolution.threshold_95", "resolution.curve",
-    "resolution.item_pairs_above", "resolution.item_pairs_below",
+    "resolution.item_pairs_above", "resolution.item_pairs_below", "resolution.bands",
+    "resolution.psychometric.d_target", "resolution.psychometric.ci",
     "systems.minilm.rho.new", "systems.minilm.rho.original",
     "systems.minilm_frame.rho.new", "systems.char3gram.rho.original", "mrds",
 ]  # fmt: skip
@@ -58,12 +59,12 @@ def report(inputs, tmp_path_factory):
 def test_the_command_writes_html_markdown_pngs_and_json(report):
     out, result = report
     for name in ("report.html", "report.md", "report.json", "crescent.png", "means.png",
-                 "sds.png", "resolution.png", "per_rater_rho.png"):  # fmt: skip
+                 "sds.png", "resolution.png", "psychometric.png", "per_rater_rho.png"):  # fmt: skip
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     markdown = (out / "report.md").read_text()
     assert "![" in markdown and "(crescent.png)" in markdown
     html = (out / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 5
+    assert html.count("data:image/png;base64,") == 6
     assert "http://" not in html and "https://" not in html  # nothing external
     assert "@media print" in html
 
