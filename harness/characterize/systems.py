@@ -17,7 +17,9 @@ instrument is a long judgment table. For each instrument, over its items (means 
   two systems' rhos, given the Spearman rho between the two systems, on n items;
 - **MRDS** (`harness.stats.mrds`) for the instrument's n items;
 - **verdict** per pair of systems: whether the instrument tells them apart (Steiger p < 0.05),
-  with their rho difference, the MRDS at r = the lower rho and p0 = 0.05, and the paired t-test.
+  with their rho difference, the MRDS at r = the lower rho, r_AB = the two systems' own
+  correlation and p0 = 0.05 (below it a difference cannot reach p < 0.05, above it it can),
+  and the t-tests.
 
 Correlations use scipy; a rater whose values (or a system whose scores) do not vary has no rho.
 """
@@ -60,7 +62,7 @@ class InstrumentSystems:
     distance: pd.DataFrame  # system, threshold, r, n_pairs
     steiger: pd.DataFrame  # a, b, rho_a, rho_b, r_ab, n, z, p
     mrds: pd.DataFrame  # r x p0
-    verdicts: pd.DataFrame  # a, b, difference, mrds, steiger_p, t_p, distinguishable
+    verdicts: pd.DataFrame  # a, b, difference, r_ab, mrds, steiger_p, t_p, distinguishable
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -282,18 +284,27 @@ def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
 
 
 def _verdicts(steiger: pd.DataFrame, t_tests: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Per pair: the MRDS at r = the lower rho and r_AB = the systems' own correlation.
+
+    The planning table's r_AB = r would overstate the difference two closely related systems
+    need (MiniLM and MiniLM-frame correlate at 0.895 on WS353, so 0.031 already reaches
+    p < 0.05 where the planning MRDS at 0.729 says 0.046); at the actual r_AB, a difference
+    below the MRDS cannot reach p < P0 and one above it can.
+    """
     rows = []
     for (_, s), (_, t) in zip(steiger.iterrows(), t_tests.iterrows(), strict=True):
         low = min(s["rho_a"], s["rho_b"])
-        required = mrds(n, low, P0) if np.isfinite(low) and -1 < low < 1 else float("nan")
+        usable = all(np.isfinite(v) and -1 < v < 1 for v in (low, s["r_ab"]))
+        required = mrds(n, low, P0, r_ab=float(s["r_ab"])) if usable else float("nan")
         rows.append(
             {"a": s["a"], "b": s["b"], "difference": s["rho_b"] - s["rho_a"],
-             "mrds": required, "steiger_p": s["p"], "t_p": t["p"],
+             "r_ab": s["r_ab"], "mrds": required, "steiger_p": s["p"], "t_p": t["p"],
              "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0)}
         )  # fmt: skip
-    return pd.DataFrame(
-        rows, columns=["a", "b", "difference", "mrds", "steiger_p", "t_p", "distinguishable"]
-    )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+VERDICT_COLUMNS = ["a", "b", "difference", "r_ab", "mrds", "steiger_p", "t_p", "distinguishable"]
 
 
 def mrds_records(table: pd.DataFrame, n: int) -> list[dict[str, float]]:

@@ -83,8 +83,14 @@ def test_ws353_cannot_tell_the_two_minilm_systems_apart(ws353_table, system_scor
     assert got.rho["minilm_frame"] == pytest.approx(0.740, abs=5e-4)
     verdict = got.verdicts.set_index(["a", "b"]).loc[("minilm", "minilm_frame")]
     assert verdict["difference"] == pytest.approx(0.0107, abs=5e-4)
+    # The MRDS is taken at the two systems' own correlation (0.895), not at r_AB = 0.729: at
+    # 0.031 their difference would reach p < 0.05 (the planning table's r_AB = r says 0.046).
+    assert verdict["r_ab"] == pytest.approx(0.895, abs=5e-4)
+    assert verdict["mrds"] == pytest.approx(0.031, abs=5e-4)
     assert verdict["difference"] < verdict["mrds"]
     assert verdict["steiger_p"] > 0.05 and not verdict["distinguishable"]
+    for row in got.verdicts.itertuples():  # below the MRDS exactly when not told apart
+        assert (abs(row.difference) >= row.mrds) == row.distinguishable
     assert got.verdicts.set_index(["a", "b"]).loc[("minilm", "char3gram")]["distinguishable"]
 
 
