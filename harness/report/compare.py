@@ -40,7 +40,7 @@ def reproducibility_section(c: Characterization) -> Section:
     )  # fmt: skip
     blocks.append(
         Plot("sds", plots.versus(r, "sd", new_name=new, original_name=orig, label="sd"),
-             "Item sds (ddof = 0), new against original (dashed: equal).", half=True)
+             "Item sample sds (ddof = 1), new against original (dashed: equal).", half=True)
     )  # fmt: skip
     meaning = (
         f"The new instrument orders the shared items like the original with Spearman rho "
