@@ -17,6 +17,7 @@ class HeuristicInfo:
     default_threshold: float
     objective: bool  # an objective failure, for which rejecting an assignment is fair
     meaning: str
+    per_assignment: bool = False  # judged per assignment (H7): rejecting the failing one is fair
 
 
 CATALOGUE: tuple[HeuristicInfo, ...] = (
@@ -55,7 +56,9 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
         "low_correlation",
         0.3,
         False,
-        "mean of the three best correlations with other workers below the threshold",
+        "an assignment's mean of its three best correlations with other workers below the "
+        "threshold",
+        per_assignment=True,
     ),
     HeuristicInfo(
         "H8",

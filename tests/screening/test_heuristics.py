@@ -138,6 +138,28 @@ def test_low_correlation_takes_the_best_three_partners_per_assignment():
     assert out.loc["e", "score"] == pytest.approx(-1.0) and out.loc["e", "flag"]
 
 
+def test_low_correlation_fails_the_one_random_assignment_among_good_ones():
+    # The published rule is per HIT response: an assignment whose best three correlations
+    # average below 0.3 fails. Worker x answers three HITs well and one at random; averaged
+    # over x's assignments the failing one would be diluted above 0.3.
+    rng = np.random.default_rng(7)
+    truth = rng.uniform(0, 10, size=24)
+    records = []
+    for w in ["a", "b", "c", "d", "e", "x"]:
+        for hit in range(4):
+            for item in range(hit * 6, hit * 6 + 6):
+                value = truth[item] + rng.normal(0, 0.8)
+                if w == "x" and hit == 2:
+                    value = 10 - truth[item]  # the random (here: reversed) HIT
+                records.append((f"i{item}", w, float(value), f"{w}-hit{hit}"))
+    frame = pd.DataFrame(records, columns=["item_id", "worker_id", "value", "assignment_id"])
+    out = by_worker(low_correlation(frame, TEN))
+    assert out.loc["x", "flag"] and out.loc["x", "below"] == 1
+    assert out.loc["x", "worst"] == "x-hit2" and out.loc["x", "score"] < 0.3
+    assert out.loc["x", "mean"] > 0.3  # the per-worker mean would not have flagged x
+    assert not out.drop(index="x")["flag"].any()
+
+
 def test_consensus_correlation_labels_backwards_workers():
     rows = {"a": TRUTH, "b": TRUTH, "d": TRUTH, "c": [10 - v for v in TRUTH]}
     out = by_worker(consensus_correlation(table(rows), TEN))
