@@ -35,14 +35,15 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
         "high_random",
         0.0,
         False,
-        "mean on random pairs minus mean on other items at or above the threshold",
+        "mean on random pairs minus mean on other items above the threshold",
     ),
     HeuristicInfo(
         "H5",
         "disagreeable",
         0.5,
         False,
-        "share of unanimous items where the worker differs, above the threshold",
+        "share of agreeing pairs of co-raters whose side the worker does not share, above "
+        "the threshold",
     ),
     HeuristicInfo(
         "H6",
@@ -77,9 +78,10 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
     HeuristicInfo(
         "H10",
         "calibration_failure",
-        0.0,
+        1 / 3,
         True,
-        "failed identical-pair or repeated-item checks above the threshold",
+        "share of failed identical-pair or repeated-item checks above the threshold (more "
+        "than a third, with at least 4 checks)",
     ),
 )
 
