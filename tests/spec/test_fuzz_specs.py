@@ -120,7 +120,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 @settings(
-    max_examples=150,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
