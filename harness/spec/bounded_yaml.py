@@ -25,22 +25,21 @@ from typing import Any
 
 import yaml
 
+from harness import text_input
+from harness.text_input import NotText, decode_utf8
+
 MAX_BYTES = 1_000_000
 """A task spec is a page of settings; items and long guidelines live in their own files."""
 MAX_DEPTH = 40
 """The shipped specs nest 4 levels deep."""
 MAX_NODES = 100_000
 """Values in the document with every alias expanded (the shipped specs hold under 100)."""
-MAX_REPORTED = 5
-"""Bad characters reported one by one before "... and N more"."""
-
 PathKey = tuple[str | int, ...]
 
 # YAML 1.1's printable characters (what PyYAML's reader accepts), and their complement.
 _NOT_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
-_NAMES = {0: "NUL", 0x1B: "ESC", 0x7F: "DEL", 0x08: "backspace", 0x0C: "form feed"}
 
 
 @dataclass(frozen=True)
@@ -63,58 +62,18 @@ class YamlRefused(Exception):
 def decode(data: bytes) -> str:
     """UTF-8 text (a leading byte order mark dropped), or `YamlRefused` naming each byte that
     is not UTF-8 by line and column."""
-    problems: list[YamlProblem] = []
-    pieces: list[str] = []
-    pos = 0
-    while True:
-        try:
-            pieces.append(data[pos:].decode("utf-8"))
-            break
-        except UnicodeDecodeError as exc:
-            start = pos + exc.start
-            pieces.append(data[pos:start].decode("utf-8"))
-            problems.append(
-                YamlProblem(
-                    data.count(b"\n", 0, start) + 1,
-                    (),
-                    f"byte 0x{data[start]:02x} at column {_column(data, start)} is not UTF-8; "
-                    "save the file as UTF-8",
-                )
-            )
-            pos = pos + max(exc.end, exc.start + 1)
-    if problems:
-        raise YamlRefused(_capped(problems, "bytes that are not UTF-8"))
-    return "".join(pieces).removeprefix("\ufeff")
+    try:
+        return decode_utf8(data)
+    except NotText as exc:
+        raise YamlRefused([YamlProblem(p.line, (), p.message) for p in exc.problems]) from None
 
 
 def check_characters(text: str) -> None:
     """`YamlRefused` naming every control character (NUL, ESC, ...) by line and column."""
-    problems = []
-    for found in _NOT_PRINTABLE.finditer(text):
-        code = ord(found.group())
-        name = f"U+{code:04X}" + (f" ({_NAMES[code]})" if code in _NAMES else "")
-        problems.append(
-            YamlProblem(
-                text.count("\n", 0, found.start()) + 1,
-                (),
-                f"control character {name} at column {_column(text, found.start())}; a task "
-                "spec is plain text: remove it",
-            )
-        )
-    if problems:
-        raise YamlRefused(_capped(problems, "control characters"))
-
-
-def _column(text: str | bytes, index: int) -> int:
-    newline = "\n" if isinstance(text, str) else b"\n"
-    return index - text.rfind(newline, 0, index)  # type: ignore[arg-type]
-
-
-def _capped(problems: list[YamlProblem], what: str) -> list[YamlProblem]:
-    if len(problems) <= MAX_REPORTED:
-        return problems
-    more = len(problems) - MAX_REPORTED
-    return [*problems[:MAX_REPORTED], YamlProblem(None, (), f"... and {more} more {what}")]
+    try:
+        text_input.check_characters(text, _NOT_PRINTABLE, "a task spec is plain text")
+    except NotText as exc:
+        raise YamlRefused([YamlProblem(p.line, (), p.message) for p in exc.problems]) from None
 
 
 class _BoundedLoader(yaml.SafeLoader):
