@@ -53,9 +53,10 @@ def is_dataset(ref: str) -> bool:
 
 
 def _stored(name: str, db: str | None) -> Instrument:
-    from harness.store import database_url, find_study, load_study, make_engine, session_scope
+    from harness.store import find_study, load_study, session_scope
+    from harness.store.database import open_store
 
-    engine = make_engine(database_url(db))
+    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             try:

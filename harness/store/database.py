@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlmodel import Session
 
+from harness.errors import StoreError
+
 ENV_VAR = "HARNESS_DATABASE_URL"
 DEFAULT_URL = "sqlite:///harness.db"
 
@@ -84,17 +86,39 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def store_exists(db: str | None = None) -> bool:
-    """Whether the store could hold data already: a SQLite file that exists, or any server URL
-    (asked without creating anything)."""
+    """Whether the store could hold data already: a SQLite file that exists (or an in-memory
+    one), or any server URL (asked without creating anything)."""
     url = database_url(db)
-    if url.startswith("sqlite:///"):
-        return os.path.exists(url.removeprefix("sqlite:///"))
-    return True
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return True  # not a URL at all: connecting says so
+    if not parsed.get_backend_name() == "sqlite":
+        return True
+    path = parsed.database or ""
+    return path in ("", ":memory:") or path.startswith("file:") or os.path.exists(path)
 
 
-def open_store(db: str | None = None) -> sa.Engine:
-    """An engine on the store named by ``db`` (see `database_url`); dispose it when done."""
+def open_store(db: str | None = None, *, must_exist: bool = True) -> sa.Engine:
+    """An engine on the store named by ``db`` (see `database_url`); dispose it when done.
+
+    With ``must_exist`` (commands that read or update a launched study), a SQLite file that
+    does not exist is a `StoreError` saying so, and nothing is created: connecting would
+    create an empty file where the user mistyped a path.
+    """
+    if must_exist and not store_exists(db):
+        raise StoreError(missing_store_message(db))
     return make_engine(database_url(db))
+
+
+def missing_store_message(db: str | None) -> str:
+    """What to say when the store ``db`` names does not exist (nothing was created)."""
+    url = database_url(db)
+    path = sa.engine.make_url(url).database or url
+    return (
+        f"there is no store at {path} (nothing was created there): give --db the store the "
+        f"study was launched with (or set ${ENV_VAR}); `harness launch` creates a store"
+    )
 
 
 @contextmanager

@@ -168,6 +168,7 @@ def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
 
 
 def test_a_store_without_tables_says_to_upgrade_it(tmp_path):
+    (tmp_path / "empty.db").touch()
     result = _run("some-study", "--db", str(tmp_path / "empty.db"))
     assert result.exit_code == 1
     assert "the store has no study table" in result.output  # the CLI's one store-error message
