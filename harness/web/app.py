@@ -25,19 +25,21 @@ def create_app(
     after_submission: AfterSubmission | None = None,
     template_dirs: list[Path] | None = None,
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
+    pool_size: int | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
     ``template_dirs``: where page templates are looked up (a custom template's folder first;
     default: the built-in templates). ``after_submission`` runs after a new submission is
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
-    worker's answers stay stored and the failure is logged as an event.
+    worker's answers stay stored and the failure is logged as an event. ``pool_size``: the
+    database connections to keep, as many as requests served at once (`make_engine`).
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
     app.extensions["harness"] = WebState(
-        engine=make_engine(resolve_url(database_url)),
+        engine=make_engine(resolve_url(database_url), pool_size=pool_size),
         after_submission=after_submission,
         template_dirs=list(template_dirs) if template_dirs else None,
     )

@@ -69,13 +69,14 @@ def _answers(loaded, plan, worker, truths):
     ]
 
 
-def test_concurrent_screening_hooks_carry_out_each_decision_once(
-    noop, platform_calls, database_url, tmp_path
-):
+def stored_study_unscreened(noop, database_url: str, directory) -> None:
+    """Launch a small study on the no-op platform and store six assignments through the task
+    pages (W3 and W4 answer 0 everywhere) with no screening: what a task server killed after
+    storing and before screening leaves."""
     from harness.web import create_app
 
     spec = small_spec(
-        tmp_path,
+        directory,
         items=12,
         per_hit=4,
         raters=2,
@@ -89,7 +90,7 @@ def test_concurrent_screening_hooks_carry_out_each_decision_once(
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     truths = truths_of(loaded)
-    app = create_app(database_url)  # stores only: the hooks run below, all at once
+    app = create_app(database_url)  # stores only, screens nothing
     client = app.test_client()
     units = {u.label.rsplit("=", 1)[1]: u.platform_id for u in noop.world.units.values()}
     pairs = [("W1", "W3"), ("W2", "W4"), ("W4", "W1")]
@@ -104,6 +105,11 @@ def test_concurrent_screening_hooks_carry_out_each_decision_once(
             assert client.post(f"/hit/{key}/submit", data=data).json["created"]
     app.extensions["harness"].close()
 
+
+def test_concurrent_screening_hooks_carry_out_each_decision_once(
+    noop, platform_calls, database_url, tmp_path
+):
+    stored_study_unscreened(noop, database_url, tmp_path)
     engine = make_engine(database_url)
     try:
         barrier = threading.Barrier(HOOKS)
