@@ -175,7 +175,7 @@ class TimedSession(requests.Session):
             try:
                 response = super().request(method, url, *args, **kwargs)
             except requests.ConnectionError as exc:
-                self._error(f"{kind}: connection {type(exc).__name__}")
+                self._error(f"{kind}: {type(exc).__name__} {str(exc)[-60:]}")
                 time.sleep(0.2 * (attempt + 1))
                 continue
             spent = time.perf_counter() - start
@@ -202,11 +202,22 @@ def crowd_worker(
     rng = np.random.default_rng([seed, 4])
     refused = 0
     while time.perf_counter() < deadline and refused < 20:
-        hit = sim._next_hit(worker)  # noqa: SLF001 - the driver's own listing
+        hit = pick_hit(sim, worker, rng)
         if hit is None:
             return
         if not sim.work(worker, hit, rng, report):
             refused += 1  # e.g. the HIT filled between listing and accepting: list again
+
+
+def pick_hit(sim: SimulatedWorkers, worker: Any, rng: np.random.Generator) -> str | None:
+    """One of the HITs the worker may accept, at random (people do not all take the first)."""
+    from harness.simulate.driver import mturk_worker_id
+
+    listed = sim._get(  # noqa: SLF001 - the driver's own worker-side call
+        "/worker/hits", workerId=mturk_worker_id(worker.worker_id), acceptable=1, **sim.profile
+    )
+    open_hits = [str(h["HITId"]) for h in listed["HITs"] if h["canAccept"]]
+    return str(rng.choice(open_hits)) if open_hits else None
 
 
 def kill_workers(
@@ -219,6 +230,19 @@ def kill_workers(
             pid = int(children[len(killed) % len(children)])
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process and its children, living or waited for."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return total
+    return total + sum(cpu_seconds(int(c)) for c in children)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -249,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
                 ["mturk-local", "--db", str(directory / "mturk.sqlite"), "--threads", "64"],
                 directory / "mturk.log",
                 "/_control/clock",
-            ) as (_, mturk_url),
+            ) as (mturk, mturk_url),
             server(serve_args, directory / "serve.log", "/health") as (serve, serve_url),
         ):
             harness(
@@ -301,6 +325,11 @@ def run(args: argparse.Namespace) -> int:
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
             wall = time.perf_counter() - start
+            cpu = {
+                "task server": cpu_seconds(serve.pid),
+                "local MTurk": cpu_seconds(mturk.pid),
+                "simulated crowd": time.process_time(),
+            }
             stop.set()
             if killer is not None:
                 killer.join()
@@ -308,6 +337,9 @@ def run(args: argparse.Namespace) -> int:
             synced = harness("sync", "load", "--db", db, check=False)
             checks = check(db, mturk_url, timings, report)
         print_report(args, wall, timings, report, killed, drained, synced, checks)
+        print(
+            "  CPU seconds during the crowd: " + ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
+        )
     return 0 if all(ok for ok, _ in checks.values()) else 1
 
 
@@ -391,18 +423,19 @@ def check(
         def rows(sql: str) -> list[Any]:
             return list(c.execute(sa.text(sql)))
 
+        shown = {
+            hit: len(items if isinstance(items, list) else yaml.safe_load(items))
+            for hit, items in rows("SELECT id, items FROM hit")
+        }
         judged = {
             r[0]: (r[1], r[2])
             for r in rows(
-                "SELECT a.platform_assignment_id, count(j.id), h.items FROM assignment a "
-                "JOIN hit h ON h.id = a.hit_id LEFT JOIN judgment j ON j.assignment_id = a.id "
-                "GROUP BY a.platform_assignment_id, h.items"
+                "SELECT a.platform_assignment_id, count(j.id), a.hit_id FROM assignment a "
+                "LEFT JOIN judgment j ON j.assignment_id = a.id "
+                "GROUP BY a.platform_assignment_id, a.hit_id"
             )
         }
-        expected = {
-            aid: len(items if isinstance(items, list) else yaml.safe_load(items))
-            for aid, (_, items) in judged.items()
-        }
+        expected = {aid: shown[hit] for aid, (_, hit) in judged.items()}
         on_platform = {a for a, s in platform.items() if s in ("Submitted", "Approved", "Rejected")}
         lost = sorted(
             a
