@@ -170,6 +170,10 @@ class TimedSession(requests.Session):
             return super().request(method, url, *args, **kwargs)
         kind = "submit" if url.endswith("/submit") else "page"
         kwargs.setdefault("timeout", 60)
+        # a new connection per request, as the reverse proxy in front of the task server opens
+        # them (nginx's default); a browser's reused keep-alive connection the server closed
+        # meanwhile is retried by the browser and never seen
+        kwargs["headers"] = {**(kwargs.get("headers") or {}), "Connection": "close"}
         for attempt in range(RETRIES):
             start = time.perf_counter()
             try:
@@ -491,11 +495,17 @@ def check(
             repeated == 0,
             f"{len(decisions)} decisions, {repeated} repeated",
         )
+        latest: dict[tuple[Any, Any], tuple[str, Any, str]] = {}
+        for worker, heuristic, flag, state, action in rows(
+            "SELECT worker_id, heuristic, flag, state, action FROM screening_decision ORDER BY id"
+        ):
+            latest[(worker, heuristic)] = (state, flag, action)
+        # pending: the latest decision of a (worker, heuristic) whose raised flag acts and is not
+        # carried out (a flag raised and since cleared is not carried out)
         left = Counter(
-            r[0]
-            for r in rows(
-                "SELECT state FROM screening_decision WHERE state IN ('PENDING', 'CLAIMED')"
-            )
+            state
+            for state, flag, action in latest.values()
+            if flag and action != "REPORT" and state in ("PENDING", "CLAIMED")
         )
         # a process killed while carrying out a decision holds its claim until CLAIM_TIMEOUT
         # (10 min): then the next sync or review does it; in a kill run that is expected
