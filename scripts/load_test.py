@@ -344,6 +344,13 @@ def run(args: argparse.Namespace) -> int:
         print(
             "  CPU seconds during the crowd: " + ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
         )
+        errors = [
+            line
+            for line in (directory / "serve.log").read_text(errors="replace").splitlines()
+            if "Error" in line or "Exception" in line
+        ]
+        if errors:  # what the task server logged (its 500s): the last line of each traceback
+            print("  task-server log: " + "\n    ".join(dict.fromkeys(errors[-10:])))
     return 0 if all(ok for ok, _ in checks.values()) else 1
 
 
