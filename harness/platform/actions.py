@@ -22,6 +22,7 @@ from harness.errors import PlatformError
 from harness.platform import money
 from harness.platform.launch_plan import action_token
 from harness.platform.provider import PlacesProvider, Provider, SubmissionState
+from harness.store.action_claims import begin_action
 from harness.store.events import EventKind, event_logged, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 from harness.store.studies import LaunchedStudy
@@ -112,6 +113,9 @@ def reject(
         return False
     if current.state is SubmissionState.REJECTED:
         _settle(session, assignment, current.state, study.id)
+        return False
+    if not begin_action(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid,
+                        reason):  # fmt: skip
         return False
     log(session, EventKind.REJECT_INTENT, study.id, aid, reason=reason, feedback=feedback)
     provider.reject(aid, feedback)
@@ -262,11 +266,12 @@ def block_worker(
     session: Session, provider: Provider, study: LaunchedStudy, worker_id: str, reason: str
 ) -> bool:
     """Keep a worker from the rest of the study (without notifying them); once per study."""
-    if event_logged(session, EventKind.BLOCKED, worker_id, study.id):
-        return False
     block_ref = study.platform.block_ref
     if block_ref is None:
         raise PlatformError(f"study {study.name!r} has no exclusion group yet; launch it first")
+    if not begin_action(session, study.id, EventKind.BLOCK_INTENT, EventKind.BLOCKED, worker_id,
+                        reason):  # fmt: skip
+        return False
     log(session, EventKind.BLOCK_INTENT, study.id, worker_id, reason=reason)
     provider.exclude(block_ref, worker_id)
     log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)

@@ -25,6 +25,7 @@ from harness.platform.actions import (
 )
 from harness.platform.provider import Provider
 from harness.spec.model import Action
+from harness.store.action_claims import ActionInProgress
 from harness.store.decisions import claim, pending_decisions, settle
 from harness.store.events import EventKind
 from harness.store.models import (
@@ -116,7 +117,7 @@ def apply_pending_decisions(
             continue
         try:
             done += _apply(session, provider, study, decision)
-        except NotSubmittedYet:
+        except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
             settle(session, decision, DecisionState.PENDING)
             session.commit()
             continue

@@ -116,3 +116,17 @@ def _screened(study_id: int, column: Any) -> Any:
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_not(None))
     )
+
+
+def studies_with_unscreened(session: Session) -> list[int]:
+    """The studies (store ids, ascending) with an assignment whose judgments are stored and
+    that live screening has not taken into account yet."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Hit.study_id))
+        .join(Assignment, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Assignment.screened_at).is_(None), has_judgments)
+        .distinct()
+        .order_by(col(Hit.study_id))
+    )
+    return [int(s) for s in session.execute(query).scalars()]

@@ -31,6 +31,7 @@ def create_app(
     template_dirs: list[Path] | None = None,
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
     verifier: Verifier | None = None,
+    pool_size: int | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
@@ -39,13 +40,14 @@ def create_app(
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
     worker's answers stay stored and the failure is logged as an event. ``verifier`` asks the
     platform whose an assignment is before a submission counts (default: the platform each
-    study was launched on; `harness.platform.verification`).
+    study was launched on; `harness.platform.verification`). ``pool_size``: the database
+    connections to keep, as many as requests served at once (`make_engine`).
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
     state = WebState(
-        engine=make_engine(resolve_url(database_url)),
+        engine=make_engine(resolve_url(database_url), pool_size=pool_size),
         after_submission=after_submission,
         template_dirs=list(template_dirs) if template_dirs else None,
     )

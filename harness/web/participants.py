@@ -229,6 +229,8 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
+    if not stored.created:  # a concurrent request stored this session's answers first
+        return _refuse_done(entry, ref)
     assert stored.assignment.id is not None
     return Stored(_id(entry.study), stored.assignment.id, _next(entry, ref))
 

@@ -251,6 +251,8 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
+    if not stored.created:  # a concurrent request stored this assignment first
+        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     assert stored.assignment.id is not None
     return Stored(task.study.id, stored.assignment.id)
 
