@@ -106,6 +106,7 @@ class EventKind(StrEnum):
     # screening
     SCREENING_DECISION = "screening.decision"
     SCREENING_APPLIED = "screening.applied"
+    SCREENING_OVERRULED = "screening.overruled"
     # review
     APPROVE_INTENT = "review.approve.intent"
     APPROVED = "review.approved"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -15,6 +16,9 @@ from harness.web.participants import bp as participants_bp
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 
+if TYPE_CHECKING:
+    from harness.dashboard import DashboardSettings
+
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
 
@@ -25,13 +29,15 @@ def create_app(
     after_submission: AfterSubmission | None = None,
     template_dirs: list[Path] | None = None,
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
+    dashboard: DashboardSettings | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
     ``template_dirs``: where page templates are looked up (a custom template's folder first;
     default: the built-in templates). ``after_submission`` runs after a new submission is
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
-    worker's answers stay stored and the failure is logged as an event.
+    worker's answers stay stored and the failure is logged as an event. ``dashboard``: mount
+    the researcher's dashboard under ``/dashboard`` with these access settings.
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
@@ -43,6 +49,10 @@ def create_app(
     )
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    if dashboard is not None:
+        from harness.dashboard import init_dashboard
+
+        init_dashboard(app, app.extensions["harness"].engine, dashboard)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
