@@ -36,6 +36,7 @@ class LiveStudy:
     crowd_mix: dict[str, int] = field(default_factory=lambda: {"careful": 4, "straight_liner": 2})
     items: int = 20
     raters: int = 3
+    apply_decisions: bool = True  # live screening carries out its decisions at once
 
     def start(self) -> LiveStudy:
         from harness.platform.after_submission import hook
@@ -45,7 +46,9 @@ class LiveStudy:
         self.mturk = LocalMTurk(self.directory / "mturk.sqlite").start()
         self.db = f"sqlite:///{self.directory / 'harness.db'}"
         upgrade(self.db)
-        self.app = create_app(self.db, after_submission=hook(True), dashboard=SETTINGS)
+        self.app = create_app(
+            self.db, after_submission=hook(self.apply_decisions), dashboard=SETTINGS
+        )
         self.server = ServedApp(self.app).start()
         spec = small_spec(
             self.directory, items=self.items, per_hit=5, raters=self.raters, hosting="external",

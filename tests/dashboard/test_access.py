@@ -47,10 +47,10 @@ def log_in(client: Any, password: str = PASSWORD) -> Any:
 
 def state_changing_routes(app: Any) -> list[str]:
     """Every POST route of the dashboard, with its variables filled in."""
+    values = {"name": "small", "decision_id": 1, "verdict": "overrule"}
     paths = []
     for rule in app.url_map.iter_rules():
         if "POST" in rule.methods and rule.endpoint.startswith("dashboard"):
-            values = {"name": "small", "decision_id": 1, "verdict": "overrule"}
             paths.append(re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), rule.rule))
     return sorted(paths)
 
