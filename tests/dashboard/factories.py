@@ -36,6 +36,7 @@ class LiveStudy:
     crowd_mix: dict[str, int] = field(default_factory=lambda: {"careful": 4, "straight_liner": 2})
     items: int = 20
     raters: int = 3
+    per_hit: int = 5
     apply_decisions: bool = True  # live screening carries out its decisions at once
 
     def start(self) -> LiveStudy:
@@ -51,7 +52,8 @@ class LiveStudy:
         )
         self.server = ServedApp(self.app).start()
         spec = small_spec(
-            self.directory, items=self.items, per_hit=5, raters=self.raters, hosting="external",
+            self.directory, items=self.items, per_hit=self.per_hit, raters=self.raters,
+            hosting="external",
             controls="{identical: {per_hit: 1, seed: 3}}",
             screening="{low_variance: {action: block}}",
         )  # fmt: skip
