@@ -3,27 +3,33 @@ loads, and whether open dashboards slow the intake of submissions.
 
     .venv/bin/python scripts/bench_dashboard.py [--submissions 200] [--judgments 100000]
 
-1. Shown after stored, and the intake with and without open dashboards (one run): a study
-   with external pages on the local MTurk service, the task server with live screening and
-   the dashboard mounted (as `harness serve --dashboard`), a simulated crowd of careful
-   workers submitting as fast as it can. First 30 submissions with no dashboard open (intake
-   rate A), then ``--submissions`` more with 5 dashboards open on the event
-   stream (intake rate B). For each submission: the time from its ``assignment.submitted``
-   event (written when its answers are committed) to the first event-stream update that
-   shows it, on each of the 5 dashboards.
+1. Shown after stored, and the intake with and without open dashboards (one run), as it runs
+   for real: `harness serve --dashboard` (live screening acting at once) and the local MTurk
+   service each in a process of their own, a simulated crowd of 10 careful workers in this
+   one submitting through the worker side and the task pages as fast as it can, and 5 open
+   study pages reading the event stream in another process (as browsers would). First 30
+   submissions with no dashboard open (intake rate A), then ``--submissions`` with the 5
+   open (rate B), then 30 with none open again (rate C: the study has grown, so A and C
+   bracket B). For each submission of B: the time from its ``assignment.submitted`` event
+   (written when its answers are committed) to the first update of each page that shows it.
 2. Page load of a study with ``--judgments`` judgments (written straight into the store
    after a real launch): the first load (the cache is built) and then the median of 20 loads,
    each after the snapshot's check interval, so each asks the store whether anything moved.
 
-Everything runs on loopback and stops by itself; about a minute on two cores.
+Everything runs on loopback and stops by itself; a minute or two on two cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import re
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -38,10 +44,21 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import requests  # noqa: E402
 
-from tests.dashboard.factories import CSRF, STUDY, LiveStudy, logged_in  # noqa: E402
+from tests.dashboard.factories import CSRF, PASSWORD, STUDY, LiveStudy, logged_in  # noqa: E402
 
 SUBMITTED = re.compile(r'data-kind="assignment.submitted"><td class="muted">[^<]*</td><td>[^<]*'
                        r"</td><td>([^<]+)</td>")  # fmt: skip
+
+
+def watch_dashboards(base: str, count: int, stop: Any, out: Any) -> None:
+    """In a process of its own (as browsers are): ``count`` open study pages reading the event
+    stream; puts, per page, when each submission first showed."""
+    boards = [Dashboard(base) for _ in range(count)]
+    for board in boards:
+        board.start()
+    out.put("ready")
+    stop.wait()
+    out.put([{k: v.isoformat() for k, v in board.seen.items()} for board in boards])
 
 
 class Dashboard(threading.Thread):
@@ -52,18 +69,15 @@ class Dashboard(threading.Thread):
         self.http, _ = logged_in(base)
         self.url = f"{base}/dashboard/study/{STUDY}/stream"
         self.seen: dict[str, datetime] = {}
-        self.stop = threading.Event()
 
     def run(self) -> None:
         with self.http.get(self.url, stream=True, timeout=(5, 600)) as response:
             for line in response.iter_lines(decode_unicode=True):
-                if self.stop.is_set():
-                    return
                 if not line or not line.startswith("data: "):
                     continue
                 now = datetime.now(UTC)
                 sections = json.loads(line[6:])["sections"]
-                for assignment in SUBMITTED.findall(sections["events"]):
+                for assignment in SUBMITTED.findall(sections.get("events", "")):
                     self.seen.setdefault(assignment, now)
 
 
@@ -82,47 +96,100 @@ def stored_times(db: str) -> dict[str, datetime]:
     return out
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(command: list[str], directory: Path, probe: str) -> subprocess.Popen[bytes]:
+    """``harness COMMAND`` in a process of its own (this checkout's harness), once it answers."""
+    env = os.environ | {"PYTHONPATH": str(ROOT), "HARNESS_DASHBOARD_PASSWORD": PASSWORD}
+    log = (directory / f"{command[0]}.log").open("ab")
+    child = subprocess.Popen([sys.executable, "-m", "harness", *command], cwd=directory,
+                             stdout=log, stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    for _ in range(300):
+        try:
+            requests.get(probe, timeout=1)
+            return child
+        except requests.RequestException:
+            if child.poll() is not None:
+                raise SystemExit(
+                    f"{command[0]} stopped; see {directory / command[0]}.log"
+                ) from None
+            time.sleep(0.1)
+    raise SystemExit(f"{command[0]} did not answer at {probe}")
+
+
 def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
-    workers_n = 10
-    warmup = 3 * workers_n  # three rounds of the crowd
-    total = warmup + count
-    items = -(-total // 5) * 5  # 5 items a HIT, 5 raters each: one assignment per item
-    live = LiveStudy(directory, crowd_mix={"careful": workers_n}, items=items, raters=5).start()
+    """The task server (`harness serve --dashboard`, live screening acting) and the local MTurk
+    service each in a process, the crowd in this one, the 5 dashboards in another."""
+    from harness.simulate import Crowd
+    from harness.simulate.driver import SimulatedWorkers
+    from harness.spec import load_spec
+    from harness.store.migrations import upgrade
+    from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+
+    workers_n, rounds_alone = 10, 3
+    total = 2 * rounds_alone * workers_n + count
+    db = f"sqlite:///{directory / 'harness.db'}"
+    upgrade(db)
+    mturk_url, pages = f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}"
+    children = [
+        start(["mturk-local", "--port", mturk_url.rsplit(":", 1)[1], "--db", "mturk.sqlite"],
+              directory, mturk_url + "/_control/clock"),
+        start(["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"],
+              directory, pages + "/health"),
+    ]  # fmt: skip
+    context = multiprocessing.get_context("spawn")
     try:
-        crowd = live.workers(seed=3)
-        started = time.perf_counter()
-        first = live.crowd(crowd, rounds=3)
-        rate_alone = len(first.submitted) / (time.perf_counter() - started)
-        dashboards = [Dashboard(live.url) for _ in range(5)]
-        for board in dashboards:
-            board.start()
-        time.sleep(1.0)  # every stream connected and sent its first snapshot
-        started = time.perf_counter()
-        second = live.crowd(crowd)
-        rate_watched = len(second.submitted) / (time.perf_counter() - started)
+        spec = small_spec(directory, items=-(-total // 5) * 5, per_hit=5, raters=5,
+                          hosting="external", controls="{identical: {per_hit: 1, seed: 3}}",
+                          screening="{low_variance: {action: block}}")  # fmt: skip
+        launched = harness_cli(*launch_args(spec, mturk_url, db, "--public-url", pages))
+        assert launched.exit_code == 0, launched.output
+        loaded = load_spec(spec)
+        crowd = Crowd({"careful": workers_n}, size=workers_n, seed=3).workers(loaded.scale)
+        http = requests.Session()
+        driver = SimulatedWorkers(mturk_url, crowd, truths_of(loaded), loaded.scale, http)
+
+        def timed(rounds: int) -> tuple[list[str], float]:
+            started = time.perf_counter()
+            report = driver.run(rounds)
+            return report.submitted, len(report.submitted) / (time.perf_counter() - started)
+
+        first, rate_alone = timed(rounds_alone)
+        stop, out = context.Event(), context.Queue()
+        watching = context.Process(target=watch_dashboards, args=(pages, 5, stop, out))
+        watching.start()
+        assert out.get(timeout=60) == "ready"
+        time.sleep(1.0)  # every stream connected and sent its first update
+        second, rate_watched = timed(-(-count // workers_n))
         time.sleep(2.0)  # the last submissions reach the pages
-        for board in dashboards:
-            board.stop.set()
-        stored = stored_times(live.db)
-        latencies = [
-            (board.seen[a] - stored[a]).total_seconds()
-            for board in dashboards
-            for a in second.submitted
-            if a in board.seen
-        ]
-        missing = sum(1 for b in dashboards for a in second.submitted if a not in b.seen)
+        stop.set()
+        seen = [{a: datetime.fromisoformat(t) for a, t in board.items()}
+                for board in out.get(timeout=60)]  # fmt: skip
+        watching.join(timeout=30)
+        third, rate_after = timed(rounds_alone)
+        stored = stored_times(db)
     finally:
-        live.stop()
+        for child in children:
+            child.send_signal(signal.SIGTERM)
+            child.wait(timeout=30)
+    latencies = [(board[a] - stored[a]).total_seconds()
+                 for board in seen for a in second if a in board]  # fmt: skip
     return {
-        "submissions_alone": len(first.submitted),
+        "submissions_alone": len(first),
         "intake_alone_per_s": rate_alone,
-        "submissions_watched": len(second.submitted),
+        "submissions_watched": len(second),
         "intake_watched_per_s": rate_watched,
+        "submissions_after": len(third),
+        "intake_after_per_s": rate_after,
         "latency_median_s": statistics.median(latencies),
         "latency_p95_s": float(np.percentile(latencies, 95)),
         "latency_max_s": max(latencies),
         "latency_samples": len(latencies),
-        "never_shown": missing,
+        "never_shown": sum(1 for board in seen for a in second if a not in board),
     }
 
 
@@ -218,7 +285,8 @@ def main() -> None:
         print(
             f"intake: {live['intake_alone_per_s']:.1f} submissions/s with no dashboard open "
             f"({live['submissions_alone']}), {live['intake_watched_per_s']:.1f}/s with 5 open "
-            f"({live['submissions_watched']})"
+            f"({live['submissions_watched']}), {live['intake_after_per_s']:.1f}/s with none open "
+            f"again ({live['submissions_after']})"
         )
         big = big_study(Path(second), args.judgments)
         print(

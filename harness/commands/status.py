@@ -54,7 +54,7 @@ def _watch(engine: object, study_id: int, every: float, updates: int) -> None:
     from harness.dashboard.headline import headline_lines
     from harness.dashboard.watch import Watcher
 
-    watcher = Watcher(engine, check_every=0.0, alpha_every=every)  # type: ignore[arg-type]
+    watcher = Watcher(engine, check_every=0.0, alpha_every=0.0, background=False)  # type: ignore[arg-type]
     shown = 0
     try:
         while True:

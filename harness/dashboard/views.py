@@ -171,8 +171,9 @@ def study(name: str) -> str:
 
 @bp.get("/study/<name>/stream")
 def stream(name: str) -> Response:
-    """Server-sent events: an ``update`` (the changed sections as HTML) whenever the study's
-    snapshot moves past the version the page has (``since``)."""
+    """Server-sent events: an ``update`` whenever the study's snapshot moves past the version
+    the page has (``since``), with the sections that changed since the last one sent (all of
+    them the first time)."""
     state = dashboard_state()
     study_id = _study_id(name)
     token = access.csrf_token()
@@ -181,14 +182,19 @@ def stream(name: str) -> Response:
 
     def events() -> Iterator[str]:
         last, quiet, start = since, time.monotonic(), time.monotonic()
+        sent: dict[str, str] = {}  # what this page shows: only changed sections are sent
         yield "retry: 1000\n\n"
         while time.monotonic() - start < STREAM_SECONDS:
             snapshot = state.watcher.snapshot(study_id)
             if snapshot.version != last:
-                sections = _sections(state, snapshot, token)
-                payload = {"version": snapshot.version, "sections": sections}
-                yield f"event: update\ndata: {json.dumps(payload)}\n\n"
-                last, quiet = snapshot.version, time.monotonic()
+                fresh = _sections(state, snapshot, token)
+                changed = {k: v for k, v in fresh.items() if sent.get(k) != v}
+                sent.update(fresh)
+                last = snapshot.version
+                if changed:
+                    payload = {"version": snapshot.version, "sections": changed}
+                    yield f"event: update\ndata: {json.dumps(payload)}\n\n"
+                    quiet = time.monotonic()
             elif time.monotonic() - quiet > KEEP_ALIVE:
                 yield ": still here\n\n"
                 quiet = time.monotonic()

@@ -7,7 +7,10 @@ dashboards are open. When they move, only the new assignments' judgments are rea
 (`screening_rows`), the screening scores are brought up to date incrementally
 (`IncrementalScores`, the same functions live screening uses) and alpha with its bootstrap
 interval is recomputed (at most every `Watcher.alpha_every` seconds, each time a point on its
-plot). The key is checked at most every `Watcher.check_every` seconds per study.
+plot), in a thread of its own so that showing new work never waits for a bootstrap. The key
+is checked at most every `Watcher.check_every` seconds per study, and the judgments and
+scores are read at most every `Watcher.figures_every` seconds: a busy study's page shows new
+submissions, decisions and events at once, and its workers table and alpha a moment later.
 """
 
 from __future__ import annotations
@@ -99,6 +102,10 @@ class _StudyState:
     alpha: list[AlphaPoint] = field(default_factory=list)
     alpha_rows: int = -1
     alpha_at: float = 0.0
+    figures_busy: bool = False
+    figures_at: float = 0.0
+    figures_key: tuple[int, int] | None = None
+    figures_lock: threading.Lock = field(default_factory=threading.Lock)
     key: tuple[int, int] | None = None
     checked_at: float = 0.0
     snapshot: Snapshot | None = None
@@ -112,9 +119,11 @@ class Watcher:
     """The dashboard's cache of studies on one store (one per app)."""
 
     engine: sa.Engine
-    check_every: float = 0.2
+    check_every: float = 0.25
+    figures_every: float = 1.0
     alpha_every: float = 2.0
     resamples: int = DASHBOARD_RESAMPLES
+    background: bool = True
     _studies: dict[int, _StudyState] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -128,12 +137,18 @@ class Watcher:
             with session_scope(self.engine) as session:
                 key = _key(session, study_id)
                 state.checked_at = time.monotonic()
-                alpha_due = (
+                figures_due = (
                     state.rows is not None
+                    and not state.figures_busy
+                    and state.figures_key != key
+                    and now - state.figures_at >= self.figures_every
+                ) or (
+                    state.rows is not None
+                    and not state.figures_busy
                     and len(state.rows) != state.alpha_rows
                     and now - state.alpha_at >= self.alpha_every
                 )
-                if state.snapshot is not None and key == state.key and not alpha_due:
+                if state.snapshot is not None and key == state.key and not figures_due:
                     return state.snapshot
                 state.key = key
                 state.snapshot = self._refresh(session, state)
@@ -179,33 +194,21 @@ class Watcher:
         study = session.get(Study, state.study_id)
         assert study is not None
         running = launched(session, study)
-        self._take_in(session, state)
+        if state.rows is None or not self.background:
+            state.figures_key = state.key
+            self._figures(session, state)  # the first snapshot of a study has every figure
+        elif not state.figures_busy and time.monotonic() - state.figures_at >= self.figures_every:
+            self._figures_later(state)
         rows = state.rows if state.rows is not None else pd.DataFrame()
+        worker_scores = dict(state.worker_scores)
         assignments = _assignments(session, state.study_id)
         decisions = latest_decisions(session, state.study_id)
         names = _worker_names(session, {d.worker_id for d in decisions})
-        removed = {names[d.worker_id] for d in decisions if acts(d.flag, d.action)}
         blocked = _blocked(session, state.study_id)
-        now = time.monotonic()
-        if state.rows is not None and len(rows) != state.alpha_rows:
-            if not state.alpha:
-                state.alpha = self._history(rows, assignments, state, removed | set(blocked))
-            else:
-                at = datetime.now(UTC)
-                state.alpha.append(
-                    alpha_point(
-                        content(rows, state.context),
-                        state.level,
-                        removed | set(blocked),
-                        at,
-                        resamples=self.resamples,
-                    )  # fmt: skip
-                )
-            state.alpha_rows = len(rows)
-            state.alpha_at = now
         platform = platform_named(running.platform.provider)
         report = study_report(session, platform, running)
-        planned = sum(h["max_assignments"] for h in _hits(session, state.study_id))
+        hits = _hits(session, state.study_id)
+        planned = sum(h["max_assignments"] for h in hits)
         finished = sum(
             1 for a in assignments if a["status"] not in ("accepted", "returned", "abandoned")
         )
@@ -216,8 +219,8 @@ class Watcher:
             planned - finished,
             datetime.now(UTC),
         )
-        thresholds = {k: effective_threshold(k, state.context) for k in state.worker_scores}
-        table = worker_rows(rows, state.worker_scores, thresholds)
+        thresholds = {k: effective_threshold(k, state.context) for k in worker_scores}
+        table = worker_rows(rows, worker_scores, thresholds)
         state.version += 1
         return Snapshot(
             version=state.version,
@@ -227,47 +230,89 @@ class Watcher:
             per_minute=per_minute,
             eta=eta,
             alpha=list(state.alpha),
-            heuristics=list(state.worker_scores),
+            heuristics=list(worker_scores),
             workers=_worker_records(table, decisions, names, blocked),
             pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
             decisions=[_decision_record(d, names) for d in decisions if d.flag],
             events=_events(session, state.study_id),
             blocked=blocked,
-            hits=_hits(session, state.study_id),
+            hits=hits,
             scale=(state.context.scale.min, state.context.scale.max),
             made_at=datetime.now(UTC),
         )
 
-    def _take_in(self, session: Session, state: _StudyState) -> None:
-        """Read the judgments of assignments not read yet and bring the scores up to date."""
+    def _figures_later(self, state: _StudyState) -> None:
+        """Bring the judgments, scores and alpha up to date in a thread; when anything moved,
+        the next snapshot is made anew (showing new work never waits for them)."""
+        state.figures_busy = True
+        state.figures_at, state.figures_key = time.monotonic(), state.key
+
+        def work() -> None:
+            try:
+                with session_scope(self.engine) as session:
+                    moved = self._figures(session, state)
+            finally:
+                state.figures_busy = False
+            if moved:
+                with state.lock:
+                    state.key = None
+
+        threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
+
+    def _figures(self, session: Session, state: _StudyState) -> bool:
+        """Read new judgments, rescore, and add a point of alpha when due; whether anything
+        moved. One at a time per study (``figures_lock``)."""
+        with state.figures_lock:
+            moved = self._take_in(session, state)
+            rows = state.rows
+            if rows is None or rows.empty or len(rows) == state.alpha_rows:
+                return moved
+            if state.alpha and time.monotonic() - state.alpha_at < self.alpha_every:
+                return moved
+            decisions = latest_decisions(session, state.study_id)
+            names = _worker_names(session, {d.worker_id for d in decisions})
+            removed = {names[d.worker_id] for d in decisions if acts(d.flag, d.action)}
+            removed |= set(_blocked(session, state.study_id))
+            if not state.alpha:
+                points = self._history(rows, _assignments(session, state.study_id), state, removed)
+            else:
+                point = alpha_point(content(rows, state.context), state.level, removed,
+                                    datetime.now(UTC), resamples=self.resamples)  # fmt: skip
+                points = [*state.alpha, point]
+            state.alpha = points
+            state.alpha_rows, state.alpha_at = len(rows), time.monotonic()
+            return True
+
+    def _take_in(self, session: Session, state: _StudyState) -> bool:
+        """Read the judgments of assignments not read yet and bring the scores up to date;
+        whether there were any. The new rows and scores replace the old at once."""
         judged = set(judged_assignments(session, state.study_id))
         new = judged - state.assignments
         if not new and state.rows is not None:
-            return
+            return False
         fresh = screening_rows(session, state.study_id, assignments=sorted(new))
-        state.rows = fresh if state.rows is None else pd.concat(
-            [state.rows, fresh], ignore_index=True
-        )  # fmt: skip
-        state.assignments |= new
-        if state.rows.empty:
-            return
-        if state.scores is None:
-            state.scores = IncrementalScores.of(state.context, state.rows)
-            state.scores.assignments |= judged
-            own = {str(w) for w in state.rows["worker_id"].unique()}
-            units = {str(a) for a in state.rows["assignment_id"].unique()}
-        else:
-            state.scores.add(fresh, new)
-            own = {str(w) for w in fresh["worker_id"].unique()}
-            units = {str(a) for a in fresh["assignment_id"].unique()}
-        if not state.scores.keys or not own:
-            return
-        for key, frame in state.scores.scores(own, units).items():
-            frame = frame.set_index(frame["worker_id"].astype(str))[["score", "flag"]]
-            previous = state.worker_scores.get(key)
-            if previous is not None:
-                frame = pd.concat([previous[~previous.index.isin(frame.index)], frame])
-            state.worker_scores[key] = frame
+        rows = fresh if state.rows is None else pd.concat([state.rows, fresh], ignore_index=True)
+        scores = dict(state.worker_scores)
+        if not rows.empty:
+            if state.scores is None:
+                state.scores = IncrementalScores.of(state.context, rows)
+                state.scores.assignments |= judged
+                own = {str(w) for w in rows["worker_id"].unique()}
+                units = {str(a) for a in rows["assignment_id"].unique()}
+            else:
+                state.scores.add(fresh, new)
+                own = {str(w) for w in fresh["worker_id"].unique()}
+                units = {str(a) for a in fresh["assignment_id"].unique()}
+            if state.scores.keys and own:
+                for key, frame in state.scores.scores(own, units).items():
+                    frame = frame.set_index(frame["worker_id"].astype(str))[["score", "flag"]]
+                    previous = scores.get(key)
+                    if previous is not None:
+                        frame = pd.concat([previous[~previous.index.isin(frame.index)], frame])
+                    scores[key] = frame
+        state.rows, state.worker_scores = rows, scores
+        state.assignments = state.assignments | new
+        return True
 
     def _history(
         self,

@@ -84,8 +84,7 @@ def test_a_worker_blocked_by_a_click_is_refused_their_next_task(live, browser):
     browser.get(f"{live.url}/dashboard/study/{STUDY}")
     browser.find_element("css selector", f'.block-button[data-worker="{worker}"]').click()
     wait_for(lambda: f"Blocked {worker}." in browser.page_source, "the block to be confirmed")
-    row = browser.find_element("id", f"worker-{worker}")
-    assert "by a person (dashboard)" in row.text
+    wait_for(lambda: "by a person (dashboard)" in text(browser, f"worker-{worker}"), "who blocked")
     assert acceptable(live, worker) == []
     hit = client.list_hits()["HITs"][0]["HITId"]
     refused = live.mturk.post(f"/worker/hits/{hit}/accept", workerId=worker)
