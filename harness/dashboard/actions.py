@@ -1,6 +1,6 @@
-"""What a person does from a study page: block a worker, approve or reject a submission with
-feedback, pay a bonus, expire the study, add raters to a HIT, carry out or overrule a
-screening decision.
+"""What a person does from a study page: block or unblock a worker, approve or reject a
+submission with feedback, pay a bonus, expire the study, add raters to a HIT, carry out or
+overrule a screening decision.
 
 Each goes through the same functions as the command line (`harness.platform.actions`,
 `harness.platform.review`, `harness.platform.expire`), so it is idempotent and logged as
@@ -26,6 +26,7 @@ from harness.platform.actions import (
     block_worker,
     pay_bonus,
     reject,
+    unblock_worker,
 )
 from harness.platform.expire import expire_study
 from harness.platform.registry import provider_for
@@ -89,6 +90,17 @@ def block(name: str) -> Response:
         reason = REASON.format(what=request.form.get("reason", "").strip() or "blocked by hand")
         done = block_worker(session, provider_for(running), running, worker, reason)
         return f"Blocked {worker}." if done else f"{worker} was blocked already."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/unblock")
+def unblock(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        worker = _field("worker")
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "unblocked by hand")
+        done = unblock_worker(session, provider_for(running), running, worker, reason)
+        return f"Unblocked {worker}." if done else f"{worker} was not blocked."
 
     return _act(name, work)
 

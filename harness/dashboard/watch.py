@@ -59,7 +59,7 @@ HISTORY_POINTS = 8
 """Points of the alpha plot computed for work stored before the dashboard opened the study."""
 
 EVENTS_SHOWN = 60
-BLOCK_KINDS = (EventKind.BLOCKED,)
+BLOCK_KINDS = (EventKind.BLOCKED, EventKind.UNBLOCKED)
 
 
 @dataclass(frozen=True)
@@ -408,7 +408,7 @@ def _worker_names(session: Session, pks: set[int]) -> dict[int, str]:
 
 
 def _blocked(session: Session, study_id: int) -> dict[str, dict[str, Any]]:
-    """Workers blocked in the study: when, why and by whom (screening or a person)."""
+    """Workers blocked in the study now: when, why and by whom (screening or a person)."""
     events = session.exec(
         select(Event)
         .where(col(Event.study_id) == study_id, col(Event.kind).in_(BLOCK_KINDS))
@@ -416,6 +416,9 @@ def _blocked(session: Session, study_id: int) -> dict[str, dict[str, Any]]:
     ).all()
     out: dict[str, dict[str, Any]] = {}
     for event in events:
+        if event.kind is EventKind.UNBLOCKED:
+            out.pop(str(event.subject), None)
+            continue
         reason = str(event.payload.get("reason", ""))
         out[str(event.subject)] = {"at": _utc(event.at), "reason": reason, "by": decided_by(reason)}
     return out

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pandas as pd
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
 from harness.platform import money
 from harness.platform.pricing import format_amount
@@ -144,11 +144,12 @@ def _judgments(session: Session, hits: list[Hit]) -> int:
 
 
 def _blocked(session: Session, study_id: int | None) -> int:
-    """Workers blocked in the study (by screening or by a person)."""
-    return int(
-        session.exec(
-            select(func.count(func.distinct(Event.subject))).where(
-                Event.study_id == study_id, Event.kind == EventKind.BLOCKED
-            )
-        ).one()
-    )
+    """Workers blocked in the study now (by screening or by a person, and not unblocked)."""
+    kinds = session.exec(
+        select(Event.subject, Event.kind)
+        .where(Event.study_id == study_id)
+        .where(col(Event.kind).in_([EventKind.BLOCKED, EventKind.UNBLOCKED]))
+        .order_by(col(Event.id))
+    ).all()
+    latest = {subject: kind for subject, kind in kinds}
+    return sum(1 for kind in latest.values() if kind == EventKind.BLOCKED)

@@ -117,6 +117,8 @@ class EventKind(StrEnum):
     BONUS_PAID = "review.bonus"
     BLOCK_INTENT = "worker.block.intent"
     BLOCKED = "worker.blocked"
+    UNBLOCK_INTENT = "worker.unblock.intent"
+    UNBLOCKED = "worker.unblocked"
     REPLACE_INTENT = "review.replace.intent"
     REPLACED = "review.replaced"
     REPLACE_REFUSED = "review.replace.refused"

@@ -12,6 +12,7 @@ from sqlmodel import select
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, DecisionState, Event, Hit, ScreeningDecision
 from tests.dashboard.factories import STUDY, LiveStudy, logged_in
+from tests.platform.factories import harness_cli
 
 
 def events(db: str, kind: str) -> list[Event]:
@@ -129,3 +130,28 @@ def test_a_screening_decision_is_carried_out_or_overruled_by_a_person(reviewed_l
 
 def hit_id(client) -> str:
     return client.list_hits()["HITs"][0]["HITId"]
+
+
+def test_a_blocked_worker_unblocked_from_the_page_may_work_again_and_be_blocked_again(live):
+    live.crowd(rounds=1)
+    http, token = logged_in(live.url)
+    client = live.mturk.client()
+    worker = "AW001"
+    assert "Blocked AW001." in post(http, live.url, token, "block", worker=worker).text
+    hit = hit_id(client)
+    assert live.mturk.post(f"/worker/hits/{hit}/accept", workerId=worker).status_code != 200
+    unblocked = post(http, live.url, token, "unblock", worker=worker, reason="a mistake")
+    assert "Unblocked AW001." in unblocked.text
+    row = re.search(rf'<tr id="worker-{worker}".*?</tr>', unblocked.text, re.S)
+    assert row and "Block</button>" in row.group(0)
+    assert "AW001 was not blocked." in post(http, live.url, token, "unblock", worker=worker).text
+    free = [h["HITId"] for h in client.list_hits()["HITs"]]
+    assert any(
+        live.mturk.post(f"/worker/hits/{h}/accept", workerId=worker).status_code == 200
+        for h in free
+    )
+    assert "Blocked AW001." in post(http, live.url, token, "block", worker=worker).text
+    kinds = [e.payload["reason"] for e in events(live.db, "worker.unblocked")]
+    assert kinds == ["dashboard: a mistake"]
+    status = harness_cli("status", STUDY, "--db", live.db)
+    assert "screening: 2 workers blocked" in status.output  # AW001 again, and a straight-liner
