@@ -23,6 +23,7 @@ from harness.masking import mask_secrets
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "characterize": "harness.commands.characterize:characterize_command",
+    "dashboard": "harness.commands.dashboard:dashboard",
     "db": "harness.commands.db:db_group",
     "demo": "harness.commands.demo:demo",
     "expire": "harness.commands.expire:expire",
@@ -47,6 +48,8 @@ SUMMARIES: dict[str, str] = {
     "verdict.",
     "characterize": "Characterize a new instrument against the original and write the report "
     "to --out.",
+    "dashboard": "Watch every study in the store live in a browser, and act on them (block, "
+    "approve, reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/.",
     "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",
     "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
     "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "

@@ -50,6 +50,11 @@ from harness.commands.options import apply_option, db_option
     "thread of the same process, so the worker is answered at once).",
 )
 @click.option("--access-log", is_flag=True, help="Log every request to stderr.")
+@click.option(
+    "--dashboard", "with_dashboard", is_flag=True,
+    help="Also serve the researcher's dashboard at /dashboard/ (password: "
+    "$HARNESS_DASHBOARD_PASSWORD; made and printed on 127.0.0.1 without one).",
+)  # fmt: skip
 def serve(
     host: str,
     port: int,
@@ -62,6 +67,7 @@ def serve(
     graceful_timeout: int,
     screen_inline: bool,
     access_log: bool,
+    with_dashboard: bool,
 ) -> None:
     """Serve the task pages of every launched study with external hosting (at
     /hit/<study>-<index>) and store what workers submit, screening each submission live and
@@ -93,15 +99,26 @@ def serve(
             )
             for study, failure in failed.items():
                 click.echo(f"warning: screening study {study} failed ({failure})", err=True)
+    dashboard = None
+    if with_dashboard:
+        from harness.dashboard import DashboardSettings
+
+        dashboard = DashboardSettings.from_environment(host)
 
     def build() -> Any:
         inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        return create_app(url, after_submission=inline_or_queued, pool_size=threads)
+        return create_app(
+            url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
+        )
 
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
         f"{workers} processes x {threads} threads)"
     )
+    if dashboard is not None:
+        from harness.dashboard.access import password_notice
+
+        click.echo(f"Dashboard on http://{host}:{port}/dashboard/; {password_notice(dashboard)}")
     run(
         build,
         ServeOptions(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -20,6 +21,9 @@ from harness.web.tasks import bp as tasks_bp
 from harness.web.tokens import PageKeys
 from harness.web.trust import Rechecks, Trust
 
+if TYPE_CHECKING:
+    from harness.dashboard import DashboardSettings
+
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
 
@@ -32,6 +36,7 @@ def create_app(
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
     verifier: Verifier | None = None,
     pool_size: int | None = None,
+    dashboard: DashboardSettings | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
@@ -42,6 +47,8 @@ def create_app(
     platform whose an assignment is before a submission counts (default: the platform each
     study was launched on; `harness.platform.verification`). ``pool_size``: the database
     connections to keep, as many as requests served at once (`make_engine`).
+    ``dashboard``: mount the researcher's dashboard under ``/dashboard`` with these access
+    settings.
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
@@ -60,6 +67,10 @@ def create_app(
     app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    if dashboard is not None:
+        from harness.dashboard import init_dashboard
+
+        init_dashboard(app, app.extensions["harness"].engine, dashboard)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
