@@ -40,7 +40,7 @@ def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) ->
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("item mean")
         ax.legend(fontsize=7, loc="upper left", frameon=False)
-    axes[0][0].set_ylabel("item sd (ddof = 0)")
+    axes[0][0].set_ylabel("item sd (sample, ddof = 1)")
     return _png(fig)
 
 
