@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.characterize.psychometric import Psychometric, psychometric
+from harness.characterize.psychometric import RESAMPLES, SEED, Psychometric, psychometric
 from harness.characterize.rank_stability import TOLERANCE, pairs_at_least
 from harness.errors import InputError
 from harness.stats._table import valued
@@ -156,8 +156,11 @@ def resolution(
     target: float = TARGET,
     min_pairs: int = MIN_PAIRS,
     source: str = "the resolution study",
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> Resolution:
-    """Decisions, agreement curve, resolution and item pairs above / below it."""
+    """Decisions, agreement curve, resolution and item pairs above / below it; the bands and
+    the psychometric curve (its interval from ``resamples`` bootstrap resamples, ``seed``)."""
     decisions = pair_decisions(judgments, original_means, source=source)
     step = scale_range / 100
     distance = decisions["distance"].to_numpy()
@@ -180,7 +183,9 @@ def resolution(
         decisions=decisions,
         curve=curve,
         bands=agreement_bands(decisions, BAND_SHARE * scale_range),
-        psychometric=psychometric(distance, agrees, target=target),
+        psychometric=psychometric(
+            distance, agrees, target=target, resamples=resamples, seed=seed
+        ),
         threshold_95=threshold,
         stable=stable,
         item_pairs_above=above_count,

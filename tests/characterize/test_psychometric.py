@@ -99,3 +99,13 @@ def test_fitting_the_resamples_in_chunks_changes_nothing(monkeypatch):
     chunked = psychometric(d, y, resamples=50)
     assert whole is not None and chunked is not None
     assert chunked.ci == pytest.approx(whole.ci) and chunked.failed == whole.failed
+
+
+def test_the_curves_interval_uses_the_characterizations_resamples_and_seed(
+    resolution_table, ws353_dir
+):
+    means = factories.ws353_means()
+    few = resolution(resolution_table, means, resamples=30, seed=4).psychometric
+    again = resolution(resolution_table, means, resamples=30, seed=4).psychometric
+    other = resolution(resolution_table, means, resamples=30, seed=5).psychometric
+    assert few.resamples == 30 and few.ci == again.ci != other.ci
