@@ -10,6 +10,7 @@ from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
 from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
+from harness.spec.heuristics import BY_KEY
 from harness.stats.mrds import formula_table, mrds
 
 
@@ -292,29 +293,38 @@ def screening_section(c: Characterization) -> Section:
             anchor="screening",
         )  # fmt: skip
     rows = []
+    # (label, all, screened, relative): a relative change only for a magnitude (an sd); for a
+    # correlation, alpha or a share it would mislead (a rho of 0.05 moving to 0.07 is "+40%")
     pairs = [
-        ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha),
-        ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd),
+        ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha, False),
+        ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd, True),
         ("item pairs not separable (standard error)", c.new.rank_stability.share_inseparable,
-         sc.new.rank_stability.share_inseparable),
+         sc.new.rank_stability.share_inseparable, False),
         ("Spearman rho of means vs original", c.reproducibility.spearman_means,
-         sc.reproducibility.spearman_means),
+         sc.reproducibility.spearman_means, False),
         ("Pearson r of sds vs original", c.reproducibility.pearson_sds,
-         sc.reproducibility.pearson_sds),
+         sc.reproducibility.pearson_sds, False),
     ]  # fmt: skip
     if c.systems is not None and sc.systems is not None:
         for name in c.systems.names:
             pairs.append(
                 (f"rho of {name}", c.systems.by_instrument["new"].rho[name],
-                 sc.systems.by_instrument["new"].rho[name])
+                 sc.systems.by_instrument["new"].rho[name], False)
             )  # fmt: skip
-    for label, everything, screened in pairs:
-        rows.append([label, num(everything), num(screened), change_percent(screened, everything)])
+    for label, everything, screened, relative in pairs:
+        rows.append(
+            [label, num(everything), num(screened), signed(screened - everything),
+             change_percent(screened, everything) if relative else "-"]
+        )  # fmt: skip
     removed = len(sc.workers_removed)
     body: list[Block] = [
-        Table(["figure", "all judgments", f"screened ({sc.policy})", "change"], rows),
+        Table(["figure", "all judgments", f"screened ({sc.policy})", "difference",
+               "relative change"], rows,
+              caption="Difference: screened - all judgments. Relative change only for the mean "
+              "sd: for alpha, a correlation or a share near zero a percentage would mislead.")
+        ,
         "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
-    ]
+    ]  # fmt: skip
     if sc.impact is not None:
         body.extend(_impact_body(sc.impact))
     return Section(
@@ -343,20 +353,34 @@ def _impact_body(impact: pd.DataFrame) -> list[Block]:
             "the policy's, all together); report.json has every one under screened.impact."
         )
     systems = [col.partition(":")[2] for col in impact.columns if col.startswith("rho:")]
-    header = ["heuristics", "workers removed", "judgments kept", "alpha", "change"]
+    header = ["heuristics (as the spec names them)", "workers removed", "judgments kept",
+              "alpha", "alpha difference"]  # fmt: skip
     header += [f"rho {name}" for name in systems]
     rows = []
     for _, row in shown.iterrows():
-        label = str(row["label"]) + (" (policy)" if bool(row["policy"]) else "")
+        label = (" + ".join(row["subset"]) or "none") + (" (policy)" if row["policy"] else "")
         cells = [label, count(row["workers_removed"]), count(row["judgments_kept"]),
                  num(row["alpha"]), signed(row["alpha_change"])]  # fmt: skip
         cells += [num(row[f"rho:{name}"]) for name in systems]
         rows.append(cells)
+    used = sorted({k for subset in impact["subset"] for k in subset}, key=_catalogue_order)
+    legend = Table(
+        ["heuristic", "code", "flags a worker when"],
+        [[BY_KEY[k].key, BY_KEY[k].code, BY_KEY[k].meaning] for k in used if k in BY_KEY],
+        caption="Legend: the heuristics above, by the names a task spec's screening section "
+        "uses, with their codes (docs/methods.md section 4).",
+    )
     return [
         "Alpha (and each system's Spearman rho with the item means) after removing the workers "
         "that each subset of the heuristics flags. " + note,
         Table(header, rows),
+        legend,
     ]
+
+
+def _catalogue_order(key: str) -> int:
+    keys = list(BY_KEY)
+    return keys.index(key) if key in BY_KEY else len(keys)
 
 
 __all__ = [

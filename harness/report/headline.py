@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.characterize import Characterization
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
+from harness.report.verdict import reproduction_verdict
 
 
 def headline(c: Characterization) -> str:
@@ -40,4 +41,13 @@ def headline(c: Characterization) -> str:
         )  # fmt: skip
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
+    verdict = reproduction_verdict(c)
+    lines.insert(0, verdict.sentence().replace(" (criteria below)", ""))
+    lines.insert(
+        1,
+        "  criteria: "
+        + "; ".join(
+            f"{k.name} ({k.rule}): {'met' if k.met else 'not met'}" for k in verdict.criteria
+        ),
+    )
     return "\n".join(lines)

@@ -8,6 +8,8 @@ fitted psychometric curve, and per-rater rho per system.
 from __future__ import annotations
 
 import io
+import textwrap
+from typing import Any
 
 import matplotlib
 
@@ -24,6 +26,8 @@ from harness.characterize.resolution import Resolution  # noqa: E402
 
 DPI = 110
 _COLOURS = ("#1f5f99", "#c2571a", "#3c8d3c", "#8e44ad", "#7f7f7f")
+# a legend on a white box, so points under it do not run through its text
+_LEGEND: dict[str, Any] = {"fontsize": 7, "frameon": True, "framealpha": 0.9, "edgecolor": "none"}
 
 
 def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) -> bytes:
@@ -37,9 +41,9 @@ def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) ->
         ax.axhspan(*p.band, color=colour, alpha=0.08, label="middle two thirds")
         if scale is not None:
             ax.set_xlim(scale[0] - 0.3, scale[1] + 0.3)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(textwrap.fill(name, 34), fontsize=10)  # long names wrap, never overlap
         ax.set_xlabel("item mean")
-        ax.legend(fontsize=7, loc="upper left", frameon=False)
+        ax.legend(**_LEGEND, loc="upper left")
     axes[0][0].set_ylabel("item sd (sample, ddof = 1)")
     return _png(fig)
 
@@ -56,7 +60,7 @@ def versus(
     ax.plot([low, high], [low, high], color="black", lw=0.8, ls="--", label="new = original")
     ax.set_xlabel(f"{original_name}: item {label}")
     ax.set_ylabel(f"{new_name}: item {label}")
-    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    ax.legend(**_LEGEND, loc="upper left")
     ax.set_aspect("equal", adjustable="datalim")
     return _png(fig)
 

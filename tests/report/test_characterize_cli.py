@@ -150,6 +150,26 @@ def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_p
     )
     html = (tmp_path / "r" / "report.html").read_text()
     assert "(new, all judgments)" in html and "(new, screened: H3+H8)" in html
+    # A correlation's change is a difference, never a percentage; only the mean sd has one.
+    markdown = (tmp_path / "r" / "report.md").read_text()
+    rows = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines()
+            if line.startswith("| ")}  # fmt: skip
+    assert rows["Spearman rho of means vs original"].rstrip(" |").endswith("| -")
+    assert rows["alpha"].rstrip(" |").endswith("| -")
+    assert rows["mean sd"].rstrip(" |").endswith("%")
+
+
+def test_the_verdict_comes_first_with_its_criteria(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", "ws353", "--bootstrap", "50",
+                 "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("Verdict: reproduction does not reproduce WS353: the reliability")
+    assert "order (Spearman rho of the item means >= 0.9): met" in result.stdout
+    markdown = (tmp_path / "report.md").read_text()
+    summary = markdown.split("## Summary", 1)[1]
+    assert summary.lstrip().startswith("> Verdict: reproduction does not reproduce WS353")
+    assert "| reliability | the new alpha's 95% interval reaches the original's alpha |" in summary
 
 
 def test_items_not_matching_the_original_are_refused_with_the_overlap(inputs, tmp_path):
@@ -279,6 +299,11 @@ def test_screening_with_a_specs_policy_reports_its_flagged_workers_and_every_sub
     assert policy_row["alpha"] == pytest.approx(data["screened"]["new"]["repeatability"]["alpha"])
     html = (tmp_path / "report.html").read_text()
     assert "All 32 subsets of the heuristics are listed." in html
+    # Heuristics are named as the spec names them, with a legend of codes and meanings.
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| low_variance + low_correlation + consensus_correlation (policy) |" in markdown
+    assert "Legend: the heuristics above, by the names a task spec's screening section" in markdown
+    assert "| consensus_correlation | H8 | correlation with the leave-one-out consensus" in markdown
 
 
 def test_screen_and_flagged_together_are_refused(inputs, tmp_path):
