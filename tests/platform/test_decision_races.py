@@ -74,6 +74,7 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
     pages (W3 and W4 answer 0 everywhere) with no screening: what a task server killed after
     storing and before screening leaves."""
     from harness.web import create_app
+    from harness.web.tokens import token_in_page
 
     spec = small_spec(
         directory,
@@ -83,7 +84,8 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
         hosting="external",
         platform="{name: noop}",
         controls="{identical: {per_hit: 1, seed: 3}}",
-        screening="{calibration_failure: {action: reject}, low_variance: {action: block}}",
+        screening="{calibration_failure: {action: reject, threshold: 0}, "
+        "low_variance: {action: block}}",
     )
     launched = harness_cli("launch", str(spec), "--db", database_url,
                            "--public-url", "http://tasks.test")  # fmt: skip
@@ -101,8 +103,10 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
             page = client.get(f"/hit/{key}?assignmentId={assignment}&workerId={worker}")
             assert page.status_code == 200
             data = encode_answers(_answers(loaded, plan, worker, truths))
-            data.update(assignmentId=assignment, workerId=worker)
-            assert client.post(f"/hit/{key}/submit", data=data).json["created"]
+            data.update(assignmentId=assignment, workerId=worker,
+                        pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
+            stored = client.post(f"/hit/{key}/submit", data=data)
+            assert stored.json["created"], stored.json
     app.extensions["harness"].close()
 
 
