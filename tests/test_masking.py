@@ -62,15 +62,9 @@ def test_commands_never_print_the_stores_password(args):
 
 
 def test_serve_prints_the_store_without_its_password(monkeypatch):
-    import werkzeug.serving
+    import harness.web.server
 
-    import harness.web
-
-    class Closed:
-        extensions = {"harness": type("S", (), {"close": lambda self: None})()}
-
-    monkeypatch.setattr(werkzeug.serving, "run_simple", lambda *a, **k: None)
-    monkeypatch.setattr(harness.web, "create_app", lambda *a, **k: Closed())
+    monkeypatch.setattr(harness.web.server, "serve", lambda *a, **k: None)  # serve nothing
     result = CliRunner().invoke(main, ["serve", "--db", PG, "--no-screening"])
     assert result.exit_code == 0, result.output
     assert PASSWORD not in result.output
