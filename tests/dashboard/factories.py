@@ -57,6 +57,7 @@ class LiveStudy:
             controls="{identical: {per_hit: 1, seed: 3}}",
             screening="{low_variance: {action: block}}",
         )  # fmt: skip
+        _give_items_a_truth(self.directory / "items.csv")
         launched = harness_cli(*launch_args(spec, self.mturk.url, self.db,
                                             "--public-url", self.server.url))  # fmt: skip
         assert launched.exit_code == 0, launched.output
@@ -104,3 +105,15 @@ def csrf_of(http: requests.Session, base: str) -> str:
     found = CSRF.search(http.get(f"{base}/dashboard/").text)
     assert found
     return found.group(1)
+
+
+def _give_items_a_truth(items: Path) -> None:
+    """A ``mean`` per item (seeded, 0-10), so that careful workers agree on something."""
+    import numpy as np
+
+    lines = items.read_text(encoding="utf-8").splitlines()
+    means = np.random.default_rng(7).uniform(0, 10, len(lines) - 1)
+    rows = [lines[0] + ",mean"] + [
+        f"{row},{m:.2f}" for row, m in zip(lines[1:], means, strict=True)
+    ]
+    items.write_text("\n".join(rows) + "\n", encoding="utf-8")

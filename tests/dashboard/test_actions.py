@@ -154,4 +154,4 @@ def test_a_blocked_worker_unblocked_from_the_page_may_work_again_and_be_blocked_
     kinds = [e.payload["reason"] for e in events(live.db, "worker.unblocked")]
     assert kinds == ["dashboard: a mistake"]
     status = harness_cli("status", STUDY, "--db", live.db)
-    assert "screening: 2 workers blocked" in status.output  # AW001 again, and a straight-liner
+    assert "screening: 3 workers blocked" in status.output  # AW001 again, both straight-liners
