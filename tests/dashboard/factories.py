@@ -38,6 +38,7 @@ class LiveStudy:
     raters: int = 3
     per_hit: int = 5
     apply_decisions: bool = True  # live screening carries out its decisions at once
+    database: str | None = None  # the store (default: a SQLite file in ``directory``)
 
     def start(self) -> LiveStudy:
         from harness.platform.after_submission import hook
@@ -45,7 +46,7 @@ class LiveStudy:
         from harness.web import create_app
 
         self.mturk = LocalMTurk(self.directory / "mturk.sqlite").start()
-        self.db = f"sqlite:///{self.directory / 'harness.db'}"
+        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
         upgrade(self.db)
         self.app = create_app(
             self.db, after_submission=hook(self.apply_decisions), dashboard=SETTINGS

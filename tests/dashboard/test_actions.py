@@ -28,7 +28,18 @@ def post(http, base, token, action, **data):
     return http.post(f"{base}/dashboard/study/{STUDY}/{action}", data={"csrf_token": token, **data})
 
 
-def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(live):
+def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(
+    tmp_path, database_url
+):
+    """On SQLite and PostgreSQL."""
+    live = LiveStudy(tmp_path, database=database_url).start()
+    try:
+        act_from_the_page(live)
+    finally:
+        live.stop()
+
+
+def act_from_the_page(live: LiveStudy) -> None:
     report = live.crowd()
     http, token = logged_in(live.url)
     client = live.mturk.client()
