@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -33,6 +34,7 @@ from harness.dashboard.figures import (
     worker_rows,
 )
 from harness.errors import InputError
+from harness.platform import money
 from harness.platform.registry import platform_named
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
@@ -69,6 +71,7 @@ class Snapshot:
     version: int
     running: LaunchedStudy
     report: StudyReport
+    fees: Decimal
     level: str
     per_minute: float
     eta: timedelta | None
@@ -226,6 +229,7 @@ class Watcher:
             version=state.version,
             running=running,
             report=report,
+            fees=money.fees(session, platform, running),
             level=state.level,
             per_minute=per_minute,
             eta=eta,
