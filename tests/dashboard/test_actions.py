@@ -50,6 +50,7 @@ def act_from_the_page(live: LiveStudy) -> None:
     assert [(e.subject, e.payload["reason"]) for e in blocked if e.subject == careful] == [
         (careful, "dashboard: blocked by hand")
     ]
+    assert re.search(r"<tr><td>identical</td><td class=\"num\">\d+</td>", done.text)  # controls
     row = re.search(rf'<tr id="worker-{careful}".*?</tr>', done.text, re.S)
     assert row and "blocked</span> by a person (dashboard)" in row.group(0)
     refused = live.mturk.post(f"/worker/hits/{hit_id(client)}/accept", workerId=careful)

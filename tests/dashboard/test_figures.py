@@ -15,6 +15,7 @@ from harness.dashboard.figures import (
     alpha_plot,
     alpha_point,
     consensus_points,
+    control_results,
     pace,
     worker_rows,
 )
@@ -89,3 +90,23 @@ def test_the_alpha_plot_draws_a_line_per_set_and_the_interval_band():
     assert len(plot.lines["everyone"].split()) == len(plot.lines["screened"].split())
     assert plot.bands["everyone"]
     assert plot.x_labels[-1][1].endswith("judgments")
+
+
+def test_control_results_measure_each_control_against_what_a_careful_worker_answers():
+    rows = pd.DataFrame(
+        [
+            {"item_id": "p1", "worker_id": "w1", "value": 4.0, "role": "item"},
+            {"item_id": "p1", "worker_id": "w1", "value": 6.0, "role": "repeat"},
+            {"item_id": "p1", "worker_id": "w2", "value": 5.0, "role": "item"},
+            {"item_id": "p1", "worker_id": "w2", "value": 5.0, "role": "repeat"},
+            {"item_id": "same", "worker_id": "w1", "value": 10.0, "role": "identical"},
+            {"item_id": "same", "worker_id": "w2", "value": 7.0, "role": "identical"},
+            {"item_id": "g1", "worker_id": "w1", "value": 3.0, "role": "gold"},
+        ]
+    )
+    results = {r.role: r for r in control_results(rows, {"g1": 2.0}, top=10.0)}
+    assert set(results) == {"gold", "identical", "repeat"}
+    assert results["identical"].error == pytest.approx(1.5)  # |10-10| and |7-10|
+    assert results["repeat"].error == pytest.approx(1.0)  # |6-4| and |5-5|
+    assert results["gold"].error == pytest.approx(1.0) and results["gold"].workers == 1
+    assert results["repeat"].showings == 2
