@@ -28,15 +28,15 @@ def main() -> None:
         mix = {"careful": 7, "sloppy": 1, "straight_liner": 2}
         live = LiveStudy(Path(directory), crowd_mix=mix, items=60, raters=5).start()
         try:
-            live.crowd(rounds=8)
-            with chromium((1280, 2600)) as driver:
+            live.crowd(rounds=4)
+            with chromium((1280, 1800)) as driver:
                 driver.get(f"{live.url}/dashboard/login")
                 driver.find_element("id", "password").send_keys(PASSWORD)
                 driver.find_element("id", "login").click()
                 time.sleep(0.5)
                 driver.set_window_size(1280, 400)
                 driver.save_screenshot(str(out / "dashboard-studies.png"))
-                driver.set_window_size(1280, 2600)
+                driver.set_window_size(1280, 1800)
                 driver.get(f"{live.url}/dashboard/study/{STUDY}")
                 time.sleep(1.5)  # the event stream connects
                 driver.save_screenshot(str(out / "dashboard-study.png"))

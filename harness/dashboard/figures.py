@@ -160,6 +160,58 @@ def worker_rows(
     return table.reset_index(names="worker_id")[columns]
 
 
+@dataclass(frozen=True)
+class ControlResult:
+    """How workers did on one kind of control showing: ``error`` is the mean absolute
+    distance from what a careful worker answers (identical pair: the scale's top; gold: the
+    gold answer; repeat: their own first answer to the item)."""
+
+    role: str
+    showings: int
+    workers: int
+    error: float | None
+    expected: str
+
+
+def control_results(
+    rows: pd.DataFrame, gold: Mapping[str, float], top: float
+) -> list[ControlResult]:
+    """Per control role among ``rows`` (``item_id, worker_id, value, role``): showings,
+    workers and the mean absolute error against what is expected."""
+    if rows.empty:
+        return []
+    answered = rows[np.isfinite(pd.to_numeric(rows["value"], errors="coerce").astype(float))]
+    out = []
+    for role, part in answered.groupby("role", sort=True):
+        if role == "item":
+            continue
+        values = part["value"].astype(float)
+        error: float | None = None
+        expected = "nothing: counted only"
+        if role == "identical":
+            error, expected = float((values - top).abs().mean()), f"the scale's top ({top:g})"
+        elif role == "gold":
+            known = part["item_id"].map(gold)
+            if known.notna().any():
+                error = float((values - known).abs().mean())
+            expected = "the gold answer"
+        elif role == "repeat":
+            firsts = (
+                answered[answered["role"] == "item"]
+                .groupby(["worker_id", "item_id"])["value"]
+                .first()
+            )
+            keys = pd.MultiIndex.from_arrays([part["worker_id"], part["item_id"]])
+            before = firsts.reindex(keys).to_numpy(dtype=float)
+            diffs = np.abs(values.to_numpy() - before)
+            if np.isfinite(diffs).any():
+                error = float(np.nanmean(diffs))
+            expected = "their own first answer"
+        out.append(ControlResult(str(role), len(part), int(part["worker_id"].nunique()), error,
+                                 expected))  # fmt: skip
+    return out
+
+
 def consensus_points(rows: pd.DataFrame, worker: str) -> pd.DataFrame:
     """The worker's answers against the other workers' mean on the same items: ``item_id,
     value, consensus`` (items nobody else answered left out)."""

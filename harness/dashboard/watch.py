@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -28,11 +29,14 @@ from sqlmodel import Session, col, func, select
 from harness.dashboard.figures import (
     DASHBOARD_RESAMPLES,
     AlphaPoint,
+    ControlResult,
     alpha_point,
+    control_results,
     pace,
     worker_rows,
 )
 from harness.errors import InputError
+from harness.platform import money
 from harness.platform.registry import platform_named
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
@@ -69,6 +73,8 @@ class Snapshot:
     version: int
     running: LaunchedStudy
     report: StudyReport
+    fees: Decimal
+    controls: list[ControlResult]
     level: str
     per_minute: float
     eta: timedelta | None
@@ -95,6 +101,8 @@ class _StudyState:
     study_id: int
     context: ScreeningContext
     level: Level
+    gold: dict[str, float] = field(default_factory=dict)
+    controls: list[ControlResult] = field(default_factory=list)
     rows: pd.DataFrame | None = None
     assignments: set[int] = field(default_factory=set)
     scores: IncrementalScores | None = None
@@ -187,7 +195,9 @@ class Watcher:
                     assert study is not None
                     context = study_context(session, study)
                 level = definition(context.scale.kind).alpha_level
-                state = self._studies[study_id] = _StudyState(study_id, context, level)
+                state = self._studies[study_id] = _StudyState(
+                    study_id, context, level, gold=_gold(context)
+                )
             return state
 
     def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
@@ -226,6 +236,8 @@ class Watcher:
             version=state.version,
             running=running,
             report=report,
+            fees=money.fees(session, platform, running),
+            controls=list(state.controls),
             level=state.level,
             per_minute=per_minute,
             eta=eta,
@@ -265,6 +277,8 @@ class Watcher:
         with state.figures_lock:
             moved = self._take_in(session, state)
             rows = state.rows
+            if moved and rows is not None:
+                state.controls = control_results(rows, state.gold, state.context.scale.max)
             if rows is None or rows.empty or len(rows) == state.alpha_rows:
                 return moved
             if state.alpha and time.monotonic() - state.alpha_at < self.alpha_every:
@@ -343,6 +357,14 @@ class Watcher:
                 )  # fmt: skip
             )
         return points
+
+
+def _gold(context: ScreeningContext) -> dict[str, float]:
+    items = context.items
+    if items is None or "gold" not in items.columns:
+        return {}
+    known = items.dropna(subset=["gold"])
+    return {str(k): float(v) for k, v in zip(known["item_id"], known["gold"], strict=True)}
 
 
 def _key(session: Session, study_id: int) -> tuple[int, int]:

@@ -38,6 +38,7 @@ class LiveStudy:
     raters: int = 3
     per_hit: int = 5
     apply_decisions: bool = True  # live screening carries out its decisions at once
+    database: str | None = None  # the store (default: a SQLite file in ``directory``)
 
     def start(self) -> LiveStudy:
         from harness.platform.after_submission import hook
@@ -45,7 +46,7 @@ class LiveStudy:
         from harness.web import create_app
 
         self.mturk = LocalMTurk(self.directory / "mturk.sqlite").start()
-        self.db = f"sqlite:///{self.directory / 'harness.db'}"
+        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
         upgrade(self.db)
         self.app = create_app(
             self.db, after_submission=hook(self.apply_decisions), dashboard=SETTINGS
@@ -57,6 +58,7 @@ class LiveStudy:
             controls="{identical: {per_hit: 1, seed: 3}}",
             screening="{low_variance: {action: block}}",
         )  # fmt: skip
+        _give_items_a_truth(self.directory / "items.csv")
         launched = harness_cli(*launch_args(spec, self.mturk.url, self.db,
                                             "--public-url", self.server.url))  # fmt: skip
         assert launched.exit_code == 0, launched.output
@@ -104,3 +106,15 @@ def csrf_of(http: requests.Session, base: str) -> str:
     found = CSRF.search(http.get(f"{base}/dashboard/").text)
     assert found
     return found.group(1)
+
+
+def _give_items_a_truth(items: Path) -> None:
+    """A ``mean`` per item (seeded, 0-10), so that careful workers agree on something."""
+    import numpy as np
+
+    lines = items.read_text(encoding="utf-8").splitlines()
+    means = np.random.default_rng(7).uniform(0, 10, len(lines) - 1)
+    rows = [lines[0] + ",mean"] + [
+        f"{row},{m:.2f}" for row, m in zip(lines[1:], means, strict=True)
+    ]
+    items.write_text("\n".join(rows) + "\n", encoding="utf-8")

@@ -28,7 +28,18 @@ def post(http, base, token, action, **data):
     return http.post(f"{base}/dashboard/study/{STUDY}/{action}", data={"csrf_token": token, **data})
 
 
-def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(live):
+def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(
+    tmp_path, database_url
+):
+    """On SQLite and PostgreSQL."""
+    live = LiveStudy(tmp_path, database=database_url).start()
+    try:
+        act_from_the_page(live)
+    finally:
+        live.stop()
+
+
+def act_from_the_page(live: LiveStudy) -> None:
     report = live.crowd()
     http, token = logged_in(live.url)
     client = live.mturk.client()
@@ -39,6 +50,7 @@ def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platfo
     assert [(e.subject, e.payload["reason"]) for e in blocked if e.subject == careful] == [
         (careful, "dashboard: blocked by hand")
     ]
+    assert re.search(r"<tr><td>identical</td><td class=\"num\">\d+</td>", done.text)  # controls
     row = re.search(rf'<tr id="worker-{careful}".*?</tr>', done.text, re.S)
     assert row and "blocked</span> by a person (dashboard)" in row.group(0)
     refused = live.mturk.post(f"/worker/hits/{hit_id(client)}/accept", workerId=careful)
@@ -50,6 +62,8 @@ def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platfo
     assert f"Rejected {second}." in rejected.text
     paid = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
     assert "Paid $0.25" in paid.text
+    # 4 HITs x 3 assignments x $0.10 with MTurk's 20%, and the bonus's 20%
+    assert "of which the platform's fees $0.29" in paid.text
     again = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
     assert "This bonus was paid already." in again.text
     state = {aid: client.get_assignment(AssignmentId=aid)["Assignment"] for aid in (first, second)}
@@ -154,4 +168,4 @@ def test_a_blocked_worker_unblocked_from_the_page_may_work_again_and_be_blocked_
     kinds = [e.payload["reason"] for e in events(live.db, "worker.unblocked")]
     assert kinds == ["dashboard: a mistake"]
     status = harness_cli("status", STUDY, "--db", live.db)
-    assert "screening: 2 workers blocked" in status.output  # AW001 again, and a straight-liner
+    assert "screening: 3 workers blocked" in status.output  # AW001 again, both straight-liners

@@ -70,9 +70,15 @@ def test_submissions_alpha_and_a_live_block_appear_without_reloading(live, brows
     wait_for(lambda: text(browser, "fig-submitted") == submitted, f"{submitted} submissions")
     assert browser.execute_script("return window.notReloaded === true;")
     assert "[" in text(browser, "fig-alpha")  # with its interval
-    rows = browser.find_elements("css selector", "#workers tr.blocked")
-    assert rows and "by live screening" in rows[0].text
-    kinds = {e.get_attribute("data-kind") for e in browser.find_elements("css selector", ".event")}
+    blocked = browser.execute_script(  # read in one go: the stream may replace the rows
+        "return Array.from(document.querySelectorAll('#workers tr.blocked'))"
+        ".map(function (r) { return r.textContent; });"
+    )
+    assert blocked and "by live screening" in blocked[0]
+    kinds = set(browser.execute_script(
+        "return Array.from(document.querySelectorAll('.event')).map(function (e) "
+        "{ return e.dataset.kind; });"
+    ))  # fmt: skip
     assert {"assignment.submitted", "screening.decision", "worker.blocked"} <= kinds
 
 

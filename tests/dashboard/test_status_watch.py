@@ -10,7 +10,7 @@ def test_status_shows_blocks_and_screening_and_watch_adds_alpha_and_events(live)
     live.crowd()
     once = harness_cli("status", "small", "--db", live.db)
     assert once.exit_code == 0, once.output
-    assert "  screening: 1 workers blocked; 1 flags raised (decisions applied 1)" in once.output
+    assert "  screening: 2 workers blocked; 2 flags raised (decisions applied 2)" in once.output
     watched = harness_cli(
         "status", "small", "--db", live.db, "--watch", "--every", "0.2", "--updates", "2"
     )
