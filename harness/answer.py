@@ -4,8 +4,9 @@ returns, and the store keeps. Shared by render (reading answers), web and store 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 
 @dataclass(frozen=True)
@@ -24,3 +25,22 @@ class Answer:
         if self.shown_at is None or self.answered_at is None:
             return None
         return (self.answered_at - self.shown_at).total_seconds()
+
+
+def times_outside(
+    answers: Sequence[Answer], opened: datetime, now: datetime, skew: timedelta
+) -> list[str]:
+    """What is wrong with the answers' times for work that could start no earlier than
+    ``opened`` (the HIT posted, the place reserved) and was posted at ``now``: each time must
+    lie between them, give or take ``skew`` (a browser's clock may be off)."""
+    earliest, latest = opened - skew, now + skew
+    problems = []
+    for a in answers:
+        for label, when in (("shown", a.shown_at), ("answered", a.answered_at)):
+            if when is not None and not earliest <= when <= latest:
+                problems.append(
+                    f"answer {a.position + 1}: {label} at {when:%Y-%m-%d %H:%M} UTC, outside "
+                    f"the time this task was open ({earliest:%Y-%m-%d %H:%M} to "
+                    f"{latest:%Y-%m-%d %H:%M}); is this computer's clock right?"
+                )
+    return problems

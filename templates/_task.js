@@ -11,6 +11,10 @@
     cfg.workerId = params.get("workerId") || "";
     cfg.hitId = params.get("hitId") || "";
     cfg.turkSubmitTo = params.get("turkSubmitTo") || "";
+    /* only a bare http(s) origin: never a javascript: or other URL put in the link */
+    if (cfg.turkSubmitTo && !/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?\/?$/.test(cfg.turkSubmitTo)) {
+      cfg.turkSubmitTo = "";
+    }
     cfg.preview = !cfg.assignmentId || cfg.assignmentId === PREVIEW_ID;
   }
 
@@ -400,6 +404,7 @@
     body.append("assignmentId", cfg.assignmentId);
     body.append("workerId", cfg.workerId);
     body.append("hitId", cfg.hitId);
+    body.append("pageToken", cfg.pageToken);
     pairs.forEach(function (pair) { body.append(pair[0], pair[1]); });
     fetch(cfg.answersUrl, { method: "POST", body: body, headers: { Accept: "application/json" } })
       .then(function (response) {

@@ -51,6 +51,7 @@ def simulate_workers(
     through the local Prolific service's participant side, or the study link)."""
     import requests
 
+    from harness.commands.progress import progress_bar
     from harness.platform.registry import platform_named
     from harness.render.instrument import stored_instrument
     from harness.simulate import Crowd
@@ -58,6 +59,7 @@ def simulate_workers(
     from harness.simulate.truths import latent_truths
     from harness.store import frozen_instrument, launched_study, session_scope
     from harness.store.database import open_store
+    from harness.store.studies import open_assignments
 
     engine = open_store(db)
     try:
@@ -73,12 +75,14 @@ def simulate_workers(
                 running.target, endpoint_url or running.platform.endpoint_url
             )
             frozen = frozen_instrument(session, running.study.instrument_id)
+            open_work = open_assignments(session, running.study)
     finally:
         engine.dispose()
     instrument = stored_instrument(frozen)
     truths = latent_truths(instrument.items, instrument.scale, seed)
     workers = Crowd(mix, size=size, seed=seed).workers(instrument.scale)
     profile = {"country": country, "numberApproved": 5000, "percentApproved": 99}
+    advance = progress_bar(open_work, "assignments submitted")
     with requests.Session() as http:
         report = run_crowd(
             platform,
@@ -91,7 +95,9 @@ def simulate_workers(
             http,
             seed=seed,
             profile=profile,
+            on_submitted=lambda _assignment: advance(1),
         )
+    advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
     click.echo(
         f"{study}: {len(report.submitted)} assignments submitted by {len(report.by_worker)} "
         f"simulated workers"

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from harness.platform.after_submission import AfterSubmission, run_after_submission
 from harness.platform.provider import EventTopic, Provider, Submission, SubmissionState
+from harness.platform.verification import settle_submitted
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
@@ -153,6 +154,11 @@ def apply_submission(
     """Store one platform submission: judgments if new, the platform's status if changed."""
     report.submissions += 1
     hosting = study.platform.hosting
+    settled_now = settle_submitted(session, hit, submission, study.platform.provider, hooks.parse)
+    for settled in settled_now:
+        if settled.assignment_pk is not None:  # quarantined answers the platform now vouches for
+            report.stored += 1
+            report.new.append(settled.assignment_pk)
     assignment = _assignment(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
     if not has_judgments and (hosting != "external" or submission.answer):

@@ -19,17 +19,16 @@ in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``; positions in th
 from __future__ import annotations
 
 import json
-import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from harness.answer import Answer
 from harness.render.plan import HitPlan
 
 _FIELD = re.compile(r"^(item|value|skip|shown|answered)-(\d{1,5})$")
-NOT_ANSWERS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo"})
+NOT_ANSWERS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo", "pageToken"})
 """Posted fields that are not answers."""
 
 
@@ -80,14 +79,20 @@ def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
             problems.append(f"{where}: the item it answers is missing (field item-{position})")
             continue
         number = _number(slot.get("value", ""), where, problems)
+        shown = _time(slot.get("shown", ""), f"{where} (shown)", problems)
+        answered = _time(slot.get("answered", ""), f"{where} (answered)", problems)
+        if shown is not None and answered is not None and answered < shown:
+            problems.append(
+                f"{where}: answered ({slot['answered']}) before it was shown ({slot['shown']})"
+            )
         answers.append(
             Answer(
                 item_key=key,
                 position=position,
                 value=number,
                 skipped=slot.get("skip", "") not in ("", "0", "false"),
-                shown_at=_time(slot.get("shown", ""), f"{where} (shown)", problems),
-                answered_at=_time(slot.get("answered", ""), f"{where} (answered)", problems),
+                shown_at=shown,
+                answered_at=answered,
             )
         )
     if problems:
@@ -162,31 +167,43 @@ def _text(value: object) -> str:
     return "" if value is None else str(value)
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)", re.ASCII)
+_MILLIS = re.compile(r"[0-9]{1,15}(?:\.[0-9]*)?", re.ASCII)
+MAX_NUMBER_CHARS = 40
+"""A posted number longer than this is refused (no scale needs more digits)."""
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+"""No answer was shown or given before this (a clock far off, or a made-up time)."""
+
+
 def _number(text: str, where: str, problems: list[str]) -> float | None:
+    """A plain ASCII decimal (``7``, ``-1.5``, ``6,5``): no exponent, no ``_``, no other
+    script's digits, no inf or nan; checking it against the scale is `check_answers`' job."""
     if text == "":
         return None
-    try:
-        number = float(text.replace(",", ".", 1) if text.count(",") == 1 else text)
-    except ValueError:
-        problems.append(f"{where}: {text!r} is not a number")
+    if len(text) > MAX_NUMBER_CHARS or _DECIMAL.fullmatch(text) is None:
+        problems.append(f"{where}: {text[:MAX_NUMBER_CHARS]!r} is not a number (digits 0-9)")
         return None
-    if not math.isfinite(number):
-        problems.append(f"{where}: {text!r} is not a number")
-        return None
-    return number
+    return float(text.replace(",", "."))
 
 
 def _time(text: str, where: str, problems: list[str]) -> datetime | None:
+    """Milliseconds since the Unix epoch (ASCII digits), from 2000 up to a day from now."""
     if text == "":
         return None
-    try:
-        millis = float(text)
-        if not math.isfinite(millis) or not 0 <= millis < 1e14:
-            raise ValueError(text)
-        return datetime.fromtimestamp(millis / 1000, UTC)
-    except ValueError:
-        problems.append(f"{where}: {text!r} is not a time in milliseconds")
-        return None
+    latest = datetime.now(UTC) + SKEW
+    if len(text) <= 30 and _MILLIS.fullmatch(text) is not None:
+        when = datetime.fromtimestamp(float(text) / 1000, UTC)
+        if EARLIEST <= when <= latest:
+            return when
+    problems.append(
+        f"{where}: {text[:30]!r} is not a time in milliseconds between 2000 and now "
+        "(is this computer's clock right?)"
+    )
+    return None
+
+
+SKEW = timedelta(days=1)
+"""How far a browser's clock may be ahead of the server's."""
 
 
 def _millis(when: datetime | None) -> str:

@@ -42,6 +42,8 @@ def render_page(
     submit_to: str | None = None,
     preview: bool = False,
     answers_url: str | None = None,
+    page_token: str = "",
+    csp_nonce: str = "",
 ) -> str:
     """The HTML of ``plan``'s HIT.
 
@@ -49,6 +51,8 @@ def render_page(
     the page posts answers to ``answers_url`` (default: ``<hit key>/submit`` relative to the
     page at ``/hit/<hit key>``) and then to ``{submit_to}/mturk/externalSubmit``. ``mturk``:
     plan order, re-ordered in the browser; the MTurk parameters are read from the page's URL.
+    ``page_token`` is posted with the answers (`harness.web.tokens`); ``csp_nonce`` marks the
+    page's own scripts for its content security policy.
     """
     hosting = Hosting(hosting)
     spec = instrument.spec
@@ -69,6 +73,7 @@ def render_page(
         "hitId": hit_id or "",
         "turkSubmitTo": submit_to or "",
         "answersUrl": answers_url or f"{key}/submit",
+        "pageToken": page_token,
         "halfwayReminder": spec.scale.halfway_reminder,
         "gate": spec.scale.gate is not None,
         "order": {
@@ -89,6 +94,7 @@ def render_page(
         "scale": _scale_context(instrument),
         "showings": [_showing(instrument, position, k) for position, k in enumerate(order)],
         "config": config,
+        "csp_nonce": csp_nonce,
     }
     template = _environment(tuple(instrument.template_dirs)).get_template(instrument.template_name)
     return template.render(**context)

@@ -1,7 +1,8 @@
 """The report's plots (matplotlib, Agg backend), each returned as PNG bytes.
 
 Plots: the crescent plot (per-item sd against mean) of each instrument, new against original
-item means and sds, agreement against threshold (resolution), and per-rater rho per system.
+item means and sds, agreement against threshold (resolution) and per distance band with its
+fitted psychometric curve, and per-rater rho per system.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) ->
         ax.set_title(name, fontsize=10)
         ax.set_xlabel("item mean")
         ax.legend(fontsize=7, loc="upper left", frameon=False)
-    axes[0][0].set_ylabel("item sd (ddof = 0)")
+    axes[0][0].set_ylabel("item sd (sample, ddof = 1)")
     return _png(fig)
 
 
@@ -76,6 +77,32 @@ def agreement_curve(res: Resolution) -> bytes:
     counts.plot(curve["threshold"], curve["n"], color=_COLOURS[4], lw=0.8, ls=":")
     counts.set_ylabel("pairs of pairs with d >= t", color=_COLOURS[4])
     ax.legend(fontsize=7, loc="center right", frameon=False)
+    return _png(fig)
+
+
+def psychometric_curve(res: Resolution) -> bytes:
+    """Agreement per distance band (points sized by their pairs of pairs), the fitted logistic
+    curve, the 95% line and the distance where the curve reaches it, with its interval."""
+    bands = res.bands[res.bands["n"] > 0]
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    centres = (bands["low"] + bands["high"]) / 2
+    ax.scatter(centres, bands["agreement"], s=12 + 2 * bands["n"], color=_COLOURS[0],
+               alpha=0.7, linewidths=0, label="agreement per band")  # fmt: skip
+    ax.axhline(res.target, color="black", lw=0.8, ls="--", label=f"{res.target:.0%}")
+    curve = res.psychometric
+    if curve is not None:
+        reach = min(curve.d_target, 2 * curve.max_distance)
+        top = max(curve.max_distance, reach)
+        grid = np.linspace(0.0, top, 200)
+        ax.plot(grid, curve.at(grid), color=_COLOURS[1], lw=1.5, label="logistic fit")
+        if curve.ci is not None:
+            ax.axvspan(*curve.ci, color=_COLOURS[1], alpha=0.12, label="its bootstrap 95% interval")
+        ax.axvline(curve.d_target, color=_COLOURS[1], lw=0.8, ls=":",
+                   label=f"reaches {res.target:.0%} at {curve.d_target:.2f}")  # fmt: skip
+    ax.set_xlabel("distance |mean(P) - mean(Q)| in the original")
+    ax.set_ylabel("agreement with the original")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7, loc="lower right", frameon=True, framealpha=0.9)
     return _png(fig)
 
 

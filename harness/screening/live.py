@@ -9,10 +9,13 @@ Applying block / reject / replace is the review stage's job (`harness.platform.r
 Several processes may serve a study (task-server workers, a sync): the transaction first takes
 the study's lock in the database (`harness.store.locks.lock_study`), so they take turns, and
 each brings its in-memory scores up to exactly the judgments stored, by assignment, before
-scoring. The scores are a cache of the database, never a source: which process screens, or in
-which batches, does not change the decisions (up to the order of floating-point sums). An
-assignment whose screening failed stays unscreened, and the next call (the next submission,
-`harness sync`, `harness review`, a server start) screens it.
+scoring. Noticing what other processes screened costs one count per call: each process keeps
+the set of assignments it knows the store holds as screened (a subset of the store's, since
+``screened_at`` is never unset), and reads the store's set only when the count differs. The
+scores are a cache of the database, never a source: which process screens, or in which
+batches, does not change the decisions (up to the order of floating-point sums). An assignment
+whose screening failed stays unscreened, and the next call (the next submission, `harness
+sync`, `harness review`, a server start) screens it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ from harness.screening.stored import study_context
 from harness.store.database import session_scope
 from harness.store.decisions import add_decisions, latest_flags
 from harness.store.events import EventKind, record_event
-from harness.store.judgment_table import judged_assignments, screening_rows
+from harness.store.judgment_table import (
+    screened_assignments,
+    screened_count,
+    screening_rows,
+    unscreened_assignments,
+)
 from harness.store.locks import lock_study
 from harness.store.models import Assignment, ScreeningDecision, Study, utcnow
 
@@ -40,6 +48,8 @@ class _Cached:
     instrument_id: int
     scores: IncrementalScores
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # assignments known to be screened in the store (committed): always a subset of the store's
+    screened: set[int] = field(default_factory=set)
 
 
 _CACHE: dict[tuple[str, int], _Cached] = {}
@@ -54,21 +64,25 @@ def screen_pending(engine: sa.Engine, study_id: int) -> list[ScreeningDecision]:
     """
     with session_scope(engine) as session:
         lock_study(session, study_id)  # first: on SQLite the lock must open the transaction
-        judged = judged_assignments(session, study_id)
-        pending = [a for a, screened in judged.items() if not screened]
+        pending = unscreened_assignments(session, study_id)
         if not pending:
             return []
         study = session.get(Study, study_id)
         assert study is not None
-        cached = _cached(session, study, set(judged))
+        cached = _cached(session, study)
         with cached.lock:
-            decisions = _screen(session, study, cached.scores, set(judged), pending)
+            if screened_count(session, study_id) != len(cached.screened):
+                cached.screened = screened_assignments(session, study_id)
+            missing = cached.screened - cached.scores.assignments
+            decisions = _screen(session, study, cached.scores, missing, pending)
         session.execute(
             update(Assignment)
             .where(col(Assignment.id).in_(pending))
             .values(screened_at=utcnow())
         )
-        return decisions
+    with cached.lock:  # committed: the store now holds them as screened
+        cached.screened.update(pending)
+    return decisions
 
 
 def forget_states() -> None:
@@ -77,9 +91,8 @@ def forget_states() -> None:
         _CACHE.clear()
 
 
-def _cached(session: Session, study: Study, judged: set[int]) -> _Cached:
-    """This process's scores of ``study`` (built from the store on first use; ``judged``: the
-    assignments with judgments stored, all of which a new build takes in)."""
+def _cached(session: Session, study: Study) -> _Cached:
+    """This process's scores of ``study`` (built from every stored judgment on first use)."""
     assert study.id is not None
     key = (str(session.get_bind().engine.url), study.id)
     with _CACHE_LOCK:
@@ -90,7 +103,6 @@ def _cached(session: Session, study: Study, judged: set[int]) -> _Cached:
                 study.instrument_id,
                 IncrementalScores.of(context, screening_rows(session, study.id)),
             )
-            cached.scores.assignments |= judged
     return cached
 
 
@@ -98,15 +110,14 @@ def _screen(
     session: Session,
     study: Study,
     scores: IncrementalScores,
-    judged: set[int],
+    missing: set[int],
     pending: list[int],
 ) -> list[ScreeningDecision]:
-    """Take in every stored assignment the scores lack, rescore, store the flags that changed."""
+    """Take in the screened assignments the scores lack (``missing``) and the ``pending`` ones,
+    rescore, store the flags that changed."""
     assert study.id is not None
-    missing = judged - scores.assignments
     rows = screening_rows(session, study.id, assignments=sorted(missing | set(pending)))
-    if missing:
-        scores.add(rows, missing)
+    scores.add(rows, missing | set(pending))  # takes in only what it lacks
     if not scores.keys:
         return []
     # the workers with new rows: the pending assignments', and any the scores lacked

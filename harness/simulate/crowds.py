@@ -5,7 +5,7 @@ platform names: the local MTurk service's worker side (HITs), or a places platfo
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from harness.simulate.archetypes import Worker
@@ -28,17 +28,20 @@ def run_crowd(
     *,
     seed: int = 0,
     profile: Mapping[str, Any] | None = None,
+    on_submitted: Callable[[str], None] | None = None,
 ) -> DriverReport:
-    """Let ``workers`` do what they can of ``study`` and return what they did."""
+    """Let ``workers`` do what they can of ``study`` and return what they did
+    (``on_submitted`` is told each submission as it lands: a progress bar)."""
+    report = DriverReport(on_submitted=on_submitted)
     door = getattr(platform, "crowd_door", None)
     if door is not None:
         from harness.simulate.places_driver import PlacesWorkers
 
         module, _, name = door.partition(":")
         entrance = getattr(importlib.import_module(module), name)(endpoint, public_url, study)
-        return PlacesWorkers(entrance, workers, truths, scale, http, seed=seed).run()
+        return PlacesWorkers(entrance, workers, truths, scale, http, seed=seed).run(report=report)
     if endpoint is None:
         raise ValueError(f"platform {platform.name!r} names no local service for a crowd")
     return SimulatedWorkers(
         endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE
-    ).run()
+    ).run(report=report)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,6 +24,7 @@ from harness.answer import Answer
 from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Worker
 from harness.spec.scale import Scale
+from harness.web.tokens import token_in_page
 
 _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
 
@@ -33,6 +34,14 @@ class DriverReport:
     submitted: list[str] = field(default_factory=list)  # assignment ids
     by_worker: dict[str, int] = field(default_factory=dict)  # MTurk worker id -> HITs done
     refused: list[str] = field(default_factory=list)  # what the servers refused, and why
+    on_submitted: Callable[[str], None] | None = None  # told each submission as it lands
+
+    def submit(self, assignment: str, worker: str) -> None:
+        """Count one submission accepted by the servers (and tell ``on_submitted``)."""
+        self.submitted.append(assignment)
+        self.by_worker[worker] = self.by_worker.get(worker, 0) + 1
+        if self.on_submitted is not None:
+            self.on_submitted(assignment)
 
 
 @dataclass
@@ -53,9 +62,10 @@ class SimulatedWorkers:
     profile: Mapping[str, Any] = field(default_factory=dict)
     start: datetime = field(default_factory=lambda: datetime.now(UTC))
 
-    def run(self, rounds: int | None = None) -> DriverReport:
-        """Workers take turns, one HIT each per round, until nobody can take any (or ``rounds``)."""
-        report = DriverReport()
+    def run(self, rounds: int | None = None, report: DriverReport | None = None) -> DriverReport:
+        """Workers take turns, one HIT each per round, until nobody can take any (or ``rounds``);
+        what they did goes into ``report`` (a new one by default)."""
+        report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 4])
         done = 0
         while rounds is None or done < rounds:
@@ -107,7 +117,8 @@ class SimulatedWorkers:
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
-                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id}
+                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id,
+                      "pageToken": token_in_page(page.text)}
                 | fields,
                 headers={"Accept": "application/json"},
             )
@@ -121,8 +132,7 @@ class SimulatedWorkers:
         if submitted.status_code != 200:
             report.refused.append(f"externalSubmit {assignment_id}: {submitted.text}")
             return False
-        report.submitted.append(assignment_id)
-        report.by_worker[worker_id] = report.by_worker.get(worker_id, 0) + 1
+        report.submit(assignment_id, worker_id)
         return True
 
     def answers(

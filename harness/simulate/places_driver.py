@@ -23,6 +23,7 @@ from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers, _shown_keys
 from harness.spec.scale import Scale
+from harness.web.tokens import token_in_page
 
 _PARTICIPANT = re.compile(r"[^A-Za-z0-9]")
 
@@ -94,9 +95,10 @@ class PlacesWorkers:
     http: Any
     seed: int = 0
 
-    def run(self, rounds: int | None = None) -> DriverReport:
-        """Participants take turns, one task each per round, until nobody gets one."""
-        report = DriverReport()
+    def run(self, rounds: int | None = None, report: DriverReport | None = None) -> DriverReport:
+        """Participants take turns, one task each per round, until nobody gets one; what they
+        did goes into ``report`` (a new one by default)."""
+        report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 5])
         answering = SimulatedWorkers("", self.workers, self.truths, self.scale, self.http,
                                      seed=self.seed)  # fmt: skip
@@ -126,7 +128,8 @@ class PlacesWorkers:
         ref = page_url.rstrip("/").rsplit("/", 1)[1]
         fields = encode_answers(answering.answers(worker, _shown_keys(page.text), rng))
         stored = self.http.post(f"{page_url}/submit", data={"workerId": pid,
-                                "assignmentId": ref} | fields,
+                                "assignmentId": ref, "pageToken": token_in_page(page.text)}
+                                | fields,
                                 headers={"Accept": "application/json"})  # fmt: skip
         if stored.status_code != 200:
             report.refused.append(f"task server, {ref}: {stored.text[:200]}")
@@ -134,8 +137,7 @@ class PlacesWorkers:
         if not self.door.finish(self.http, pid, stored.json()["next"]):
             report.refused.append(f"completion of {ref} refused")
             return False
-        report.submitted.append(ref)
-        report.by_worker[pid] = report.by_worker.get(pid, 0) + 1
+        report.submit(ref, pid)
         return True
 
 

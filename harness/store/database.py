@@ -69,9 +69,28 @@ def describe_error(exc: BaseException, url: str | None) -> str | None:
     return None
 
 
-def make_engine(url: str) -> sa.Engine:
-    """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout."""
-    engine = sa.create_engine(url)
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite write waits for another's to finish before failing: under a burst the
+writers queue (each holds the lock for milliseconds) instead of answering "database is
+locked"."""
+
+POOL_TIMEOUT = 30
+"""Seconds a request waits for a free connection before it fails."""
+
+
+def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
+    """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout.
+
+    ``pool_size``: the connections this process keeps open, as many as it serves requests at
+    once (a task server's threads), so no request waits for a connection; a few more may be
+    opened for a moment (screening after a submission). Connections are checked before use,
+    so one the database server dropped is replaced, not handed to a request.
+    """
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if pool_size is not None:
+        options.update(pool_size=pool_size, max_overflow=max(2, pool_size // 2),
+                       pool_timeout=POOL_TIMEOUT)  # fmt: skip
+    engine = sa.create_engine(url, **options)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
@@ -81,7 +100,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 

@@ -84,14 +84,60 @@ def screening_rows(
     return _frame(session, query)
 
 
-def judged_assignments(session: Session, study_id: int) -> dict[int, bool]:
-    """The study's assignments that have judgments (store ids, oldest first), each with whether
-    live screening has taken it into account (``Assignment.screened_at`` set)."""
+def judged_assignments(session: Session, study_id: int) -> set[int]:
+    """The study's assignments that have judgments stored (store ids)."""
     has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
     query = (
-        sa.select(col(Assignment.id), col(Assignment.screened_at).is_not(None))
+        sa.select(col(Assignment.id))
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .where(col(Hit.study_id) == study_id, has_judgments)
+    )
+    return {int(a) for a in session.scalars(query) if a is not None}
+
+
+def unscreened_assignments(session: Session, study_id: int) -> list[int]:
+    """The study's assignments with judgments that live screening has not taken into account
+    yet (``Assignment.screened_at`` unset; store ids, oldest first)."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Assignment.id))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_(None))
+        .where(has_judgments)
         .order_by(col(Assignment.id))
     )
-    return {int(a): bool(screened) for a, screened in session.execute(query)}
+    return [int(a) for a in session.scalars(query) if a is not None]
+
+
+def screened_assignments(session: Session, study_id: int) -> set[int]:
+    """The study's assignments live screening has taken into account (store ids)."""
+    return {int(a) for a in session.scalars(_screened(study_id, col(Assignment.id))) if a}
+
+
+def screened_count(session: Session, study_id: int) -> int:
+    """How many of the study's assignments live screening has taken into account: cheaper
+    than `screened_assignments` when only a change is to be noticed."""
+    return int(session.scalar(_screened(study_id, sa.func.count())) or 0)
+
+
+def _screened(study_id: int, column: Any) -> Any:
+    return (
+        sa.select(column)
+        .select_from(Assignment)
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_not(None))
+    )
+
+
+def studies_with_unscreened(session: Session) -> list[int]:
+    """The studies (store ids, ascending) with an assignment whose judgments are stored and
+    that live screening has not taken into account yet."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Hit.study_id))
+        .join(Assignment, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Assignment.screened_at).is_(None), has_judgments)
+        .distinct()
+        .order_by(col(Hit.study_id))
+    )
+    return [int(s) for s in session.execute(query).scalars()]

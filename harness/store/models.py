@@ -103,9 +103,12 @@ class EventKind(StrEnum):
     ASSIGNMENT_STATUS = "assignment.status"
     ASSIGNMENT_INVALID = "assignment.invalid"
     AFTER_SUBMISSION_FAILED = "assignment.after_submission_failed"
+    ASSIGNMENT_QUARANTINED = "assignment.quarantined"
+    QUARANTINE_RESOLVED = "assignment.quarantine.resolved"
     # screening
     SCREENING_DECISION = "screening.decision"
     SCREENING_APPLIED = "screening.applied"
+    SCREENING_OVERRULED = "screening.overruled"
     # review
     APPROVE_INTENT = "review.approve.intent"
     APPROVED = "review.approved"
@@ -116,6 +119,8 @@ class EventKind(StrEnum):
     BONUS_PAID = "review.bonus"
     BLOCK_INTENT = "worker.block.intent"
     BLOCKED = "worker.blocked"
+    UNBLOCK_INTENT = "worker.unblock.intent"
+    UNBLOCKED = "worker.unblocked"
     REPLACE_INTENT = "review.replace.intent"
     REPLACED = "review.replaced"
     REPLACE_REFUSED = "review.replace.refused"
@@ -310,6 +315,49 @@ class Slot(SQLModel, table=True):
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
     reserved_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     expires_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+
+
+class QuarantineState(StrEnum):
+    """Where a submission the platform could not vouch for stands: ``pending`` until the
+    platform says who holds the assignment, then ``verified`` (its answers were stored as the
+    assignment's judgments) or ``refused`` (the platform gave the assignment to someone else)."""
+
+    PENDING = "pending"
+    VERIFIED = "verified"
+    REFUSED = "refused"
+
+
+class QuarantinedSubmission(SQLModel, table=True):
+    """Answers posted for an assignment that the platform had not confirmed (yet) belongs to
+    the worker who posted them (`harness.store.quarantine`). Kept apart from assignments and
+    judgments, so they never count, are never screened or approved, and never block the
+    assignment's real worker; at most one per (assignment, worker)."""
+
+    __tablename__ = "quarantined_submission"
+    __table_args__ = (sa.UniqueConstraint("platform_assignment_id", "platform_worker_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    hit_id: int = Field(foreign_key="hit.id", index=True)
+    platform_assignment_id: str = Field(max_length=200, index=True)
+    platform_worker_id: str = Field(max_length=200)
+    fields: list[list[str]] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
+    state: QuarantineState = Field(
+        default=QuarantineState.PENDING,
+        sa_type=sa.Enum(QuarantineState, native_enum=False, length=20),
+    )
+    reason: str = Field(default="", max_length=500)
+    received_at: datetime = Field(default_factory=utcnow, sa_column=_when())
+    resolved_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+
+
+class StoreSecret(SQLModel, table=True):
+    """A random secret made by and kept in this store (e.g. the key that signs task pages), so
+    no secret lives in code and two stores never share one."""
+
+    __tablename__ = "store_secret"
+    name: str = Field(max_length=40, primary_key=True)
+    value: str = Field(max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
 class Event(SQLModel, table=True):

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError, StudyNotFound
 from harness.store.judgment_table import study_judgments
-from harness.store.models import Hit, InstrumentVersion, Study, StudyPlatform
+from harness.store.models import Assignment, Hit, InstrumentVersion, Study, StudyPlatform
 
 
 def find_study(session: Session, name: str) -> Study:
@@ -98,6 +99,21 @@ def posted_count(session: Session, study: Study | None) -> int:
             select(Hit.id).where(Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None))
         ).all()
     )
+
+
+def open_assignments(session: Session, study: Study) -> int:
+    """How many assignments the study's posted HITs still ask for: their raters minus the
+    assignments stored for them (what a crowd can still do)."""
+    if study.id is None:
+        return 0
+    posted = (col(Hit.study_id) == study.id, col(Hit.platform_hit_id).is_not(None))
+    asked = session.execute(sa.select(sa.func.sum(col(Hit.max_assignments))).where(*posted))
+    stored = session.execute(
+        sa.select(sa.func.count(col(Assignment.id)))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study.id)
+    )
+    return max(0, int(asked.scalar() or 0) - int(stored.scalar() or 0))
 
 
 @dataclass(frozen=True)

@@ -4,16 +4,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from harness.masking import MaskSecrets
 from harness.platform.after_submission import AfterSubmission
+from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
+from harness.web.security import secure_headers
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
+from harness.web.tokens import PageKeys
+from harness.web.trust import Rechecks, Trust
+
+if TYPE_CHECKING:
+    from harness.dashboard import DashboardSettings
 
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
@@ -25,24 +34,43 @@ def create_app(
     after_submission: AfterSubmission | None = None,
     template_dirs: list[Path] | None = None,
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
+    verifier: Verifier | None = None,
+    pool_size: int | None = None,
+    dashboard: DashboardSettings | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
     ``template_dirs``: where page templates are looked up (a custom template's folder first;
     default: the built-in templates). ``after_submission`` runs after a new submission is
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
-    worker's answers stay stored and the failure is logged as an event.
+    worker's answers stay stored and the failure is logged as an event. ``verifier`` asks the
+    platform whose an assignment is before a submission counts (default: the platform each
+    study was launched on; `harness.platform.verification`). ``pool_size``: the database
+    connections to keep, as many as requests served at once (`make_engine`).
+    ``dashboard``: mount the researcher's dashboard under ``/dashboard`` with these access
+    settings.
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
-    app.extensions["harness"] = WebState(
-        engine=make_engine(resolve_url(database_url)),
+    state = WebState(
+        engine=make_engine(resolve_url(database_url), pool_size=pool_size),
         after_submission=after_submission,
         template_dirs=list(template_dirs) if template_dirs else None,
     )
+    app.extensions["harness"] = state
+    verifier = verifier or Verifier()
+    trust = Trust(PageKeys(state.engine), verifier,
+                  Rechecks(state.engine, verifier, after_submission))  # fmt: skip
+    app.extensions["harness.trust"] = trust
+    state.closers.append(trust.close)
+    app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    if dashboard is not None:
+        from harness.dashboard import init_dashboard
+
+        init_dashboard(app, app.extensions["harness"].engine, dashboard)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
@@ -54,6 +82,12 @@ def create_app(
         if request.path.endswith("/submit"):
             return jsonify(ok=False, errors=[message]), 413
         return Response(message, 413, mimetype="text/plain"), 413
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        if "Content-Security-Policy" not in response.headers:
+            secure_headers(response)  # pages set their own (scripts, the platform's frame)
+        return response
 
     @app.get("/health")
     def health() -> Response:

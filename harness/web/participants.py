@@ -37,10 +37,15 @@ from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, Stu
 from harness.store.studies import study_named
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
+from harness.web.security import checked_redirect, cross_site, new_nonce, secure_headers
 from harness.web.state import web_state
+from harness.web.tokens import FIELD
+from harness.web.trust import trust
 
 bp = Blueprint("participants", __name__, url_prefix="/p")
 
+SCOPE = "slot"
+"""The page token's scope: a slot's task page (`harness.web.tokens`)."""
 RECORDED = "Your answers are recorded."
 ALREADY = "Your answers were already recorded; nothing was changed."
 LOST = (
@@ -133,6 +138,7 @@ def task(name: str, ref: str) -> Response:
         hit = session.get(Hit, slot.hit_id)
         assert worker is not None and hit is not None
         instrument = web_state().instrument(session, entry.study.instrument_id)
+        nonce = new_nonce()
         html = render_page(
             instrument,
             HitPlan.from_showings(hit.index, hit.items),
@@ -142,8 +148,12 @@ def task(name: str, ref: str) -> Response:
             assignment_id=ref,
             hit_id=str(hit.index),
             answers_url=f"{ref}/submit",
+            page_token=trust().keys.sign(SCOPE, unit=name, assignment_id=ref,
+                                         worker_id=worker.platform_worker_id),  # fmt: skip
+            csp_nonce=nonce,
         )
-    return Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
+    response = Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
+    return secure_headers(response, nonce=nonce)
 
 
 def _refuse(status: int, *errors: str) -> tuple[Response, int]:
@@ -152,6 +162,14 @@ def _refuse(status: int, *errors: str) -> tuple[Response, int]:
 
 @bp.post("/<name>/s/<ref>/submit")
 def submit(name: str, ref: str) -> tuple[Response, int]:
+    if cross_site(request):
+        return _refuse(403, "This submission came from another website; nothing was stored.")
+    token = request.form.get(FIELD, "")
+    given = request.form.get("workerId", "")
+    if not trust().keys.valid(token, SCOPE, unit=name, assignment_id=ref, worker_id=given):
+        return _refuse(403, "This page's token is missing or does not match this task and "
+                       "participant, so nothing was stored. Reload the task page and submit "
+                       "again.")  # fmt: skip
     state = web_state()
     try:
         with session_scope(state.engine) as session:
@@ -211,6 +229,8 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
+    if not stored.created:  # a concurrent request stored this session's answers first
+        return _refuse_done(entry, ref)
     assert stored.assignment.id is not None
     return Stored(_id(entry.study), stored.assignment.id, _next(entry, ref))
 
@@ -224,7 +244,11 @@ def _next(entry: Entry, ref: str) -> str:
     study's code, else harness's completion page."""
     code = completion_code(entry.study.name, entry.where.launch_id)
     target = entry.platform.completion_url(entry.study.target, entry.where.endpoint_url, code)
-    return target or url_for("participants.done", name=entry.study.name, ref=ref)
+    if not target:
+        return url_for("participants.done", name=entry.study.name, ref=ref)
+    sites = getattr(entry.platform, "worker_origins", None)
+    known = tuple(sites(entry.study.target, entry.where.endpoint_url)) if sites else ()
+    return checked_redirect(target, known)  # UnknownHost: a misconfigured platform, a 500
 
 
 @bp.get("/<name>/done/<ref>")

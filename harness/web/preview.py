@@ -18,6 +18,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError
+from harness.platform.verification import Vouches
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.instrument import Instrument
 from harness.render.pages import render_page
@@ -84,7 +85,10 @@ def preview_app(
     engine.dispose()
     instrument = Instrument.from_loaded(loaded)
     app = create_app(
-        url, after_submission=_echo_stored(echo), template_dirs=instrument.template_dirs
+        url,
+        after_submission=_echo_stored(echo),
+        template_dirs=instrument.template_dirs,
+        verifier=Vouches(),  # the researcher's own preview: no platform to ask
     )
     key = hit_key(study_name, plan.index)
     mturk = loaded.spec.hosting is Hosting.MTURK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,10 +25,13 @@ class WebState:
     engine: sa.Engine
     after_submission: AfterSubmission | None = None
     template_dirs: list[Path] | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)  # run first by close
     _instruments: dict[int, Instrument] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
+        for close in self.closers:
+            close()
         self.engine.dispose()
 
     def instrument(self, session: Session, instrument_id: int) -> Instrument:

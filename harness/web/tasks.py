@@ -2,29 +2,48 @@
 
 ``GET /hit/<hit key>`` takes MTurk's query parameters (``assignmentId``, ``hitId``,
 ``workerId``, ``turkSubmitTo``); without an accepted assignment (``ASSIGNMENT_ID_NOT_AVAILABLE``)
-it shows the task read-only. ``POST /hit/<hit key>/submit`` validates the answers and stores
-them in one transaction, exactly once per assignment; every refusal is a 4xx with messages a
-worker can act on, and nothing partial is written.
+it shows the task read-only. Opening a page writes nothing; ``turkSubmitTo`` must be the
+platform's own site (`harness.web.security`), and the page carries a token signing its HIT,
+assignment and worker (`harness.web.tokens`). ``POST /hit/<hit key>/submit`` refuses a
+cross-site post or a missing or wrong token, validates the answers, and asks the platform
+whose the assignment is (`harness.platform.verification`): confirmed, the answers are stored
+in one transaction, exactly once per assignment; not (yet) confirmed, they are quarantined
+(`harness.store.quarantine`) and rechecked; someone else's, refused. Every refusal is a 4xx
+with messages a worker can act on, and nothing partial is written.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
-from sqlmodel import Session, select
+from sqlmodel import Session
 
+from harness.answer import times_outside
 from harness.errors import StoreError
 from harness.platform.after_submission import run_after_submission
-from harness.render.answers import AnswerFormatError, decode_fields
+from harness.platform.verification import Verdict
+from harness.render.answers import SKEW, AnswerFormatError, decode_fields
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
 from harness.store.database import session_scope
-from harness.store.models import Assignment, AssignmentStatus, Judgment, Worker
-from harness.store.submissions import record_accept, store_submission
+from harness.store.models import utcnow
+from harness.store.quarantine import Owner, quarantine, submitted_by
+from harness.store.submissions import store_submission
 from harness.web.messages import message_page
+from harness.web.security import (
+    UnknownHost,
+    checked_submit_to,
+    cross_site,
+    new_nonce,
+    secure_headers,
+    worker_origins,
+)
 from harness.web.state import find_task_hit, web_state
+from harness.web.tokens import FIELD
+from harness.web.trust import trust
 
 bp = Blueprint("tasks", __name__)
 
@@ -40,17 +59,24 @@ class Stored:
 RECORDED = "Your answers are recorded."
 ALREADY_RECORDED = "Your answers were already recorded; nothing was changed."
 NO_HIT = "There is no HIT {key} here. Check the link, or return the HIT on MTurk."
+OPEN_OWN = "Open the task from your own MTurk account."
+NOT_YOURS = "Assignment {assignment} belongs to another worker or HIT. " + OPEN_OWN
+NOT_FROM_PLATFORM = (
+    "This link sends your work somewhere other than MTurk (its turkSubmitTo is not MTurk's "
+    "address), so it was not opened. Open the task from MTurk again."
+)
+CROSS_SITE = "This submission came from another website and was refused; nothing was stored."
+BAD_TOKEN = (
+    "This page's token is missing or does not match its assignment and worker, so your "
+    "answers were not stored. Reload the HIT page from MTurk and submit again."
+)
+SCOPE = "hit"
+NOT_KEPT = frozenset({"pageToken", "assignmentId", "workerId", "hitId", "turkSubmitTo"})
+"""Posted fields that are not answers (not kept with a quarantined submission)."""
 
 
 def _external_submit(submit_to: str) -> str:
     return f"{submit_to.rstrip('/')}/mturk/externalSubmit" if submit_to else ""
-
-
-def _has_judgments(session: Session, assignment_id: int) -> bool:
-    found = session.exec(
-        select(Judgment.id).where(Judgment.assignment_id == assignment_id).limit(1)
-    ).first()
-    return found is not None
 
 
 @bp.get("/hit/<key>")
@@ -59,47 +85,46 @@ def task_page(key: str) -> Response:
     assignment_id = args.get("assignmentId", "").strip()
     worker_id = args.get("workerId", "").strip()
     hit_id = args.get("hitId", "").strip()
-    submit_to = args.get("turkSubmitTo", "").strip()
     preview = assignment_id in ("", PREVIEW_ASSIGNMENT)
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
             return message_page("HIT not found", NO_HIT.format(key=key), 404)
+        origins = worker_origins(session, task.study)
         if hit_id and task.hit.platform_hit_id and hit_id != task.hit.platform_hit_id:
-            return message_page(
+            return _secured(message_page(
                 "Wrong HIT",
                 f"This page belongs to another HIT than {hit_id}. Open the task from MTurk again.",
                 400,
-            )
+            ), origins)  # fmt: skip
+        try:
+            submit_to = checked_submit_to(args.get("turkSubmitTo", "").strip(), origins)
+        except UnknownHost:
+            return _secured(message_page("Not opened from MTurk", NOT_FROM_PLATFORM, 400), origins)
         if not preview:
             if not worker_id:
-                return message_page(
+                return _secured(message_page(
                     "Worker id missing",
                     "The link has an assignmentId but no workerId. Open the task from MTurk again.",
                     400,
-                )
-            try:
-                assignment = record_accept(session, task.hit, assignment_id, worker_id)
-            except StoreError:
-                return message_page(
-                    "Not your assignment",
-                    f"Assignment {assignment_id} belongs to another worker or HIT. Open the "
-                    "task from your own MTurk account.",
-                    403,
-                )
-            assert assignment.id is not None
-            if assignment.status != AssignmentStatus.ACCEPTED or _has_judgments(
-                session, assignment.id
-            ):
+                ), origins)  # fmt: skip
+            done = submitted_by(session, assignment_id, worker_id)
+            if done is Owner.OTHER:
+                return _secured(message_page("Not your assignment", NOT_YOURS.format(
+                    assignment=assignment_id), 403), origins)  # fmt: skip
+            if done is Owner.SAME:
                 complete = _external_submit(submit_to)
-                return message_page(
+                return _secured(message_page(
                     "Already submitted",
                     ALREADY_RECORDED
                     + (" Press the button to complete the HIT." if complete else ""),
                     200,
                     complete_url=complete,
                     assignment_id=assignment_id,
-                )
+                ), origins)  # fmt: skip
+        nonce = new_nonce()
+        token = "" if preview else trust().keys.sign(
+            SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id)  # fmt: skip
         html = render_page(
             task.instrument,
             task.plan,
@@ -110,9 +135,16 @@ def task_page(key: str) -> Response:
             hit_id=hit_id,
             submit_to=submit_to,
             preview=preview,
+            page_token=token,
+            csp_nonce=nonce,
         )
     # never from a cache: the page carries this assignment's state (accepted, preview, done)
-    return Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
+    response = Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
+    return secure_headers(response, nonce=nonce, frame_origins=origins)
+
+
+def _secured(response: Response, origins: tuple[str, ...]) -> Response:
+    return secure_headers(response, frame_origins=origins)
 
 
 def _refuse(status: int, *errors: str) -> tuple[Response, int]:
@@ -124,16 +156,26 @@ def submit(key: str) -> tuple[Response, int]:
     form = request.form
     assignment_id = form.get("assignmentId", "").strip()
     worker_id = form.get("workerId", "").strip()
+    if cross_site(request):
+        return _refuse(403, CROSS_SITE)
     if assignment_id in ("", PREVIEW_ASSIGNMENT):
         return _refuse(400, "This is a preview: accept the HIT on MTurk, then answer and submit.")
     if not worker_id:
         return _refuse(400, "The submission has no workerId. Open the task from MTurk again.")
+    keys = trust().keys
+    token = form.get(FIELD, "")
+    if not keys.valid(token, SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id):
+        return _refuse(403, BAD_TOKEN)
     state = web_state()
     try:
         with session_scope(state.engine) as session:
             outcome = _store(session, key, assignment_id, worker_id, list(form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same assignment stored by a concurrent request
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+    if isinstance(outcome, Quarantined):
+        if outcome.recheck:
+            trust().rechecks.schedule(outcome.row_id)
+        return jsonify(ok=True, created=outcome.created, verified=False, message=RECORDED), 200
     if not isinstance(outcome, Stored):
         return outcome
     study_id, assignment_pk = outcome.study_id, outcome.assignment_pk
@@ -145,38 +187,38 @@ def submit(key: str) -> tuple[Response, int]:
         )
         if failure is not None:
             current_app.logger.error("after_submission failed for %s: %s", assignment_pk, failure)
-    return jsonify(ok=True, created=True, message=RECORDED), 200
+    return jsonify(ok=True, created=True, verified=True, message=RECORDED), 200
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A submission kept apart until the platform vouches for it (`harness.store.quarantine`):
+    its row, whether it is new, and whether asking the platform again may settle it."""
+
+    row_id: int
+    created: bool
+    recheck: bool
 
 
 def _store(
     session: Session, key: str, assignment_id: str, worker_id: str, fields: list[tuple[str, str]]
-) -> Stored | tuple[Response, int]:
-    """The study's and the new assignment's store ids, or the refusal to send (nothing
-    written)."""
+) -> Stored | Quarantined | tuple[Response, int]:
+    """The study's and the new assignment's store ids, the quarantined submission, or the
+    refusal to send (nothing written)."""
     task = find_task_hit(session, key)
     if task is None:
         return _refuse(404, NO_HIT.format(key=key))
-    assignment = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == assignment_id)
-    ).first()
-    if assignment is None or assignment.id is None:
+    posted_hit = dict(fields).get("hitId", "").strip()
+    if posted_hit and task.hit.platform_hit_id and posted_hit != task.hit.platform_hit_id:
         return _refuse(
-            404,
-            f"We have no record of assignment {assignment_id}. Open the HIT from MTurk again "
-            "(your answers on this page are kept until you reload it).",
+            400,
+            f"These answers name HIT {posted_hit}, but this page belongs to another HIT; they "
+            "were not stored. Open the task from MTurk again.",
         )
-    worker = session.get(Worker, assignment.worker_id)
-    if (
-        assignment.hit_id != task.hit.id
-        or worker is None
-        or (worker.platform_worker_id != worker_id)
-    ):
-        return _refuse(
-            403,
-            f"Assignment {assignment_id} belongs to another worker or HIT; your answers were "
-            "not stored. Open the task from your own MTurk account.",
-        )
-    if _has_judgments(session, assignment.id):
+    done = submitted_by(session, assignment_id, worker_id)
+    if done is Owner.OTHER:
+        return _refuse(403, NOT_YOURS.format(assignment=assignment_id))
+    if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     try:
         answers = decode_fields(fields)
@@ -190,12 +232,31 @@ def _store(
             task.plan, study_name=task.study.name, worker_id=worker_id, hosting="external"
         ),
     )
+    problems += times_outside(answers, _aware(task.hit.created_at), utcnow(), SKEW)
     if problems:
         return _refuse(422, *problems)
+    assert task.study.id is not None and task.hit.id is not None
+    checked = trust().verifier.check(session, task.study, task.hit, assignment_id, worker_id)
+    if checked.verdict is Verdict.REFUSED:
+        return _refuse(403, f"{checked.reason}; your answers were not stored. " + OPEN_OWN)
+    if checked.verdict is Verdict.UNVERIFIED:
+        row, created = quarantine(
+            session, study_id=task.study.id, hit_id=task.hit.id, assignment_id=assignment_id,
+            worker_id=worker_id, fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
+            reason=checked.reason)  # fmt: skip
+        assert row.id is not None
+        return Quarantined(row.id, created, recheck=created and not checked.final)
     try:
         stored = store_submission(session, task.hit, assignment_id, worker_id, answers)
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
-    assert stored.assignment.id is not None and task.study.id is not None
+    if not stored.created:  # a concurrent request stored this assignment first
+        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+    assert stored.assignment.id is not None
     return Stored(task.study.id, stored.assignment.id)
+
+
+def _aware(when: datetime) -> datetime:
+    """``when`` as UTC-aware (SQLite gives back naive datetimes)."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -37,7 +37,7 @@ def test_flagged_work_is_rejected_live_or_at_review_and_the_rest_approved(
         per_hit=5,
         raters=3,
         controls="{identical: {per_hit: 1, seed: 3}}",
-        screening="{calibration_failure: {action: reject}}",
+        screening="{calibration_failure: {threshold: 0, action: reject}}",
     )
     db = f"sqlite:///{tmp_path / 'h.db'}"
     launched = harness_cli(*launch_args(spec, mturk.url, db))
@@ -104,7 +104,8 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
         raters=3,
         hosting="external",
         controls="{identical: {per_hit: 1, seed: 3}}",
-        screening="{calibration_failure: {action: reject}, low_variance: {action: block}}",
+        screening="{calibration_failure: {threshold: 0, action: reject}, "
+        "low_variance: {action: block}}",
     )
     db = f"sqlite:///{tmp_path / 'h.db'}"
     upgrade(db)

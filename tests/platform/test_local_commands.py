@@ -37,7 +37,7 @@ def test_launch_starts_the_local_service_when_none_answers(tmp_path, monkeypatch
         os.waitpid(pid, 0)  # it is this process's child: reap it
 
 
-def test_simulate_workers_does_every_hit_and_sync_stores_it(tmp_path, mturk):
+def test_simulate_workers_does_every_hit_with_progress_and_sync_stores_it(tmp_path, mturk):
     spec = small_spec(tmp_path)
     db = str(tmp_path / "h.db")
     assert harness_cli(*launch_args(spec, mturk.url, db)).exit_code == 0
@@ -46,6 +46,8 @@ def test_simulate_workers_does_every_hit_and_sync_stores_it(tmp_path, mturk):
     )
     assert worked.exit_code == 0, worked.output
     assert "small: 8 assignments submitted by 3 simulated workers" in worked.output
+    assert "assignments submitted" in worked.stderr  # the progress bar, out of stdout's way
+    assert "assignments submitted" not in worked.stdout.replace("8 assignments submitted", "")
     synced = harness_cli("sync", "small", "--db", db)
     assert "8 stored now" in synced.output
 

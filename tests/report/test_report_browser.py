@@ -14,7 +14,7 @@ from tests.browser import chromium
 from tests.characterize import factories
 from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
 
-PLOTS = 5  # crescent, means, sds, resolution, per-rater rho
+PLOTS = 6  # crescent, means, sds, psychometric, resolution, per-rater rho
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_available")]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from harness.platform.verification import Vouches
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan, hit_key, plan_hits
 from harness.spec import LoadedSpec, load_spec
@@ -128,3 +129,29 @@ def write_task_spec(directory: Path, kind: str, **replace: str) -> Path:
     path = directory / f"{kind}.yaml"
     path.write_text(spec, encoding="utf-8")
     return path
+
+
+def PlatformVouches() -> Vouches:  # noqa: N802  (reads as the class it stands for)
+    """A verifier that confirms every assignment: for tests of what the task server does with a
+    submission that counts. Verification itself is tested against the local MTurk service
+    (tests/web/test_trust.py)."""
+    return Vouches("the test's platform vouches for every assignment")
+
+
+def on_platform(engine: sa.Engine, study_name: str, target: str, endpoint: str | None = None,
+                provider: str = "mturk") -> None:  # fmt: skip
+    """Record ``study_name`` as launched on ``provider``'s ``target`` (the platform row launch
+    writes), without posting anything."""
+    from decimal import Decimal
+
+    from sqlmodel import select
+
+    from harness.store.models import Study, StudyPlatform
+
+    with session_scope(engine) as session:
+        study = session.exec(select(Study).where(Study.name == study_name)).one()
+        study.target = target
+        session.add(study)
+        session.add(StudyPlatform(study_id=study.id, provider=provider, launch_id="test",
+                                  endpoint_url=endpoint, hosting="external", spec_path="-",
+                                  reward=Decimal("0.10"), assignments_per_hit=3))  # fmt: skip

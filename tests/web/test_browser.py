@@ -4,12 +4,14 @@ every study type in both hosting modes. MTurk is harness's local MTurk service."
 
 from __future__ import annotations
 
+import time
 from urllib.parse import urlencode
 
 import pytest
 from flask import Flask
 from sqlmodel import select
 
+from harness.platform.verification import Verifier
 from harness.render.answers import answers_from_xml
 from harness.render.client_order import client_order
 from harness.render.instrument import Instrument
@@ -22,7 +24,7 @@ from harness.store.models import Hit
 from tests.browser import PHONE, chromium
 from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 from tests.serving import ServedApp
-from tests.web.factories import plan_study, write_task_spec
+from tests.web.factories import on_platform, plan_study, write_task_spec
 from tests.web.person import ANSWER, answer_all, start, visible_card, wait
 
 pytestmark = [
@@ -57,6 +59,17 @@ def submitted_answer(client, hit_id):
     return assignment
 
 
+def until_stored(engine, seconds=20.0):
+    """The study's judgments, once the task server's rechecks have verified the submission."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with session_scope(engine) as session:
+            table = study_judgments(session, 1)
+        if not table.empty or time.monotonic() > deadline:
+            return table.sort_values("position").reset_index(drop=True)
+        time.sleep(0.2)
+
+
 def until_submitted(driver):
     """The page completed the assignment: the browser is on MTurk's externalSubmit answer."""
     wait(driver, 15).until(lambda d: "/mturk/externalSubmit" in d.current_url)
@@ -68,7 +81,8 @@ def test_an_external_page_answered_in_chromium_ends_in_judgments_with_positions_
     kind, engine, make_app, mturk, tmp_path
 ):
     study = plan_study(engine, write_task_spec(tmp_path, kind))
-    with ServedApp(make_app()) as served:
+    on_platform(engine, study.name, "local", mturk.url)
+    with ServedApp(make_app(verifier=Verifier())) as served:
         client, hit_id = post_hit(
             mturk, external_question(served.url, study_name=study.name, plan=study.plans[0])
         )
@@ -81,9 +95,9 @@ def test_an_external_page_answered_in_chromium_ends_in_judgments_with_positions_
             driver.get(accepted["ExternalURL"])
             given = answer_all(driver, kind)
             until_submitted(driver)
+            # MTurk vouches for the assignment once completed there: a recheck stores it
+            table = until_stored(engine)
 
-    with session_scope(engine) as session:
-        table = study_judgments(session, 1).sort_values("position").reset_index(drop=True)
     n = len(study.plans[0].showings)
     assert table["position"].tolist() == list(range(n))
     assert table["item_id"].tolist() == given.keys

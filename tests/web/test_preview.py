@@ -15,9 +15,10 @@ from harness.render.instrument import Instrument
 from harness.render.plan import plan_hits
 from harness.spec import load_spec
 from harness.web.preview import PREVIEW_WORKER, preview_app
+from harness.web.tokens import token_in_page
 from tests.web.factories import write_task_spec
 
-T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
 
 
 def keys_in(html):
@@ -86,7 +87,8 @@ def test_the_preview_server_gives_a_fresh_assignment_and_prints_what_it_stored(t
         page = client.get(first.location)
         assert page.status_code == 200
         data = posted(keys_in(page.get_data(as_text=True)), 1.0)
-        data.update(assignmentId=params["assignmentId"][0], workerId=PREVIEW_WORKER)
+        data.update(assignmentId=params["assignmentId"][0], workerId=PREVIEW_WORKER,
+                    pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
         response = client.post(f"{urlsplit(first.location).path}/submit", data=data)
         assert response.status_code == 200, response.json
         assert lines[0] == "stored 4 judgments:"

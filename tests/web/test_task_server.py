@@ -13,11 +13,12 @@ from harness.answer import Answer
 from harness.render.answers import encode_answers
 from harness.render.plan import showing_order
 from harness.store import EventKind, session_scope, study_judgments
-from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Judgment
+from harness.store.models import Assignment, Event, Hit, Judgment
+from harness.web.tokens import token_in_page
 from tests.factories import TASK_SPECS
-from tests.web.factories import plan_study, write_task_spec
+from tests.web.factories import on_platform, plan_study, write_task_spec
 
-T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+T0 = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)  # within the HIT's time
 
 
 @pytest.fixture
@@ -77,7 +78,17 @@ def fields(study, assignment="A1", worker="W1", answer_list=None, **changes):
 
 
 def submit(client, study, data):
+    """Post ``data`` as the page of its assignment and worker would (with the page's token)."""
+    if "pageToken" not in data:
+        data = {**data, "pageToken": token_for(client, study, data)}
     return client.post(f"/hit/{study.key(0)}/submit", data=data)
+
+
+def token_for(client, study, data):
+    """The token the page of ``data``'s assignment and worker carries."""
+    keys = client.application.extensions["harness.trust"].keys
+    return keys.sign("hit", unit=study.key(0), assignment_id=data.get("assignmentId", ""),
+                     worker_id=data.get("workerId", ""))  # fmt: skip
 
 
 def judgments(engine):
@@ -101,12 +112,10 @@ def test_the_page_shows_the_hits_items_in_the_workers_order(client, rating):
     assert "&lt;b&gt;sun&lt;/b&gt;" in html and "<b>sun</b>" not in html  # item text is escaped
 
 
-def test_opening_the_page_records_the_accepted_assignment(client, rating, engine):
-    accepted(client, rating)
+def test_opening_the_page_writes_nothing(client, rating, engine):
+    accepted(client, rating)  # a link anyone can type binds no assignment to anyone
     with session_scope(engine) as session:
-        (assignment,) = session.exec(select(Assignment)).all()
-        assert assignment.platform_assignment_id == "A1"
-        assert assignment.status == AssignmentStatus.ACCEPTED
+        assert session.exec(select(func.count()).select_from(Assignment)).one() == 0
 
 
 def test_preview_shows_the_task_read_only_and_asks_to_accept(client, rating, engine):
@@ -134,7 +143,9 @@ def test_an_unknown_hit_is_not_found(client, rating):
     for key in ("words-007", "nosuchstudy-000", "not a key"):
         response = client.get(f"/hit/{key}?assignmentId=A1&workerId=W1")
         assert response.status_code == 404
-    response = client.post("/hit/words-007/submit", data=fields(rating))
+    keys = client.application.extensions["harness.trust"].keys
+    token = keys.sign("hit", unit="words-007", assignment_id="A1", worker_id="W1")
+    response = client.post("/hit/words-007/submit", data=fields(rating, pageToken=token))
     assert response.status_code == 404
     assert response.json["errors"] == [
         "There is no HIT words-007 here. Check the link, or return the HIT on MTurk."
@@ -151,15 +162,20 @@ def test_a_page_for_another_platform_hit_is_refused(client, rating, engine):
     assert "belongs to another HIT" in response.get_data(as_text=True)
 
 
-def test_an_assignment_opened_by_another_worker_is_refused(client, rating):
-    accepted(client, rating, "A1", "W1")
+def test_an_assignment_opened_by_another_worker_first_can_still_be_opened(client, rating):
+    accepted(client, rating, "A1", "W2")
+    assert accepted(client, rating, "A1", "W1").status_code == 200
+
+
+def test_an_assignment_submitted_by_one_worker_is_refused_to_another(client, rating):
+    assert submit(client, rating, fields(rating)).status_code == 200
     response = client.get(page_url(rating, "A1", "W2"))
     assert response.status_code == 403
     assert "belongs to another worker" in response.get_data(as_text=True)
 
 
-def test_a_submitted_assignment_says_so_and_offers_to_complete_the_hit(client, rating):
-    accepted(client, rating)
+def test_a_submitted_assignment_says_so_and_offers_to_complete_the_hit(client, rating, engine):
+    on_platform(engine, rating.name, "sandbox")
     assert submit(client, rating, fields(rating)).status_code == 200
     response = client.get(page_url(rating, turkSubmitTo="https://workersandbox.mturk.com"))
     html = response.get_data(as_text=True)
@@ -174,7 +190,9 @@ def test_a_submission_becomes_judgments_with_positions_and_timings(client, ratin
     accepted(client, rating)
     response = submit(client, rating, fields(rating))
     assert response.status_code == 200
-    assert response.json == {"ok": True, "created": True, "message": "Your answers are recorded."}
+    assert response.json == {
+        "ok": True, "created": True, "verified": True, "message": "Your answers are recorded."
+    }
     with session_scope(engine) as session:
         table = study_judgments(session, 1).sort_values("position")
     assert table["item_id"].tolist() == order_for(rating)
@@ -243,15 +261,18 @@ def refused(client, study, engine, data, status):
     return response.json["errors"]
 
 
-def test_an_unknown_assignment_is_refused(client, rating, engine):
-    errors = refused(client, rating, engine, fields(rating, assignment="NEVER-OPENED"), 404)
-    assert errors[0].startswith("We have no record of assignment NEVER-OPENED.")
+def test_a_submission_without_its_pages_token_is_refused(client, rating, engine):
+    errors = refused(client, rating, engine, fields(rating, pageToken=""), 403)
+    assert errors == [
+        "This page's token is missing or does not match its assignment and worker, so your "
+        "answers were not stored. Reload the HIT page from MTurk and submit again."
+    ]
 
 
-def test_a_worker_id_that_does_not_match_the_assignment_is_refused(client, rating, engine):
-    accepted(client, rating, "A1", "W1")
-    errors = refused(client, rating, engine, fields(rating, worker="W2"), 403)
-    assert "belongs to another worker or HIT" in errors[0]
+def test_a_worker_id_other_than_the_pages_is_refused(client, rating, engine):
+    token = token_in_page(accepted(client, rating, "A1", "W1").get_data(as_text=True))
+    errors = refused(client, rating, engine, fields(rating, worker="W2", pageToken=token), 403)
+    assert "token is missing or does not match" in errors[0]
 
 
 def test_a_submission_without_worker_id_is_refused(client, rating, engine):
@@ -353,8 +374,9 @@ def test_unreadable_fields_are_refused_all_at_once(client, rating, engine):
     errors = refused(client, rating, engine, data, 400)
     assert errors == [
         "unexpected field 'comment': this page does not have it",
-        "answer 1: 'seven' is not a number",
-        "answer 2 (shown): 'yesterday' is not a time in milliseconds",
+        "answer 1: 'seven' is not a number (digits 0-9)",
+        "answer 2 (shown): 'yesterday' is not a time in milliseconds between 2000 and now "
+        "(is this computer's clock right?)",
     ]
 
 

@@ -36,6 +36,13 @@ MIN_REWARD = Decimal("0.01")
 APPROVAL_RATE_FLOOR = 100
 """Below this many decided HITs MTurk reports a worker's approval rate as 100%."""
 
+WORKER_SITES = {
+    "sandbox": "https://workersandbox.mturk.com",
+    "production": "https://www.mturk.com",
+}
+"""MTurk's worker-facing sites, where workers accept and complete assignments."""
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
 ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
 HIT_EVENTS = {"HITReviewable", "HITExpired"}
 
@@ -69,6 +76,21 @@ class MTurkPlatform:
         from harness.platform.mturk.provider import MTurkProvider
 
         return MTurkProvider(make_client(target, endpoint_url), target)
+
+    def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
+        """Where MTurk's worker site is on ``target``: the only origins a task page may post
+        its completed assignment to (``turkSubmitTo``) and be framed by. Local: the local
+        service's own address."""
+        if target == "local":
+            from harness.platform.mturk.client import endpoint_for
+
+            url = endpoint_for("local", endpoint_url).rstrip("/")
+            parts = urlsplit(url)
+            if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+                return (url,)
+            port = f":{parts.port}" if parts.port else ""  # the same service by any loopback name
+            return tuple(f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES)
+        return (WORKER_SITES[target],)
 
     def start_local(self, endpoint_url: str | None) -> str:
         from harness.platform.local_service import start_service

@@ -157,6 +157,12 @@ class ProlificPlatform:
         return Arrival(args["PROLIFIC_PID"].strip(), args["SESSION_ID"].strip(),
                        args["STUDY_ID"].strip())  # fmt: skip
 
+    def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
+        """Where Prolific's participant site is: the only origin a participant is sent on to
+        after submitting (the completion URL)."""
+        return (urlsplit(self.completion_url(target, endpoint_url, "x") or "")._replace(
+            path="", query="", fragment="").geturl(),)  # fmt: skip
+
     def completion_url(self, target: str, endpoint_url: str | None, code: str) -> str | None:
         if target == "prolific-local":
             return f"{(endpoint_url or LOCAL_URL).rstrip('/')}/submissions/complete?cc={code}"

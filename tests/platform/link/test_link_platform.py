@@ -18,6 +18,7 @@ from harness.store import make_engine, session_scope, study_judgments
 from harness.store.events import EventKind, record_event
 from harness.store.migrations import upgrade
 from harness.store.models import Hit
+from harness.web.tokens import token_in_page
 from tests.platform.factories import harness_cli, small_spec
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -75,7 +76,8 @@ def _do_one(client, db, loaded, worker):
     engine.dispose()
     answers = _answers(loaded, items, index, worker)
     assert [a.item_key for a in answers] == keys
-    data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref}
+    data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
+                                      "pageToken": token_in_page(page.get_data(as_text=True))}
     return ref, client.post(f"{page_url}/submit", data=data)
 
 
@@ -154,7 +156,9 @@ def test_answers_after_the_place_went_to_someone_else_are_refused(launched, monk
         slot.session_ref = "L-SOMEONE-ELSE"
         session.add(slot)
     engine.dispose()
-    late = client.post(f"/p/small/s/{ref}/submit", data={"workerId": "P1"})
+    token = app.extensions["harness.trust"].keys.sign("slot", unit="small", assignment_id=ref,
+                                                      worker_id="P1")  # the page P1 had
+    late = client.post(f"/p/small/s/{ref}/submit", data={"workerId": "P1", "pageToken": token})
     assert late.status_code == 404
     assert late.json["errors"] == [
         "This task link is not valid here; your answers were not stored."

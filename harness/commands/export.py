@@ -1,0 +1,77 @@
+"""`harness export STUDY`: a study's judgments as CSV, JSON lines or Parquet, to share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness.commands.options import db_option
+from harness.errors import InputError
+
+
+@click.command("export")
+@click.argument("study")
+@db_option
+@click.option(
+    "--format", "form", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv",
+    show_default=True, help="File format (parquet needs pyarrow: harness[parquet]).",
+)  # fmt: skip
+@click.option(
+    "--columns", type=click.Choice(["harness", "crowdkit"]), default="harness",
+    show_default=True,
+    help="harness: the long table with timings; crowdkit: task, worker, label.",
+)  # fmt: skip
+@click.option(
+    "--pseudonymize", is_flag=True,
+    help="Replace worker, assignment and HIT ids by keyed hashes (key kept in the store).",
+)  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write (default: STUDY-judgments.FORMAT here).")  # fmt: skip
+@click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")
+def export(
+    study: str,
+    db: str | None,
+    form: str,
+    columns: str,
+    pseudonymize: bool,
+    out: Path | None,
+    overwrite: bool,
+) -> None:
+    """Write STUDY's judgments to a file: the long table (item, worker, value, timings, ...)
+    or crowd-kit's task, worker, label columns, optionally with every platform id replaced
+    by a keyed pseudonym so that a shared data set carries none."""
+    from harness.store import session_scope
+    from harness.store.database import open_store
+    from harness.store.export import (
+        PSEUDONYM_KEY,
+        ExportColumns,
+        ExportFormat,
+        export_table,
+        pseudonymized,
+        write_export,
+    )
+    from harness.store.judgment_table import study_judgments
+    from harness.store.secrets import store_secret
+    from harness.store.studies import find_study
+
+    path = out or Path(f"{study}-judgments.{form}")
+    if path.exists() and not overwrite:
+        raise InputError(f"export: {path} exists; give another --out or add --overwrite")
+    engine = open_store(db)
+    try:
+        with session_scope(engine) as session:
+            found = find_study(session, study)
+            assert found.id is not None
+            judgments = study_judgments(session, found.id)
+            key = store_secret(session, PSEUDONYM_KEY) if pseudonymize else None
+    finally:
+        engine.dispose()
+    if judgments.empty:
+        raise InputError(f"export: study {study!r} has no judgments yet (run sync first)")
+    if key is not None:
+        judgments = pseudonymized(judgments, key)
+    table = export_table(judgments, ExportColumns(columns))
+    write_export(table, path, ExportFormat(form))
+    hidden = " (platform ids pseudonymized)" if key is not None else ""
+    click.echo(f"{study}: {len(table):,} rows written to {path}{hidden}")

@@ -1,0 +1,286 @@
+"""Asking the platform whose an assignment is, before a submission counts.
+
+A task page's ids (assignment, worker) come from its URL, which anyone can type. Only the
+platform knows which worker it gave an assignment to: MTurk answers GetAssignment (through
+`Provider.submission`) once the worker has completed the assignment there. So a posted
+submission is
+
+- ``verified`` when the platform says the assignment is the poster's, on this HIT: it counts;
+- ``refused`` when the platform says it is someone else's, or another HIT's: nothing stored;
+- ``unverified`` when the platform cannot say (not completed there yet, never launched, the
+  platform unreachable): it is quarantined (`harness.store.quarantine`), and counts only once
+  a later check (the task server's rechecks, `harness sync`) verifies it.
+
+Platforms with places (Prolific, a study link) are not asked: harness itself gave the place to
+the participant (`harness.store.allocation`), and the page's token binds both.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlmodel import Session, select
+
+from harness.answer import Answer
+from harness.errors import HarnessError
+from harness.platform.provider import Provider, Submission
+from harness.render.answers import AnswerFormatError, decode_fields
+from harness.render.plan import HitPlan
+from harness.store.models import (
+    Assignment,
+    Hit,
+    Judgment,
+    QuarantinedSubmission,
+    QuarantineState,
+    Study,
+    StudyPlatform,
+    Worker,
+)
+from harness.store.quarantine import pending, resolve
+from harness.store.submissions import store_submission
+
+
+class Verdict(StrEnum):
+    VERIFIED = "verified"
+    REFUSED = "refused"
+    UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The platform's answer about one assignment, and why, in words for the log."""
+
+    verdict: Verdict
+    reason: str
+    final: bool = True  # False: asking again later may give another answer
+    # the answers the worker completed the assignment with on the platform (None: no copy)
+    platform_answers: tuple[Answer, ...] | None = None
+
+
+def verify(
+    provider: Provider,
+    assignment_id: str,
+    worker_id: str,
+    unit_id: str | None,
+    plan: HitPlan | None = None,
+) -> Verification:
+    """Whether the platform gave ``assignment_id`` to ``worker_id`` on unit ``unit_id`` (with
+    the platform's copy of the answers, read for ``plan``, when it has one)."""
+    label = provider.platform.label
+    try:
+        found = provider.submission(assignment_id)
+    except HarnessError as exc:
+        return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+    if found is None:
+        return Verification(
+            Verdict.UNVERIFIED,
+            f"{label} does not know assignment {assignment_id} as submitted (yet)",
+            final=False,
+        )
+    return compare(found, worker_id, unit_id, label, provider.platform.read_answers, plan)
+
+
+def compare(
+    found: Submission,
+    worker_id: str,
+    unit_id: str | None,
+    label: str,
+    read: Callable[[str, HitPlan], list[Answer]] | None = None,
+    plan: HitPlan | None = None,
+) -> Verification:
+    """Whether the platform's ``found`` submission is ``worker_id``'s on unit ``unit_id``;
+    ``read`` and ``plan`` read the platform's copy of the answers, when it holds one."""
+    if found.worker_id != worker_id:
+        return Verification(
+            Verdict.REFUSED, f"{label} gave assignment {found.assignment_id} to another worker"
+        )
+    if unit_id is not None and found.unit_id != unit_id:
+        return Verification(
+            Verdict.REFUSED,
+            f"{label} says assignment {found.assignment_id} belongs to another HIT",
+        )
+    copy = None
+    if read is not None and plan is not None and found.answer:
+        try:
+            copy = tuple(read(found.answer, plan))
+        except AnswerFormatError:
+            copy = None
+    return Verification(Verdict.VERIFIED, f"{label} confirms the worker and the HIT",
+                        platform_answers=copy)  # fmt: skip
+
+
+Connect = Callable[[StudyPlatform, str], Provider]
+
+
+def connect_platform(where: StudyPlatform, target: str) -> Provider:
+    """A provider for the platform and target a study was launched on."""
+    from harness.platform.registry import platform_named
+
+    return platform_named(where.provider).connect(target, where.endpoint_url)
+
+
+class Verifier:
+    """Asks the platform a study runs on about its assignments; one provider per platform and
+    target, made on first use (thread-safe). ``connect`` makes providers (tests may point it
+    at another local service)."""
+
+    def __init__(self, connect: Connect = connect_platform) -> None:
+        self._connect = connect
+        self._providers: dict[tuple[str, str, str | None], Provider] = {}
+        self._lock = threading.Lock()
+
+    def provider(self, where: StudyPlatform, target: str) -> Provider:
+        key = (where.provider, target, where.endpoint_url)
+        with self._lock:
+            found = self._providers.get(key)
+            if found is None:
+                found = self._providers[key] = self._connect(where, target)
+            return found
+
+    def check(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        """What the study's platform says about ``assignment_id`` and ``worker_id``."""
+        where = session.get(StudyPlatform, study.id)
+        if where is None:
+            return Verification(
+                Verdict.UNVERIFIED,
+                f"study {study.name} was never launched: no platform can vouch for "
+                f"assignment {assignment_id}",
+            )
+        if hit.platform_hit_id is None:
+            return Verification(
+                Verdict.UNVERIFIED, f"HIT {hit.index} of {study.name} was never posted"
+            )
+        try:
+            provider = self.provider(where, study.target)
+        except HarnessError as exc:
+            return Verification(
+                Verdict.UNVERIFIED, f"could not connect to {where.provider}: {exc}", final=False
+            )
+        plan = HitPlan.from_showings(hit.index, hit.items)
+        return verify(provider, assignment_id, worker_id, hit.platform_hit_id, plan)
+
+
+class Vouches(Verifier):
+    """Vouches for every assignment, asking nobody: only for pages with no platform behind them
+    (a researcher's own preview on loopback, tests of what happens once a submission counts)."""
+
+    def __init__(self, why: str = "no platform: the researcher's own preview") -> None:
+        super().__init__()
+        self._why = why
+
+    def check(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        return Verification(Verdict.VERIFIED, self._why)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What settling one quarantined submission did: its new state and, when its answers were
+    stored now, the new assignment's store id (to screen it)."""
+
+    state: QuarantineState
+    assignment_pk: int | None = None
+
+
+def settle(
+    session: Session, row: QuarantinedSubmission, verification: Verification | None
+) -> Settled:
+    """Settle a pending quarantined submission from what the store and the platform say.
+
+    The store first: an assignment stored already (sync read it from the platform, with the
+    platform's worker) settles it. Else ``verification``: verified stores the quarantined
+    answers as the assignment's judgments; refused refuses it; unverified leaves it pending.
+    """
+    stored = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == row.platform_assignment_id)
+    ).first()
+    if stored is not None and _has_judgments(session, stored):
+        owner = session.get(Worker, stored.worker_id)
+        if owner is not None and owner.platform_worker_id == row.platform_worker_id:
+            resolve(session, row, QuarantineState.VERIFIED, "stored from the platform's record")
+            return Settled(QuarantineState.VERIFIED)
+        resolve(session, row, QuarantineState.REFUSED, "the platform's record names another worker")
+        return Settled(QuarantineState.REFUSED)
+    if verification is None or verification.verdict is Verdict.UNVERIFIED:
+        return Settled(QuarantineState.PENDING)
+    if verification.verdict is Verdict.REFUSED:
+        resolve(session, row, QuarantineState.REFUSED, verification.reason)
+        return Settled(QuarantineState.REFUSED)
+    hit = session.get(Hit, row.hit_id)
+    assert hit is not None
+    try:
+        answers = decode_fields((k, v) for k, v in row.fields)
+    except AnswerFormatError as exc:  # checked before quarantine; a changed codec
+        resolve(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
+        return Settled(QuarantineState.REFUSED)
+    copy = verification.platform_answers
+    if copy is not None and _essence(copy) != _essence(answers):
+        # someone with the worker's link posted first: what the worker completed on the
+        # platform is theirs, and sync stores it (checked) from the platform's copy
+        resolve(session, row, QuarantineState.REFUSED,
+                "the answers differ from those the worker completed on the platform")  # fmt: skip
+        return Settled(QuarantineState.REFUSED)
+    done = store_submission(session, hit, row.platform_assignment_id, row.platform_worker_id,
+                            answers, submitted_at=row.received_at)  # fmt: skip
+    resolve(session, row, QuarantineState.VERIFIED, verification.reason)
+    return Settled(QuarantineState.VERIFIED, done.assignment.id if done.created else None)
+
+
+def settle_submitted(
+    session: Session,
+    hit: Hit,
+    submission: Submission,
+    label: str,
+    read: Callable[[str, HitPlan], list[Answer]] | None = None,
+) -> list[Settled]:
+    """Settle every pending quarantined submission of the assignment the platform reports in
+    ``submission`` (what sync does for each submission it reads): the one by the platform's
+    worker is stored, the others refused."""
+    rows = session.exec(
+        select(QuarantinedSubmission).where(
+            QuarantinedSubmission.platform_assignment_id == submission.assignment_id,
+            QuarantinedSubmission.state == QuarantineState.PENDING,
+        )
+    ).all()
+    # the platform's own worker first, so the others are refused against a stored assignment
+    rows = sorted(rows, key=lambda r: r.platform_worker_id != submission.worker_id)
+    plan = HitPlan.from_showings(hit.index, hit.items)
+    return [
+        settle(session, row, compare(submission, row.platform_worker_id, hit.platform_hit_id,
+                                     label, read, plan))  # fmt: skip
+        for row in rows
+    ]
+
+
+def settle_study(session: Session, study: Study, verifier: Verifier) -> list[Settled]:
+    """Settle every pending quarantined submission of ``study`` (what `harness sync` runs
+    after reading the platform)."""
+    assert study.id is not None
+    out = []
+    for row in pending(session, study.id):
+        hit = session.get(Hit, row.hit_id)
+        assert hit is not None
+        checked = verifier.check(session, study, hit, row.platform_assignment_id,
+                                 row.platform_worker_id)  # fmt: skip
+        out.append(settle(session, row, checked))
+    return out
+
+
+def _has_judgments(session: Session, assignment: Assignment) -> bool:
+    return (
+        session.exec(
+            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
+        ).first()
+        is not None
+    )
+
+
+def _essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:
+    """What two copies of one submission must agree on (timings may be rounded apart)."""
+    return sorted((a.item_key, a.position, a.value, a.skipped) for a in answers)

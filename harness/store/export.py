@@ -1,0 +1,119 @@
+"""A study's judgments as a file to share: the long table as CSV, JSON lines or Parquet.
+
+Two column sets: harness's own long table (every judgment with its timing, role, item display
+columns and instrument hash), or crowd-kit's ``task, worker, label`` (answered real items only),
+which crowd-kit's aggregators read unchanged. Pseudonymized, every platform id (worker,
+assignment, HIT) is replaced by a keyed hash: HMAC-SHA256 under a key the store makes and keeps
+(`harness.store.secrets`), so the same worker gets the same pseudonym in every export of one
+store, nobody without the store can recover the id, and two stores' exports cannot be joined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from enum import StrEnum
+from pathlib import Path
+
+import pandas as pd
+
+from harness.errors import InputError
+
+PSEUDONYM_KEY = "export-pseudonym-key"
+"""The name of the store's key for pseudonyms (`harness.store.secrets.store_secret`)."""
+
+PLATFORM_IDS = ("worker_id", "assignment_id", "hit_id")
+"""The columns that carry a platform's ids."""
+
+
+class ExportFormat(StrEnum):
+    CSV = "csv"
+    JSONL = "jsonl"
+    PARQUET = "parquet"
+
+
+class ExportColumns(StrEnum):
+    HARNESS = "harness"
+    CROWDKIT = "crowdkit"
+
+
+def pseudonym(value: str, key: str) -> str:
+    """``value``'s keyed pseudonym: the first 16 hex digits of HMAC-SHA256 under ``key``."""
+    return hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def pseudonymized(judgments: pd.DataFrame, key: str) -> pd.DataFrame:
+    """``judgments`` with every platform id replaced by its pseudonym (missing ids stay missing);
+    each kind of id gets its own prefix (``w-``, ``a-``, ``h-``) so they are not confused."""
+    out = judgments.copy()
+    for column in PLATFORM_IDS:
+        if column not in out:
+            continue
+        prefix = column[0] + "-"
+        cache: dict[str, str] = {}
+
+        def hide(value: object, prefix: str = prefix, cache: dict[str, str] = cache) -> object:
+            if value is None or (isinstance(value, float) and pd.isna(value)):
+                return value
+            text = str(value)
+            if text not in cache:
+                cache[text] = prefix + pseudonym(text, key)
+            return cache[text]
+
+        out[column] = out[column].map(hide)
+    return out
+
+
+def export_table(judgments: pd.DataFrame, columns: ExportColumns) -> pd.DataFrame:
+    """The table to write: harness's long table as stored, or crowd-kit's columns (answered
+    real items: ``task`` = item, ``worker``, ``label`` = value)."""
+    if columns is ExportColumns.HARNESS:
+        return judgments.reset_index(drop=True)
+    answered = judgments[
+        (judgments["role"] == "item") & ~judgments["skipped"].astype(bool)
+        & judgments["value"].notna()
+    ]  # fmt: skip
+    return pd.DataFrame(
+        {
+            "task": answered["item_id"].astype(str).to_numpy(),
+            "worker": answered["worker_id"].astype(str).to_numpy(),
+            "label": answered["value"].astype(float).to_numpy(),
+        }
+    )
+
+
+def write_export(table: pd.DataFrame, path: Path, form: ExportFormat) -> None:
+    """Write ``table`` to ``path`` as ``form`` (via a temporary file, so a failed write leaves
+    no half file behind)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        if form is ExportFormat.CSV:
+            table.to_csv(partial, index=False)
+        elif form is ExportFormat.JSONL:
+            table.to_json(partial, orient="records", lines=True, date_format="iso")
+        else:
+            _require_pyarrow()
+            table.to_parquet(partial, index=False)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def read_export(path: Path, form: ExportFormat) -> pd.DataFrame:
+    """Read an export back (for checks and round trips)."""
+    if form is ExportFormat.CSV:
+        return pd.read_csv(path)
+    if form is ExportFormat.JSONL:
+        return pd.read_json(path, orient="records", lines=True)
+    _require_pyarrow()
+    return pd.read_parquet(path)
+
+
+def _require_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise InputError(
+            "export: parquet needs pyarrow, which is not installed: "
+            "pip install 'harness[parquet]' (or choose --format csv or jsonl)"
+        ) from exc

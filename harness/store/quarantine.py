@@ -1,0 +1,143 @@
+"""Quarantined submissions: answers the platform has not confirmed belong to their poster.
+
+A task page's answers count (become the assignment's judgments) only once the platform says
+the assignment is the poster's (`harness.platform.verification`). Until then they are kept
+here, apart from assignments and judgments: they are never screened, reviewed or approved,
+`status` counts them separately, and they never block the assignment's real worker. Each
+is resolved later, when the platform answers: ``verified`` (its answers were stored as the
+assignment's judgments) or ``refused`` (the assignment is someone else's).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from harness.store.events import EventKind, record_event
+from harness.store.models import (
+    Assignment,
+    Judgment,
+    QuarantinedSubmission,
+    QuarantineState,
+    Worker,
+    utcnow,
+)
+
+
+def quarantine(
+    session: Session,
+    *,
+    study_id: int,
+    hit_id: int,
+    assignment_id: str,
+    worker_id: str,
+    fields: Sequence[tuple[str, str]],
+    reason: str,
+) -> tuple[QuarantinedSubmission, bool]:
+    """Keep the posted answer fields; (the row, whether it is new). A repeat by the same
+    worker for the same assignment keeps the first answers (nothing is written)."""
+    found = _find(session, assignment_id, worker_id)
+    if found is not None:
+        return found, False
+    row = QuarantinedSubmission(
+        study_id=study_id,
+        hit_id=hit_id,
+        platform_assignment_id=assignment_id,
+        platform_worker_id=worker_id,
+        fields=[[k, v] for k, v in fields],
+        reason=reason[:500],
+    )
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except sa.exc.IntegrityError:  # the same worker's concurrent retry
+        session.expire_all()
+        raced = _find(session, assignment_id, worker_id)
+        assert raced is not None
+        return raced, False
+    record_event(
+        session,
+        EventKind.ASSIGNMENT_QUARANTINED,
+        study_id=study_id,
+        subject=assignment_id,
+        payload={"worker": worker_id, "reason": reason[:500]},
+    )
+    return row, True
+
+
+def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:
+    """Every quarantined submission not resolved yet (of one study, or all), oldest first."""
+    query = select(QuarantinedSubmission).where(
+        QuarantinedSubmission.state == QuarantineState.PENDING
+    )
+    if study_id is not None:
+        query = query.where(QuarantinedSubmission.study_id == study_id)
+    return list(session.exec(query.order_by(col(QuarantinedSubmission.id))))
+
+
+def resolve(
+    session: Session, row: QuarantinedSubmission, state: QuarantineState, reason: str
+) -> None:
+    """Settle a pending quarantined submission as ``verified`` or ``refused``, with why."""
+    row.state = state
+    row.reason = reason[:500]
+    row.resolved_at = utcnow()
+    session.add(row)
+    record_event(
+        session,
+        EventKind.QUARANTINE_RESOLVED,
+        study_id=row.study_id,
+        subject=row.platform_assignment_id,
+        payload={"worker": row.platform_worker_id, "state": state.value, "reason": reason[:500]},
+    )
+
+
+def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, int]:
+    """How many of a study's quarantined submissions are in each state."""
+    rows = session.exec(
+        select(QuarantinedSubmission.state).where(QuarantinedSubmission.study_id == study_id)
+    )
+    counts = Counter(rows)
+    return {state: counts.get(state, 0) for state in QuarantineState}
+
+
+def _find(session: Session, assignment_id: str, worker_id: str) -> QuarantinedSubmission | None:
+    return session.exec(
+        select(QuarantinedSubmission).where(
+            QuarantinedSubmission.platform_assignment_id == assignment_id,
+            QuarantinedSubmission.platform_worker_id == worker_id,
+        )
+    ).first()
+
+
+class Owner(StrEnum):
+    """Whose answers an assignment already has, as far as the store knows."""
+
+    SAME = "same"  # the asking worker's (stored, or quarantined and not refused)
+    OTHER = "other"  # another worker's, as the platform said
+
+
+def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner | None:
+    """Whether ``assignment_id`` already has answers from ``worker_id`` (SAME), belongs to
+    another worker by the platform's word (OTHER), or neither (None). Another worker's
+    quarantined answers do not count: they are not the platform's word."""
+    stored = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == assignment_id)
+    ).first()
+    if stored is not None:
+        owner = session.get(Worker, stored.worker_id)
+        if owner is None or owner.platform_worker_id != worker_id:
+            return Owner.OTHER
+        answered = session.exec(
+            select(Judgment.id).where(Judgment.assignment_id == stored.id).limit(1)
+        ).first()
+        if answered is not None:
+            return Owner.SAME
+    kept = _find(session, assignment_id, worker_id)
+    if kept is None:
+        return None
+    return Owner.OTHER if kept.state is QuarantineState.REFUSED else Owner.SAME

@@ -1,0 +1,334 @@
+"""Workers cannot forge or take over assignments, and pages cannot be turned against them
+(issue 21, holes 1-3 and 5), on both stores, with MTurk as harness's local MTurk service.
+
+A study's HIT is posted on the local service; workers accept there, open the task page with
+MTurk's parameters, post their answers, and complete the assignment at MTurk's
+externalSubmit. What counts is asked of MTurk (GetAssignment), not taken from the page's URL.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from sqlmodel import func, select
+
+from harness.platform.registry import platform_named
+from harness.platform.status import study_report
+from harness.platform.sync import SyncHooks, sync_study
+from harness.platform.verification import Verifier, settle_study
+from harness.render.answers import encode_answers
+from harness.render.pages import external_question
+from harness.store import session_scope
+from harness.store.models import (
+    Assignment,
+    Hit,
+    Judgment,
+    QuarantinedSubmission,
+    QuarantineState,
+    Study,
+    Worker,
+)
+from harness.store.quarantine import quarantine_counts
+from harness.store.studies import launched
+from harness.web.tokens import token_in_page
+from tests.platform.mturk_local.factories import LocalMTurk, hit_params
+from tests.web.factories import on_platform, plan_study, write_task_spec
+from tests.web.test_task_server import answers
+
+VICTIM, ATTACKER = "AVICTIM1", "AATTACKER1"
+
+
+@pytest.fixture(scope="module")
+def mturk(tmp_path_factory):
+    """One local MTurk service for the module: each test posts a HIT of its own."""
+    service = LocalMTurk(tmp_path_factory.mktemp("mturk") / "mturk.sqlite").start()
+    yield service
+    service.stop()
+
+
+class Posted:
+    """A study whose HIT 0 is posted on the local MTurk service, served by the task server
+    with the real verifier (rechecks run by hand: ``recheck_all``)."""
+
+    def __init__(self, engine, make_app, mturk, tmp_path):
+        self.engine, self.mturk = engine, mturk
+        self.study = plan_study(engine, write_task_spec(tmp_path, "rating"))
+        on_platform(engine, self.study.name, "local", mturk.url)
+        question = external_question("http://127.0.0.1:9", study_name=self.study.name,
+                                     plan=self.study.plans[0])  # fmt: skip
+        self.requester = mturk.client()
+        self.hit_id = self.requester.create_hit(**hit_params(Question=question))["HIT"]["HITId"]
+        with session_scope(engine) as session:
+            hit = session.exec(select(Hit)).one()
+            hit.platform_hit_id = self.hit_id
+            session.add(hit)
+        self.app = make_app(verifier=Verifier())
+        self.app.extensions["harness.trust"].rechecks.close()  # the tests recheck by hand
+        self.client = self.app.test_client()
+
+    def accept(self, worker):
+        return self.mturk.accept(self.hit_id, worker)["AssignmentId"]
+
+    def query(self, assignment, worker, **extra):
+        params = {"assignmentId": assignment, "hitId": self.hit_id, "workerId": worker,
+                  "turkSubmitTo": self.mturk.url, **extra}  # fmt: skip
+        return urlencode(params)
+
+    def open(self, assignment, worker, **extra):
+        query = self.query(assignment, worker, **extra)
+        return self.client.get(f"/hit/{self.study.key(0)}?{query}")
+
+    def post(self, assignment, worker, *, token=None, value=6.0, headers=None, **extra):
+        """Post answers as ``worker``'s page for ``assignment`` (its token unless given)."""
+        if token is None:
+            token = token_in_page(self.open(assignment, worker).get_data(as_text=True))
+        data = encode_answers(answers(self.study, value, worker=worker))
+        data.update({"assignmentId": assignment, "workerId": worker, "hitId": self.hit_id,
+                     "pageToken": token, **extra})  # fmt: skip
+        return self.client.post(f"/hit/{self.study.key(0)}/submit", data=data,
+                                headers=headers or {})  # fmt: skip
+
+    def complete_on_mturk(self, assignment, worker, value=6.0):
+        """What the page does after harness has the answers: complete the assignment there."""
+        data = encode_answers(answers(self.study, value, worker=worker))
+        response = self.mturk.post("/mturk/externalSubmit", assignmentId=assignment, **data)
+        assert response.status_code == 200, response.text
+
+    def recheck_all(self):
+        rechecks = self.app.extensions["harness.trust"].rechecks
+        with session_scope(self.engine) as session:
+            ids = [r.id for r in session.exec(select(QuarantinedSubmission))]
+        return [rechecks.recheck(i) for i in ids]
+
+    def counted(self):
+        """(assignment id, worker id, judgments) of every assignment that counts."""
+        with session_scope(self.engine) as session:
+            rows = session.exec(select(Assignment, Worker).join(
+                Worker, Worker.id == Assignment.worker_id)).all()  # fmt: skip
+            return sorted(
+                (a.platform_assignment_id, w.platform_worker_id, session.exec(
+                    select(func.count()).select_from(Judgment).where(
+                        Judgment.assignment_id == a.id)).one())  # fmt: skip
+                for a, w in rows
+            )
+
+    def quarantined(self):
+        with session_scope(self.engine) as session:
+            return sorted(
+                (q.platform_assignment_id, q.platform_worker_id, q.state)
+                for q in session.exec(select(QuarantinedSubmission))
+            )
+
+
+@pytest.fixture
+def posted(engine, make_app, mturk, tmp_path):
+    return Posted(engine, make_app, mturk, tmp_path)
+
+
+# --- hole 1: forged assignments --------------------------------------------------------------
+
+
+def test_a_forged_assignment_is_quarantined_and_never_counts(posted):
+    forged = [posted.post(f"FORGED{i}", "AX") for i in range(5)]
+    assert [r.status_code for r in forged] == [200] * 5
+    assert all(r.json["verified"] is False for r in forged)
+    posted.recheck_all()  # MTurk does not know these assignments
+    with session_scope(posted.engine) as session:
+        study = session.exec(select(Study)).one()
+        settle_study(session, study, Verifier())  # nor does sync's settling
+        counts = quarantine_counts(session, study.id)
+    assert posted.counted() == []
+    assert counts[QuarantineState.PENDING] == 5
+    with session_scope(posted.engine) as session:
+        study = session.exec(select(Study)).one()
+        report = study_report(session, platform_named("mturk"), launched(session, study))
+    assert report.assignments == {} and report.judgments == 0
+    assert report.lines()[-1] == (
+        "  quarantined submissions (not counted): 5 awaiting the platform, 0 refused "
+        "(someone else's assignment), 0 verified since"
+    )
+
+
+# --- hole 2: hijacking and impersonation -----------------------------------------------------
+
+
+def test_a_hijacked_link_stores_nothing_and_the_victim_still_submits(posted):
+    assignment = posted.accept(VICTIM)
+    # the attacker opens the victim's link with their own worker id, first, and submits
+    assert posted.open(assignment, ATTACKER).status_code == 200
+    assert posted.post(assignment, ATTACKER, value=1.0).status_code == 200
+    # the victim is not locked out
+    assert posted.open(assignment, VICTIM).status_code == 200
+    mine = posted.post(assignment, VICTIM, value=7.0)
+    assert mine.status_code == 200 and mine.json["created"] is True
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)
+    posted.recheck_all()
+    n = len(posted.study.plans[0].showings)
+    assert posted.counted() == [(assignment, VICTIM, n)]
+    assert posted.quarantined() == [
+        (assignment, ATTACKER, QuarantineState.REFUSED),
+        (assignment, VICTIM, QuarantineState.VERIFIED),
+    ]
+    with session_scope(posted.engine) as session:
+        values = set(session.exec(select(Judgment.value)).all())
+    assert values == {7.0}  # the victim's answers, not the attacker's
+
+
+def test_posting_with_the_victims_worker_id_under_ones_own_page_is_refused(posted):
+    assignment = posted.accept(VICTIM)
+    own = token_in_page(posted.open(assignment, ATTACKER).get_data(as_text=True))
+    refused = posted.post(assignment, VICTIM, token=own)
+    assert refused.status_code == 403
+    assert "token is missing or does not match" in refused.json["errors"][0]
+    assert posted.quarantined() == [] and posted.counted() == []
+
+
+def test_ones_own_assignment_posted_as_the_victim_is_refused_once_mturk_answers(posted):
+    mine = posted.accept(ATTACKER)
+    victims = posted.accept(VICTIM)
+    assert posted.post(mine, VICTIM, value=1.0).status_code == 200  # MTurk cannot say yet
+    posted.complete_on_mturk(mine, ATTACKER, value=1.0)
+    # now MTurk says the assignment is the attacker's: a post in the victim's name is refused
+    again = posted.post(mine, VICTIM, value=1.0)
+    assert again.status_code in (200, 403)
+    posted.recheck_all()
+    assert (mine, VICTIM, QuarantineState.REFUSED) in posted.quarantined()
+    assert all(worker != VICTIM for _, worker, _ in posted.counted())
+    # and the victim's own assignment is untouched
+    assert posted.post(victims, VICTIM, value=7.0).json["created"] is True
+
+
+def test_a_post_after_mturk_has_the_assignment_counts_at_once_or_is_refused(posted):
+    assignment = posted.accept(VICTIM)
+    posted.complete_on_mturk(assignment, VICTIM)
+    refused = posted.post(assignment, ATTACKER)
+    assert refused.status_code == 403
+    assert refused.json["errors"][0].startswith(
+        f"MTurk gave assignment {assignment} to another worker; your answers were not stored."
+    )
+    counted = posted.post(assignment, VICTIM)
+    assert counted.status_code == 200 and counted.json["verified"] is True
+    assert posted.counted() == [(assignment, VICTIM, len(posted.study.plans[0].showings))]
+
+
+def test_a_wrong_hit_id_in_the_post_is_refused(posted):
+    assignment = posted.accept(VICTIM)
+    response = posted.post(assignment, VICTIM, hitId="SOMEOTHERHIT")
+    assert response.status_code == 400
+    assert "These answers name HIT SOMEOTHERHIT" in response.json["errors"][0]
+    assert posted.quarantined() == []
+
+
+# --- hole 3: turkSubmitTo and the page's policy ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "submit_to",
+    [
+        "javascript:alert(document.domain)//",
+        "https://evil.example",
+        "JAVASCRIPT:alert(1)",
+        "https://www.mturk.com",  # production's site, for a study on the local service
+        "{mturk}/mturk/externalSubmit",
+        "{mturk}@evil.example",
+        "{mturk}?x=1",
+    ],
+)
+def test_a_turk_submit_to_other_than_the_platforms_site_is_refused(posted, submit_to):
+    assignment = posted.accept(VICTIM)
+    target = submit_to.format(mturk=posted.mturk.url)
+    response = posted.open(assignment, VICTIM, turkSubmitTo=target)
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert "its turkSubmitTo is not MTurk&#39;s address" in html
+    assert "javascript:" not in html.lower() and "evil.example" not in html
+
+
+def test_the_page_completes_only_at_the_platform_and_runs_only_its_own_scripts(posted):
+    assignment = posted.accept(VICTIM)
+    response = posted.open(assignment, VICTIM)
+    assert response.status_code == 200
+    policy = response.headers["Content-Security-Policy"]
+    nonce = policy.split("'nonce-")[1].split("'")[0]
+    assert f"frame-ancestors 'self' {posted.mturk.url}" in policy
+    assert f"form-action 'self' {posted.mturk.url}" in policy
+    assert "default-src 'none'" in policy and "base-uri 'none'" in policy
+    html = response.get_data(as_text=True)
+    assert html.count("<script") == html.count(f'<script nonce="{nonce}">') == 2
+    assert f'"turkSubmitTo": "{posted.mturk.url}"' in html
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+# --- hole 5: cross-site requests -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Origin": "https://evil.example"}, {"Origin": "null"}, {"Sec-Fetch-Site": "cross-site"}],
+)
+def test_a_cross_site_form_post_is_refused(posted, headers):
+    assignment = posted.accept(VICTIM)
+    response = posted.post(assignment, VICTIM, headers=headers)
+    assert response.status_code == 403
+    assert response.json["errors"] == [
+        "This submission came from another website and was refused; nothing was stored."
+    ]
+    assert posted.quarantined() == []
+
+
+def test_a_same_origin_post_is_accepted(posted):
+    assignment = posted.accept(VICTIM)
+    response = posted.post(assignment, VICTIM, headers={"Origin": "http://localhost",
+                                                        "Sec-Fetch-Site": "same-origin"})
+    assert response.status_code == 200, response.json
+
+
+def test_sync_settles_what_the_task_server_could_not_verify(posted):
+    assignment = posted.accept(VICTIM)
+    posted.post(assignment, ATTACKER, value=1.0)
+    posted.post(assignment, VICTIM, value=7.0)
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)  # no recheck ran: sync settles
+    with session_scope(posted.engine) as session:
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    report = sync_study(posted.engine, provider, running, SyncHooks())
+    assert (report.stored, report.recovered) == (1, 0)  # the quarantined answers, now counted
+    assert posted.counted() == [(assignment, VICTIM, len(posted.study.plans[0].showings))]
+    assert posted.quarantined() == [
+        (assignment, ATTACKER, QuarantineState.REFUSED),
+        (assignment, VICTIM, QuarantineState.VERIFIED),
+    ]
+    again = sync_study(posted.engine, provider, running, SyncHooks())
+    assert again.stored == 0
+
+
+def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
+    """The link itself (both ids) is what an attacker may have: what counts is what the
+    worker completed on MTurk, which only the worker can do."""
+    assignment = posted.accept(VICTIM)
+    assert posted.post(assignment, VICTIM, value=1.0).status_code == 200  # the attacker, first
+    posted.post(assignment, VICTIM, value=7.0)  # the victim: "already recorded"
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)
+    posted.recheck_all()
+    assert posted.quarantined() == [(assignment, VICTIM, QuarantineState.REFUSED)]
+    assert posted.counted() == []  # the rechecks store nothing that MTurk's copy contradicts
+    with session_scope(posted.engine) as session:
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    hooks = SyncHooks.of(provider, posted.study.instrument, None)
+    report = sync_study(posted.engine, provider, running, hooks)
+    assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
+    with session_scope(posted.engine) as session:
+        assert set(session.exec(select(Judgment.value)).all()) == {7.0}
+
+
+def test_origins_compare_as_browsers_do():
+    from harness.web.security import origin_of
+
+    assert origin_of("HTTPS://WWW.MTurk.com:443/") == "https://www.mturk.com"
+    assert origin_of("http://127.0.0.1:80") == "http://127.0.0.1"
+    assert origin_of("http://[::1]:8765/x") == "http://[::1]:8765"
+    for bad in ("javascript:alert(1)", "//evil.example", "https://u:p@host", "http://a b",
+                "data:text/html,x", "https://host:99999"):  # fmt: skip
+        assert origin_of(bad) is None, bad
