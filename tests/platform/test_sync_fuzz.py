@@ -92,7 +92,7 @@ def judgments_of(db: str, assignment: str) -> list[Judgment] | None:
 
 
 @settings(
-    max_examples=20,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
