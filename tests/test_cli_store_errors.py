@@ -21,6 +21,7 @@ COMMANDS = [
     ["expire", "s"],
     ["simulate-workers", "s"],
     ["characterize", "--new", "s", "--original", "ws353", "--out", "report"],
+    ["export", "s"],
 ]
 
 
