@@ -27,6 +27,7 @@ from harness.errors import InputError, StoreError
 from harness.platform.after_submission import run_after_submission
 from harness.platform.places import completion_code, published_ref
 from harness.platform.provider import PlacesPlatform
+from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
@@ -111,6 +112,13 @@ def arrive(name: str) -> Response:
             return message_page(
                 "Wrong study", "This link belongs to another study. Open it again.", 400
             )
+        checked = trust().verifier.arrival(entry.where, entry.study.target, arrival, ref)
+        if checked.verdict is Verdict.REFUSED:
+            return message_page("Cannot start", f"{checked.reason}. Open the study from "
+                                "your own account again.", 403)  # fmt: skip
+        if checked.verdict is Verdict.UNVERIFIED:
+            return message_page("Cannot start yet", f"{checked.reason}. Reload this page in "
+                                "a minute.", 503)  # fmt: skip
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
