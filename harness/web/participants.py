@@ -38,7 +38,13 @@ from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, Stu
 from harness.store.studies import study_named
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
-from harness.web.security import checked_redirect, cross_site, new_nonce, secure_headers
+from harness.web.security import (
+    bad_id,
+    checked_redirect,
+    cross_site,
+    new_nonce,
+    secure_headers,
+)
 from harness.web.state import web_state
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
@@ -107,6 +113,10 @@ def arrive(name: str) -> Response:
             if query is None:
                 return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
+        malformed = bad_id(participant=arrival.worker_id, session=arrival.session_ref or "",
+                           study=arrival.study_ref or "")  # fmt: skip
+        if malformed is not None:
+            return message_page("Cannot start", malformed, 400)
         ref = published_ref(session, _id(entry.study))
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
