@@ -95,8 +95,9 @@ def test_every_post_is_answered_in_json_and_a_refusal_writes_nothing(server, mut
     data: dict[str, Any] = encode_answers(answers(server.study, 6.0, worker=worker))
     data.update(assignmentId=assignment, workerId=worker)
     if signed:
-        data["pageToken"] = server.keys.sign("hit", unit=server.study.key(0),
-                                             assignment_id=assignment, worker_id=worker)  # fmt: skip
+        data["pageToken"] = server.keys.sign(
+            "hit", unit=server.study.key(0), assignment_id=assignment, worker_id=worker
+        )
     for action, name, value in mutations:
         if action == "set":
             data[name] = value
