@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import HarnessError
-from harness.platform.provider import Provider, Submission
+from harness.platform.provider import Arrival, Provider, Submission
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.models import (
@@ -140,6 +140,12 @@ class Verifier:
                 found = self._providers[key] = self._connect(where, target)
             return found
 
+    def arrival(
+        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+    ) -> Verification:
+        """What the platform says about the session a participant arrives with."""
+        return check_arrival(self, where, target, arrival, study_ref)
+
     def check(
         self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
     ) -> Verification:
@@ -165,6 +171,36 @@ class Verifier:
         return verify(provider, assignment_id, worker_id, hit.platform_hit_id, plan)
 
 
+def check_arrival(
+    verifier: Verifier, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+) -> Verification:
+    """Whether the platform started the session a participant arrives with (Prolific: the
+    session is theirs, on this study). A platform without sessions to ask about (a study link,
+    whose sessions harness makes) vouches for every arrival."""
+    if arrival.session_ref is None:
+        return Verification(Verdict.VERIFIED, "harness makes this session")
+    try:
+        provider = verifier.provider(where, target)
+    except HarnessError as exc:
+        return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
+    holder = getattr(provider, "session_holder", None)
+    if holder is None:
+        return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
+    label = provider.platform.label
+    try:
+        found = holder(arrival.session_ref)
+    except HarnessError as exc:
+        return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+    if found is None:
+        return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
+    participant, study = found
+    if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
+        return Verification(
+            Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
+        )
+    return Verification(Verdict.VERIFIED, f"{label} confirms the session")
+
+
 class Vouches(Verifier):
     """Vouches for every assignment, asking nobody: only for pages with no platform behind them
     (a researcher's own preview on loopback, tests of what happens once a submission counts)."""
@@ -175,6 +211,11 @@ class Vouches(Verifier):
 
     def check(
         self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        return Verification(Verdict.VERIFIED, self._why)
+
+    def arrival(
+        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
         return Verification(Verdict.VERIFIED, self._why)
 

@@ -17,7 +17,13 @@ from harness.store.models import (
     ScreeningDecision,
     Worker,
 )
-from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+from tests.platform.factories import (
+    harness_cli,
+    launch_args,
+    small_spec,
+    truths_of,
+    until_verified,
+)
 
 
 def platform_states(client, assignment_ids):
@@ -119,6 +125,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
         loaded = load_spec(spec)
         workers = Crowd({"careful": 4, "straight_liner": 2}, size=6, seed=5).workers(loaded.scale)
         report = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http).run()
+        assert until_verified(db) == 0  # screened live as the rechecks verify them
     finally:
         server.stop()
         app.extensions["harness"].close()
