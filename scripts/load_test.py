@@ -516,23 +516,32 @@ def check(
         )
         # a process killed while carrying out a decision holds its claim until CLAIM_TIMEOUT
         # (10 min): then the next sync or review does it; in a kill run that is expected
-        waiting = left["CLAIMED"] if killed else 0
+        # a process killed between an action's intent and its result: the decision stays
+        # claimed (or, asked for by a second decision, pending) and the action's result
+        # unlogged until the claim timeout (10 min), when the next sync or review finishes it
+        in_flight = {
+            kind: set(events(f"{kind}.intent")) - set(events(done))
+            for kind, done in (("review.reject", "review.rejected"),
+                               ("worker.block", "worker.blocked"))
+        }  # fmt: skip
+        waiting = sum(len(v) for v in in_flight.values()) + left["CLAIMED"] if killed else 0
         out["every decision carried out"] = (
-            sum(left.values()) == waiting,
+            sum(left.values()) <= waiting,
             f"{left['PENDING']} pending, {left['CLAIMED']} claimed"
-            + (" (by killed processes: done after the claim timeout)" if waiting else ""),
+            + (f"; {waiting} in flight at a kill (done after the timeout)" if waiting else ""),
         )
-        rejected_events = set(events("review.rejected"))
-        rejected_platform = {a for a, s in platform.items() if s == "Rejected"}
-        out["platform rejections = rejection events"] = (
-            rejected_events == rejected_platform,
-            f"{len(rejected_platform)} on the platform, {len(rejected_events)} events",
-        )
-        blocked_events = set(events("worker.blocked"))
-        out["platform blocks = block events"] = (
-            blocked_events == blocked,
-            f"{len(blocked)} on the platform, {len(blocked_events)} events",
-        )
+        for name, kind, done, on_platform in (
+            ("rejections", "review.reject", "review.rejected",
+             {a for a, s in platform.items() if s == "Rejected"}),
+            ("blocks", "worker.block", "worker.blocked", blocked),
+        ):  # fmt: skip
+            logged = set(events(done))
+            unlogged = on_platform - logged
+            out[f"platform {name} = {name} logged"] = (
+                logged <= on_platform and unlogged <= (in_flight[kind] if killed else set()),
+                f"{len(on_platform)} on the platform, {len(logged)} logged"
+                + (f", {len(unlogged)} in flight at a kill (intent logged)" if unlogged else ""),
+            )
         unscreened = rows(
             "SELECT a.id FROM assignment a WHERE a.screened_at IS NULL AND EXISTS "
             "(SELECT 1 FROM judgment j WHERE j.assignment_id = a.id)"
