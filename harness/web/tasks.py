@@ -87,6 +87,7 @@ def task_page(key: str) -> Response:
                     "task from your own MTurk account.",
                     403,
                 )
+            session.commit()  # the accept is kept; no write lock held while the page renders
             assert assignment.id is not None
             if assignment.status != AssignmentStatus.ACCEPTED or _has_judgments(
                 session, assignment.id
