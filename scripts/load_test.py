@@ -178,7 +178,7 @@ class TimedSession(requests.Session):
             start = time.perf_counter()
             try:
                 response = super().request(method, url, *args, **kwargs)
-            except requests.ConnectionError as exc:
+            except requests.RequestException as exc:  # cut: before or in the middle of the answer
                 self._error(f"{kind}: {type(exc).__name__} {str(exc)[-60:]}")
                 time.sleep(0.2 * (attempt + 1))
                 continue
@@ -229,7 +229,10 @@ def kill_workers(
 ) -> None:
     """SIGKILL one of the task server's worker processes every ``every`` seconds."""
     while not stop.wait(every):
-        children = Path(f"/proc/{serve.pid}/task/{serve.pid}/children").read_text().split()
+        try:
+            children = Path(f"/proc/{serve.pid}/task/{serve.pid}/children").read_text().split()
+        except OSError:  # the server has stopped
+            return
         if children:
             pid = int(children[len(killed) % len(children)])
             os.kill(pid, signal.SIGKILL)
