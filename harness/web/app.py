@@ -12,6 +12,7 @@ from harness.platform.after_submission import AfterSubmission
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
+from harness.web.retry import RetryOnDisconnect
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 
@@ -45,6 +46,7 @@ def create_app(
     )
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    app.wsgi_app = RetryOnDisconnect(app)  # type: ignore[method-assign]
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
