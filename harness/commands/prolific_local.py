@@ -41,21 +41,29 @@ def prolific_local_command(host: str, port: int, db_path: Path, balance: Decimal
                            rate_limit_share: float, retry_after: int, unavailable_share: float,
                            latency_ms: float) -> None:  # fmt: skip
     """Run the local Prolific service: Prolific's API v1 (what harness uses) at
-    http://HOST:PORT/api/v1/, participants at /participant/... (see docs/platforms.md)."""
-    from werkzeug.serving import run_simple
+    http://HOST:PORT/api/v1/, participants at /participant/... (see docs/platforms.md). It runs
+    on gunicorn (one process, 32 threads); stop it with kill PID (graceful) or Ctrl-C."""
+    from typing import Any
 
+    from harness.platform.mturk_local.server import ServerOptions, serve
     from harness.platform.prolific_local import Settings, create_app
 
-    app = create_app(Settings(db_path=db_path, balance=balance))
-    service = app.extensions["prolific_local"]
+    faults = {"rate_limit_share": rate_limit_share, "retry_after": retry_after,
+              "unavailable_share": unavailable_share, "latency_ms": latency_ms}  # fmt: skip
+    settings = Settings(db_path=db_path, balance=balance)
+    service = create_app(settings).extensions["prolific_local"]  # checked once, here
     try:
-        service.faults.update({"rate_limit_share": rate_limit_share, "retry_after": retry_after,
-                               "unavailable_share": unavailable_share, "latency_ms": latency_ms})
+        service.faults.update(faults)
     except ValueError as exc:
-        service.close()
         raise InputError(f"fault switches: {exc}") from exc
-    click.echo(f"Local Prolific service on http://{host}:{port}/api/v1/ (state in {db_path})")
-    try:
-        run_simple(host, port, app, threaded=True, use_reloader=False)
     finally:
         service.close()
+
+    def build() -> Any:
+        app = create_app(settings)
+        app.extensions["prolific_local"].faults.update(faults)
+        return app
+
+    click.echo(f"Local Prolific service on http://{host}:{port}/api/v1/ (state in {db_path})")
+    serve(build, ServerOptions(host=host, port=port, name="harness-prolific-local",
+                               extension="prolific_local"))  # fmt: skip

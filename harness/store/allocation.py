@@ -310,7 +310,11 @@ def settle(session: Session, session_ref: str) -> bool:
     )
     if result.rowcount == 1:  # type: ignore[attr-defined]
         return True
-    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+    slot = session.exec(  # as stored now (a concurrent request may have just submitted it)
+        select(Slot)
+        .where(Slot.session_ref == session_ref)
+        .execution_options(populate_existing=True)
+    ).first()
     return slot is not None and slot.state is SlotState.SUBMITTED
 
 

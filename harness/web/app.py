@@ -15,6 +15,7 @@ from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
+from harness.web.retry import RetryOnDisconnect
 from harness.web.security import secure_headers
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
@@ -71,6 +72,7 @@ def create_app(
         from harness.dashboard import init_dashboard
 
         init_dashboard(app, app.extensions["harness"].engine, dashboard)
+    app.wsgi_app = RetryOnDisconnect(app)  # type: ignore[method-assign]
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:

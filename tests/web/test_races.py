@@ -13,6 +13,7 @@ import pytest
 import requests
 from sqlmodel import func, select
 
+from harness.render.answers import encode_answers
 from harness.store import session_scope
 from harness.store.models import Assignment, Event, EventKind, Judgment, Worker
 from harness.web.tokens import token_in_page
@@ -93,3 +94,49 @@ def test_concurrent_submissions_of_one_assignment_store_once_and_tell_one_it_cre
     assert count(engine, Event, Event.kind == EventKind.ASSIGNMENT_SUBMITTED) == ROUNDS
     assert len(calls) == ROUNDS  # the screening hook ran once per assignment
     assert len(set(calls)) == ROUNDS
+
+
+def test_concurrent_submissions_of_one_study_link_session_store_once(database_url, tmp_path):
+    """The participant pages (Prolific, a study link): the same race, the same truth."""
+    import re
+
+    from harness.spec import load_spec
+    from harness.web import create_app
+    from tests.platform.factories import harness_cli, small_spec
+    from tests.platform.link.test_link_platform import _answers
+
+    spec = small_spec(tmp_path, hosting="external")
+    launched = harness_cli("launch", str(spec), "--target", "link", "--db", database_url,
+                           "--public-url", "http://tasks.test")  # fmt: skip
+    assert launched.exit_code == 0, launched.output
+    calls: list[int | None] = []
+    app = create_app(database_url, after_submission=lambda _e, _s, a: calls.append(a))
+    engine = app.extensions["harness"].engine
+    try:
+        with ServedApp(app) as server:
+            arrived = requests.get(f"{server.url}/p/small?participant=P1", allow_redirects=False)
+            assert arrived.status_code == 303, arrived.text
+            page_url = server.url + arrived.headers["Location"]
+            page = requests.get(page_url)
+            keys = re.findall(r'<section class="card" data-key="([^"]*)"', page.text)
+            ref = page_url.rsplit("/", 1)[1]
+            with session_scope(engine) as session:
+                from harness.store.models import Hit, Slot
+
+                slot = session.exec(select(Slot).where(Slot.session_ref == ref)).one()
+                hit = session.get(Hit, slot.hit_id)
+                index, items = hit.index, list(hit.items)
+            answers = _answers(load_spec(spec), items, index, "P1")
+            assert [a.item_key for a in answers] == keys
+            data = encode_answers(answers) | {"workerId": "P1", "assignmentId": ref,
+                                              "pageToken": token_in_page(page.text)}
+            responses = at_once(
+                AT_ONCE, lambda _: requests.post(f"{page_url}/submit", data=data, timeout=60)
+            )
+        assert [r.status_code for r in responses] == [200] * AT_ONCE, [r.text for r in responses]
+        created = [r.json()["created"] for r in responses]
+        assert created.count(True) == 1, created
+        assert count(engine, Judgment) == len(keys)
+        assert len(calls) == 1
+    finally:
+        app.extensions["harness"].close()

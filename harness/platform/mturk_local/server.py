@@ -1,4 +1,5 @@
-"""Serving the local MTurk service with gunicorn: one worker process, a pool of threads.
+"""Serving a local platform service (MTurk's, Prolific's) with gunicorn: one worker process, a
+pool of threads.
 
 One process, because the service's state is one SQLite file and its clock and fault switches
 live in memory; threads, so that hundreds of workers connecting at once are queued (gunicorn's
@@ -34,6 +35,8 @@ class ServerOptions:
     timeout: int = 120  # seconds a worker may go silent before gunicorn restarts it
     graceful_timeout: int = 30  # seconds requests in flight get to finish on SIGTERM
     keepalive: int = 5
+    name: str = "harness-mturk-local"  # the process name
+    extension: str = "mturk_local"  # the app's extension closed when the worker ends
 
     def gunicorn(self) -> dict[str, Any]:
         return {
@@ -49,16 +52,17 @@ class ServerOptions:
             "accesslog": None,
             "errorlog": "-",
             "loglevel": "warning",
-            "proc_name": "harness-mturk-local",
+            "proc_name": self.name,
         }
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
     """gunicorn configured in code: no command line or config file is read."""
 
-    def __init__(self, build: Callable[[], Any], options: dict[str, Any]) -> None:
+    def __init__(self, build: Callable[[], Any], options: dict[str, Any], extension: str) -> None:
         self._build = build
         self._options = options
+        self._extension = extension
         self._app: Any = None
         super().__init__()
 
@@ -74,9 +78,9 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
     def _release(self, _server: Any, _worker: Any) -> None:
         """Close the database when the worker process ends (graceful stop, restart)."""
         if self._app is not None:
-            self._app.extensions["mturk_local"].close()
+            self._app.extensions[self._extension].close()
 
 
 def serve(build: Callable[[], Any], options: ServerOptions) -> None:
     """Run until stopped: `build()` makes the Flask app inside the worker process."""
-    _Gunicorn(build, options.gunicorn()).run()
+    _Gunicorn(build, options.gunicorn(), options.extension).run()
