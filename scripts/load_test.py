@@ -166,7 +166,13 @@ class TimedSession(requests.Session):
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
         url = str(url)
-        if not url.startswith(self.timings.serve_url):
+        if not url.startswith(self.timings.serve_url):  # the platform's worker side
+            for attempt in range(RETRIES - 1):
+                try:
+                    return super().request(method, url, *args, **kwargs)
+                except requests.ConnectionError as exc:  # e.g. a kept-alive connection closed
+                    self._error(f"platform (not the task server): {type(exc).__name__}")
+                    time.sleep(0.2 * (attempt + 1))
             return super().request(method, url, *args, **kwargs)
         kind = "submit" if url.endswith("/submit") else "page"
         kwargs.setdefault("timeout", 60)
@@ -628,8 +634,11 @@ def print_report(
         f"  submit p50 {percentile(timings.submit, 50):.0f} ms, p99 "
         f"{percentile(timings.submit, 99):.0f} ms ({len(timings.submit)})"
     )
-    errors = sum(timings.errors.values())
-    print(f"  task-server errors: {errors} {dict(timings.errors) if errors else ''}")
+    mine = {e: n for e, n in timings.errors.items() if not e.startswith("platform")}
+    print(f"  task-server errors: {sum(mine.values())} {mine if mine else ''}")
+    platform = {e: n for e, n in timings.errors.items() if e.startswith("platform")}
+    if platform:
+        print(f"  local MTurk service connection errors (retried): {sum(platform.values())}")
     refusals = Counter(r.split(" ", 1)[0] for r in report.refused)
     print(f"  refused by the servers (not errors): {dict(refusals)}")
     print(
