@@ -26,7 +26,7 @@ from harness.platform.launch_plan import (
     label_prefix,
     new_launch_id,
 )
-from harness.platform.places import open_places
+from harness.platform.places import open_places, subscribe_hooks
 from harness.platform.provider import (
     PlacesProvider,
     Prepared,
@@ -190,6 +190,7 @@ def post_hits(
     reconciled = 0
     if isinstance(provider, PlacesProvider):  # one study with places, not a unit per HIT
         posted = open_places(engine, provider, running, plan.settings, prepared, on_posted)
+        subscribe_hooks(engine, provider, running)  # else sync polls
         _finish(engine, study_id)
         return LaunchResult(study_id, posted, 0, already, len(units))
     if reconcile and missing:
