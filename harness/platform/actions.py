@@ -1,4 +1,5 @@
-"""What review does on a platform: approve, reject, pay bonuses, block workers, add raters.
+"""What review does on a platform: approve (one by one or in bulk), reject, ask for a return,
+pay bonuses, block workers, add raters.
 
 Every action is idempotent (doing it twice does it once), records its intent before the
 platform call and its result after it, each with its reason, and commits both at once, so a

@@ -1,5 +1,5 @@
-"""Review a study: carry out screening's decisions (block, reject with feedback, replace), then
-approve every other submitted assignment.
+"""Review a study: carry out screening's decisions (block, reject with feedback, replace, ask
+for a return), then approve every other submitted assignment (in bulk where the platform can).
 
 Each pending decision is claimed in the database before its platform action
 (`harness.store.decisions.claim`), so of several processes carrying out decisions at once
@@ -112,7 +112,8 @@ def _approvable(session: Session, study: LaunchedStudy) -> list[Assignment]:
 def apply_pending_decisions(
     session: Session, provider: Provider, study: LaunchedStudy
 ) -> list[ReviewAction]:
-    """Carry out the screening decisions not applied yet (block, reject, replace), each claimed
+    """Carry out the screening decisions not applied yet (block, reject, replace, ask for a
+    return), each claimed
     first and marked applied after.
 
     A rejection of an assignment not yet submitted on the platform puts its decision back to
