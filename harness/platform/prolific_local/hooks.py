@@ -34,6 +34,8 @@ EVENT_TYPES = [
     {"event_type": "study.status.change", "description": "A study's status changed."},
     {"event_type": SUBMISSION_EVENT, "description": "A submission's status changed."},
 ]
+
+
 # -- secrets --------------------------------------------------------------------------------------
 def _workspace(given: Any) -> str:
     if given != WORKSPACE:
@@ -101,8 +103,15 @@ def create_subscription() -> tuple[Response, int]:
     if event_type not in {e["event_type"] for e in EVENT_TYPES}:
         raise ApiError(400, {"event_type": ["Not a subscribable event type."]})
     if not isinstance(target, str) or not inputs.is_text(target, 500) or not loopback(target):
-        raise ApiError(400, {"target_url": ["The local service posts to loopback addresses only "
-                                            "(http(s)://127.0.0.1, ::1 or localhost)."]})
+        raise ApiError(
+            400,
+            {
+                "target_url": [
+                    "The local service posts to loopback addresses only "
+                    "(http(s)://127.0.0.1, ::1 or localhost)."
+                ]
+            },
+        )
     enabled = data.get("is_enabled", True)
     if not isinstance(enabled, bool):
         raise ApiError(400, {"is_enabled": ["Must be true or false."]})

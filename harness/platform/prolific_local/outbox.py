@@ -46,10 +46,19 @@ def notify(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
                      (submission_id,)).fetchone()  # fmt: skip
     if row is None:
         return
-    body = json.dumps({"resource_id": submission_id, "event_type": SUBMISSION_EVENT,
-                       "participant_id": row["participant_id"], "status": row["status"]})
-    hooks = db.execute("SELECT id FROM hook_subscription WHERE event_type = ? AND enabled = 1 "
-                       "AND confirmed = 1 ORDER BY seq", (SUBMISSION_EVENT,)).fetchall()
+    body = json.dumps(
+        {
+            "resource_id": submission_id,
+            "event_type": SUBMISSION_EVENT,
+            "participant_id": row["participant_id"],
+            "status": row["status"],
+        }
+    )
+    hooks = db.execute(
+        "SELECT id FROM hook_subscription WHERE event_type = ? AND enabled = 1 "
+        "AND confirmed = 1 ORDER BY seq",
+        (SUBMISSION_EVENT,),
+    ).fetchall()
     for (hook_id,) in hooks:
         db.execute("INSERT INTO hook_delivery (subscription_id, event_id, body, due) VALUES "
                    "(?, ?, ?, ?)", (hook_id, new_id(), body, time.time()))  # fmt: skip
@@ -105,8 +114,10 @@ class Deliveries:
             if ok or row["attempts"] + 1 >= ATTEMPTS:
                 db.execute("DELETE FROM hook_delivery WHERE id = ?", (row["id"],))
             else:
-                db.execute("UPDATE hook_delivery SET attempts = attempts + 1, due = ? WHERE id = ?",
-                           (time.time() + min(30.0, 0.2 * 2 ** row["attempts"]), row["id"]))
+                db.execute(
+                    "UPDATE hook_delivery SET attempts = attempts + 1, due = ? WHERE id = ?",
+                    (time.time() + min(30.0, 0.2 * 2 ** row["attempts"]), row["id"]),
+                )
         return True
 
 

@@ -105,8 +105,11 @@ def _join(prolific, db: str, pid: str) -> tuple[str, str]:
     study = requests.get(f"{prolific.url}/participant/studies",
                          params={"participant_id": pid, "country": "United States"},
                          timeout=5).json()["results"][0]  # fmt: skip
-    sub = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                        data={"participant_id": pid}, timeout=5).json()["submission_id"]
+    sub = requests.post(
+        f"{prolific.url}/participant/studies/{study['id']}/join",
+        data={"participant_id": pid},
+        timeout=5,
+    ).json()["submission_id"]
     engine = make_engine(db)
     with session_scope(engine) as session:
         record_accept(session, session.exec(select(Hit).where(Hit.index == 0)).one(), sub, pid)
@@ -139,23 +142,40 @@ def test_a_status_change_reaches_the_task_server_signed_and_a_replay_changes_not
 
     engine = make_engine(db)
     with session_scope(engine) as session:
-        secret = session.exec(select(StoreSecret).where(
-            StoreSecret.name.startswith("hook:prolific:"))).one().value  # type: ignore[attr-defined]
+        secret = (
+            session.exec(select(StoreSecret).where(StoreSecret.name.startswith("hook:prolific:")))
+            .one()
+            .value
+        )  # type: ignore[attr-defined]
     engine.dispose()
-    body = json.dumps({"resource_id": sub, "event_type": "submission.status.change",
-                       "participant_id": pid, "status": "AWAITING REVIEW"}).encode()
+    body = json.dumps(
+        {
+            "resource_id": sub,
+            "event_type": "submission.status.change",
+            "participant_id": pid,
+            "status": "AWAITING REVIEW",
+        }
+    ).encode()
     stamp = str(int(time.time()))
     good = {TIMESTAMP: stamp, SIGNATURE: signature(secret, stamp, body)}
     replay = requests.post(f"{tasks}/hooks/prolific", data=body, headers=good, timeout=10)
     assert replay.status_code == 200 and replay.json()["status_changes"] == 0
     assert len(_events(db, EventKind.ASSIGNMENT_STATUS)) == changes
 
-    forged = requests.post(f"{tasks}/hooks/prolific", data=body, timeout=5,
-                           headers={TIMESTAMP: stamp, SIGNATURE: signature("x", stamp, body)})
+    forged = requests.post(
+        f"{tasks}/hooks/prolific",
+        data=body,
+        timeout=5,
+        headers={TIMESTAMP: stamp, SIGNATURE: signature("x", stamp, body)},
+    )
     assert forged.status_code == 401 and forged.json()["ok"] is False
     old = str(int(time.time()) - 3600)
-    stale = requests.post(f"{tasks}/hooks/prolific", data=body, timeout=5,
-                          headers={TIMESTAMP: old, SIGNATURE: signature(secret, old, body)})
+    stale = requests.post(
+        f"{tasks}/hooks/prolific",
+        data=body,
+        timeout=5,
+        headers={TIMESTAMP: old, SIGNATURE: signature(secret, old, body)},
+    )
     assert stale.status_code == 400 and "five minutes" in stale.json()["error"]
     bare = requests.post(f"{tasks}/hooks/prolific", data=body, timeout=5)
     assert bare.status_code == 400

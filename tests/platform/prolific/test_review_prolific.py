@@ -40,15 +40,21 @@ def _submitted(prolific, db: str, pids: list[str]) -> list[str]:
         study = requests.get(f"{prolific.url}/participant/studies",
                              params={"participant_id": pid, "country": "United States"},
                              timeout=5).json()["results"][0]  # fmt: skip
-        sub = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                            data={"participant_id": pid}, timeout=5).json()["submission_id"]
+        sub = requests.post(
+            f"{prolific.url}/participant/studies/{study['id']}/join",
+            data={"participant_id": pid},
+            timeout=5,
+        ).json()["submission_id"]
         with session_scope(engine) as session:
             hit = session.exec(select(Hit).where(Hit.index == len(subs) // 2)).one()
             record_accept(session, hit, sub, pid)
         full = requests.get(f"{prolific.url}/api/v1/studies/{study['id']}/", headers=AUTH,
                             timeout=5).json()  # fmt: skip
-        requests.get(f"{prolific.url}/submissions/complete", timeout=5, params={
-            "cc": full["completion_codes"][0]["code"], "participant_id": pid}).raise_for_status()
+        requests.get(
+            f"{prolific.url}/submissions/complete",
+            timeout=5,
+            params={"cc": full["completion_codes"][0]["code"], "participant_id": pid},
+        ).raise_for_status()
         subs.append(sub)
     engine.dispose()
     synced = harness_cli("sync", "small", "--db", db)
