@@ -2,9 +2,10 @@
 posted in order by one background thread, signed as Prolific signs them.
 
 `notify` runs inside the transaction that changes a submission's status, so an event is queued
-exactly when the change is committed. `Deliveries` posts the oldest due event to its
-subscription's target (loopback only) with ``X-Prolific-Request-Signature``
-(base64 HMAC-SHA256 of timestamp + body, keyed with the workspace's secret) and
+exactly when the change is committed. `Deliveries` posts each subscription's events in order
+(a failed one holds back the later ones) to its target (loopback only) with
+``X-Prolific-Request-Signature`` (base64 HMAC-SHA256 of timestamp + body, keyed with the
+workspace's secret) and
 ``X-Prolific-Request-Timestamp`` (real seconds, not the service's movable clock); an answer other
 than 2xx is retried with a growing delay, at most `ATTEMPTS` times.
 """
@@ -100,12 +101,14 @@ class Deliveries:
                 pass
 
     def _deliver_one(self) -> bool:
-        """Post the oldest due event (outside the store's lock); whether there was one."""
+        """Post the next due event (outside the store's lock); whether there was one."""
         with self.store.tx() as db:
             row = db.execute(
                 "SELECT d.*, s.target_url, s.workspace_id FROM hook_delivery d JOIN "
-                "hook_subscription s ON s.id = d.subscription_id WHERE d.due <= ? ORDER BY d.id "
-                "LIMIT 1", (time.time(),)).fetchone()  # fmt: skip
+                "hook_subscription s ON s.id = d.subscription_id WHERE d.id IN (SELECT MIN(id) "
+                "FROM hook_delivery GROUP BY subscription_id) AND d.due <= ? ORDER BY d.id LIMIT 1",
+                (time.time(),),
+            ).fetchone()  # each subscription's oldest event first: in order, even after a retry
             if row is None:
                 return False
             secret = workspace_secret(db, row["workspace_id"])

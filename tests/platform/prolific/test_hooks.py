@@ -15,7 +15,6 @@ from harness.platform.prolific.hooks import SIGNATURE, TIMESTAMP, signature
 from harness.platform.prolific.provider import ProlificProvider
 from harness.store import make_engine, session_scope
 from harness.store.events import EventKind
-from harness.store.migrations import upgrade
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, StoreSecret
 from harness.store.submissions import record_accept
 from tests.platform.factories import harness_cli, small_spec, task_server
@@ -65,11 +64,10 @@ def test_an_unconfirmed_subscription_is_replaced_and_non_loopback_targets_are_re
 
 
 @pytest.fixture
-def hooked(prolific, tmp_path):
+def hooked(prolific, tmp_path, database_url):
     """The small study launched on the local service with the task server as its public URL
-    (loopback: the service subscribes it); (db, task server URL)."""
-    db = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(db)
+    (loopback: the service subscribes it), on SQLite and PostgreSQL; (db, task server URL)."""
+    db = database_url
     served, app = task_server(db)
     spec = small_spec(tmp_path, hosting="external")
     result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
@@ -195,3 +193,37 @@ def test_without_a_reachable_url_the_launch_logs_why_and_sync_polls(prolific, la
     assert "loopback" in logged[0].payload["why"] and "sync polls" in logged[0].payload["why"]
     subs = requests.get(f"{prolific.url}/api/v1/hooks/subscriptions/", headers=AUTH, timeout=5)
     assert subs.json()["results"] == []
+
+
+def test_deliveries_are_signed_in_order_and_retried_until_answered(prolific, tmp_path):
+    from flask import Flask, request
+
+    from harness.platform.prolific.hooks import verified
+    from tests.platform.prolific.test_bad_input import study_body
+    from tests.serving import ServedApp
+
+    received: list[tuple[int, bytes, dict[str, str]]] = []
+    target = Flask(__name__)
+
+    @target.post("/h")
+    def h():  # the first delivery fails, the others succeed
+        received.append((len(received), request.get_data(), dict(request.headers)))
+        return ("no", 500) if len(received) == 1 else ("", 204)
+
+    with ServedApp(target) as served:
+        provider = _provider(prolific.url)
+        _workspace, secret = provider.subscribe(f"{served.url}/h")
+        study = provider.client.call("POST", "studies/", safe=False,
+                                     json=study_body(total_available_places=5))  # fmt: skip
+        provider.client.call("POST", f"studies/{study['id']}/transition/", safe=True,
+                             json={"action": "PUBLISH"})  # fmt: skip
+        joined = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
+                               data={"participant_id": "P9"}, timeout=5).json()  # fmt: skip
+        requests.post(f"{prolific.url}/participant/submissions/{joined['submission_id']}/return",
+                      timeout=5).raise_for_status()  # fmt: skip
+        _wait_for(lambda: len(received) == 3)
+    statuses = [json.loads(body)["status"] for _n, body, _h in received]
+    assert statuses == ["ACTIVE", "ACTIVE", "RETURNED"]  # the failed one again, then in order
+    for _n, body, headers in received:
+        assert verified(secret, headers[TIMESTAMP], body, headers[SIGNATURE])
+        assert json.loads(body)["resource_id"] == joined["submission_id"]
