@@ -158,7 +158,7 @@ def subscribe_hooks(engine: sa.Engine, provider: object, running: LaunchedStudy)
     """Subscribe the task server to the platform's submission status changes when the platform
     can reach it (a public https URL for Prolific; loopback for the local service), keeping
     the signing secret in the store for the receiving route (`harness.web.prolific_hooks`).
-    Logged once either way; None when subscribed, else why not (sync polls: the fallback)."""
+    Logged once either way; a line for the person (None: the platform has no hooks)."""
     if not isinstance(provider, HookProvider):
         return None
     name = running.platform.provider
@@ -189,4 +189,6 @@ def subscribe_hooks(engine: sa.Engine, provider: object, running: LaunchedStudy)
             if why is not None:
                 payload["why"] = f"{why}; sync polls"
             record_event(session, kind, study_id=running.id, subject=subject, payload=payload)
-    return why
+    if why is None:
+        return f"hooks: {url} receives submission status changes (`harness sync` polls too)"
+    return f"hooks: not subscribed ({why}); `harness sync` polls for status changes"

@@ -73,6 +73,7 @@ def hooked(prolific, tmp_path, database_url):
     result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
                          prolific.url, "--db", db, "--public-url", served.url)  # fmt: skip
     assert result.exit_code == 0, result.output
+    assert f"hooks: {served.url}/hooks/prolific receives submission status" in result.output
     yield db, served.url
     served.stop()
     app.extensions["harness"].close()
@@ -187,7 +188,8 @@ def test_a_status_change_reaches_the_task_server_signed_and_a_replay_changes_not
 
 
 def test_without_a_reachable_url_the_launch_logs_why_and_sync_polls(prolific, launched):
-    _spec, db, _output = launched
+    _spec, db, output = launched
+    assert "hooks: not subscribed (the local Prolific service posts hooks to loopback" in output
     logged = _events(db, EventKind.NOTIFICATIONS)
     assert len(logged) == 1 and logged[0].payload["subscribed"] is False
     assert "loopback" in logged[0].payload["why"] and "sync polls" in logged[0].payload["why"]
