@@ -229,3 +229,33 @@ def test_deliveries_are_signed_in_order_and_retried_until_answered(prolific, tmp
     for _n, body, headers in received:
         assert verified(secret, headers[TIMESTAMP], body, headers[SIGNATURE])
         assert json.loads(body)["resource_id"] == joined["submission_id"]
+
+
+def test_a_returned_submission_frees_its_slot_as_soon_as_the_hook_arrives(prolific, hooked):
+    from harness.store.models import Slot, SlotState
+
+    db, tasks = hooked
+    pid = "5fparticipant000000000021"
+    study = requests.get(f"{prolific.url}/participant/studies",
+                         params={"participant_id": pid, "country": "United States"},
+                         timeout=5).json()["results"][0]  # fmt: skip
+    joined = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
+                           data={"participant_id": pid}, timeout=5).json()  # fmt: skip
+    sub = joined["submission_id"]
+    assert joined["study_url"].startswith(f"{tasks}/p/small?")  # the task server's entry page
+    arrived = requests.get(joined["study_url"], allow_redirects=False, timeout=10)
+    assert arrived.status_code == 303, arrived.text
+
+    def slot_state() -> SlotState | None:
+        engine = make_engine(db)
+        with session_scope(engine) as session:
+            slot = session.exec(select(Slot).where(Slot.session_ref == sub)).first()
+            state = None if slot is None else slot.state
+        engine.dispose()
+        return state
+
+    assert slot_state() is SlotState.RESERVED
+    requests.post(f"{prolific.url}/participant/submissions/{sub}/return",
+                  timeout=5).raise_for_status()  # fmt: skip
+    _wait_for(lambda: slot_state() is None)  # freed: open for the next participant
+    assert [e.subject for e in _events(db, EventKind.SLOT_RELEASED)] == [sub]
