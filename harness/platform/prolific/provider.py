@@ -167,8 +167,11 @@ class ProlificProvider:
             "workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url})
         body = answer.json()
         wanted = (SUBMISSION_EVENT, target_url)
-        made = next(s for s in body.get("results", [body])
-                    if (s.get("event_type"), s.get("target_url")) == wanted)  # fmt: skip
+        made = next((s for s in body.get("results", [body])
+                     if (s.get("event_type"), s.get("target_url")) == wanted), None)  # fmt: skip
+        if made is None:
+            raise ProlificError(f"Prolific's answer to subscribing {target_url} named no such "
+                                "subscription; run the launch again to subscribe")  # fmt: skip
         self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True,
                          json={"secret": answer.headers.get("X-Hook-Secret", "")})  # fmt: skip
         return workspace, secret
