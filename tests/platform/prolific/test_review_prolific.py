@@ -162,3 +162,8 @@ def test_request_return_is_refused_with_the_spec_line_on_a_platform_without_it(t
     planned = harness_cli("launch", str(spec), "--target", "prolific-local", "--db", db,
                           "--public-url", "http://tasks.test", "--dry-run")  # fmt: skip
     assert planned.exit_code == 0, planned.output
+    on_link = small_spec(tmp_path, hosting="external", platform="{name: link}",
+                         screening="{quick: {action: request_return}}")  # fmt: skip
+    checked = harness_cli("validate", str(on_link))
+    assert checked.exit_code != 0
+    assert f"{on_link}:" in checked.output and "screening.quick.action" in checked.output
