@@ -127,6 +127,8 @@ def launch(
         f"{result.already} posted before)"
     )
     _print_entry(platform, plan.study_name, draft.public_url, qr_path)
+    if result.hooks:
+        click.echo(result.hooks)
 
 
 def _print_entry(platform: object, study: str, public_url: str | None, qr: Path | None) -> None:

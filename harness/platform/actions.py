@@ -1,4 +1,5 @@
-"""What review does on a platform: approve, reject, pay bonuses, block workers, add raters.
+"""What review does on a platform: approve (one by one or in bulk), reject, ask for a return,
+pay bonuses, block workers, add raters.
 
 Every action is idempotent (doing it twice does it once), records its intent before the
 platform call and its result after it, each with its reason, and commits both at once, so a
@@ -21,7 +22,7 @@ from sqlmodel import Session, col, select
 from harness.errors import PlatformError
 from harness.platform import money
 from harness.platform.launch_plan import action_token
-from harness.platform.provider import PlacesProvider, Provider, SubmissionState
+from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
 from harness.store.action_claims import begin_action
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
@@ -36,6 +37,7 @@ class ActionKind(StrEnum):
     BONUS = "bonus"
     BLOCK = "block"
     REPLACE = "replace"
+    RETURN = "request_return"
 
 
 class NotSubmittedYet(PlatformError):
@@ -84,6 +86,89 @@ def approve(
     return True
 
 
+BULK = 100
+"""Submissions approved per bulk call."""
+
+
+@runtime_checkable
+class BulkApprover(Protocol):
+    """A places provider with a bulk approve (Prolific)."""
+
+    def approve_many(self, assignment_ids: list[str]) -> None: ...
+
+    def study_submissions(self, study_ref: str) -> list[Submission]: ...
+
+
+def approve_all(
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    assignments: list[Assignment],
+    reason: str,
+) -> list[str]:
+    """Approve submitted assignments; the platform ids approved now. One call per `BULK`
+    where the platform approves in bulk (`BulkApprover`), else one per assignment (`approve`).
+
+    The study's submissions are read in one list first: only those awaiting review are sent.
+    Every intent is committed before its call and every approval recorded after, once each; a
+    run killed between the call and the record finds, on the next run, the intent logged, no
+    approval, and the platform saying approved: it records the approval then (the platform
+    is not asked twice)."""
+    from harness.platform.places import published_ref
+
+    ref = published_ref(session, study.id)
+    if not isinstance(provider, BulkApprover) or ref is None:
+        return [a.platform_assignment_id for a in assignments
+                if approve(session, provider, study, a, reason)]  # fmt: skip
+    states = {s.assignment_id: s.state for s in provider.study_submissions(ref)}
+    done: list[str] = []
+    due: list[Assignment] = []
+    for assignment in assignments:
+        aid = assignment.platform_assignment_id
+        state = states.get(aid)
+        if assignment.status is not AssignmentStatus.SUBMITTED or state is None:
+            continue
+        if state is SubmissionState.SUBMITTED:
+            due.append(assignment)
+        elif state is SubmissionState.APPROVED and _approval_unrecorded(session, study.id, aid):
+            _record_approval(session, study.id, assignment, reason, recovered=True)
+            done.append(aid)
+        else:
+            _settle(session, assignment, state, study.id)
+    for start in range(0, len(due), BULK):
+        chunk = due[start : start + BULK]
+        ids = [a.platform_assignment_id for a in chunk]
+        for aid in ids:
+            record_event(session, EventKind.APPROVE_INTENT, study_id=study.id, subject=aid,
+                         payload={"reason": reason, "bulk": len(ids)})  # fmt: skip
+        session.commit()
+        provider.approve_many(ids)
+        for assignment in chunk:
+            _record_approval(session, study.id, assignment, reason, commit=False)
+        session.commit()
+        done += ids
+    return done
+
+
+def _approval_unrecorded(session: Session, study_id: int, aid: str) -> bool:
+    return event_logged(session, EventKind.APPROVE_INTENT, aid, study_id) and not event_logged(
+        session, EventKind.APPROVED, aid, study_id
+    )
+
+
+def _record_approval(session: Session, study_id: int, assignment: Assignment, reason: str,
+                     *, recovered: bool = False, commit: bool = True) -> None:  # fmt: skip
+    assignment.status = AssignmentStatus.APPROVED
+    session.add(assignment)
+    payload: dict[str, Any] = {"reason": reason}
+    if recovered:
+        payload["recovered"] = "the platform approved it; the record was lost to a crash"
+    record_event(session, EventKind.APPROVED, study_id=study_id,
+                 subject=assignment.platform_assignment_id, payload=payload)  # fmt: skip
+    if commit:
+        session.commit()
+
+
 def reject(
     session: Session,
     provider: Provider,
@@ -123,6 +208,48 @@ def reject(
     session.add(assignment)
     log(session, EventKind.REJECTED, study.id, aid, reason=reason, feedback=feedback)
     return True
+
+
+@runtime_checkable
+class ReturnAsker(Protocol):
+    """A provider that can ask a participant to return a submission (Prolific)."""
+
+    def request_return(self, assignment_id: str) -> None: ...
+
+
+def request_return(
+    session: Session, provider: Provider, study: LaunchedStudy, assignment: Assignment, reason: str
+) -> bool:
+    """Ask the participant to return a submitted assignment (gentler than a rejection: the
+    work is not used and their record is not marked); once per assignment (intent before the
+    call, the request after). Review approves no assignment whose return was asked; when the
+    participant returns it, sync frees its slot. False when there was nothing to do."""
+    aid = assignment.platform_assignment_id
+    if assignment.status is not AssignmentStatus.SUBMITTED:
+        return False
+    if not isinstance(provider, ReturnAsker):
+        raise PlatformError(
+            f"{provider.platform.label} cannot ask a participant to return work; change the "
+            "spec's screening action request_return to reject, block or report"
+        )
+    current = provider.submission(aid)
+    if current is None:
+        raise NotSubmittedYet(f"assignment {aid} is not submitted on the platform yet")
+    if current.state is not SubmissionState.SUBMITTED:
+        _settle(session, assignment, current.state, study.id)
+        return False
+    if not begin_action(session, study.id, EventKind.RETURN_INTENT, EventKind.RETURN_REQUESTED,
+                        aid, reason):  # fmt: skip
+        return False
+    log(session, EventKind.RETURN_INTENT, study.id, aid, reason=reason)
+    provider.request_return(aid)
+    log(session, EventKind.RETURN_REQUESTED, study.id, aid, reason=reason)
+    return True
+
+
+def return_requested(session: Session, study_id: int, aid: str) -> bool:
+    """Whether review asked for the assignment's return (it is then never approved by review)."""
+    return event_logged(session, EventKind.RETURN_INTENT, aid, study_id)
 
 
 def _refuse_rejection(session: Session, study_id: int, aid: str, reason: str, why: str) -> None:

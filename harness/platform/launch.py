@@ -26,7 +26,7 @@ from harness.platform.launch_plan import (
     label_prefix,
     new_launch_id,
 )
-from harness.platform.places import open_places
+from harness.platform.places import open_places, subscribe_hooks
 from harness.platform.provider import (
     PlacesProvider,
     Prepared,
@@ -67,6 +67,7 @@ class LaunchResult:
     reconciled: int  # HITs found on the platform whose ids the store had lost
     already: int  # HITs posted by earlier runs
     total: int
+    hooks: str | None = None  # whether the platform's hooks reach the task server, and why not
 
 
 def work_units(
@@ -190,8 +191,9 @@ def post_hits(
     reconciled = 0
     if isinstance(provider, PlacesProvider):  # one study with places, not a unit per HIT
         posted = open_places(engine, provider, running, plan.settings, prepared, on_posted)
+        hooks = subscribe_hooks(engine, provider, running)  # else sync polls
         _finish(engine, study_id)
-        return LaunchResult(study_id, posted, 0, already, len(units))
+        return LaunchResult(study_id, posted, 0, already, len(units), hooks)
     if reconcile and missing:
         found = {
             u.label: u

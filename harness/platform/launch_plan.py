@@ -18,6 +18,7 @@ from harness.errors import InputError, LaunchRefused, Problem
 from harness.platform.provider import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
+from harness.spec.model import Action
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,18 @@ def plan_launch(loaded: LoadedSpec, platform: Platform, target: str) -> LaunchPl
 def platform_problems(loaded: LoadedSpec, platform: Platform) -> list[Problem]:
     """What ``platform`` cannot run in the spec, each with the spec's file and line."""
     settings = work_settings(loaded)
-    return [
+    found = [
         Problem(str(loaded.path), loaded.line_of(field), field, message)
         for field, message in platform.problems(settings, loaded.spec.hosting.value)
     ]
+    for name, policy in loaded.spec.screening.items():
+        if policy.action is Action.REQUEST_RETURN and not getattr(platform, "asks_returns", False):
+            field = f"screening.{name}.action"
+            found.append(Problem(str(loaded.path), loaded.line_of(field), field,
+                                 f"{platform.label} has no way to ask a participant to return "
+                                 "work: use request_return on Prolific only, or reject, block "
+                                 "or report here"))  # fmt: skip
+    return found
 
 
 def choose_target(loaded: LoadedSpec, given: str | None) -> tuple[Platform, str, str | None]:

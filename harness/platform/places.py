@@ -12,21 +12,47 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.errors import PlatformError
 from harness.platform.launch_plan import label_prefix
 from harness.platform.provider import PlacesProvider, PlacesStudy, Prepared, WorkSettings
 from harness.store.allocation import ensure_slots
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
-from harness.store.models import Hit, HitStatus
+from harness.store.models import Event, Hit, HitStatus, StoreSecret
 from harness.store.studies import LaunchedStudy
 
 ENTRY = "/p/"
 """Where a study's entry page is on the task server: ``/p/<study name>``."""
+HOOKS = "/hooks/"
+"""Where a platform's hooks are received on the task server: ``/hooks/<platform name>``."""
+
+
+@runtime_checkable
+class HookProvider(Protocol):
+    """A places provider that can post submission status changes to the task server."""
+
+    def hook_refusal(self, target_url: str) -> str | None:
+        """Why the platform cannot post to ``target_url`` (None: it can)."""
+        ...
+
+    def subscribe(self, target_url: str) -> tuple[str, str]:
+        """Subscribe ``target_url`` (idempotent); the account key and the signing secret."""
+        ...
+
+
+def hook_secret_name(platform: str, key: str) -> str:
+    """The name the store keeps a platform account's hook secret under (`StoreSecret`)."""
+    return f"hook:{platform}:{key}"[:40]
+
+
+def hook_url(public_url: str, platform: str) -> str:
+    return f"{public_url.rstrip('/')}{HOOKS}{platform}"
 
 
 def entry_url(public_url: str, study_name: str) -> str:
@@ -126,3 +152,43 @@ def open_places(
     if on_posted:
         on_posted(len(missing))
     return len(missing)
+
+
+def subscribe_hooks(engine: sa.Engine, provider: object, running: LaunchedStudy) -> str | None:
+    """Subscribe the task server to the platform's submission status changes when the platform
+    can reach it (a public https URL for Prolific; loopback for the local service), keeping
+    the signing secret in the store for the receiving route (`harness.web.prolific_hooks`).
+    Logged once either way; a line for the person (None: the platform has no hooks)."""
+    if not isinstance(provider, HookProvider):
+        return None
+    name = running.platform.provider
+    public = running.platform.public_url
+    url = hook_url(public, name) if public else ""
+    why = "no public URL" if not public else provider.hook_refusal(url)
+    if why is None:
+        try:
+            key, secret = provider.subscribe(url)
+        except PlatformError as exc:
+            why = f"subscribing failed: {exc}"
+    with session_scope(engine) as session:
+        if why is None:
+            stored = session.get(StoreSecret, hook_secret_name(name, key))
+            if stored is None:
+                stored = StoreSecret(name=hook_secret_name(name, key), value=secret)
+            stored.value = secret
+            session.add(stored)
+        subject = url or name
+        kind = EventKind.NOTIFICATIONS
+        last = session.exec(
+            select(Event).where(Event.kind == kind, Event.subject == subject,
+                                Event.study_id == running.id).order_by(col(Event.id).desc())
+        ).first()  # fmt: skip
+        if last is None or last.payload.get("subscribed") != (why is None):
+            payload: dict[str, object] = {"hooks": "submission.status.change",
+                                          "subscribed": why is None}  # fmt: skip
+            if why is not None:
+                payload["why"] = f"{why}; sync polls"
+            record_event(session, kind, study_id=running.id, subject=subject, payload=payload)
+    if why is None:
+        return f"hooks: {url} receives submission status changes (`harness sync` polls too)"
+    return f"hooks: not subscribed ({why}); `harness sync` polls for status changes"

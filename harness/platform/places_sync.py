@@ -10,16 +10,18 @@ counted and left alone. Idempotent: a second run writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sqlalchemy as sa
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from harness.platform.places import published_ref
-from harness.platform.provider import PlacesProvider, SubmissionState
+from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.sync import SyncHooks, SyncReport, apply_submission, run_hooks
 from harness.store.allocation import release
 from harness.store.database import session_scope
-from harness.store.models import Assignment, AssignmentStatus, Hit
-from harness.store.studies import LaunchedStudy
+from harness.store.models import Assignment, AssignmentStatus, Hit, Study
+from harness.store.studies import LaunchedStudy, launched
 
 _FREED = {
     SubmissionState.RETURNED: AssignmentStatus.RETURNED,
@@ -39,20 +41,59 @@ def sync_places(
         return report
     for submission in provider.study_submissions(ref):
         with session_scope(engine) as session:
-            assignment = session.exec(
-                select(Assignment).where(
-                    Assignment.platform_assignment_id == submission.assignment_id
-                )
-            ).first()
-            if assignment is None:
-                continue  # never reached the task pages: no slot, nothing to store
-            freed = _FREED.get(submission.state)
-            if freed is not None:
-                if release(session, submission.assignment_id, freed, submission.state.value):
-                    report.status_changes += 1
-                continue
-            hit = session.get(Hit, assignment.hit_id)
-            assert hit is not None
-            apply_submission(session, study, hit, submission, hooks, report)
+            apply_places_submission(session, study, submission, hooks, report)
         run_hooks(engine, study, hooks, report)
+    return report
+
+
+def apply_places_submission(
+    session: Session,
+    study: LaunchedStudy,
+    submission: Submission,
+    hooks: SyncHooks,
+    report: SyncReport,
+) -> None:
+    """Store what the platform says of one submission (polled, or named by a hook)."""
+    assignment = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == submission.assignment_id)
+    ).first()
+    if assignment is None:
+        return  # never reached the task pages: no slot, nothing to store
+    freed = _FREED.get(submission.state)
+    if freed is not None:
+        if release(session, submission.assignment_id, freed, submission.state.value):
+            report.status_changes += 1
+        return
+    hit = session.get(Hit, assignment.hit_id)
+    assert hit is not None
+    apply_submission(session, study, hit, submission, hooks, report)
+
+
+def sync_submission(
+    engine: sa.Engine,
+    assignment_id: str,
+    hooks: SyncHooks,
+    connect: Callable[[LaunchedStudy], Provider],
+) -> SyncReport | None:
+    """Sync one submission a hook named, looked up on the platform (a hook says what happened,
+    the platform what is true now: a late or repeated delivery stores nothing new); None when
+    harness never allocated it (not ours, or the participant never reached the pages)."""
+    with session_scope(engine) as session:
+        assignment = session.exec(
+            select(Assignment).where(Assignment.platform_assignment_id == assignment_id)
+        ).first()
+        if assignment is None:
+            return None
+        hit = session.get(Hit, assignment.hit_id)
+        assert hit is not None
+        found = session.get(Study, hit.study_id)
+        assert found is not None
+        study = launched(session, found)
+    submission = connect(study).submission(assignment_id)
+    report = SyncReport()
+    if submission is None:
+        return report  # reserved or active: nothing to store yet
+    with session_scope(engine) as session:
+        apply_places_submission(session, study, submission, hooks, report)
+    run_hooks(engine, study, hooks, report)
     return report

@@ -1,5 +1,5 @@
-"""Review a study: carry out screening's decisions (block, reject with feedback, replace), then
-approve every other submitted assignment.
+"""Review a study: carry out screening's decisions (block, reject with feedback, replace, ask
+for a return), then approve every other submitted assignment (in bulk where the platform can).
 
 Each pending decision is claimed in the database before its platform action
 (`harness.store.decisions.claim`), so of several processes carrying out decisions at once
@@ -16,10 +16,12 @@ from harness.platform.actions import (
     NotSubmittedYet,
     ReviewAction,
     add_raters,
-    approve,
+    approve_all,
     block_worker,
     log,
     reject,
+    request_return,
+    return_requested,
     study_assignments,
     submitted,
 )
@@ -85,26 +87,33 @@ def review_study(
             for d in pending_decisions(session, study.id)
             for a in decision_actions(session, study, d)
         ]
-        rejected = {a.subject for a in planned if a.kind is ActionKind.REJECT}
+        decided = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
         planned += [
             ReviewAction(ActionKind.APPROVE, a.platform_assignment_id, UNFLAGGED)
-            for a in submitted(session, study.id)
-            if a.platform_assignment_id not in rejected
+            for a in _approvable(session, study)
+            if a.platform_assignment_id not in decided
         ]
         return planned
     done = apply_pending_decisions(session, provider, study)
-    for assignment in submitted(session, study.id):
-        if approve(session, provider, study, assignment, UNFLAGGED):
-            done.append(
-                ReviewAction(ActionKind.APPROVE, assignment.platform_assignment_id, UNFLAGGED)
-            )
+    for aid in approve_all(session, provider, study, _approvable(session, study), UNFLAGGED):
+        done.append(ReviewAction(ActionKind.APPROVE, aid, UNFLAGGED))
     return done
+
+
+def _approvable(session: Session, study: LaunchedStudy) -> list[Assignment]:
+    """Submitted assignments review may approve: not those whose return it asked for."""
+    return [
+        a
+        for a in submitted(session, study.id)
+        if not return_requested(session, study.id, a.platform_assignment_id)
+    ]
 
 
 def apply_pending_decisions(
     session: Session, provider: Provider, study: LaunchedStudy
 ) -> list[ReviewAction]:
-    """Carry out the screening decisions not applied yet (block, reject, replace), each claimed
+    """Carry out the screening decisions not applied yet (block, reject, replace, ask for a
+    return), each claimed
     first and marked applied after.
 
     A rejection of an assignment not yet submitted on the platform puts its decision back to
@@ -186,6 +195,9 @@ def decision_actions(
     for assignment in _targets(session, study, decision):
         if decision.action is Action.REJECT and assignment.status is AssignmentStatus.SUBMITTED:
             out.append(ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason))
+        elif (decision.action is Action.REQUEST_RETURN
+              and assignment.status is AssignmentStatus.SUBMITTED):  # fmt: skip
+            out.append(ReviewAction(ActionKind.RETURN, assignment.platform_assignment_id, reason))
         elif decision.action is Action.REPLACE:
             hit = session.get(Hit, assignment.hit_id)
             assert hit is not None and hit.platform_hit_id is not None
@@ -212,6 +224,11 @@ def _apply(
             if reject(session, provider, study, assignment, feedback, reason):
                 done.append(
                     ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason)
+                )
+        elif decision.action is Action.REQUEST_RETURN:
+            if request_return(session, provider, study, assignment, reason):
+                done.append(
+                    ReviewAction(ActionKind.RETURN, assignment.platform_assignment_id, reason)
                 )
         elif decision.action is Action.REPLACE:
             hit = session.get(Hit, assignment.hit_id)

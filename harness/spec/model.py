@@ -70,6 +70,7 @@ class Action(StrEnum):
     BLOCK = "block"
     REJECT = "reject"
     REPLACE = "replace"
+    REQUEST_RETURN = "request_return"  # ask the participant to return the work (Prolific)
 
 
 class StudyInfo(Strict):

@@ -131,6 +131,7 @@ class EventKind(StrEnum):
     SLOT_RESERVED = "slot.reserved"
     SLOT_RELEASED = "slot.released"
     ALLOCATION_REFUSED = "allocation.refused"
+    RETURN_INTENT = "review.return.intent"
     RETURN_REQUESTED = "review.return.requested"
     BONUS_CREATED = "review.bonus.created"
     BONUS_PAY_INTENT = "review.bonus.pay.intent"

@@ -15,6 +15,7 @@ from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
+from harness.web.prolific_hooks import bp as prolific_hooks_bp
 from harness.web.retry import RetryOnDisconnect
 from harness.web.security import secure_headers
 from harness.web.state import WebState
@@ -68,6 +69,7 @@ def create_app(
     app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    app.register_blueprint(prolific_hooks_bp)
     if dashboard is not None:
         from harness.dashboard import init_dashboard
 

@@ -49,6 +49,12 @@ class ProlificClient:
     def call(self, method: str, path: str, *, safe: bool, json: Any = None,
              params: dict[str, Any] | None = None) -> Any:  # fmt: skip
         """One call; its JSON answer (None for an empty one)."""
+        answer = self.response(method, path, safe=safe, json=json, params=params)
+        return answer.json() if answer.content else None
+
+    def response(self, method: str, path: str, *, safe: bool, json: Any = None,
+                 params: dict[str, Any] | None = None) -> requests.Response:  # fmt: skip
+        """One call; the whole answer (for a header, e.g. a hook subscription's secret)."""
         url = path if path.startswith("http") else f"{self.base_url}/api/v1/{path.lstrip('/')}"
         for attempt in range(self.attempts):
             try:
@@ -71,7 +77,7 @@ class ProlificClient:
                 raise Uncertain(_message(answer, method, path), answer.status_code)
             if answer.status_code >= 400:
                 raise ProlificError(_message(answer, method, path), answer.status_code)
-            return answer.json() if answer.content else None
+            return answer
         raise ProlificError(f"Prolific kept refusing {method} {path} (rate limited)", 429)
 
     def pages(self, path: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:

@@ -43,6 +43,7 @@ class ProlificPlatform:
     targets: tuple[str, ...] = ("prolific-local", "prolific")
     hostings: tuple[str, ...] = ("external",)
     crowd_door = "harness.simulate.places_driver:prolific_door"  # the local service's side
+    asks_returns = True  # screening's request_return: the provider's request_return
 
     def is_local(self, target: str) -> bool:
         return target == "prolific-local"

@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.platform.prolific import pricing
 from harness.platform.prolific.client import ProlificClient, ProlificError, Uncertain
+from harness.platform.prolific.hooks import SUBMISSION_EVENT, loopback, public_https
 from harness.platform.prolific.platform import PROLIFIC
 from harness.platform.prolific.requests import COUNTRY_NAMES, create_study
 from harness.platform.provider import (
@@ -138,6 +139,61 @@ class ProlificProvider:
     def study_submissions(self, study_ref: str) -> list[Submission]:
         return [s for s in map(_submission, self.client.pages("submissions/", {"study": study_ref}))
                 if s is not None]  # fmt: skip
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def hook_refusal(self, target_url: str) -> str | None:
+        """Why hooks cannot reach ``target_url`` (None: they can)."""
+        if self.target == "prolific-local":
+            return None if loopback(target_url) else (
+                "the local Prolific service posts hooks to loopback addresses only")
+        if not public_https(target_url):
+            return "Prolific posts hooks to a public https URL only"
+        return None
+
+    def subscribe(self, target_url: str) -> tuple[str, str]:
+        """Subscribe ``target_url`` to submission status changes (once: a subscription found
+        enabled is kept, one found not confirmed is replaced); the workspace and the secret
+        its deliveries are signed with (the workspace's one secret, made if it has none:
+        making one would replace a secret something else may use)."""
+        workspace = self.workspace()
+        secret = self._hook_secret(workspace)
+        for found in self.client.pages("hooks/subscriptions/", {"workspace_id": workspace}):
+            if (found.get("event_type"), found.get("target_url")) != (SUBMISSION_EVENT, target_url):
+                continue
+            if found.get("is_enabled"):
+                return workspace, secret
+            self._unsubscribe(str(found["id"]))
+        answer = self.client.response("POST", "hooks/subscriptions/", safe=False, json={
+            "workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url})
+        body = answer.json()
+        wanted = (SUBMISSION_EVENT, target_url)
+        made = next((s for s in body.get("results", [body])
+                     if (s.get("event_type"), s.get("target_url")) == wanted), None)  # fmt: skip
+        if made is None:
+            raise ProlificError(f"Prolific's answer to subscribing {target_url} named no such "
+                                "subscription; run the launch again to subscribe")  # fmt: skip
+        self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True,
+                         json={"secret": answer.headers.get("X-Hook-Secret", "")})  # fmt: skip
+        return workspace, secret
+
+    def _hook_secret(self, workspace: str) -> str:
+        for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
+            return str(found["value"])
+        try:
+            made = self.client.call("POST", "hooks/secrets/", safe=False,
+                                    json={"workspace_id": workspace})  # fmt: skip
+        except Uncertain:
+            for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
+                return str(found["value"])
+            raise
+        return str(made["value"])
+
+    def _unsubscribe(self, subscription_id: str) -> None:
+        try:
+            self.client.call("DELETE", f"hooks/subscriptions/{subscription_id}/", safe=True)
+        except ProlificError as exc:
+            if exc.status != 404:  # gone already (a repeated call)
+                raise
 
     # -- the unit protocol, on one study --------------------------------------------------------
     def publish(self, work_type_id: str, unit: WorkUnit) -> PublishedUnit:

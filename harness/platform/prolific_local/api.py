@@ -21,6 +21,7 @@ from flask import Blueprint, Response, jsonify, request
 from harness.platform.prolific import pricing
 from harness.platform.prolific_local import inputs
 from harness.platform.prolific_local.app import ApiError, service
+from harness.platform.prolific_local.outbox import notify
 from harness.platform.prolific_local.state import RESEARCHER, WORKSPACE, Store, new_id
 
 bp = Blueprint("prolific_api", __name__, url_prefix="/api/v1")
@@ -60,11 +61,14 @@ def sweep(store: Store, db: sqlite3.Connection) -> None:
     now = store.now(db)
     for row in db.execute("SELECT id, body FROM study").fetchall():
         limit = json.loads(row["body"]).get("maximum_allowed_time", 0) * 60
-        db.execute(
-            "UPDATE submission SET status = 'TIMED-OUT' WHERE study_id = ? AND status IN "
-            "('RESERVED', 'ACTIVE') AND started + ? < ?",
+        late = db.execute(
+            "SELECT id FROM submission WHERE study_id = ? AND status IN ('RESERVED', 'ACTIVE') "
+            "AND started + ? < ?",
             (row["id"], limit, now),
-        )
+        ).fetchall()
+        for (sub_id,) in late:
+            db.execute("UPDATE submission SET status = 'TIMED-OUT' WHERE id = ?", (sub_id,))
+            notify(store, db, sub_id)
 
 
 def body() -> dict[str, Any]:
@@ -327,6 +331,7 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
         if problems:
             raise ApiError(400, problems)
     db.execute("UPDATE submission SET status = ? WHERE id = ?", (done[action], row["id"]))
+    notify(service().store, db, row["id"])
 
 
 @bp.post("/submissions/<sub_id>/transition/")

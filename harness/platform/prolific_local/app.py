@@ -109,14 +109,16 @@ def create_app(settings: Settings) -> Flask:
     """The service on ``settings.db_path``; ``app.extensions["prolific_local"].close()`` when
     done."""
     from harness.platform.prolific.pricing import cents
-    from harness.platform.prolific_local import api, participants
+    from harness.platform.prolific_local import api, hooks, participants
+    from harness.platform.prolific_local.outbox import Deliveries
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    app.extensions["prolific_local"] = Service(
-        Store(settings.db_path, cents(settings.balance)), Faults()
-    )
+    store = Store(settings.db_path, cents(settings.balance))
+    store.deliveries = Deliveries(store)
+    app.extensions["prolific_local"] = Service(store, Faults())
     app.register_blueprint(api.bp)
+    app.register_blueprint(hooks.bp)
     app.register_blueprint(participants.bp)
 
     @app.errorhandler(ApiError)

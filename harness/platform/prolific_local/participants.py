@@ -26,6 +26,7 @@ from flask import Blueprint, Response, jsonify, request
 from harness.platform.prolific_local import inputs
 from harness.platform.prolific_local.api import COUNTRIES, TAKES_PLACE, submission_out, sweep
 from harness.platform.prolific_local.app import ApiError, service
+from harness.platform.prolific_local.outbox import notify
 from harness.platform.prolific_local.state import Store, new_id
 
 bp = Blueprint("prolific_participants", __name__)
@@ -127,6 +128,7 @@ def join(sid: str) -> tuple[Response, int]:
         db.execute("INSERT INTO submission (id, study_id, participant_id, status, started, seq) "
                    "VALUES (?, ?, ?, 'ACTIVE', ?, ?)",
                    (sub_id, sid, pid, store.now(db), store.seq(db)))
+        notify(store, db, sub_id)
         url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", pid)
                .replace("{{%STUDY_ID%}}", sid).replace("{{%SESSION_ID%}}", sub_id))
     answer = jsonify(submission_id=sub_id, study_url=url)
@@ -152,6 +154,7 @@ def complete() -> Response:
             if code in {c.get("code") for c in study["completion_codes"]}:
                 db.execute("UPDATE submission SET status = 'AWAITING REVIEW', completed = ?, "
                            "entered_code = ? WHERE id = ?", (store.now(db), code, row["id"]))
+                notify(store, db, row["id"])
                 return jsonify(submission_out(db.execute(
                     "SELECT * FROM submission WHERE id = ?", (row["id"],)).fetchone()))
     raise ApiError(400, f"{code!r} is not the completion code of a study you are taking.")
@@ -168,5 +171,6 @@ def give_back(sub_id: str) -> Response:
             raise ApiError(409, f"Submission {sub_id} is {row['status']}: it cannot be "
                            "returned.", 140903, "Conflict")
         db.execute("UPDATE submission SET status = 'RETURNED' WHERE id = ?", (sub_id,))
+        notify(store, db, sub_id)
         return jsonify(submission_out(db.execute(
             "SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()))

@@ -34,11 +34,13 @@ CREATE TABLE IF NOT EXISTS bonus (
     id TEXT PRIMARY KEY, study_id TEXT NOT NULL, rows TEXT NOT NULL, amount INTEGER NOT NULL,
     fees INTEGER NOT NULL, vat INTEGER NOT NULL, paid INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS participant (id TEXT PRIMARY KEY, profile TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS hook (
+CREATE TABLE IF NOT EXISTS hook_subscription (
     id TEXT PRIMARY KEY, event_type TEXT NOT NULL, target_url TEXT NOT NULL,
-    workspace_id TEXT NOT NULL, confirmed INTEGER NOT NULL DEFAULT 0, secret TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS outbox (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, hook_id TEXT NOT NULL, body TEXT NOT NULL);
+    workspace_id TEXT NOT NULL, enabled INTEGER NOT NULL, confirmed INTEGER NOT NULL,
+    confirm_secret TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS hook_delivery (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, subscription_id TEXT NOT NULL, event_id TEXT NOT NULL,
+    body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, due REAL NOT NULL);
 """
 
 WORKSPACE = "6543210fedcba98765432100"
@@ -59,6 +61,7 @@ class Store:
         self.db.execute("PRAGMA busy_timeout=10000")
         self.db.executescript(SCHEMA)
         self.lock = threading.RLock()
+        self.deliveries: Any = None  # the hooks' `outbox.Deliveries`, set by the app
         with self.tx() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('balance', ?)", (str(balance_cents),))
             db.execute("INSERT OR IGNORE INTO meta VALUES ('clock_offset', '0')")
@@ -76,6 +79,8 @@ class Store:
             self.db.execute("COMMIT")
 
     def close(self) -> None:
+        if self.deliveries is not None:
+            self.deliveries.stop()
         self.db.close()
 
     # -- small helpers, inside a transaction -------------------------------------------------

@@ -42,7 +42,8 @@ JSON = st.recursive(
 )
 KEYS = ["action", "submission_ids", "participant_ids", "study_id", "csv_bonuses", "name",
         "total_available_places", "internal_name", "description", "message",
-        "rejection_category", "request_return_reasons", "workspace_id"]  # fmt: skip
+        "rejection_category", "request_return_reasons", "workspace_id", "event_type",
+        "target_url", "secret", "is_enabled"]  # fmt: skip
 REQUESTER = [
     ("GET", "users/me/"), ("GET", "workspaces/"), ("GET", "workspaces/{workspace}/balance/"),
     ("GET", "filters/"), ("POST", "studies/"), ("GET", "studies/"), ("GET", "studies/{study}/"),
@@ -54,7 +55,11 @@ REQUESTER = [
     ("POST", "participant-groups/"), ("GET", "participant-groups/"),
     ("GET", "participant-groups/{group}/participants/"),
     ("POST", "participant-groups/{group}/participants/"),
+    ("GET", "hooks/event-types/"), ("GET", "hooks/secrets/"), ("POST", "hooks/secrets/"),
+    ("GET", "hooks/subscriptions/"), ("POST", "hooks/subscriptions/"),
+    ("GET", "hooks/subscriptions/{hook}/"), ("POST", "hooks/subscriptions/{hook}/"),
 ]  # fmt: skip
+"""(DELETE of a subscription answers 204 with no body: tested in test_hooks.py.)"""
 PARTICIPANT = [
     ("GET", "/participant/studies"), ("POST", "/participant/studies/{study}/join"),
     ("GET", "/submissions/complete"), ("POST", "/participant/submissions/{submission}/return"),
@@ -84,8 +89,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                           json={"study_id": study, "csv_bonuses": "P1,0.10"}).json()  # fmt: skip
     group = requests.post(base + "participant-groups/", json={"name": "g"}, headers=AUTH,
                           timeout=TIMEOUT).json()  # fmt: skip
+    requests.post(base + "hooks/secrets/", json={"workspace_id": WORKSPACE}, headers=AUTH,
+                  timeout=TIMEOUT).raise_for_status()  # fmt: skip
+    hook = requests.post(base + "hooks/subscriptions/", headers=AUTH, timeout=TIMEOUT, json={
+        "workspace_id": WORKSPACE, "event_type": "submission.status.change",
+        "target_url": "http://127.0.0.1:9/h"}).json()["results"][0]  # never confirmed: no posts
     ids = {"study": study, "submission": submission["submission_id"], "bonus": bonus["id"],
-           "group": group["id"], "workspace": WORKSPACE, "participant": "P1"}  # fmt: skip
+           "group": group["id"], "workspace": WORKSPACE, "participant": "P1",
+           "hook": hook["id"]}  # fmt: skip
     yield {"url": served.url, "ids": ids, "db": db}
     served.stop()
     app.extensions["prolific_local"].close()
