@@ -22,6 +22,7 @@ from harness.errors import HarnessError, ValidationError
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "characterize": "harness.commands.characterize:characterize_command",
+    "compare-arms": "harness.commands.compare_arms:compare_arms_command",
     "db": "harness.commands.db:db_group",
     "demo": "harness.commands.demo:demo",
     "expire": "harness.commands.expire:expire",
@@ -46,6 +47,8 @@ SUMMARIES: dict[str, str] = {
     "verdict.",
     "characterize": "Characterize a new instrument against the original and write the report "
     "to --out.",
+    "compare-arms": "Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, "
+    "raters needed.",
     "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",
     "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
     "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "

@@ -5,9 +5,15 @@ arm."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
+import numpy as np
 import pytest
+from click.testing import CliRunner
 from sqlmodel import select
 
+from harness.cli import main
 from harness.render.answers import encode_answers
 from harness.spec.arms import load_arms
 from harness.store import make_engine, session_scope, study_judgments
@@ -109,3 +115,78 @@ def test_participants_stay_in_their_arm_see_its_page_and_fill_every_arm(launched
     by_arm = table.groupby(["instrument_hash", "item_id"])["worker_id"].nunique()
     assert len(by_arm) == 8 and set(by_arm) == {2}  # 4 items x 2 arms, 2 raters each
     assert len(arms) == 2 and table["instrument_hash"].nunique() == 2
+
+
+def _fill(client, db, armed, workers, value):
+    """Every worker does every HIT of their arm, answering ``value(item, worker, arm)``."""
+    for worker in workers:
+        while True:
+            arrived = client.get(f"/p/small?participant={worker}")
+            if arrived.status_code != 303:
+                break
+            page_url = arrived.headers["Location"]
+            ref = page_url.rsplit("/", 1)[1]
+            page = client.get(page_url).get_data(as_text=True)
+            engine = make_engine(db)
+            with session_scope(engine) as session:
+                from harness.store.models import Hit, Slot
+
+                slot = session.exec(select(Slot).where(Slot.session_ref == ref)).one()
+                hit = session.get(Hit, slot.hit_id)
+                index, items = hit.index, list(hit.items)
+                w = session.exec(select(Worker).where(Worker.platform_worker_id == worker)).one()
+                arm = worker_arm(session, slot.study_id, w.id).name
+            engine.dispose()
+            answers = [
+                replace(a, value=value(a.item_key, worker, arm))
+                for a in _answers(armed.arm(arm).loaded, items, index, worker)
+            ]
+            data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
+                                              "pageToken": token_in_page(page)}  # fmt: skip
+            assert client.post(f"{page_url}/submit", data=data).status_code == 200
+
+
+@pytest.mark.slow
+def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_path):
+    spec = small_spec(tmp_path, items=16, per_hit=4, raters=3, hosting="external", **ARMS)
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    launched = harness_cli("launch", str(spec), "--target", "link", "--db", db,
+                           "--public-url", "http://tasks.test")  # fmt: skip
+    assert launched.exit_code == 0, launched.output
+    armed = load_arms(spec)
+    app, client = _client(db)
+    rng = np.random.default_rng(0)
+    truth = {f"p{i:02d}": float(rng.integers(1, 10)) for i in range(16)}
+    noise = {"long": 0.4, "short": 3.0}
+
+    def value(item, worker, arm):
+        return float(np.clip(round(truth[item] + rng.normal(0, noise[arm])), 0, 10))
+
+    _fill(client, db, armed, [f"W{i}" for i in range(6)], value)
+    app.extensions["harness"].close()
+    result = harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "300")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == (
+        "study small: 2 arms, interval alpha, 16 items compared; 95% intervals from 300 "
+        "resamples (items jointly, workers reweighted), seed 0"
+    )
+    assert lines[2].split()[:3] == ["long", "3", "3.0"]  # 3 workers, 3 raters per item
+    assert "against long (the base):" in lines
+    assert any(line.startswith("  arm short is less reliable than long: difference -0.")
+               for line in lines)  # fmt: skip
+    as_json = json.loads(harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50",
+                                     "--json").output)  # fmt: skip
+    assert [a["arm"] for a in as_json["arms"]] == ["long", "short"]
+    assert as_json["arms"][0]["alpha"] > as_json["arms"][1]["alpha"]
+
+
+def test_compare_arms_on_a_study_without_arms_says_what_to_do(tmp_path):
+    spec = small_spec(tmp_path, items=4, hosting="external")
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    harness_cli("launch", str(spec), "--target", "link", "--db", db,
+                "--public-url", "http://tasks.test")  # fmt: skip
+    result = CliRunner().invoke(main, ["compare-arms", "small", "--db", db])
+    assert result.exit_code == 1
+    assert "study 'small' has no arms; a study with arms is launched from a spec with an " \
+           "`arms:` section (docs/arms.md)" in result.output  # fmt: skip
