@@ -1,10 +1,11 @@
 """How often `compare_arms` tells simulated arms apart (docs/arms.md, issue #18).
 
 Two studies, each repeated over seeds: arms that do not differ (both arms' raters have the same
-noise; every "distinguishable" verdict is a false positive, expected near 1 - confidence), and
-arms that do (one arm's raters noisier; the share told apart is the power). Prints both rates
-with their binomial standard errors, for the default bootstrap and for items alone. Bounded:
-about a second per 5 seeds.
+noise; every "distinguishable" verdict is a false positive, nominally 1 - confidence), and arms
+that do (one arm's raters noisier; the share told apart is the power). Prints both rates with
+their binomial standard errors, for the default bootstrap and for items alone, and, for the
+arms that do not differ, the spread of the difference of alphas over seeds next to the mean
+standard error the bootstrap gave. Bounded: about a second per 5 seeds.
 
     python scripts/arms_false_positives.py [--seeds 200] [--items 60] [--raters 5]
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import time
 
 from harness.characterize.arms import compare_arms
@@ -21,14 +23,18 @@ from harness.simulate.arms import simulate_arms
 
 def rate(
     noise: dict[str, float], seeds: int, items: int, raters: int, resamples: int, workers: bool
-) -> float:
-    """The share of seeds whose comparison tells the arms apart."""
+) -> tuple[float, float, float]:
+    """The share of seeds whose comparison tells the arms apart; the sd of the difference of
+    alphas over seeds; the mean bootstrap standard error of it."""
     told = 0
+    differences, errors = [], []
     for seed in range(seeds):
         table = simulate_arms(noise, items=items, raters_per_item=raters, seed=seed)
         result = compare_arms(table, resamples=resamples, seed=seed, reweight_workers=workers)
         told += result.differences[0].distinguishable
-    return told / seeds
+        differences.append(result.differences[0].difference)
+        errors.append(result.differences[0].se)
+    return told / seeds, statistics.stdev(differences), statistics.fmean(errors)
 
 
 def main() -> None:
@@ -54,9 +60,12 @@ def main() -> None:
                             (False, "items jointly only")):  # fmt: skip
         print(f" {method}:")
         for label, noise in cases.items():
-            p = rate(noise, args.seeds, args.items, args.raters, args.resamples, workers)
+            p, spread, mean_se = rate(
+                noise, args.seeds, args.items, args.raters, args.resamples, workers
+            )
             se = math.sqrt(p * (1 - p) / args.seeds)
-            print(f"  {label}: {p:.3f} (se {se:.3f})")
+            print(f"  {label}: {p:.3f} (se {se:.3f}); sd of the difference over seeds "
+                  f"{spread:.3f}, mean bootstrap se {mean_se:.3f}")  # fmt: skip
     print(f"  ({time.perf_counter() - start:.1f} s)")
 
 
