@@ -91,7 +91,8 @@ def _reference(ref: str) -> dict[str, float]:
 
     if is_dataset(ref):
         items = load_ws353(ref.partition(":")[2] or None).items
-        return dict(zip(items["item_id"].astype(str), items["mean"].astype(float), strict=True))
+        means = items["published_mean"].astype(float)
+        return dict(zip(items["item_id"].astype(str), means, strict=True))
     path = Path(ref)
     if not path.is_file():
         raise InputError(f"--reference {ref}: no such file (or ws353[:DIR])")

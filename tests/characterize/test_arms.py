@@ -197,3 +197,13 @@ def test_two_way_bootstrap_refuses_arms_with_different_items():
                         "interval")  # fmt: skip
     with pytest.raises(StatsError, match="same items"):
         two_way_bootstrap([a, b], 10, np.random.default_rng(0))
+
+
+def test_the_ws353_reference_is_its_published_means(ws353_dir):
+    from harness.commands.compare_arms import _reference
+    from harness.datasets import load_ws353
+
+    reference = _reference("ws353")
+    items = load_ws353().items
+    assert len(reference) == 353
+    assert reference["ws353-001"] == pytest.approx(float(items["published_mean"].iloc[0]))
