@@ -42,6 +42,7 @@ def launch_with_arms(
         click.echo(draft.note, err=True)
     for line in plan.lines():
         click.echo(line)
+    click.echo(arms_draft.arms_line())
     if dry_run:
         click.echo("(dry run: nothing sent)")
         return None

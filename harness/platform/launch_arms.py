@@ -47,6 +47,12 @@ class ArmsDraft:
     def plan(self) -> LaunchPlan:
         return self.draft.plan
 
+    def arms_line(self) -> str:
+        """The arms and their HITs, for the person reading the plan."""
+        return f"  {len(self.ranges)} arms: " + ", ".join(
+            f"{name} ({len(r)} HITs)" for name, r in self.ranges
+        )
+
 
 def draft_arms_launch(
     armed: ArmedSpec, target: str | None, endpoint_url: str | None, public_url: str | None
@@ -83,11 +89,6 @@ def draft_arms_launch(
         first.plan,
         hits=total,
         cost=platform.estimate(first.plan.settings.reward, total, per_unit),
-        warnings=[
-            *first.plan.warnings,
-            f"{len(armed.arms)} arms: "
-            + ", ".join(f"{name} ({len(r)} HITs)" for name, r in ranges),
-        ],  # fmt: skip
     )
     return ArmsDraft(replace(first, plan=plan, hit_plans=hit_plans, documents=documents), ranges)
 
