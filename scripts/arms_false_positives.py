@@ -7,7 +7,7 @@ their binomial standard errors, for the default bootstrap and for items alone, a
 arms that do not differ, the spread of the difference of alphas over seeds next to the mean
 standard error the bootstrap gave. Bounded: about a second per 5 seeds.
 
-    python scripts/arms_false_positives.py [--seeds 200] [--items 60] [--raters 5]
+    python scripts/arms_false_positives.py [--seeds 200] [--items 60] [--raters 5] [--bias 0.5]
 """
 
 from __future__ import annotations
@@ -22,14 +22,20 @@ from harness.simulate.arms import simulate_arms
 
 
 def rate(
-    noise: dict[str, float], seeds: int, items: int, raters: int, resamples: int, workers: bool
+    noise: dict[str, float],
+    seeds: int,
+    items: int,
+    raters: int,
+    resamples: int,
+    workers: bool,
+    bias: float,
 ) -> tuple[float, float, float]:
     """The share of seeds whose comparison tells the arms apart; the sd of the difference of
     alphas over seeds; the mean bootstrap standard error of it."""
     told = 0
     differences, errors = [], []
     for seed in range(seeds):
-        table = simulate_arms(noise, items=items, raters_per_item=raters, seed=seed)
+        table = simulate_arms(noise, items=items, raters_per_item=raters, bias_sd=bias, seed=seed)
         result = compare_arms(table, resamples=resamples, seed=seed, reweight_workers=workers)
         told += result.differences[0].distinguishable
         differences.append(result.differences[0].difference)
@@ -43,6 +49,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=60)
     parser.add_argument("--raters", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=500)
+    parser.add_argument("--bias", type=float, default=0.5, help="sd of a worker's bias")
     parser.add_argument("--noise", type=float, default=1.5, help="both arms' noise sd")
     parser.add_argument("--noisier", type=float, default=2.5, help="the noisier arm's noise sd")
     args = parser.parse_args()
@@ -55,13 +62,14 @@ def main() -> None:
         },
     }
     print(f"{args.seeds} seeds, {args.items} items, {args.raters} raters per item per arm, "
-          f"{args.resamples} bootstrap resamples, 95% intervals")  # fmt: skip
+          f"workers' bias sd {args.bias}, {args.resamples} bootstrap resamples, "
+          "95% intervals")  # fmt: skip
     for workers, method in ((True, "items jointly, workers reweighted (the default)"),
                             (False, "items jointly only")):  # fmt: skip
         print(f" {method}:")
         for label, noise in cases.items():
             p, spread, mean_se = rate(
-                noise, args.seeds, args.items, args.raters, args.resamples, workers
+                noise, args.seeds, args.items, args.raters, args.resamples, workers, args.bias
             )
             se = math.sqrt(p * (1 - p) / args.seeds)
             print(f"  {label}: {p:.3f} (se {se:.3f}); sd of the difference over seeds "

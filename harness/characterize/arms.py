@@ -124,6 +124,7 @@ class ArmComparison:
     differences: list[ArmDifference]
     reference: list[ReferenceFit]
     samples: np.ndarray  # resamples x arms: each arm's alpha on each joint item draw
+    reweight_workers: bool = True
 
     @property
     def best_reference(self) -> str | None:
@@ -256,7 +257,7 @@ def compare_arms(
         )  # fmt: skip
     fits = _reference_fits(means, names, reference, confidence) if reference else []
     return ArmComparison(level, confidence, resamples, seed, power, summaries, differences,
-                         fits, samples)  # fmt: skip
+                         fits, samples, reweight_workers)  # fmt: skip
 
 
 def spearman_interval(

@@ -30,6 +30,12 @@ if TYPE_CHECKING:  # --help imports no statistics
     help="A published original to reproduce: ws353[:DIR] (its means) or a CSV of item_id, "
     "value; says which arm reproduces it best.",
 )
+@click.option(
+    "--items-only",
+    is_flag=True,
+    help="Resample items only, without reweighting workers: narrower intervals, too narrow "
+    "when workers have biases (docs/arms.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def compare_arms_command(
     study: str,
@@ -39,6 +45,7 @@ def compare_arms_command(
     confidence: float,
     power: float,
     reference: str | None,
+    items_only: bool,
     as_json: bool,
 ) -> None:
     """Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, raters needed.
@@ -73,9 +80,10 @@ def compare_arms_command(
         resamples=resamples,
         seed=seed,
         power=power,
+        reweight_workers=not items_only,
     )
     if as_json:
-        click.echo(json.dumps(_as_dict(data.study, result), allow_nan=False, default=_plain))
+        click.echo(json.dumps(_finite(_as_dict(data.study, result)), allow_nan=False))
         return
     for line in _lines(data.study, result, reference):
         click.echo(line)
@@ -110,10 +118,10 @@ def _pct(x: float | None) -> str:
 def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
     level = int(round(100 * r.confidence))
     first = r.arms[0]
+    how = "items jointly, workers reweighted" if r.reweight_workers else "items jointly only"
     out = [
         f"study {study}: {len(r.arms)} arms, {r.level} alpha, {first.items} items compared; "
-        f"{level}% intervals from {r.resamples} resamples (items jointly, workers "
-        f"reweighted), seed {r.seed}",
+        f"{level}% intervals from {r.resamples} resamples ({how}), seed {r.seed}",
         f"  {'arm':<14}{'workers':>8}{'raters':>8}  {'alpha [' + str(level) + '%]':<22}"
         f"{'item sd':>8}{'s/item':>8}{'screened':>10}",
     ]
@@ -158,6 +166,7 @@ def _as_dict(study: str, r: ArmComparison) -> dict[str, object]:
         "resamples": r.resamples,
         "seed": r.seed,
         "power": r.power,
+        "reweight_workers": r.reweight_workers,
         "arms": [vars(a) for a in r.arms],
         "differences": [vars(d) | {"verdict": d.verdict} for d in r.differences],
         "reference": [vars(f) for f in r.reference],
@@ -165,7 +174,12 @@ def _as_dict(study: str, r: ArmComparison) -> dict[str, object]:
     }
 
 
-def _plain(value: object) -> object:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    raise TypeError(f"not JSON: {value!r}")
+def _finite(value: object) -> object:
+    """The same structure with every NaN or infinite number as None (JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
