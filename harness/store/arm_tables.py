@@ -74,3 +74,28 @@ def hit_instrument_id(session: Session, hit: Hit) -> int:
     study = session.get(Study, hit.study_id)
     assert study is not None
     return study.instrument_id
+
+
+def hit_instruments(session: Session, hits: list[Hit]) -> dict[int, int]:
+    """Each HIT's instrument (its arm's, else the study's), in one query per study."""
+    ids = [h.id for h in hits if h.id is not None]
+    arms = dict(
+        session.exec(
+            select(ArmHit.hit_id, StudyArm.instrument_id)
+            .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
+            .where(col(ArmHit.hit_id).in_(ids))
+        ).all()
+    )
+    studies: dict[int, int] = {}
+    out = {}
+    for hit in hits:
+        assert hit.id is not None
+        if hit.id in arms:
+            out[hit.id] = arms[hit.id]
+            continue
+        if hit.study_id not in studies:
+            study = session.get(Study, hit.study_id)
+            assert study is not None
+            studies[hit.study_id] = study.instrument_id
+        out[hit.id] = studies[hit.study_id]
+    return out

@@ -106,6 +106,10 @@ def test_participants_stay_in_their_arm_see_its_page_and_fill_every_arm(launched
     full = client.get("/p/small?participant=P5")
     assert "There is no work left" in full.get_data(as_text=True)
     app.extensions["harness"].close()
+    status = harness_cli("status", "small", "--db", db)  # raters counted per item and arm
+    assert "raters per item (target 2): min 2, median 2, max 2; 8 of 8 items at target" in (
+        status.output
+    )
     engine = make_engine(db)
     with session_scope(engine) as session:
         table = study_judgments(session, 1)
