@@ -207,3 +207,16 @@ def test_the_ws353_reference_is_its_published_means(ws353_dir):
     items = load_ws353().items
     assert len(reference) == 353
     assert reference["ws353-001"] == pytest.approx(float(items["published_mean"].iloc[0]))
+
+
+def test_on_ws353_the_arm_with_less_noisy_raters_reproduces_the_published_means_best(ws353_dir):
+    from harness.commands.compare_arms import _reference
+
+    means = _reference("ws353")
+    table = simulate_arms({"original": 1.0, "short": 2.5}, items=means, raters_per_item=5,
+                          items_per_hit=30, seed=353)  # fmt: skip
+    result = compare_arms(table, reference=means, resamples=100)
+    assert result.best_reference == "original"
+    fits = {f.arm: f for f in result.reference}
+    assert fits["original"].rho_low > fits["short"].rho
+    assert fits["short"].p_vs_best < 0.001
