@@ -169,7 +169,7 @@ def compare_arms(
     *,
     level: Level = "interval",
     arms: list[str] | None = None,
-    screened: Collection[str] = (),
+    screened: Collection[str] | None = None,
     reference: Mapping[str, float] | None = None,
     confidence: float = 0.95,
     resamples: int = 1000,
@@ -188,7 +188,7 @@ def compare_arms(
     missing = [a for a in names if not (table["arm"] == a).any()]
     if missing:
         raise StatsError(f"no judgments in arm(s) {', '.join(missing)}")
-    excluded = set(map(str, screened))
+    excluded = set(map(str, screened or ()))
     workers = {a: set(table.loc[table["arm"] == a, "worker_id"]) for a in names}
     kept = table[~table["worker_id"].isin(excluded)]
     valued = kept[kept["value"].notna()]
@@ -235,9 +235,9 @@ def compare_arms(
                 ci_high=high,
                 item_sd=float(sds.mean()),
                 seconds_per_item=seconds,
-                screened_share=(len(arm_workers & excluded) / len(arm_workers))
-                if excluded
-                else None,
+                screened_share=None
+                if screened is None
+                else len(arm_workers & excluded) / len(arm_workers),
             )
         )
     differences = []

@@ -182,7 +182,7 @@ def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_pat
     as_json = json.loads(harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50",
                                      "--json").output)  # fmt: skip
     assert [a["arm"] for a in as_json["arms"]] == ["long", "short"]
-    assert as_json["arms"][0]["screened_share"] is None and as_json["reweight_workers"]
+    assert as_json["arms"][0]["screened_share"] == 0.0 and as_json["reweight_workers"]
     narrower = harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50",
                            "--items-only")  # fmt: skip
     assert "(items jointly only), seed 0" in narrower.output.splitlines()[0]
