@@ -42,6 +42,7 @@ class ArmsDraft:
 
     draft: LaunchDraft
     ranges: list[tuple[str, range]]  # arm name -> the HIT indexes of that arm
+    hashes: list[str]  # each arm's instrument hash, in the same order
 
     @property
     def plan(self) -> LaunchPlan:
@@ -50,7 +51,8 @@ class ArmsDraft:
     def arms_line(self) -> str:
         """The arms and their HITs, for the person reading the plan."""
         return f"  {len(self.ranges)} arms: " + ", ".join(
-            f"{name} ({len(r)} HITs)" for name, r in self.ranges
+            f"{name} ({len(r)} HITs, instrument {h[:12]})"
+            for (name, r), h in zip(self.ranges, self.hashes, strict=True)
         )
 
 
@@ -90,7 +92,9 @@ def draft_arms_launch(
         hits=total,
         cost=platform.estimate(first.plan.settings.reward, total, per_unit),
     )
-    return ArmsDraft(replace(first, plan=plan, hit_plans=hit_plans, documents=documents), ranges)
+    hashes = [a.instrument_hash for a in armed.arms]
+    draft = replace(first, plan=plan, hit_plans=hit_plans, documents=documents)
+    return ArmsDraft(draft, ranges, hashes)
 
 
 def launch_arms(

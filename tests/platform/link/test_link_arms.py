@@ -42,7 +42,8 @@ def launched(tmp_path):
 
 def test_launch_plans_every_arms_hits_in_one_study(launched):
     _spec, _db, output = launched
-    assert "2 arms: long (2 HITs), short (2 HITs)" in output
+    assert "2 arms: long (2 HITs, instrument " in output
+    assert ", short (2 HITs, instrument " in output
     assert "small: 4 HITs on link in 2 arms (4 posted now, 0 posted before)" in output
     assert "study URL: http://tasks.test/p/small" in output
 

@@ -23,7 +23,7 @@ def test_participants_from_prolific_are_kept_to_their_arm(prolific, tmp_path):
     result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
                          prolific.url, "--db", db, "--public-url", "http://tasks.test")  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "  2 arms: long (2 HITs), short (2 HITs)" in result.output
+    assert "  2 arms: long (2 HITs, instrument " in result.output
     (study,) = requests.get(f"{prolific.url}/api/v1/studies/", headers=AUTH,
                             timeout=5).json()["results"]  # fmt: skip
     assert study["total_available_places"] == 8  # 2 arms x 2 HITs x 2 raters
