@@ -56,12 +56,13 @@ def compare_arms_command(
     from harness.characterize.arms import compare_arms
     from harness.errors import InputError
     from harness.spec.study_types import definition
-    from harness.store import database_url, find_study, make_engine, session_scope
+    from harness.store import find_study, session_scope
     from harness.store.arm_judgments import arm_judgments
+    from harness.store.database import open_store
 
     if resamples < 1:
         raise InputError("--bootstrap: comparing arms needs at least 1 resample")
-    engine = make_engine(database_url(db))
+    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             data = arm_judgments(session, find_study(session, study))
