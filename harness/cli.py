@@ -16,6 +16,7 @@ import click
 
 from harness import __version__
 from harness.errors import HarnessError, ValidationError
+from harness.masking import mask_secrets
 
 # (command name, "module:attribute") pairs; modules are imported only when the command runs or
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
@@ -23,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "characterize": "harness.commands.characterize:characterize_command",
     "compare-arms": "harness.commands.compare_arms:compare_arms_command",
+    "dashboard": "harness.commands.dashboard:dashboard",
     "db": "harness.commands.db:db_group",
     "demo": "harness.commands.demo:demo",
     "expire": "harness.commands.expire:expire",
@@ -49,6 +51,8 @@ SUMMARIES: dict[str, str] = {
     "to --out.",
     "compare-arms": "Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, "
     "raters needed.",
+    "dashboard": "Watch every study in the store live in a browser, and act on them (block, "
+    "approve, reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/.",
     "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",
     "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
     "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "
@@ -119,18 +123,18 @@ class HarnessGroup(click.Group):
             return super().invoke(ctx)
         except ValidationError as exc:
             for problem in exc.problems:
-                click.echo(str(problem), err=True)
+                click.echo(mask_secrets(str(problem)), err=True)
             count = len(exc.problems)
             click.echo(f"{count} problem{'s' if count != 1 else ''} found.", err=True)
             ctx.exit(1)
         except HarnessError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {mask_secrets(str(exc))}", err=True)
             ctx.exit(1)
         except Exception as exc:
             message = _store_problem(ctx, exc)
             if message is None:
                 raise
-            click.echo(f"Error: {message}", err=True)
+            click.echo(f"Error: {mask_secrets(message)}", err=True)
             ctx.exit(1)
 
 

@@ -75,7 +75,11 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
         if endpoint:
             target += ["--endpoint-url", endpoint]
         step("launch", "launch", str(demo.spec), *target, "--public-url", pages)
-        say(f"== a simulated crowd does the work; watch it live at {pages}/dashboard")
+        told = "$HARNESS_DASHBOARD_PASSWORD" if os.environ.get("HARNESS_DASHBOARD_PASSWORD") else (
+            _dashboard_password()
+        )  # fmt: skip
+        say(f"== a simulated crowd does the work; watch it live at {pages}/dashboard/ "
+            f"(password: {told})")  # fmt: skip
         step("crowd", "simulate-workers", demo.study, "--size", str(CROWD_SIZE[demo.platform]),
              "--seed", str(demo.seed), "--mix", CROWD_MIX)  # fmt: skip
         step("sync", "sync", demo.study)
@@ -144,8 +148,9 @@ def _services(
             children.append(_start(service.command, run / f"{demo.platform}.log", run))
             _wait(endpoint + service.probe, service.name, children[-1])
         pages = f"http://127.0.0.1:{_free_port()}"
-        serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db]
-        children.append(_start(serve, run / "serve.log", run))
+        serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"]
+        password = {"HARNESS_DASHBOARD_PASSWORD": _dashboard_password()}
+        children.append(_start(serve, run / "serve.log", run, password))
         _wait(pages + "/health", "the task server", children[-1])
         local = f", {service.name} {endpoint}" if service is not None else ""
         say(f"== services: task pages {pages}{local}")
@@ -160,7 +165,29 @@ def _raise_interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _start(command: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
+def _dashboard_password() -> str:
+    """The dashboard's password for the demo: the researcher's $HARNESS_DASHBOARD_PASSWORD, else
+    one made once per process (the demo's task server serves the dashboard on loopback)."""
+    global _PASSWORD
+    if _PASSWORD is None:
+        import secrets
+
+        _PASSWORD = os.environ.get("HARNESS_DASHBOARD_PASSWORD") or secrets.token_urlsafe(9)
+    return _PASSWORD
+
+
+_PASSWORD: str | None = None
+
+
+def _start(
+    command: list[str], log: Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start ``harness COMMAND`` in the background, importing the same harness as this process
+    (a checkout run beside another installed copy must not serve the other copy's pages)."""
+    import harness
+
+    source = str(Path(harness.__file__).resolve().parents[1])
+    path = os.pathsep.join([source, *filter(None, [os.environ.get("PYTHONPATH")])])
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "harness", *command],
@@ -168,7 +195,7 @@ def _start(command: list[str], log: Path, cwd: Path) -> subprocess.Popen[bytes]:
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            env=os.environ | {"PYTHONUNBUFFERED": "1", "PYTHONPATH": path} | (env or {}),
             start_new_session=True,  # a Ctrl-C in the terminal reaches the demo, which stops it
         )
 

@@ -31,6 +31,7 @@ import pandas as pd
 
 from harness.errors import JudgmentsError
 from harness.roles import ItemRole
+from harness.text_input import NotText, check_characters, decode_utf8
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", "worker_id", "value")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
@@ -94,7 +95,25 @@ def read_text_csv(path: Path, *, expected_header: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise JudgmentsError(f"{path}: the file is empty; expected {expected_header}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
+        raise JudgmentsError(_unreadable(path, exc)) from None
+
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _unreadable(path: Path, exc: Exception) -> str:
+    """pandas' parser error as a located message where it names a line."""
+    found = _FIELDS.search(str(exc))
+    if found:
+        expected, line, saw = found.groups()
+        return (
+            f"{path}:{line}: {saw} cells where the header has {expected}; quote a cell that "
+            'holds a comma ("a, b")'
+        )
+    return f"{path}: not a readable CSV file ({str(exc).strip()})"
+
+
+_NUL = re.compile("\x00")
 
 
 def header_columns(path: Path, *, expected_header: str) -> list[str]:
@@ -103,10 +122,17 @@ def header_columns(path: Path, *, expected_header: str) -> list[str]:
     if not path.is_file():
         raise JudgmentsError(f"{path}: no such file")
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            names = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise JudgmentsError(f"{path}: not a readable CSV file ({exc})") from None
+        text = decode_utf8(path.read_bytes())
+        check_characters(text, _NUL, "a CSV file cannot hold it")
+    except NotText as exc:
+        raise JudgmentsError(
+            "\n".join(f"{path}:{p.line}: {p.message}" if p.line else f"{path}: {p.message}"
+                      for p in exc.problems)
+        ) from None  # fmt: skip
+    try:
+        names = next(csv.reader(io.StringIO(text, newline="")), [])
+    except csv.Error as exc:
+        raise JudgmentsError(f"{path}:1: not a readable CSV header ({exc})") from None
     if not names:
         raise JudgmentsError(f"{path}: the file is empty; expected {expected_header}")
     seen: dict[str, list[int]] = {}

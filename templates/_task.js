@@ -11,8 +11,8 @@
     cfg.workerId = params.get("workerId") || "";
     cfg.hitId = params.get("hitId") || "";
     cfg.turkSubmitTo = params.get("turkSubmitTo") || "";
-    /* only a bare http(s) origin: never a javascript: or other URL put in the link */
-    if (cfg.turkSubmitTo && !/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?\/?$/.test(cfg.turkSubmitTo)) {
+    /* only an http(s) address (MTurk's is a bare origin): never a javascript: or other URL */
+    if (cfg.turkSubmitTo && !/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~\/-]*)?$/.test(cfg.turkSubmitTo)) {
       cfg.turkSubmitTo = "";
     }
     cfg.preview = !cfg.assignmentId || cfg.assignmentId === PREVIEW_ID;

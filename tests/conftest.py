@@ -12,8 +12,10 @@ from hypothesis import settings
 
 from tests.factories import (
     WS353_DIR,
+    copy_sqlite_database,
     create_postgres_database,
     drop_postgres_database,
+    migrated_template,
     postgres_available,
     sqlite_url,
 )
@@ -38,20 +40,23 @@ def ws353_dir() -> Path:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database on each backend: a SQLite file, and a fresh PostgreSQL database.
-
-    Without a PostgreSQL server the PostgreSQL case is skipped, except under CI=true, where a
-    missing server is a failure.
-    """
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    if not postgres_available():
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each store backend in turn. Without a PostgreSQL server the PostgreSQL case is skipped,
+    except under CI=true, where a missing server is a failure."""
+    if request.param == "postgresql" and not postgres_available():
         message = "PostgreSQL is not answering at 127.0.0.1:5432 (run scripts/postgres.sh)"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
+    return str(request.param)
+
+
+@pytest.fixture
+def empty_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """An empty database on each backend: a SQLite file, and a fresh PostgreSQL database."""
+    if backend == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
     url = create_postgres_database()
     try:
         yield url
@@ -59,13 +64,36 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
         drop_postgres_database(url)
 
 
-@pytest.fixture
-def database_url(empty_database_url: str) -> str:
-    """A database on each backend, migrated to the newest schema."""
-    from harness.store.migrations import upgrade
+@pytest.fixture(scope="session")
+def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Per backend, a database migrated to the newest schema once per test process (made on
+    first use), which each test's `database_url` copies: a copy costs a fraction of running
+    the migrations."""
+    made: dict[str, str] = {}
+    yield made
+    if "postgresql" in made:
+        drop_postgres_database(made["postgresql"])
 
-    upgrade(empty_database_url)
-    return empty_database_url
+
+@pytest.fixture
+def database_url(
+    backend: str,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    migrated_templates: dict[str, str],
+) -> Iterator[str]:
+    """A database on each backend, at the newest schema: a copy of the migrated template."""
+    template = migrated_template(migrated_templates, backend, tmp_path_factory)
+    if backend == "sqlite":
+        url = sqlite_url(tmp_path)
+        copy_sqlite_database(template, url)
+        yield url
+        return
+    url = create_postgres_database(template=template)
+    try:
+        yield url
+    finally:
+        drop_postgres_database(url)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_DATA = PROJECT_ROOT / "harness" / "datasets" / "data"  # shipped in the package
@@ -18,18 +19,50 @@ def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'harness.db'}"
 
 
-def create_postgres_database() -> str:
-    """A new empty PostgreSQL database of its own (so parallel test runs never collide)."""
+def create_postgres_database(template: str | None = None) -> str:
+    """A new PostgreSQL database of its own (so parallel test runs never collide): empty, or a
+    copy of the database at URL ``template`` (which nobody may be connected to)."""
     import uuid
 
     import sqlalchemy as sa
 
     name = f"harness_t_{uuid.uuid4().hex[:10]}"
+    copy = f' TEMPLATE "{template.rsplit("/", 1)[1]}"' if template else ""
     admin = sa.create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"{copy}'))
     admin.dispose()
     return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+def copy_sqlite_database(source: str, target: str) -> None:
+    """Copy the SQLite database at URL ``source`` to URL ``target`` (SQLite's backup API: a
+    consistent copy whatever its journal holds)."""
+    import sqlite3
+
+    def path(url: str) -> str:
+        return url.removeprefix("sqlite:///")
+
+    with sqlite3.connect(path(source)) as src, sqlite3.connect(path(target)) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+
+
+def migrated_template(templates: dict[str, str], backend: str, factory: Any) -> str:
+    """The URL of ``backend``'s migrated template database in ``templates`` (the session's, see
+    the `migrated_templates` fixture), made and migrated on first use (``factory``: pytest's
+    tmp_path_factory, for the SQLite file)."""
+    from harness.store.migrations import upgrade
+
+    if backend not in templates:
+        if backend == "sqlite":
+            url = sqlite_url(factory.mktemp("template"))
+        else:
+            url = create_postgres_database()
+        upgrade(url)
+        templates[backend] = url
+    return templates[backend]
 
 
 def drop_postgres_database(url: str) -> None:

@@ -61,3 +61,26 @@ def test_the_demo_refuses_to_empty_a_folder_that_is_not_a_demos(tmp_path):
     assert done.exit_code == 1
     assert f"demo: {tmp_path} exists and is not a demo's run folder; give another" in done.output
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.slow
+def test_the_resolution_demo_ends_in_a_finite_resolution_for_the_calibrated_crowd(tmp_path):
+    """Issue 15: through the pages, the crowd (70% careful, calibrated on WS353) orders far
+    pairs like WS353 and near ones not, so the resolution is finite and near the published
+    1.8 (the shipped design spreads pairs of pairs uniformly; 30% of the crowd is careless)."""
+    run = tmp_path / "run"
+    done = harness_cli("demo", "resolution", "--out", str(run))
+    assert done.exit_code == 0, done.output[-3000:]
+    assert "ws353-resolution: 130 assignments submitted by 30 simulated workers" in done.output
+    assert "200 of 200 items at target" in done.output
+    report = json.loads((run / "report" / "report.json").read_text())["resolution"]
+    assert report["n_pairs_of_pairs"] == 200
+    assert 1.0 <= report["threshold_95"] <= 3.0 and report["stable_above"]
+    assert f"resolution: {report['threshold_95']:.2f} (" in done.output
+    bands = {b["low"]: b for b in report["bands"]}
+    far = [b for low, b in bands.items() if low >= 4.0]
+    assert all(b["agreement"] >= 0.9 for b in far)  # far pairs are ordered like WS353
+    assert bands[0.0]["agreement"] < 0.7 and bands[0.0]["equal"] > 0  # near ones are not
+    curve = report["psychometric"]
+    assert report["threshold_95"] < curve["d_target"] < 6.0
+    assert curve["ci"][0] < curve["d_target"] < curve["ci"][1]

@@ -35,14 +35,20 @@ def procedure_card(instrument: Instrument) -> ProcedureCard:
     table = instrument.judgments
     values = valued(table)
     per_item = values.groupby("item_id").size()
+    raters_per_item = values.groupby("item_id")["worker_id"].nunique()
     rows = {k: str(v) for k, v in instrument.known.items()}
     rows["items"] = f"{table['item_id'].nunique():,}"
     rows["raters"] = f"{table['worker_id'].nunique():,}"
     skipped = len(table) - len(values)
     rows["judgments"] = f"{len(table):,}" + (f" ({skipped:,} skipped)" if skipped else "")
     if len(per_item):
-        rows["judgments per item"] = (
-            f"min {per_item.min()}, median {per_item.median():g}, max {per_item.max()}"
+        rows["raters per item (distinct workers with a value)"] = _spread(raters_per_item)
+        repeats = int((per_item - raters_per_item).sum())
+        rows["judgments per item"] = _spread(per_item) + (
+            f" ({repeats:,} repeat judgment(s) by a rater who judged the item again; the item's "
+            "value is the mean of all its judgments)"
+            if repeats
+            else " (one per rater: repeated showings are controls, left out)"
         )
     if "answered_at" in table.columns:
         stamps = pd.to_datetime(table["answered_at"], utc=True, errors="coerce").dropna()
@@ -52,3 +58,7 @@ def procedure_card(instrument: Instrument) -> ProcedureCard:
         rows["control judgments left out"] = f"{instrument.controls_left_out:,}"
     rows["indication"] = INDICATION
     return ProcedureCard(name=instrument.name, rows=rows)
+
+
+def _spread(counts: pd.Series) -> str:
+    return f"min {counts.min()}, median {counts.median():g}, max {counts.max()}"

@@ -186,6 +186,8 @@ def characterize(
             means.mean(),
             scale_range=scale_range,
             source=resolution_study.name,
+            resamples=resamples,
+            seed=seed,
         )
     threshold = None if res is None else res.threshold_95
     figures = {}

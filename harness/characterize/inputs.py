@@ -1,8 +1,9 @@
 """What `harness characterize` reads: instruments named by reference, and the screened set.
 
-An instrument reference is a long judgments CSV, ``ws353[:DIR]`` (the WS353 distribution), or
-a stored study's name (read from the store). The screened set comes from a screened CSV, a
-list of flagged workers, or a spec whose screening policy flags them.
+An instrument reference is a long judgments CSV, ``ws353[:DIR]`` (WS353 as the WS353 study
+characterized it: raters 1-13 on all 353 pairs), ``ws353-16[:DIR]`` (all 16 raters of the
+distribution), or a stored study's name (read from the store). The screened set comes from a
+screened CSV, a list of flagged workers, or a spec whose screening policy flags them.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from harness.screening.impact import screening_impact
 from harness.spec import load_spec
 
 DATASET_PREFIX = "ws353"
+# WS353's named instruments: the study's 13 raters (the default) and the whole distribution.
+DATASET_RATERS = {"ws353": 13, "ws353-13": 13, "ws353-16": 16}
 
 
 def read_instrument(ref: str, db: str | None) -> Instrument:
-    """A CSV path, ``ws353[:DIR]``, or a stored study's name (in the store ``db``)."""
+    """A CSV path, ``ws353[-13|-16][:DIR]``, or a stored study's name (in the store ``db``)."""
     if is_dataset(ref):
-        directory = ref.partition(":")[2] or None
-        return instrument_from_ws353(load_ws353(directory))
+        name, _, directory = ref.partition(":")
+        return instrument_from_ws353(load_ws353(directory or None), DATASET_RATERS[name])
     path = Path(ref)
     if path.is_file():
         return instrument_from_csv(path)
@@ -44,14 +47,16 @@ def read_instrument(ref: str, db: str | None) -> Instrument:
 
 
 def is_dataset(ref: str) -> bool:
-    """``ws353`` or ``ws353:DIR`` (a study may be called ws353-reproduction)."""
-    return ref == DATASET_PREFIX or ref.startswith(DATASET_PREFIX + ":")
+    """``ws353``, ``ws353-13`` or ``ws353-16``, each with an optional ``:DIR`` (a study may be
+    called ws353-reproduction)."""
+    return ref.partition(":")[0] in DATASET_RATERS
 
 
 def _stored(name: str, db: str | None) -> Instrument:
-    from harness.store import database_url, find_study, load_study, make_engine, session_scope
+    from harness.store import find_study, load_study, session_scope
+    from harness.store.database import open_store
 
-    engine = make_engine(database_url(db))
+    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             try:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.datasets.ws353 import WS353
+from harness.datasets.ws353 import PAPER_RATERS, SET2_RATERS, WS353
 from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
 from harness.roles import ItemRole
 
@@ -86,22 +86,35 @@ def instrument_from_csv(path: str | Path, *, name: str | None = None) -> Instrum
     )
 
 
-def instrument_from_ws353(dataset: WS353) -> Instrument:
-    """The original WS353 instrument, with what its distribution and paper say about it."""
+def instrument_from_ws353(dataset: WS353, raters: int = PAPER_RATERS) -> Instrument:
+    """The original WS353 instrument, with what its distribution and paper say about it.
+
+    ``raters`` 13 (the default) is the instrument the WS353 study characterized (raters 1-13,
+    every one on all 353 pairs); 16 is the whole distribution (raters 14-16 scored set2 only).
+    """
     known = {
         "source": f"WordSimilarity-353 distribution in {dataset.directory}",
         "reference": "Finkelstein et al., Placing Search in Context: The Concept Revisited, "
         "ACM TOIS 20(1), 2002",
         "study type": "rating",
         "scale": "0 (totally unrelated) to 10 (very closely related), fractional values allowed",
-        "raters": "16: raters 1-13 rated all 353 pairs, raters 14-16 only set2's 200 pairs",
+        "raters": "13: raters 1-13, each on all 353 pairs (the instrument the WS353 study "
+        "characterized; the distribution's raters 14-16, who scored set2 only, are left out: "
+        "--original ws353-16 keeps them)"
+        if raters == PAPER_RATERS
+        else f"{raters}: raters 1-13 rated all 353 pairs, raters 14-{raters} only set2's 200 "
+        "pairs (the whole distribution)"
+        if raters == SET2_RATERS
+        else f"{raters}: raters 1-{raters}",
         "guidelines": _first_line(dataset.instructions),
         "order, pay, qualifications, dates": "not published",
         "screening policy": "none known",
     }
+    name = "WS353" if raters == PAPER_RATERS else f"WS353 ({raters} raters)"
     return instrument_from_table(
-        dataset.judgments, name="WS353", kind="dataset", known=known, scale_range=(0.0, 10.0)
-    )
+        dataset.rater_table(raters), name=name, kind="dataset", known=known,
+        scale_range=(0.0, 10.0),
+    )  # fmt: skip
 
 
 def instrument_from_study(
@@ -122,7 +135,7 @@ def instrument_from_study(
         "scale": _scale_text(scale),
         "items": _items_text(spec.get("items") or {}),
         "guidelines": _first_line(str(instrument.get("guidelines") or "")),
-        "raters per item": spec.get("raters_per_item"),
+        "raters per item (planned in the spec)": spec.get("raters_per_item"),
         "items per HIT": spec.get("items_per_hit"),
         "order policy": _mapping_text(spec.get("order") or {}),
         "controls": _mapping_text({k: v for k, v in (spec.get("controls") or {}).items() if v}),

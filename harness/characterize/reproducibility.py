@@ -1,7 +1,7 @@
 """Reproducibility (METHODS.md section 6): a new instrument against the original, on shared items.
 
 On the items both instruments have (with at least two values on each side): Spearman's rho and
-Pearson's r between the item means, Pearson's r between the item sds (population sd, ddof = 0),
+Pearson's r between the item means, Pearson's r between the item sds (sample sd, ddof = 1),
 the mean sd and sd of sds of each side, and the items whose mean and whose sd changed most and
 least (change = new - original; "most" by absolute change). Alpha of each side is computed on
 the shared items, so the two figures are about the same items.
@@ -125,14 +125,15 @@ def reproducibility(
     ids = overlap.shared
     a = p_new.summaries.loc[ids]
     b = p_original.summaries.loc[ids]
+    sd_a, sd_b = p_new.sd.loc[ids], p_original.sd.loc[ids]  # sample sds, as precision's
     changes = pd.DataFrame(
         {
             "mean_new": a["mean"],
             "mean_original": b["mean"],
             "mean_change": a["mean"] - b["mean"],
-            "sd_new": a["sd"],
-            "sd_original": b["sd"],
-            "sd_change": a["sd"] - b["sd"],
+            "sd_new": sd_a,
+            "sd_original": sd_b,
+            "sd_change": sd_a - sd_b,
         }
     )
     keep_new = new[new["item_id"].isin(ids)]
@@ -143,10 +144,10 @@ def reproducibility(
         alpha_original=repeatability(keep_original, level, resamples=resamples, seed=seed),
         spearman_means=float(stats.spearmanr(a["mean"], b["mean"]).statistic),
         pearson_means=float(stats.pearsonr(a["mean"], b["mean"]).statistic),
-        pearson_sds=float(stats.pearsonr(a["sd"], b["sd"]).statistic),
-        mean_sd_new=float(a["sd"].mean()),
-        mean_sd_original=float(b["sd"].mean()),
-        sd_sd_new=float(np.std(a["sd"], ddof=0)),
-        sd_sd_original=float(np.std(b["sd"], ddof=0)),
+        pearson_sds=float(stats.pearsonr(sd_a, sd_b).statistic),
+        mean_sd_new=float(sd_a.mean()),
+        mean_sd_original=float(sd_b.mean()),
+        sd_sd_new=float(np.std(sd_a, ddof=0)),
+        sd_sd_original=float(np.std(sd_b, ddof=0)),
         changes=changes,
     )

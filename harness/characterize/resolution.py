@@ -18,6 +18,16 @@ are coded as in `harness.judgments`: 1 P more similar, -1 Q more similar, 0 equa
 - Item pairs above / below: of all item pairs of the original, how many have d >= resolution
   (orderable by the new crowd) and how many have d < resolution.
 
+The cumulative resolution is the headline (the published definition). Because it pools every
+pair of pairs above t, it depends on the design (a design with most pairs far apart reaches 95%
+sooner), so two design-free views sit beside it:
+- Bands: agreement per distance band [a, a + width) (width = 10% of the scale's range: 1.0 on
+  WS353), with the number of pairs of pairs and of decisions that agree, say "equally
+  similar", or reverse the original's order (or order two pairs the original scores alike).
+- Psychometric curve: agreement as a logistic function of distance, fitted by maximum
+  likelihood over the pairs of pairs, with the distance where it reaches 95% and that
+  distance's bootstrap interval (`harness.characterize.psychometric`).
+
 Distances are compared to t with a tolerance of 1e-9 (see `rank_stability.TOLERANCE`).
 """
 
@@ -29,20 +39,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.characterize.psychometric import RESAMPLES, SEED, Psychometric, psychometric
 from harness.characterize.rank_stability import TOLERANCE, pairs_at_least
 from harness.errors import InputError
 from harness.stats._table import valued
 
 TARGET = 0.95
 MIN_PAIRS = 10
+BAND_SHARE = 0.1  # band width, as a share of the scale's range
 DESIGN_COLUMNS = ("p_item_id", "q_item_id")
 _MAX_NAMED = 5
+_FLOAT_BAND_COLUMNS = ("low", "high", "agreement")
 
 
 @dataclass(frozen=True)
 class Resolution:
     decisions: pd.DataFrame  # per pair of pairs: ids, distance, expected, votes, decision, ...
     curve: pd.DataFrame  # threshold, agreement, n
+    bands: pd.DataFrame  # low, high, n, agree, equal, reversed, agreement
+    psychometric: Psychometric | None  # None when the logistic fit fails
     threshold_95: float | None
     stable: bool
     item_pairs_above: int | None
@@ -67,6 +82,11 @@ class Resolution:
                 {"threshold": float(t), "agreement": float(a), "n": int(n)}
                 for t, a, n in self.curve[["threshold", "agreement", "n"]].itertuples(index=False)
             ],
+            "bands": [
+                {k: float(v) if k in _FLOAT_BAND_COLUMNS else int(v) for k, v in row.items()}
+                for row in self.bands.to_dict("records")
+            ],
+            "psychometric": None if self.psychometric is None else self.psychometric.to_dict(),
             "item_pairs_above": self.item_pairs_above,
             "item_pairs_below": self.item_pairs_below,
             "n_item_pairs": self.n_item_pairs,
@@ -136,8 +156,11 @@ def resolution(
     target: float = TARGET,
     min_pairs: int = MIN_PAIRS,
     source: str = "the resolution study",
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> Resolution:
-    """Decisions, agreement curve, resolution and item pairs above / below it."""
+    """Decisions, agreement curve, resolution and item pairs above / below it; the bands and
+    the psychometric curve (its interval from ``resamples`` bootstrap resamples, ``seed``)."""
     decisions = pair_decisions(judgments, original_means, source=source)
     step = scale_range / 100
     distance = decisions["distance"].to_numpy()
@@ -159,6 +182,10 @@ def resolution(
     return Resolution(
         decisions=decisions,
         curve=curve,
+        bands=agreement_bands(decisions, BAND_SHARE * scale_range),
+        psychometric=psychometric(
+            distance, agrees, target=target, resamples=resamples, seed=seed
+        ),
         threshold_95=threshold,
         stable=stable,
         item_pairs_above=above_count,
@@ -168,3 +195,31 @@ def resolution(
         min_pairs=min_pairs,
         step=step,
     )
+
+
+def agreement_bands(decisions: pd.DataFrame, width: float) -> pd.DataFrame:
+    """Per distance band [low, low + width): how many pairs of pairs, how many decisions
+    agree, say "equally similar", reverse the original (or order two pairs the original
+    scores alike); and the agreement. Bands from 0 up to
+    the one holding the largest distance; a band with no pair of pairs has agreement NaN."""
+    distance = decisions["distance"].to_numpy(dtype=float)
+    index = np.floor(distance / width + TOLERANCE).astype(int)
+    top = int(index.max()) if len(index) else 0
+    decision = decisions["decision"].to_numpy(dtype=float)
+    agrees = decisions["agrees"].to_numpy(dtype=bool)
+    rows = []
+    for k in range(top + 1):
+        at = index == k
+        n = int(at.sum())
+        rows.append(
+            {
+                "low": round(k * width, 10),
+                "high": round((k + 1) * width, 10),
+                "n": n,
+                "agree": int(agrees[at].sum()),
+                "equal": int((decision[at] == 0).sum()),
+                "reversed": int(((decision[at] != 0) & ~agrees[at]).sum()),
+                "agreement": float(agrees[at].mean()) if n else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -6,8 +6,10 @@ instrument is a long judgment table. For each instrument, over its items (means 
 - **rho**: Spearman's rho of each system's scores against the item means;
 - **per-rater rho**: each system's Spearman rho against each rater's own values (raters with at
   least ``MIN_RATER_ITEMS`` (5) valued items and some variation); per system n, min, max, mean
-  and sd (ddof = 1) over raters; two-tailed **paired** t-tests between every two systems over
-  the raters both have a rho for (the raters are the same people, so the rhos are paired);
+  and sd (ddof = 1) over raters; two two-tailed t-tests between every two systems, both
+  reported and labelled: **paired** over the raters both have a rho for (the raters are the
+  same people, so the rhos are paired), and **Student's** unpaired t with equal variances (the
+  test of the WS353 study's Table 3);
 - **distance correlation**: over the item pairs i < j, Pearson's r between the instrument's
   signed differences m_i - m_j and the system's s_i - s_j (each l2-normalised, which does not
   change r), over the item pairs whose instrument distance |m_i - m_j| is at least t, for
@@ -17,7 +19,9 @@ instrument is a long judgment table. For each instrument, over its items (means 
   two systems' rhos, given the Spearman rho between the two systems, on n items;
 - **MRDS** (`harness.stats.mrds`) for the instrument's n items;
 - **verdict** per pair of systems: whether the instrument tells them apart (Steiger p < 0.05),
-  with their rho difference, the MRDS at r = the lower rho and p0 = 0.05, and the paired t-test.
+  with their rho difference, the MRDS at r = the lower rho, r_AB = the two systems' own
+  correlation and p0 = 0.05 (below it a difference cannot reach p < 0.05, above it it can),
+  and the t-tests.
 
 Correlations use scipy; a rater whose values (or a system whose scores) do not vary has no rho.
 """
@@ -56,11 +60,11 @@ class InstrumentSystems:
     rho: pd.Series  # system -> rho against the item means
     per_rater: pd.DataFrame  # raters x systems
     per_rater_stats: pd.DataFrame  # system -> n_raters, min, max, mean, sd
-    t_tests: pd.DataFrame  # a, b, n_raters, mean_difference, t, p
+    t_tests: pd.DataFrame  # T_TEST_COLUMNS: paired and Student t-tests over per-rater rhos
     distance: pd.DataFrame  # system, threshold, r, n_pairs
     steiger: pd.DataFrame  # a, b, rho_a, rho_b, r_ab, n, z, p
     mrds: pd.DataFrame  # r x p0
-    verdicts: pd.DataFrame  # a, b, difference, mrds, steiger_p, t_p, distinguishable
+    verdicts: pd.DataFrame  # VERDICT_COLUMNS
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -213,21 +217,42 @@ def _rater_stats(per_rater: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+T_TEST_COLUMNS = [
+    "a", "b", "n_raters", "mean_difference", "t_paired", "df_paired", "p_paired",
+    "n_raters_a", "n_raters_b", "t_student", "df_student", "p_student",
+]  # fmt: skip
+
+
 def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
+    """Two two-tailed t-tests of system b's per-rater rhos against system a's.
+
+    - **paired** (scipy's ``ttest_rel``, df = n - 1) over the raters both systems have a rho
+      for: the raters are the same people, so each rater's two rhos are a pair;
+    - **Student** (scipy's ``ttest_ind`` with equal variances, df = n_a + n_b - 2), which
+      treats the two systems' rhos as independent samples: the test of the WS353 study's
+      Table 3 (13 raters), reported beside the paired one so its t can be compared.
+    """
     rows = []
+    nan = float("nan")
     for a, b in combinations(per_rater.columns, 2):
         both = per_rater[[a, b]].dropna()
         diff = both[b] - both[a]
-        if len(both) < 2 or np.ptp(diff.to_numpy()) == 0:
-            t, p = float("nan"), float("nan")
-        else:
-            result = stats.ttest_rel(both[b], both[a])
-            t, p = float(result.statistic), float(result.pvalue)
+        t_paired = p_paired = nan
+        if len(both) >= 2 and np.ptp(diff.to_numpy()) > 0:
+            paired = stats.ttest_rel(both[b], both[a])
+            t_paired, p_paired = float(paired.statistic), float(paired.pvalue)
+        own_a, own_b = per_rater[a].dropna(), per_rater[b].dropna()
+        t_student = p_student = nan
+        if min(len(own_a), len(own_b)) >= 2 and own_a.var() + own_b.var() > 0:
+            student = stats.ttest_ind(own_b, own_a, equal_var=True)
+            t_student, p_student = float(student.statistic), float(student.pvalue)
         rows.append(
             {"a": a, "b": b, "n_raters": len(both), "mean_difference": float(diff.mean()),
-             "t": t, "p": p}
+             "t_paired": t_paired, "df_paired": max(len(both) - 1, 0), "p_paired": p_paired,
+             "n_raters_a": len(own_a), "n_raters_b": len(own_b), "t_student": t_student,
+             "df_student": max(len(own_a) + len(own_b) - 2, 0), "p_student": p_student}
         )  # fmt: skip
-    return pd.DataFrame(rows, columns=["a", "b", "n_raters", "mean_difference", "t", "p"])
+    return pd.DataFrame(rows, columns=T_TEST_COLUMNS)
 
 
 def distance_correlation(
@@ -282,18 +307,31 @@ def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
 
 
 def _verdicts(steiger: pd.DataFrame, t_tests: pd.DataFrame, n: int) -> pd.DataFrame:
+    """Per pair: the MRDS at r = the lower rho and r_AB = the systems' own correlation.
+
+    The planning table's r_AB = r would overstate the difference two closely related systems
+    need (MiniLM and MiniLM-frame correlate at 0.895 on WS353, so 0.031 already reaches
+    p < 0.05 where the planning MRDS at 0.729 says 0.046); at the actual r_AB, a difference
+    below the MRDS cannot reach p < P0 and one above it can.
+    """
     rows = []
     for (_, s), (_, t) in zip(steiger.iterrows(), t_tests.iterrows(), strict=True):
         low = min(s["rho_a"], s["rho_b"])
-        required = mrds(n, low, P0) if np.isfinite(low) and -1 < low < 1 else float("nan")
+        usable = all(np.isfinite(v) and -1 < v < 1 for v in (low, s["r_ab"]))
+        required = mrds(n, low, P0, r_ab=float(s["r_ab"])) if usable else float("nan")
         rows.append(
             {"a": s["a"], "b": s["b"], "difference": s["rho_b"] - s["rho_a"],
-             "mrds": required, "steiger_p": s["p"], "t_p": t["p"],
+             "r_ab": s["r_ab"], "mrds": required, "steiger_p": s["p"],
+             "paired_t_p": t["p_paired"], "student_t_p": t["p_student"],
              "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0)}
         )  # fmt: skip
-    return pd.DataFrame(
-        rows, columns=["a", "b", "difference", "mrds", "steiger_p", "t_p", "distinguishable"]
-    )
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+
+
+VERDICT_COLUMNS = [
+    "a", "b", "difference", "r_ab", "mrds", "steiger_p", "paired_t_p", "student_t_p",
+    "distinguishable",
+]  # fmt: skip
 
 
 def mrds_records(table: pd.DataFrame, n: int) -> list[dict[str, float]]:

@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # --help imports no statistics
     type=click.Choice(BOOTSTRAP_METHODS),
     default="units",
     show_default=True,
-    help="units: resample items; kalpha: resample coincidences (Hayes & Krippendorff 2007).",
+    help="units: resample items; kalpha: resample pairs of values pooled over items (Hayes & "
+    "Krippendorff's KALPHA macro), which ignores that one item's values belong together and "
+    "gives a narrower interval; the units interval is printed beside it.",
 )
 @click.option(
     "--alpha-min",
@@ -93,6 +95,8 @@ def _read_wide(path: Path, numeric: bool) -> pd.DataFrame:
 
 def format_summary(summary: AgreementSummary, source: Path | str) -> str:
     """The short text summary `harness agreement` prints."""
+    from harness.stats.agreement import KALPHA_NOTE
+
     lines = [f"Krippendorff's alpha ({summary.level}) of {source}: {summary.alpha:.3f}"]
     b = summary.bootstrap
     if b is not None:
@@ -102,6 +106,14 @@ def format_summary(summary: AgreementSummary, source: Path | str) -> str:
             + (f", {b.draws:,} pairs per resample" if b.draws else "")
             + ")"
         )
+        u = summary.units_check
+        if u is not None:
+            ratio = summary.narrower
+            lines.append(
+                f"  units bootstrap (resampling items), for comparison: [{u.ci_low:.3f}, "
+                f"{u.ci_high:.3f}]" + (f", {ratio:.1f} times as wide" if ratio is not None else "")
+            )
+            lines.append(f"  note: {KALPHA_NOTE}")
         lines.append(f"  q = P(alpha < {summary.alpha_min:.3f}) = {b.q_below_min:.3f}")
         if b.n_undefined:
             lines.append(

@@ -35,8 +35,9 @@ from harness.errors import InputError
     "original_ref",
     required=True,
     metavar="STUDY|CSV|ws353[:DIR]",
-    help="The original: a study, a CSV, or ws353 (the WS353 distribution; "
-    "ws353:DIR for its directory).",
+    help="The original: a study, a CSV, or ws353 (WS353 as its study characterized it: "
+    "raters 1-13 on all 353 pairs; ws353-16 for all 16 raters of the distribution; "
+    "add :DIR for your own copy).",
 )
 @click.option(
     "--resolution",

@@ -24,16 +24,25 @@ def import_group() -> None:
     required=True,
     help="Where to write the long judgments CSV.",
 )
-def ws353(directory: Path | None, out: Path) -> None:
-    """Import WordSimilarity-353 with every rater's vote (16 raters, 353 items, 5,189 judgments).
+@click.option(
+    "--raters",
+    type=click.Choice(["16", "13"]),
+    default="16",
+    show_default=True,
+    help="16: every rater of the distribution; 13: raters 1-13 on all 353 pairs, the "
+    "instrument the WS353 study characterized (characterize --original ws353).",
+)
+def ws353(directory: Path | None, out: Path, raters: str) -> None:
+    """Import WordSimilarity-353 with every rater's vote (16 raters, 353 items, 5,189 judgments;
+    --raters 13: 4,589).
 
     Without DIRECTORY, reads $HARNESS_WS353_DIR if set, else the copy bundled with harness.
     DIRECTORY is your own copy of the distribution: set1.csv, set2.csv, combined.csv and
     instructions.txt.
     """
     dataset = load_ws353(directory)
-    write_judgments(dataset.judgments, out)
-    j = dataset.judgments
+    j = dataset.rater_table(int(raters))
+    write_judgments(j, out)
     source = "the copy bundled with harness" if dataset.bundled else str(dataset.directory)
     click.echo(
         f"Wrote {out}: {len(j):,} judgments over {j['item_id'].nunique()} items "

@@ -19,7 +19,8 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
     approve every other submitted assignment. Every action is logged with its reason and is
     done once however often this runs; nothing the platform auto-approved is rejected.
     Prints the counts per action (every action with --verbose or --dry-run)."""
-    from harness.platform.after_submission import screen
+    from harness.errors import StoreError
+    from harness.platform.after_submission import run_after_submission, screen
     from harness.platform.registry import provider_for
     from harness.platform.review import review_study
     from harness.store import launched_study, session_scope
@@ -30,8 +31,13 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
         with session_scope(engine) as session:
             running = launched_study(session, study)
         provider = provider_for(running)
-        if not dry_run:
-            screen(engine, running.id)  # nothing stored goes unscreened into review
+        if not dry_run:  # nothing stored goes unscreened into review
+            failure = run_after_submission(engine, screen, running.id)
+            if failure is not None:
+                raise StoreError(
+                    f"screening {study}'s stored assignments failed ({failure}); nothing was "
+                    "reviewed. Fix the cause and run `harness review` again"
+                )
         with session_scope(engine) as session:
             actions = review_study(session, provider, running, dry_run=dry_run)
     finally:

@@ -1,6 +1,8 @@
-"""`harness serve`: the task server for studies with ``external`` hosting."""
+"""`harness serve`: the task server for studies with ``external`` hosting, on gunicorn."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -13,24 +15,119 @@ from harness.commands.options import apply_option, db_option
 @db_option
 @click.option("--no-screening", is_flag=True, help="Do not screen submissions as they arrive.")
 @apply_option
-def serve(host: str, port: int, db: str | None, no_screening: bool, apply_decisions: bool) -> None:
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Worker processes (about one per core).",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=8,
+    show_default=True,
+    help="Requests each process serves at once; each keeps as many database connections.",
+)
+@click.option(
+    "--timeout",
+    type=click.IntRange(1, 3600),
+    default=60,
+    show_default=True,
+    help="Seconds a silent worker process gets before it is restarted.",
+)
+@click.option(
+    "--graceful-timeout",
+    type=click.IntRange(1, 3600),
+    default=30,
+    show_default=True,
+    help="Seconds requests in flight get to finish when stopped with SIGTERM.",
+)
+@click.option(
+    "--screen-inline",
+    is_flag=True,
+    help="Screen in the request that stored the answers (default: a moment later, in a "
+    "thread of the same process, so the worker is answered at once).",
+)
+@click.option("--access-log", is_flag=True, help="Log every request to stderr.")
+@click.option(
+    "--dashboard", "with_dashboard", is_flag=True,
+    help="Also serve the researcher's dashboard at /dashboard/ (password: "
+    "$HARNESS_DASHBOARD_PASSWORD; made and printed on 127.0.0.1 without one).",
+)  # fmt: skip
+def serve(
+    host: str,
+    port: int,
+    db: str | None,
+    no_screening: bool,
+    apply_decisions: bool,
+    workers: int,
+    threads: int,
+    timeout: int,
+    graceful_timeout: int,
+    screen_inline: bool,
+    access_log: bool,
+    with_dashboard: bool,
+) -> None:
     """Serve the task pages of every launched study with external hosting (at
     /hit/<study>-<index>) and store what workers submit, screening each submission live and
     carrying out what screening decides. Launch with --public-url set to where this server is
-    reachable (https on MTurk); acting on decisions needs the platform's credentials here."""
-    from werkzeug.serving import run_simple
-
-    from harness.platform.after_submission import hook
+    reachable (https on MTurk, see docs/deploy.md); acting on decisions needs the platform's
+    credentials here. On start, every stored assignment not screened yet is screened. Stop it
+    with kill PID (graceful) or Ctrl-C."""
+    from harness.platform.after_submission import hook, screen_unscreened
+    from harness.platform.background import BackgroundHook
     from harness.store import database_url
-    from harness.store.database import safe_url
+    from harness.store.database import open_store, safe_url
     from harness.web import create_app
+    from harness.web.server import ServeOptions
+    from harness.web.server import serve as run
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
-    app = create_app(url, after_submission=after)
-    click.echo(f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)})")
-    try:
-        run_simple(host, port, app, threaded=True, use_reloader=False)
-    finally:
-        app.extensions["harness"].close()
+    if after is not None:  # what a server killed before screening left: screened now
+        engine = open_store(url)
+        try:
+            failures = screen_unscreened(engine, after)
+        finally:
+            engine.dispose()
+        if failures:
+            failed = {s: f for s, f in failures.items() if f is not None}
+            click.echo(
+                f"screened the unscreened assignments of {len(failures) - len(failed)} "
+                f"stud{'y' if len(failures) - len(failed) == 1 else 'ies'}"
+            )
+            for study, failure in failed.items():
+                click.echo(f"warning: screening study {study} failed ({failure})", err=True)
+    dashboard = None
+    if with_dashboard:
+        from harness.dashboard import DashboardSettings
 
+        dashboard = DashboardSettings.from_environment(host)
+
+    def build() -> Any:
+        inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
+        return create_app(
+            url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
+        )
+
+    click.echo(
+        f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
+        f"{workers} processes x {threads} threads)"
+    )
+    if dashboard is not None:
+        from harness.dashboard.access import password_notice
+
+        click.echo(f"Dashboard on http://{host}:{port}/dashboard/; {password_notice(dashboard)}")
+    run(
+        build,
+        ServeOptions(
+            host=host,
+            port=port,
+            workers=workers,
+            threads=threads,
+            timeout=timeout,
+            graceful_timeout=graceful_timeout,
+            access_log=access_log,
+        ),
+    )

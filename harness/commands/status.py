@@ -1,4 +1,5 @@
-"""`harness status STUDY`: HITs, assignments, coverage and money, from the store."""
+"""`harness status STUDY [--watch]`: HITs, assignments, coverage, money and screening, from
+the store; with --watch, refreshed in place with pace, alpha, blocks and the latest events."""
 
 from __future__ import annotations
 
@@ -10,7 +11,20 @@ from harness.commands.options import db_option
 @click.command("status")
 @click.argument("study")
 @db_option
-def status(study: str, db: str | None) -> None:
+@click.option(
+    "--watch", is_flag=True,
+    help="Refresh in place (until Ctrl-C), adding pace, alpha with its interval, blocked "
+    "workers and the latest events: the dashboard's headline in the terminal.",
+)  # fmt: skip
+@click.option(
+    "--every", type=click.FloatRange(min=0.2), default=2.0, show_default=True,
+    help="Seconds between refreshes with --watch.",
+)  # fmt: skip
+@click.option(
+    "--updates", type=click.IntRange(min=0), default=0,
+    help="With --watch: stop after this many refreshes (0: until Ctrl-C).",
+)  # fmt: skip
+def status(study: str, db: str | None, watch: bool, every: float, updates: int) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
     from harness.platform.registry import platform_named
@@ -22,9 +36,35 @@ def status(study: str, db: str | None) -> None:
     try:
         with session_scope(engine) as session:
             running = launched_study(session, study)
-            platform = platform_named(running.platform.provider)
-            report = study_report(session, platform, running)
+            if not watch:
+                platform = platform_named(running.platform.provider)
+                report = study_report(session, platform, running)
+        if watch:
+            _watch(engine, running.id, every, updates)
+            return
     finally:
         engine.dispose()
     for line in report.lines():
         click.echo(line)
+
+
+def _watch(engine: object, study_id: int, every: float, updates: int) -> None:
+    import time
+
+    from harness.dashboard.headline import headline_lines
+    from harness.dashboard.watch import Watcher
+
+    watcher = Watcher(engine, check_every=0.0, alpha_every=0.0, background=False)  # type: ignore[arg-type]
+    shown = 0
+    try:
+        while True:
+            lines = headline_lines(watcher.snapshot(study_id))
+            stamp = time.strftime("%H:%M:%S")
+            click.clear()
+            click.echo("\n".join([*lines, f"(refreshed {stamp} every {every:g} s; Ctrl-C stops)"]))
+            shown += 1
+            if updates and shown >= updates:
+                return
+            time.sleep(every)
+    except KeyboardInterrupt:
+        return

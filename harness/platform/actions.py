@@ -22,7 +22,8 @@ from harness.errors import PlatformError
 from harness.platform import money
 from harness.platform.launch_plan import action_token
 from harness.platform.provider import PlacesProvider, Provider, SubmissionState
-from harness.store.events import EventKind, event_logged, record_event
+from harness.store.action_claims import begin_action
+from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 from harness.store.studies import LaunchedStudy
 
@@ -112,6 +113,9 @@ def reject(
         return False
     if current.state is SubmissionState.REJECTED:
         _settle(session, assignment, current.state, study.id)
+        return False
+    if not begin_action(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid,
+                        reason):  # fmt: skip
         return False
     log(session, EventKind.REJECT_INTENT, study.id, aid, reason=reason, feedback=feedback)
     provider.reject(aid, feedback)
@@ -261,15 +265,48 @@ def provider_cost(provider: object, amount: Decimal) -> Decimal:
 def block_worker(
     session: Session, provider: Provider, study: LaunchedStudy, worker_id: str, reason: str
 ) -> bool:
-    """Keep a worker from the rest of the study (without notifying them); once per study."""
-    if event_logged(session, EventKind.BLOCKED, worker_id, study.id):
+    """Keep a worker from the rest of the study (without notifying them); nothing when they are
+    blocked already (`unblock_worker` undoes it)."""
+    if worker_blocked(session, study.id, worker_id):
         return False
     block_ref = study.platform.block_ref
     if block_ref is None:
         raise PlatformError(f"study {study.name!r} has no exclusion group yet; launch it first")
+    if not begin_action(session, study.id, EventKind.BLOCK_INTENT, EventKind.BLOCKED, worker_id,
+                        reason):  # fmt: skip
+        return False
     log(session, EventKind.BLOCK_INTENT, study.id, worker_id, reason=reason)
     provider.exclude(block_ref, worker_id)
     log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)
+    return True
+
+
+@runtime_checkable
+class Reinstates(Protocol):
+    """A provider that can let a blocked worker back into a study's work (MTurk: revoke the
+    exclusion qualification; a study link: nothing on the platform, the allocator reads the
+    log)."""
+
+    def include(self, exclude_ref: str, worker_id: str) -> None: ...
+
+
+def unblock_worker(
+    session: Session, provider: Provider, study: LaunchedStudy, worker_id: str, reason: str
+) -> bool:
+    """Let a blocked worker take the study's work again (a person's decision); False when they
+    are not blocked. `PlatformError` when the platform cannot undo a block."""
+    if not worker_blocked(session, study.id, worker_id):
+        return False
+    if not isinstance(provider, Reinstates):
+        raise PlatformError(
+            f"{provider.platform.label} cannot unblock a worker from harness; do it on the "
+            "platform's own site"
+        )
+    block_ref = study.platform.block_ref
+    assert block_ref is not None  # a block was made through it
+    log(session, EventKind.UNBLOCK_INTENT, study.id, worker_id, reason=reason)
+    provider.include(block_ref, worker_id)
+    log(session, EventKind.UNBLOCKED, study.id, worker_id, reason=reason)
     return True
 
 

@@ -5,7 +5,8 @@ decided on the study's platform at once (block, reject, replace), instead of wai
 The task server and sync call `run_after_submission` with the hook the command chose (`screen`
 or `screen_and_act`, see `hook`). The judgments are committed before the hook runs, so a failing
 hook loses nothing: the failure is logged as an event (the dashboard shows it), the assignment
-stays unscreened, and the next call (the next submission, sync, review) screens it.
+stays unscreened, and the next call (the next submission, sync, review, a task server's
+start, `screen_unscreened`) screens it.
 """
 
 from __future__ import annotations
@@ -72,3 +73,15 @@ def run_after_submission(
             )
         return message
     return None
+
+
+def screen_unscreened(engine: sa.Engine, after: AfterSubmission) -> dict[int, str | None]:
+    """Run ``after`` for every study with a stored assignment live screening has not taken
+    into account (a server killed between storing and screening, a hook that failed): what
+    a task server does as it starts. Returns each such study's failure (None: screened);
+    failures are logged as events, like any hook's."""
+    from harness.store.judgment_table import studies_with_unscreened
+
+    with session_scope(engine) as session:
+        studies = studies_with_unscreened(session)
+    return {study: run_after_submission(engine, after, study) for study in studies}

@@ -43,6 +43,24 @@ def committed(session: Session, platform: Platform, study: LaunchedStudy) -> Dec
     return _sum(hit_total(platform, reward, n) for n in hits) + bonuses_paid(session, study.id)
 
 
+def fees(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
+    """The platform's fees within what is committed: of the posted HITs and the paid bonuses."""
+    reward = study.platform.reward
+    hits = session.exec(
+        select(Hit.max_assignments).where(
+            Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None)
+        )
+    ).all()
+    events = session.exec(
+        select(Event).where(Event.study_id == study.id, Event.kind == EventKind.BONUS_PAID)
+    )
+    bonus_fees = _sum(
+        Decimal(str(e.payload.get("cost", "0"))) - Decimal(str(e.payload.get("amount", "0")))
+        for e in events
+    )
+    return _sum(platform.estimate(reward, 1, n).fees for n in hits) + bonus_fees
+
+
 def spent(
     session: Session, platform: Platform, study: LaunchedStudy, hits: Iterable[Hit]
 ) -> Decimal:

@@ -25,6 +25,7 @@ from harness.platform.actions import (
 )
 from harness.platform.provider import Provider
 from harness.spec.model import Action
+from harness.store.action_claims import ActionInProgress
 from harness.store.decisions import claim, pending_decisions, settle
 from harness.store.events import EventKind
 from harness.store.models import (
@@ -112,32 +113,64 @@ def apply_pending_decisions(
     """
     done: list[ReviewAction] = []
     for decision in pending_decisions(session, study.id):
-        if not claim(session, decision):
-            continue
-        try:
-            done += _apply(session, provider, study, decision)
-        except NotSubmittedYet:
-            settle(session, decision, DecisionState.PENDING)
-            session.commit()
-            continue
-        except BaseException:
-            session.rollback()
-            settle(session, decision, DecisionState.PENDING)
-            session.commit()
-            raise
-        worker = session.get(Worker, decision.worker_id)
-        assert worker is not None
-        settle(session, decision, DecisionState.APPLIED)
-        log(
-            session,
-            EventKind.SCREENING_APPLIED,
-            study.id,
-            worker.platform_worker_id,
-            decision=decision.id,
-            action=decision.action.value,
-            heuristic=decision.heuristic,
-        )
+        done += apply_decision(session, provider, study, decision)
     return done
+
+
+def apply_decision(
+    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+) -> list[ReviewAction]:
+    """Claim one pending decision, carry it out and mark it applied (what was done; nothing
+    when another process holds it, or it must wait for the platform and is pending again)."""
+    if not claim(session, decision):
+        return []
+    try:
+        done = _apply(session, provider, study, decision)
+    except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
+        settle(session, decision, DecisionState.PENDING)
+        session.commit()
+        return []
+    except BaseException:
+        session.rollback()
+        settle(session, decision, DecisionState.PENDING)
+        session.commit()
+        raise
+    worker = session.get(Worker, decision.worker_id)
+    assert worker is not None
+    settle(session, decision, DecisionState.APPLIED)
+    log(
+        session,
+        EventKind.SCREENING_APPLIED,
+        study.id,
+        worker.platform_worker_id,
+        decision=decision.id,
+        action=decision.action.value,
+        heuristic=decision.heuristic,
+    )
+    return done
+
+
+def overrule_decision(
+    session: Session, study: LaunchedStudy, decision: ScreeningDecision, reason: str
+) -> bool:
+    """A person overrules a pending screening decision: it is never carried out (logged with
+    the reason); False when it was no longer pending (applied, or held by another process)."""
+    if not claim(session, decision):
+        return False
+    worker = session.get(Worker, decision.worker_id)
+    assert worker is not None
+    settle(session, decision, DecisionState.OVERRULED)
+    log(
+        session,
+        EventKind.SCREENING_OVERRULED,
+        study.id,
+        worker.platform_worker_id,
+        decision=decision.id,
+        action=decision.action.value,
+        heuristic=decision.heuristic,
+        reason=reason,
+    )
+    return True
 
 
 def decision_actions(

@@ -1,5 +1,8 @@
 """A study's state from the store: HITs and assignments by status, coverage, and money.
 
+Screening: workers blocked, flags raised (the latest decision of each worker and heuristic)
+and where their decisions stand (pending, applied, overruled).
+
 Money: ``committed`` is what the posted HITs and the bonuses paid take from the account
 (every assignment slot, filled or not, as the platform charges at posting); ``spent`` is
 what approved work and bonuses cost; ``left`` is the budget minus what is committed.
@@ -18,7 +21,8 @@ from harness.platform import money
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Platform
 from harness.store.arm_tables import hit_instruments
-from harness.store.models import Assignment, Hit, Item, Judgment
+from harness.store.decisions import latest_decisions
+from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment
 from harness.store.quarantine import quarantine_counts
 from harness.store.studies import LaunchedStudy
 
@@ -41,6 +45,9 @@ class StudyReport:
     spent: Decimal
     budget: Decimal | None
     quarantined: dict[str, int] = field(default_factory=dict)  # by state; never counted above
+    blocked: int = 0
+    flagged: int = 0
+    decisions: dict[str, int] = field(default_factory=dict)
 
     @property
     def left(self) -> Decimal | None:
@@ -64,6 +71,8 @@ class StudyReport:
             f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
             f"{self.items_at_target} of {self.items} items at target",
             f"  money: committed ${money(self.committed)}, spent ${money(self.spent)} ({budget})",
+            f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
+            f"(decisions {counts(self.decisions)})",
         ] + self._quarantine_line()
 
     def _quarantine_line(self) -> list[str]:
@@ -90,6 +99,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         )
     )
     raters = _raters_per_item(session, hits)
+    flags = latest_decisions(session, running.id)
     target = running.platform.assignments_per_hit
     return StudyReport(
         name=study.name,
@@ -108,6 +118,9 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         spent=money.spent(session, platform, running, hits),
         budget=study.budget,
         quarantined={k.value: v for k, v in quarantine_counts(session, running.id).items()},
+        blocked=_blocked(session, study.id),
+        flagged=sum(1 for d in flags if d.flag),
+        decisions=dict(Counter(d.state.value for d in flags if d.flag)),
     )
 
 
@@ -144,3 +157,15 @@ def _judgments(session: Session, hits: list[Hit]) -> int:
             .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
         ).one()
     )
+
+
+def _blocked(session: Session, study_id: int | None) -> int:
+    """Workers blocked in the study now (by screening or by a person, and not unblocked)."""
+    kinds = session.exec(
+        select(Event.subject, Event.kind)
+        .where(Event.study_id == study_id)
+        .where(col(Event.kind).in_([EventKind.BLOCKED, EventKind.UNBLOCKED]))
+        .order_by(col(Event.id))
+    ).all()
+    latest = {subject: kind for subject, kind in kinds}
+    return sum(1 for kind in latest.values() if kind == EventKind.BLOCKED)

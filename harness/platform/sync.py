@@ -154,7 +154,8 @@ def apply_submission(
     """Store one platform submission: judgments if new, the platform's status if changed."""
     report.submissions += 1
     hosting = study.platform.hosting
-    for settled in settle_submitted(session, hit, submission, study.platform.provider):
+    settled_now = settle_submitted(session, hit, submission, study.platform.provider, hooks.parse)
+    for settled in settled_now:
         if settled.assignment_pk is not None:  # quarantined answers the platform now vouches for
             report.stored += 1
             report.new.append(settled.assignment_pk)

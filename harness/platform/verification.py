@@ -18,15 +18,17 @@ the participant (`harness.store.allocation`), and the page's token binds both.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from sqlmodel import Session, select
 
+from harness.answer import Answer
 from harness.errors import HarnessError
-from harness.platform.provider import Provider, Submission
+from harness.platform.provider import Arrival, Provider, Submission
 from harness.render.answers import AnswerFormatError, decode_fields
+from harness.render.plan import HitPlan
 from harness.store.models import (
     Assignment,
     Hit,
@@ -54,12 +56,19 @@ class Verification:
     verdict: Verdict
     reason: str
     final: bool = True  # False: asking again later may give another answer
+    # the answers the worker completed the assignment with on the platform (None: no copy)
+    platform_answers: tuple[Answer, ...] | None = None
 
 
 def verify(
-    provider: Provider, assignment_id: str, worker_id: str, unit_id: str | None
+    provider: Provider,
+    assignment_id: str,
+    worker_id: str,
+    unit_id: str | None,
+    plan: HitPlan | None = None,
 ) -> Verification:
-    """Whether the platform gave ``assignment_id`` to ``worker_id`` on unit ``unit_id``."""
+    """Whether the platform gave ``assignment_id`` to ``worker_id`` on unit ``unit_id`` (with
+    the platform's copy of the answers, read for ``plan``, when it has one)."""
     label = provider.platform.label
     try:
         found = provider.submission(assignment_id)
@@ -71,11 +80,19 @@ def verify(
             f"{label} does not know assignment {assignment_id} as submitted (yet)",
             final=False,
         )
-    return compare(found, worker_id, unit_id, label)
+    return compare(found, worker_id, unit_id, label, provider.platform.read_answers, plan)
 
 
-def compare(found: Submission, worker_id: str, unit_id: str | None, label: str) -> Verification:
-    """Whether the platform's ``found`` submission is ``worker_id``'s on unit ``unit_id``."""
+def compare(
+    found: Submission,
+    worker_id: str,
+    unit_id: str | None,
+    label: str,
+    read: Callable[[str, HitPlan], list[Answer]] | None = None,
+    plan: HitPlan | None = None,
+) -> Verification:
+    """Whether the platform's ``found`` submission is ``worker_id``'s on unit ``unit_id``;
+    ``read`` and ``plan`` read the platform's copy of the answers, when it holds one."""
     if found.worker_id != worker_id:
         return Verification(
             Verdict.REFUSED, f"{label} gave assignment {found.assignment_id} to another worker"
@@ -85,7 +102,14 @@ def compare(found: Submission, worker_id: str, unit_id: str | None, label: str) 
             Verdict.REFUSED,
             f"{label} says assignment {found.assignment_id} belongs to another HIT",
         )
-    return Verification(Verdict.VERIFIED, f"{label} confirms the worker and the HIT")
+    copy = None
+    if read is not None and plan is not None and found.answer:
+        try:
+            copy = tuple(read(found.answer, plan))
+        except AnswerFormatError:
+            copy = None
+    return Verification(Verdict.VERIFIED, f"{label} confirms the worker and the HIT",
+                        platform_answers=copy)  # fmt: skip
 
 
 Connect = Callable[[StudyPlatform, str], Provider]
@@ -116,6 +140,12 @@ class Verifier:
                 found = self._providers[key] = self._connect(where, target)
             return found
 
+    def arrival(
+        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+    ) -> Verification:
+        """What the platform says about the session a participant arrives with."""
+        return check_arrival(self, where, target, arrival, study_ref)
+
     def check(
         self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
     ) -> Verification:
@@ -137,7 +167,38 @@ class Verifier:
             return Verification(
                 Verdict.UNVERIFIED, f"could not connect to {where.provider}: {exc}", final=False
             )
-        return verify(provider, assignment_id, worker_id, hit.platform_hit_id)
+        plan = HitPlan.from_showings(hit.index, hit.items)
+        return verify(provider, assignment_id, worker_id, hit.platform_hit_id, plan)
+
+
+def check_arrival(
+    verifier: Verifier, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+) -> Verification:
+    """Whether the platform started the session a participant arrives with (Prolific: the
+    session is theirs, on this study). A platform without sessions to ask about (a study link,
+    whose sessions harness makes) vouches for every arrival."""
+    if arrival.session_ref is None:
+        return Verification(Verdict.VERIFIED, "harness makes this session")
+    try:
+        provider = verifier.provider(where, target)
+    except HarnessError as exc:
+        return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
+    holder = getattr(provider, "session_holder", None)
+    if holder is None:
+        return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
+    label = provider.platform.label
+    try:
+        found = holder(arrival.session_ref)
+    except HarnessError as exc:
+        return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+    if found is None:
+        return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
+    participant, study = found
+    if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
+        return Verification(
+            Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
+        )
+    return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
 
 class Vouches(Verifier):
@@ -150,6 +211,11 @@ class Vouches(Verifier):
 
     def check(
         self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        return Verification(Verdict.VERIFIED, self._why)
+
+    def arrival(
+        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
         return Verification(Verdict.VERIFIED, self._why)
 
@@ -194,6 +260,13 @@ def settle(
     except AnswerFormatError as exc:  # checked before quarantine; a changed codec
         resolve(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
         return Settled(QuarantineState.REFUSED)
+    copy = verification.platform_answers
+    if copy is not None and _essence(copy) != _essence(answers):
+        # someone with the worker's link posted first: what the worker completed on the
+        # platform is theirs, and sync stores it (checked) from the platform's copy
+        resolve(session, row, QuarantineState.REFUSED,
+                "the answers differ from those the worker completed on the platform")  # fmt: skip
+        return Settled(QuarantineState.REFUSED)
     done = store_submission(session, hit, row.platform_assignment_id, row.platform_worker_id,
                             answers, submitted_at=row.received_at)  # fmt: skip
     resolve(session, row, QuarantineState.VERIFIED, verification.reason)
@@ -201,7 +274,11 @@ def settle(
 
 
 def settle_submitted(
-    session: Session, hit: Hit, submission: Submission, label: str
+    session: Session,
+    hit: Hit,
+    submission: Submission,
+    label: str,
+    read: Callable[[str, HitPlan], list[Answer]] | None = None,
 ) -> list[Settled]:
     """Settle every pending quarantined submission of the assignment the platform reports in
     ``submission`` (what sync does for each submission it reads): the one by the platform's
@@ -214,9 +291,10 @@ def settle_submitted(
     ).all()
     # the platform's own worker first, so the others are refused against a stored assignment
     rows = sorted(rows, key=lambda r: r.platform_worker_id != submission.worker_id)
+    plan = HitPlan.from_showings(hit.index, hit.items)
     return [
         settle(session, row, compare(submission, row.platform_worker_id, hit.platform_hit_id,
-                                     label))  # fmt: skip
+                                     label, read, plan))  # fmt: skip
         for row in rows
     ]
 
@@ -242,3 +320,8 @@ def _has_judgments(session: Session, assignment: Assignment) -> bool:
         ).first()
         is not None
     )
+
+
+def _essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:
+    """What two copies of one submission must agree on (timings may be rounded apart)."""
+    return sorted((a.item_key, a.position, a.value, a.skipped) for a in answers)

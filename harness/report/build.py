@@ -21,6 +21,7 @@ from harness.report.sections import (
     rank_stability_section,
     repeatability_section,
 )
+from harness.report.verdict import reproduction_verdict
 
 
 def build_document(c: Characterization) -> Document:
@@ -73,13 +74,23 @@ def summary_section(c: Characterization) -> Section:
     if pair is not None:
         for name, sentence in pair_verdicts(c):
             rows.append([f"{name} tells {pair[0]} from {pair[1]}?", sentence])
-    return Section(
-        "Summary",
+    verdict = reproduction_verdict(c)
+    criteria = Table(
+        ["criterion", "rule", "observed", "met?"],
+        [[k.name, k.rule, k.observed, "yes" if k.met else "no"] for k in verdict.criteria],
+        caption="The verdict's criteria, on all judgments of the shared items (a screened set "
+        "never decides alone).",
+    )
+    systems_line = (
         closest_pair_verdict(c)
         if c.systems is not None
         else "No systems were given; see the MRDS table for the smallest difference in rho "
-        "this instrument could detect.",
-        [Table(["figure", "value"], rows)],
+        "this instrument could detect."
+    )
+    return Section(
+        "Summary",
+        verdict.sentence(),
+        [criteria, systems_line, Table(["figure", "value"], rows)],
         anchor="summary",
     )
 

@@ -10,7 +10,8 @@ from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
 from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
-from harness.stats.mrds import mrds
+from harness.spec.heuristics import BY_KEY
+from harness.stats.mrds import formula_table, mrds
 
 
 def reproducibility_section(c: Characterization) -> Section:
@@ -40,7 +41,7 @@ def reproducibility_section(c: Characterization) -> Section:
     )  # fmt: skip
     blocks.append(
         Plot("sds", plots.versus(r, "sd", new_name=new, original_name=orig, label="sd"),
-             "Item sds (ddof = 0), new against original (dashed: equal).", half=True)
+             "Item sample sds (ddof = 1), new against original (dashed: equal).", half=True)
     )  # fmt: skip
     meaning = (
         f"The new instrument orders the shared items like the original with Spearman rho "
@@ -90,20 +91,6 @@ def resolution_section(c: Characterization) -> Section:
             anchor="resolution",
         )
     t = res.threshold_95
-    rows = [
-        ["pairs of pairs", f"{len(res.decisions):,}"],
-        ["agreement over all pairs of pairs", share(res.agreement_all)],
-        ["mean share of votes for the decision", share(res.decisions["share"].mean())],
-        [f"resolution (smallest t with agreement >= {res.target:.0%}, n >= {res.min_pairs})",
-         "not reached" if t is None else num(t, 2)],
-        ["agreement stays >= 95% above it", "yes" if res.stable else "no"],
-        ["item pairs of the original at or above it (orderable)",
-         "n/a" if res.item_pairs_above is None
-         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
-              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
-        ["item pairs below it", "n/a" if res.item_pairs_below is None
-         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
-    ]  # fmt: skip
     every = 10
     thresholds = res.curve["threshold"].to_numpy(dtype=float)
     around = np.zeros(len(thresholds), dtype=bool)
@@ -114,30 +101,19 @@ def resolution_section(c: Characterization) -> Section:
         [num(row.threshold, 2), share(row.agreement), count(row.n)]
         for row in res.curve[keep].itertuples()
     ]  # fmt: skip
-    meaning = (
-        "The crowd orders two item pairs like the original 95% of the time only when their "
-        f"original scores differ by at least {num(t, 2)}: a system that orders pairs closer "
-        "than that differently from the benchmark is not measurably wrong."
-        if t is not None
-        else "The crowd never orders pairs like the original 95% of the time, so no "
-        "difference on this instrument is safely orderable."
-    )
+    # imported here: harness.report.resolution holds the rest of this section
+    from harness.report.resolution import resolution_blocks, resolution_meaning
+
     return Section(
         "Resolution",
-        meaning,
+        resolution_meaning(res),
         [
-            Table(["figure", "value"], rows),
-            Plot(
-                "resolution",
-                plots.agreement_curve(res),
-                "Agreement with the original against the threshold t (left axis); dotted: "
-                "the number of pairs of pairs with distance >= t (right axis).",
-            ),
+            *resolution_blocks(res, c.original_instrument.name),
             Table(
-                ["t", "agreement", "pairs of pairs"],
+                ["t", "cumulative agreement", "pairs of pairs"],
                 curve_rows,
-                caption=f"The curve at every {num(every * res.step, 2)} and around the "
-                f"resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
+                caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
+                f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
             ),
         ],  # fmt: skip
         anchor="resolution",
@@ -179,17 +155,28 @@ def systems_section(c: Characterization) -> Section:
                   "sd with ddof = 1).")
         )  # fmt: skip
         blocks.append(
-            Table(["A", "B", "rho B - rho A", "MRDS (p0 0.05)", "Steiger z", "Steiger p",
-                   "paired t (raters)", "t-test p", "told apart?"],
-                  [[str(a.a), str(a.b), signed(a.difference), num(a.mrds), num(st.z, 2),
-                    pvalue(st.p),
-                    f"{num(t.t, 2)} (n = {count(t.n_raters)})", pvalue(t.p),
-                    "yes" if a.distinguishable else "no"]
-                   for a, st, t in zip(v.verdicts.itertuples(), v.steiger.itertuples(),
-                                       v.t_tests.itertuples(), strict=True)],
+            Table(["A", "B", "rho B - rho A", "r_AB", "MRDS at r_AB (p0 0.05)", "Steiger z",
+                   "Steiger p", "told apart?"],
+                  [[str(a.a), str(a.b), signed(a.difference), num(a.r_ab), num(a.mrds),
+                    num(st.z, 2), pvalue(st.p), "yes" if a.distinguishable else "no"]
+                   for a, st in zip(v.verdicts.itertuples(), v.steiger.itertuples(),
+                                    strict=True)],
                   caption=f"{name}: every two systems. Steiger's Z (1980, pooled r) on "
-                  f"n = {v.n_items} items given the rho between the systems; two-tailed t-tests "
-                  "over the per-rater rhos are paired (the raters are the same people).")
+                  f"n = {v.n_items} items given r_AB, the rho between the two systems; the MRDS "
+                  "is at r = the lower rho and that r_AB. Told apart: Steiger p < 0.05.")
+        )  # fmt: skip
+        blocks.append(
+            Table(["A", "B", "mean rho B - A", "paired t (df)", "paired p", "Student t (df)",
+                   "Student p"],
+                  [[str(t.a), str(t.b), signed(t.mean_difference),
+                    f"{num(t.t_paired, 2)} ({count(t.df_paired)})", pvalue(t.p_paired),
+                    f"{num(t.t_student, 2)} ({count(t.df_student)})", pvalue(t.p_student)]
+                   for t in v.t_tests.itertuples()],
+                  caption=f"{name}: two-tailed t-tests over the per-rater rhos. Paired: over the "
+                  "raters both systems have a rho for (the raters are the same people, so this "
+                  "is the test that fits). Student: unpaired, equal variances, the two systems' "
+                  "rhos as independent samples (the test of the WS353 study's Table 3), shown to "
+                  "compare with it.")
         )  # fmt: skip
         thresholds = sorted(v.distance["threshold"].unique())
         blocks.append(
@@ -229,14 +216,16 @@ def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
         v = c.systems.by_instrument[key].verdicts
         row = v[(v["a"] == a) & (v["b"] == b)].iloc[0]
         t = c.systems.by_instrument[key].t_tests
-        raters = int(t[(t["a"] == a) & (t["b"] == b)]["n_raters"].iloc[0])
+        test = t[(t["a"] == a) & (t["b"] == b)].iloc[0]
         rho = c.systems.by_instrument[key].rho
         out.append(
             (name,
              f"{'yes' if row['distinguishable'] else 'no'}: rho {num(rho[a])} vs {num(rho[b])} "
-             f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])}), Steiger "
-             f"p = {pvalue(row['steiger_p'])}, paired t-test over {raters} raters "
-             f"p = {pvalue(row['t_p'])}")
+             f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])} at their "
+             f"correlation r_AB = {num(row['r_ab'])}), Steiger "
+             f"p = {pvalue(row['steiger_p'])}; over the per-rater rhos, paired t-test "
+             f"({int(test['n_raters'])} raters) p = {pvalue(row['paired_t_p'])}, Student's "
+             f"unpaired t-test p = {pvalue(row['student_t_p'])}")
         )  # fmt: skip
     return out
 
@@ -250,25 +239,40 @@ def closest_pair_verdict(c: Characterization) -> str:
     return (
         f"Can these instruments tell {pair[0]} from {pair[1]} (the two systems closest in rho)? "
         + "; ".join(parts)
-        + ". A difference below the MRDS cannot reach p < 0.05 on this many items."
+        + ". At the two systems' own correlation r_AB, a difference below the MRDS cannot "
+        "reach p < 0.05 on this many items and one above it does."
     )
 
 
 def mrds_section(c: Characterization) -> Section:
     table = c.mrds
     n = c.reproducibility.overlap.n_shared
-    rows = [[num(r, 1), *[num(table.loc[r, p0]) for p0 in table.columns]] for r in table.index]
+    formula = formula_table(n, [float(r) for r in table.index], [float(p) for p in table.columns])
+    rows = [
+        [num(r, 1), *[num(table.loc[r, p0]) for p0 in table.columns],
+         *[num(formula.loc[r, p0]) for p0 in table.columns]]
+        for r in table.index
+    ]  # fmt: skip
     return Section(
         "Minimum required difference for significance (MRDS)",
-        f"With {n} items, two systems whose rhos against this instrument differ by less than "
-        f"about {num(mrds(n, 0.7, 0.05))} (at "
-        "r = 0.7, p0 = 0.05) cannot be told apart, however much better one looks.",
+        f"For planning: with {n} items, two systems whose rhos against this instrument differ "
+        f"by less than about {num(mrds(n, 0.7, 0.05))} (at r = 0.7, p0 = 0.05, and the two "
+        "systems correlating with each other as much as with the instrument) cannot be told "
+        "apart. Systems that correlate more with each other need less: for two given systems "
+        "the verdict above uses their own correlation.",
         [
             Table(
-                ["r", *[f"p0 = {p0:g}" for p0 in table.columns]],
+                [
+                    "r",
+                    *[f"Steiger, p0 = {p0:g}" for p0 in table.columns],
+                    *[f"formula, p0 = {p0:g}" for p0 in table.columns],
+                ],
                 rows,
-                caption=f"The smallest sigma with Steiger's p(r, r + sigma, r; n = {n}) < p0 "
-                "(two-tailed).",
+                caption=f"Steiger: the smallest sigma with Steiger's p(r, r + sigma, r_AB = r; "
+                f"n = {n}) < p0 (two-tailed), the figure harness uses. Formula: "
+                "z(1 - p0) sqrt(2 (1 - r) / n), one-tailed, the closed form published MRDS "
+                "tables follow; it is larger than the test requires (a Monte Carlo of the test "
+                "agrees with Steiger) and is shown only to compare with published tables.",
             ),
         ],  # fmt: skip
         anchor="mrds",
@@ -289,29 +293,38 @@ def screening_section(c: Characterization) -> Section:
             anchor="screening",
         )  # fmt: skip
     rows = []
+    # (label, all, screened, relative): a relative change only for a magnitude (an sd); for a
+    # correlation, alpha or a share it would mislead (a rho of 0.05 moving to 0.07 is "+40%")
     pairs = [
-        ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha),
-        ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd),
+        ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha, False),
+        ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd, True),
         ("item pairs not separable (standard error)", c.new.rank_stability.share_inseparable,
-         sc.new.rank_stability.share_inseparable),
+         sc.new.rank_stability.share_inseparable, False),
         ("Spearman rho of means vs original", c.reproducibility.spearman_means,
-         sc.reproducibility.spearman_means),
+         sc.reproducibility.spearman_means, False),
         ("Pearson r of sds vs original", c.reproducibility.pearson_sds,
-         sc.reproducibility.pearson_sds),
+         sc.reproducibility.pearson_sds, False),
     ]  # fmt: skip
     if c.systems is not None and sc.systems is not None:
         for name in c.systems.names:
             pairs.append(
                 (f"rho of {name}", c.systems.by_instrument["new"].rho[name],
-                 sc.systems.by_instrument["new"].rho[name])
+                 sc.systems.by_instrument["new"].rho[name], False)
             )  # fmt: skip
-    for label, everything, screened in pairs:
-        rows.append([label, num(everything), num(screened), change_percent(screened, everything)])
+    for label, everything, screened, relative in pairs:
+        rows.append(
+            [label, num(everything), num(screened), signed(screened - everything),
+             change_percent(screened, everything) if relative else "-"]
+        )  # fmt: skip
     removed = len(sc.workers_removed)
     body: list[Block] = [
-        Table(["figure", "all judgments", f"screened ({sc.policy})", "change"], rows),
+        Table(["figure", "all judgments", f"screened ({sc.policy})", "difference",
+               "relative change"], rows,
+              caption="Difference: screened - all judgments. Relative change only for the mean "
+              "sd: for alpha, a correlation or a share near zero a percentage would mislead.")
+        ,
         "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
-    ]
+    ]  # fmt: skip
     if sc.impact is not None:
         body.extend(_impact_body(sc.impact))
     return Section(
@@ -340,20 +353,34 @@ def _impact_body(impact: pd.DataFrame) -> list[Block]:
             "the policy's, all together); report.json has every one under screened.impact."
         )
     systems = [col.partition(":")[2] for col in impact.columns if col.startswith("rho:")]
-    header = ["heuristics", "workers removed", "judgments kept", "alpha", "change"]
+    header = ["heuristics (as the spec names them)", "workers removed", "judgments kept",
+              "alpha", "alpha difference"]  # fmt: skip
     header += [f"rho {name}" for name in systems]
     rows = []
     for _, row in shown.iterrows():
-        label = str(row["label"]) + (" (policy)" if bool(row["policy"]) else "")
+        label = (" + ".join(row["subset"]) or "none") + (" (policy)" if row["policy"] else "")
         cells = [label, count(row["workers_removed"]), count(row["judgments_kept"]),
                  num(row["alpha"]), signed(row["alpha_change"])]  # fmt: skip
         cells += [num(row[f"rho:{name}"]) for name in systems]
         rows.append(cells)
+    used = sorted({k for subset in impact["subset"] for k in subset}, key=_catalogue_order)
+    legend = Table(
+        ["heuristic", "code", "flags a worker when"],
+        [[BY_KEY[k].key, BY_KEY[k].code, BY_KEY[k].meaning] for k in used if k in BY_KEY],
+        caption="Legend: the heuristics above, by the names a task spec's screening section "
+        "uses, with their codes (docs/methods.md section 4).",
+    )
     return [
         "Alpha (and each system's Spearman rho with the item means) after removing the workers "
         "that each subset of the heuristics flags. " + note,
         Table(header, rows),
+        legend,
     ]
+
+
+def _catalogue_order(key: str) -> int:
+    keys = list(BY_KEY)
+    return keys.index(key) if key in BY_KEY else len(keys)
 
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.characterize import Characterization
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
+from harness.report.verdict import reproduction_verdict
 
 
 def headline(c: Characterization) -> str:
@@ -27,11 +28,26 @@ def headline(c: Characterization) -> str:
     if c.resolution is not None:
         res = c.resolution
         t = res.threshold_95
+        curve = res.psychometric
+        fitted = (
+            "" if curve is None else
+            f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
+            + ("" if curve.ci is None else f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]")
+        )  # fmt: skip
         lines.append(
-            "resolution: not reached" if t is None else
+            f"resolution: not reached{fitted}" if t is None else
             f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
-            "pairs of the original at or above it)"
+            f"pairs of the original at or above it){fitted}"
         )  # fmt: skip
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
+    verdict = reproduction_verdict(c)
+    lines.insert(0, verdict.sentence().replace(" (criteria below)", ""))
+    lines.insert(
+        1,
+        "  criteria: "
+        + "; ".join(
+            f"{k.name} ({k.rule}): {'met' if k.met else 'not met'}" for k in verdict.criteria
+        ),
+    )
     return "\n".join(lines)

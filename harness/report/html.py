@@ -1,7 +1,9 @@
 """Render a report `Document` as one self-contained HTML file (plots as base64 PNG data URIs).
 
 No external resources (no fonts, scripts or stylesheets from elsewhere), and a print style
-sheet so the report reads on paper: tables never split a row, plots never split.
+sheet so the report reads on paper: tables never split a row, plots never split. On a phone
+(a viewport declared, narrow screens below 40rem) plots take the whole width and a wide table
+scrolls sideways inside its own box instead of widening the page.
 """
 
 from __future__ import annotations
@@ -22,14 +24,24 @@ table { border-collapse: collapse; margin: 0.8rem 0; font-size: 0.85rem; width: 
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.45rem; text-align: left;
          vertical-align: top; }
 th { background: #eef1f4; }
-caption { caption-side: top; text-align: left; color: #333; font-size: 0.85rem;
-          font-style: italic; padding-bottom: 0.2rem; }
+p.caption { text-align: left; color: #333; font-size: 0.85rem; font-style: italic;
+            margin: 0.8rem 0 0.2rem; }
+p.caption + div.table table { margin-top: 0; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; height: auto; }
 figure.half { display: inline-block; width: 48%; vertical-align: top; margin-right: 1%; }
 figcaption { color: #555; font-size: 0.8rem; }
 nav ol { columns: 2; font-size: 0.9rem; }
+div.table { overflow-x: auto; -webkit-overflow-scrolling: touch; }
+@media (max-width: 40rem) {
+  body { margin: 1rem auto; padding: 0 0.6rem; }
+  h1 { font-size: 1.3rem; }
+  nav ol { columns: 1; }
+  figure.half { display: block; width: 100%; margin-right: 0; }
+  table { font-size: 0.78rem; width: auto; min-width: 100%; }
+}
 @media print {
+  div.table { overflow: visible; }
   body { max-width: none; margin: 0; font-size: 10pt; }
   nav { display: none; }
   h2 { page-break-after: avoid; }
@@ -47,6 +59,7 @@ def render_html(document: Document) -> str:
     body = "\n".join(_section(s) for s in document.sections)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(document.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         f"<h1>{escape(document.title)}</h1>\n"
         f'<p class="subtitle">{escape(document.subtitle)}</p>\n'
@@ -73,8 +86,12 @@ def _table(table: Table) -> str:
     rows = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows
     )
-    caption = f"<caption>{escape(table.caption)}</caption>" if table.caption else ""
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    # the caption stays outside the box a wide table scrolls in, so it wraps to the screen
+    caption = f'<p class="caption">{escape(table.caption)}</p>' if table.caption else ""
+    return (
+        f'{caption}<div class="table"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
 
 
 def _plot(plot: Plot) -> str:

@@ -1,12 +1,15 @@
 """The report's plots (matplotlib, Agg backend), each returned as PNG bytes.
 
 Plots: the crescent plot (per-item sd against mean) of each instrument, new against original
-item means and sds, agreement against threshold (resolution), and per-rater rho per system.
+item means and sds, agreement against threshold (resolution) and per distance band with its
+fitted psychometric curve, and per-rater rho per system.
 """
 
 from __future__ import annotations
 
 import io
+import textwrap
+from typing import Any
 
 import matplotlib
 
@@ -23,6 +26,8 @@ from harness.characterize.resolution import Resolution  # noqa: E402
 
 DPI = 110
 _COLOURS = ("#1f5f99", "#c2571a", "#3c8d3c", "#8e44ad", "#7f7f7f")
+# a legend on a white box, so points under it do not run through its text
+_LEGEND: dict[str, Any] = {"fontsize": 7, "frameon": True, "framealpha": 0.9, "edgecolor": "none"}
 
 
 def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) -> bytes:
@@ -36,10 +41,10 @@ def crescent(panels: dict[str, Precision], scale: tuple[float, float] | None) ->
         ax.axhspan(*p.band, color=colour, alpha=0.08, label="middle two thirds")
         if scale is not None:
             ax.set_xlim(scale[0] - 0.3, scale[1] + 0.3)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(textwrap.fill(name, 34), fontsize=10)  # long names wrap, never overlap
         ax.set_xlabel("item mean")
-        ax.legend(fontsize=7, loc="upper left", frameon=False)
-    axes[0][0].set_ylabel("item sd (ddof = 0)")
+        ax.legend(**_LEGEND, loc="upper left")
+    axes[0][0].set_ylabel("item sd (sample, ddof = 1)")
     return _png(fig)
 
 
@@ -55,7 +60,7 @@ def versus(
     ax.plot([low, high], [low, high], color="black", lw=0.8, ls="--", label="new = original")
     ax.set_xlabel(f"{original_name}: item {label}")
     ax.set_ylabel(f"{new_name}: item {label}")
-    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    ax.legend(**_LEGEND, loc="upper left")
     ax.set_aspect("equal", adjustable="datalim")
     return _png(fig)
 
@@ -76,6 +81,32 @@ def agreement_curve(res: Resolution) -> bytes:
     counts.plot(curve["threshold"], curve["n"], color=_COLOURS[4], lw=0.8, ls=":")
     counts.set_ylabel("pairs of pairs with d >= t", color=_COLOURS[4])
     ax.legend(fontsize=7, loc="center right", frameon=False)
+    return _png(fig)
+
+
+def psychometric_curve(res: Resolution) -> bytes:
+    """Agreement per distance band (points sized by their pairs of pairs), the fitted logistic
+    curve, the 95% line and the distance where the curve reaches it, with its interval."""
+    bands = res.bands[res.bands["n"] > 0]
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    centres = (bands["low"] + bands["high"]) / 2
+    ax.scatter(centres, bands["agreement"], s=12 + 2 * bands["n"], color=_COLOURS[0],
+               alpha=0.7, linewidths=0, label="agreement per band")  # fmt: skip
+    ax.axhline(res.target, color="black", lw=0.8, ls="--", label=f"{res.target:.0%}")
+    curve = res.psychometric
+    if curve is not None:
+        reach = min(curve.d_target, 2 * curve.max_distance)
+        top = max(curve.max_distance, reach)
+        grid = np.linspace(0.0, top, 200)
+        ax.plot(grid, curve.at(grid), color=_COLOURS[1], lw=1.5, label="logistic fit")
+        if curve.ci is not None:
+            ax.axvspan(*curve.ci, color=_COLOURS[1], alpha=0.12, label="its bootstrap 95% interval")
+        ax.axvline(curve.d_target, color=_COLOURS[1], lw=0.8, ls=":",
+                   label=f"reaches {res.target:.0%} at {curve.d_target:.2f}")  # fmt: skip
+    ax.set_xlabel("distance |mean(P) - mean(Q)| in the original")
+    ax.set_ylabel("agreement with the original")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7, loc="lower right", frameon=True, framealpha=0.9)
     return _png(fig)
 
 

@@ -99,7 +99,8 @@ def precision_section(c: Characterization) -> Section:
         p = f.precision
         rows.append(
             [name, f"{len(p.summaries):,}", num(p.mean_sd), num(p.sd_sd),
-             f"{num(p.band[0])} to {num(p.band[1])}"]
+             f"{num(p.band[0])} to {num(p.band[1])}",
+             f"{num(p.band_mean_sd[0])} to {num(p.band_mean_sd[1])}"]
         )  # fmt: skip
     extremes = []
     for label, instrument, f in (
@@ -125,9 +126,19 @@ def precision_section(c: Characterization) -> Section:
         meaning=meaning,
         blocks=[
             Table(
-                ["instrument", "items", "mean sd", "sd of sds", "middle two thirds"],
+                [
+                    "instrument",
+                    "items",
+                    "mean sd",
+                    "sd of sds",
+                    "middle two thirds of items",
+                    "mean sd +- sd of sds",
+                ],
                 rows,
-                caption="Per-item population sd (ddof = 0) over items with two or more values.",
+                caption="Per-item sample sd (ddof = 1: an item's raters are a sample of the "
+                "raters it could have had) over items with two or more values. Middle two "
+                "thirds: the 1/6 and 5/6 quantiles of the item sds; mean sd +- sd of sds is the "
+                "band the WS353 study reports (1.16 to 2.24 on its 13 raters).",
             ),  # fmt: skip
             Table(["instrument", "sd", "items"], extremes),
             Plot(

@@ -85,6 +85,11 @@ class ScreeningContext:
             return float(policy.threshold)
         return resolve_heuristic(key).default_threshold
 
+    def states_threshold(self, key: str) -> bool:
+        """Whether the policy sets ``key``'s threshold itself (not the catalogue default)."""
+        policy = self._policy(key)
+        return policy is not None and policy.threshold is not None
+
     def action(self, key: str) -> Action:
         """The policy's action for ``key`` (``report`` when the spec names none)."""
         policy = self._policy(key)

@@ -15,18 +15,21 @@ from harness.screening.context import ScreeningContext, answered, result, worker
 MIN_GOLD = 2  # H9 needs at least two gold items
 IDENTICAL_TOLERANCE = 0.10  # H10: identical pair below max - 10% of the range fails
 REPEAT_TOLERANCE = 0.25  # H10: two showings more than a quarter of the range apart fail
+MIN_CHECKS = 4  # H10 at its default: checks needed before a share of failures says anything
 
 
 def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
-    """H4: mean on random pairs minus mean on real items; flag at or above the threshold (0).
+    """H4: mean on random pairs minus mean on real items; flag above the threshold (0).
 
-    The evidence is the number of random pairs rated; NaN without both kinds of item.
+    Strictly above, as published: a worker who rates random pairs exactly as high as real ones
+    on average (a straight-liner's difference of 0) is left to H3; the evidence is the number
+    of random pairs rated; NaN without both kinds of item.
     """
     rows = answered(judgments, context)
     random_pairs = rows[rows["role"] == ItemRole.RANDOM_PAIR.value].groupby("worker_id")["value"]
     real = rows[rows["role"] == ItemRole.ITEM.value].groupby("worker_id")["value"].mean()
     score = random_pairs.mean() - real
-    flag = score >= context.threshold("high_random")
+    flag = score > context.threshold("high_random")
     return result(workers_of(judgments), score, random_pairs.size(), flag)
 
 
@@ -47,11 +50,17 @@ def gold_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataF
 
 
 def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
-    """H10: share of failed calibration checks; flag above the threshold (0: any failure).
+    """H10: share of failed calibration checks; flag above the threshold (1/3) with at least
+    `MIN_CHECKS` checks.
 
     A check is an identical pair (fails below max - 10% of the range) or a repeated item, i.e.
     an item the worker answered twice (fails when the showings differ by more than a quarter of
-    the range). The evidence is the number of checks.
+    the range). The evidence is the number of checks. "Any failure" (threshold 0) flagged 26
+    of the 30 workers of a local WS353 run, nearly every careful one: a careful rater (noise sd
+    1.2 on 0-10) fails about one check in seven by chance. More than a third of at least four
+    checks flags 0.3-2% of careful simulated workers and every backwards and centrist one
+    (docs/screening.md has the figures). A spec that states its own threshold decides from the
+    first check: ``{threshold: 0}`` is the published "any failure".
     """
     scale = context.scale
     rows = answered(judgments, context)
@@ -75,5 +84,7 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     count = pd.Series(np.bincount(codes, minlength=len(names)), index=names, dtype=int)
     failures = pd.Series(np.bincount(codes, fails, minlength=len(names)), index=names)
     share = failures / count
-    flag = share > context.threshold("calibration_failure")
+    key = "calibration_failure"
+    needed = 1 if context.states_threshold(key) else MIN_CHECKS
+    flag = (share > context.threshold(key) + 1e-12) & (count >= needed)
     return result(workers_of(judgments), share, count, flag, failures=failures)

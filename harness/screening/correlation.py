@@ -38,9 +38,13 @@ def low_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Da
     """H7: per assignment, the mean of the three best correlations with other workers.
 
     Each of the worker's assignments (all their judgments when there is no ``assignment_id``)
-    is correlated with every other worker on the items both rated; the worker's score is the
-    mean over assignments of the mean of the best three. Flag below the threshold (0.3) once
-    ``context.min_others`` correlations were computed. The evidence is their number.
+    is correlated with every other worker on the items both rated, and scored by the mean of
+    its best three correlations. The rule is the published one, per assignment: an assignment
+    whose score is below the threshold (0.3) fails, once it rests on ``context.min_others``
+    correlations. The worker's score is their worst such assignment (so one random HIT among
+    good ones is not averaged away), flagged when it fails; ``worst`` names that assignment,
+    ``below`` counts the worker's failing assignments and ``mean`` is the mean over all their
+    assignments. The evidence is the number of correlations of all their assignments.
     """
     per_unit = unit_correlations(with_units(content(judgments, context)))
     return low_correlation_of(workers_of(judgments), per_unit, context)
@@ -233,13 +237,28 @@ def low_correlation_of(
     workers: pd.Index, per_unit: pd.DataFrame, context: ScreeningContext
 ) -> pd.DataFrame:
     """H7 for ``workers`` from the scores of all their units (`unit_correlations`)."""
-    grouped = per_unit.groupby("worker_id")
-    score = grouped["score"].mean()
-    evidence = grouped["evidence"].sum()
-    # early in a study a worker has few partners, some of them careless: the best three of
+    threshold = context.threshold("low_correlation")
+    # early in a study a unit has few partners, some of them careless: the best three of
     # fewer than five correlations can all be with bad partners, which is no evidence
-    flag = (score < context.threshold("low_correlation")) & (evidence >= context.min_others)
-    return result(workers, score, evidence, flag)
+    scored = per_unit[per_unit["score"].notna()]
+    judged = scored[scored["evidence"] >= context.min_others]
+    # the worst unit with enough evidence; a worker without one shows their worst unit, unflagged
+    pool = pd.concat([judged, scored[~scored["worker_id"].isin(judged["worker_id"])]])
+    worst = pool.sort_values("score", kind="stable").drop_duplicates("worker_id")
+    worst = worst.set_index("worker_id")
+    failing = judged[judged["score"] < threshold].groupby("worker_id").size()
+    grouped = per_unit.groupby("worker_id")
+    evidence = grouped["evidence"].sum()
+    flag = failing.reindex(worst.index, fill_value=0) > 0
+    return result(
+        workers,
+        worst["score"].astype(float),
+        evidence,
+        flag,
+        worst=worst["unit"].astype(str).reindex(workers).fillna(""),
+        below=failing.reindex(workers, fill_value=0).astype(int),
+        mean=grouped["score"].mean(),
+    )
 
 
 def consensus_correlation(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:

@@ -23,9 +23,10 @@ MAX_REPORTED = 5
 
 def stored_inputs(study: str, db: str | None) -> tuple[pd.DataFrame, ScreeningContext]:
     """A stored study's judgments and its screening context."""
-    from harness.store import database_url, find_study, make_engine, session_scope, study_judgments
+    from harness.store import find_study, session_scope, study_judgments
+    from harness.store.database import open_store
 
-    engine = make_engine(database_url(db))
+    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             found = find_study(session, study)

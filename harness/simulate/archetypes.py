@@ -9,9 +9,12 @@ The archetype says how a worker answers (at random, a constant, or from the trut
 traits); the study type (`harness.spec.study_types`) says what that looks like on its scale.
 Rating and Likert: the truth is a point on the scale and answers are snapped to it. Pair
 comparison: the truth is the latent difference (first pair's truth minus the second's, on a
-latent similarity scale whose range is ``latent_range``); the answer is its sign, or 0
-("equally similar") when the noisy difference is below the worker's personal threshold. A
-backwards worker flips the sign.
+latent similarity scale whose range is ``latent_range``); the worker perceives each pair with
+noise of sd ``perception`` and answers the sign of the perceived difference, or 0 ("equally
+similar") when it is below the worker's personal band. A backwards worker flips the sign. The
+careful worker's perception and band are calibrated on WS353 (`harness.simulate.perception`);
+a sloppy worker perceives with twice the noise, a radical one never says "equally similar",
+a centrist one says it within a wide band.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from harness.simulate.perception import BAND, PERCEPTION, band_range
 from harness.spec.scale import Scale
 from harness.spec.study_types import Traits, definition
 
@@ -47,12 +51,15 @@ class ResponseModel:
     stretch: float = 1.0  # values pushed away from (>1) or pulled toward (<1) the midpoint
     median_seconds: float = 7.0  # per item, lognormal
     seconds_sigma: float = 0.5
-    equal_threshold: tuple[float, float] = (0.03, 0.10)  # pair comparison, share of latent range
+    equal_threshold: tuple[float, float] = band_range(BAND)  # pair comparison, share of range
+    perception: float = PERCEPTION  # pair comparison: sd of the noise on each pair perceived
 
 
 MODELS: dict[Archetype, ResponseModel] = {
     Archetype.CAREFUL: ResponseModel(noise=0.12, bias_sd=0.03),
-    Archetype.SLOPPY: ResponseModel(noise=0.25, bias_sd=0.05, median_seconds=4.0),
+    Archetype.SLOPPY: ResponseModel(
+        noise=0.25, bias_sd=0.05, median_seconds=4.0, perception=2 * PERCEPTION
+    ),
     Archetype.SPAMMER: ResponseModel(noise=0.0, bias_sd=0.0, median_seconds=1.2),
     Archetype.STRAIGHT_LINER: ResponseModel(noise=0.0, bias_sd=0.0, median_seconds=1.5),
     Archetype.BACKWARDS: ResponseModel(noise=0.12, bias_sd=0.03),
@@ -119,6 +126,7 @@ class Worker:
             stretch=model.stretch,
             backwards=self.archetype is Archetype.BACKWARDS,
             equal_threshold=self.equal_threshold,
+            perception=model.perception,
         )
         return kind.truthful_answers(truths, traits, scale, rng, latent_range)
 

@@ -84,13 +84,13 @@ def _check_screening(spec: TaskSpec, src: YamlSource) -> list[Problem]:
         except KeyError:
             problems.append(src.problem(key, f"unknown heuristic; known: {', '.join(BY_KEY)}"))
             continue
-        if policy.action is Action.REJECT and not info.objective:
+        if policy.action is Action.REJECT and not (info.objective or info.per_assignment):
             problems.append(
                 src.problem(
                     (*key, "action"),
                     f"reject is reserved for objective failures (quick, "
-                    f"gold_failure, calibration_failure); use block or report "
-                    f"for {info.key}",
+                    f"gold_failure, calibration_failure) and for low_correlation, which "
+                    f"judges each assignment; use block or report for {info.key}",
                 )
             )
     return problems

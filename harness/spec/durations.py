@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_PATTERN = re.compile(r"^\s*(\d+)\s*([smhdw]?)\s*$")
+_PATTERN = re.compile(r"^\s*([0-9]{1,12})\s*([smhdw]?)\s*$")
+MAX_SECONDS = 366 * 86400
+"""A year: longer than any duration a platform takes (MTurk's lifetime is at most a year)."""
 
 
 def parse_duration(value: object) -> int:
@@ -21,4 +23,6 @@ def parse_duration(value: object) -> int:
         seconds = int(match.group(1)) * _UNITS[match.group(2) or "s"]
     if seconds <= 0:
         raise ValueError("a duration must be positive")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"a duration must be at most 366d, got {value!r}")
     return seconds

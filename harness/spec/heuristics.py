@@ -17,6 +17,7 @@ class HeuristicInfo:
     default_threshold: float
     objective: bool  # an objective failure, for which rejecting an assignment is fair
     meaning: str
+    per_assignment: bool = False  # judged per assignment (H7): rejecting the failing one is fair
 
 
 CATALOGUE: tuple[HeuristicInfo, ...] = (
@@ -34,14 +35,15 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
         "high_random",
         0.0,
         False,
-        "mean on random pairs minus mean on other items at or above the threshold",
+        "mean on random pairs minus mean on other items above the threshold",
     ),
     HeuristicInfo(
         "H5",
         "disagreeable",
         0.5,
         False,
-        "share of unanimous items where the worker differs, above the threshold",
+        "share of agreeing pairs of co-raters whose side the worker does not share, above "
+        "the threshold",
     ),
     HeuristicInfo(
         "H6",
@@ -55,7 +57,9 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
         "low_correlation",
         0.3,
         False,
-        "mean of the three best correlations with other workers below the threshold",
+        "an assignment's mean of its three best correlations with other workers below the "
+        "threshold",
+        per_assignment=True,
     ),
     HeuristicInfo(
         "H8",
@@ -74,9 +78,10 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
     HeuristicInfo(
         "H10",
         "calibration_failure",
-        0.0,
+        1 / 3,
         True,
-        "failed identical-pair or repeated-item checks above the threshold",
+        "share of failed identical-pair or repeated-item checks above the threshold (more "
+        "than a third, with at least 4 checks)",
     ),
 )
 

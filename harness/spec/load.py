@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from harness.datasets import load_ws353
 from harness.errors import DatasetError, Problem, SpecError
 from harness.roles import ItemRole
+from harness.spec.bounded_yaml import short_repr
 from harness.spec.checks import check_items, check_settings
 from harness.spec.controls import add_control_items, hit_count
 from harness.spec.hashing import instrument_hash
@@ -114,7 +115,9 @@ def load_source(src: YamlSource) -> LoadedSpec:
         table = resolve_items(spec, src)
         items, display = table.frame, table.display
     except ItemProblem as exc:
-        problems.append(src.problem(exc.key, exc.message))
+        found = src.problem(exc.key, exc.message)
+        if not _covered(found, structural):  # e.g. "no item source" after a bad items.csv
+            problems.append(found)
     guidelines = _guidelines_text(spec, src, problems)
     template_name = spec.template or default_template(spec.type)
     files: dict[str, str] = {}
@@ -224,9 +227,12 @@ def _pydantic_problems(exc: ValidationError, src: YamlSource) -> list[Problem]:
         elif error["type"] == "missing":
             message = "is required"
         else:
-            message = error["msg"][0].lower() + error["msg"][1:]
+            message = error["msg"].removeprefix("Value error, ")
+            message = message[0].lower() + message[1:]
+            shown = short_repr(error.get("input"))
             if "input" in error and not isinstance(error["input"], dict | list):
-                message += f" (got {error['input']!r})"
+                if "got " not in message:
+                    message += f" (got {shown})"
         problems.append(src.problem(loc, message))
     return problems
 

@@ -6,22 +6,41 @@ files live in `harness.spec.checks`. Unknown keys are errors: a typo must not be
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from harness.spec.durations import parse_duration
 
 Seconds = Annotated[int, BeforeValidator(parse_duration)]
+
+
+def _file_name(value: str) -> str:
+    """A path the file system can be asked about: no NUL or control character, no name
+    longer than file systems allow (a bad one would crash `Path.is_file`, not say why)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError(f"a file path holds no control characters, got {value!r}")
+    if len(value.encode("utf-8", "surrogatepass")) > 4096 or any(
+        len(part.encode("utf-8", "surrogatepass")) > 255 for part in re.split(r"[/\\]", value)
+    ):
+        raise ValueError("a file path of at most 4096 bytes, each name at most 255")
+    return value
+
+
+FilePath = Annotated[str, AfterValidator(_file_name)]
 Count = Annotated[int, Field(ge=0)]
+Seed = Annotated[int, Field(ge=0, lt=2**32)]
+PerHit = Annotated[int, Field(ge=1, le=100)]
+Money = Annotated[Decimal, Field(le=Decimal(10**9))]  # negatives: checks.py says so
 
 
 class Strict(BaseModel):
     """Base of every spec section: unknown keys are errors, values are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class StudyType(StrEnum):
@@ -63,13 +82,15 @@ class StudyInfo(Strict):
 class ItemsSpec(Strict):
     """Where items come from: exactly one of ``csv``, ``dataset`` or ``generate``."""
 
-    csv: str | None = None  # path relative to the spec file
+    csv: FilePath | None = None  # path relative to the spec file
     dataset: Literal["ws353"] | None = None
-    path: str | None = None  # your own copy (default: $HARNESS_WS353_DIR, else the bundled one)
+    path: FilePath | None = (
+        None  # your own copy (default: $HARNESS_WS353_DIR, else the bundled one)
+    )
     generate: Literal["pairs_of_pairs"] | None = None
     source: ItemsSpec | None = None  # what a generator samples from
-    n: Annotated[int, Field(ge=1)] | None = None  # how many items a generator makes
-    seed: int = 0
+    n: Annotated[int, Field(ge=1, le=100_000)] | None = None  # how many items a generator makes
+    seed: Seed = 0
     id_column: str = "item_id"
     display: list[str] | None = None  # columns shown to the worker (default per source)
 
@@ -85,7 +106,7 @@ class Example(Strict):
 class GuidelinesSpec(Strict):
     """Exactly one of ``file`` (text or Markdown, relative to the spec), ``dataset`` or ``text``."""
 
-    file: str | None = None
+    file: FilePath | None = None
     dataset: Literal["ws353"] | None = None
     text: str | None = None
     examples: list[Example] = []
@@ -121,13 +142,15 @@ class ScaleSpec(Strict):
 
 
 class IdenticalControl(Strict):
-    per_hit: Annotated[int, Field(ge=1)] = 1
-    seed: int = 0
+    per_hit: PerHit = 1
+    seed: Seed = 0
 
 
 class RepeatedControl(Strict):
-    per_hit: Annotated[int, Field(ge=1)] = 1
-    min_gap: Annotated[int, Field(ge=1)] = 3  # positions between the two showings, at least
+    per_hit: PerHit = 1
+    min_gap: Annotated[int, Field(ge=1, le=10_000)] = (
+        3  # positions between the two showings, at least
+    )
 
 
 class GoldControl(Strict):
@@ -135,8 +158,8 @@ class GoldControl(Strict):
 
 
 class RandomPairsControl(Strict):
-    per_hit: Annotated[int, Field(ge=1)] = 1
-    seed: int = 0
+    per_hit: PerHit = 1
+    seed: Seed = 0
 
 
 class ControlGroups(Strict):
@@ -155,7 +178,7 @@ class ControlsSpec(Strict):
 
 class OrderSpec(Strict):
     policy: OrderPolicy = OrderPolicy.RANDOM_PER_WORKER
-    seed: int = 0
+    seed: Seed = 0
 
 
 class HitSpec(Strict):
@@ -164,17 +187,19 @@ class HitSpec(Strict):
     title: Annotated[str, Field(min_length=1, max_length=128)]
     description: Annotated[str, Field(min_length=1, max_length=2000)]
     keywords: list[str] = []
-    reward: Decimal
+    reward: Money
     assignment_duration: Seconds = 3600
     lifetime: Seconds = 7 * 86400
     auto_approval_delay: Seconds = 3 * 86400
-    min_seconds: Annotated[float, Field(ge=0)] | None = None  # floor for the "quick" heuristic
+    min_seconds: Annotated[float, Field(ge=0, le=366 * 86400)] | None = (
+        None  # floor for the "quick" heuristic
+    )
 
 
 class QualificationsSpec(Strict):
     countries: list[Annotated[str, Field(pattern=r"^[A-Z]{2}$")]] = []
     min_approval_rate: Annotated[int, Field(ge=0, le=100)] | None = None
-    min_approved_hits: Annotated[int, Field(ge=0)] | None = None
+    min_approved_hits: Annotated[int, Field(ge=0, lt=2**31)] | None = None
     exclude_studies: list[str] = []
 
 
@@ -202,13 +227,13 @@ class TaskSpec(Strict):
     guidelines: GuidelinesSpec
     scale: ScaleSpec = ScaleSpec()
     controls: ControlsSpec = ControlsSpec()
-    raters_per_item: int
-    items_per_hit: int
+    raters_per_item: Annotated[int, Field(le=100_000)]
+    items_per_hit: Annotated[int, Field(le=100_000)]
     order: OrderSpec = OrderSpec()
     hosting: Hosting = Hosting.EXTERNAL
-    template: str | None = None  # a template file relative to the spec; default: built-in
+    template: FilePath | None = None  # a template file relative to the spec; default: built-in
     hit: HitSpec
     qualifications: QualificationsSpec = QualificationsSpec()
     screening: dict[str, HeuristicPolicy] = {}
-    budget: Decimal | None = None
+    budget: Money | None = None
     platform: PlatformSpec = PlatformSpec()

@@ -28,7 +28,7 @@ from harness.stats.correlation import (
 )
 from harness.stats.dependent import SignificanceResult, steiger_z, williams_t
 from harness.stats.kappa import cohen_kappa, cohen_kappa_workers, fleiss_kappa, fleiss_kappa_counts
-from harness.stats.mrds import mrds, mrds_table
+from harness.stats.mrds import formula_mrds, formula_table, mrds, mrds_table
 from harness.stats.pairable import Pairable, pairable_from_codes, pairable_values
 from harness.stats.reliability import DEFAULT_ALPHA_MIN, Verdict, interval_warning, verdict
 from harness.stats.sample_size import bloch_kraemer_items, bloch_kraemer_min_items
@@ -56,6 +56,8 @@ __all__ = [
     "cohen_kappa_workers",
     "fleiss_kappa",
     "fleiss_kappa_counts",
+    "formula_mrds",
+    "formula_table",
     "interval_warning",
     "item_summaries",
     "krippendorff_alpha",

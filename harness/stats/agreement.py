@@ -35,6 +35,15 @@ class AgreementSummary:
     n_pairable_values: int
     alpha_min: float
     bootstrap: BootstrapResult | None
+    units_check: BootstrapResult | None = None  # the units bootstrap beside a kalpha one
+
+    @property
+    def narrower(self) -> float | None:
+        """How many times the units interval is wider than the kalpha one (None: no kalpha)."""
+        b, u = self.bootstrap, self.units_check
+        if b is None or u is None or not b.ci_high > b.ci_low:
+            return None
+        return (u.ci_high - u.ci_low) / (b.ci_high - b.ci_low)
 
     @property
     def verdict(self) -> str:
@@ -81,7 +90,22 @@ class AgreementSummary:
                 "n_undefined": b.n_undefined,
                 "draws_per_resample": b.draws,
             },
+            "units_interval": None
+            if self.units_check is None
+            else {
+                "ci_low": self.units_check.ci_low,
+                "ci_high": self.units_check.ci_high,
+                "units_width_over_kalpha_width": self.narrower,
+                "note": KALPHA_NOTE,
+            },
         }
+
+
+KALPHA_NOTE = (
+    "kalpha resamples pairs of values pooled over all items, as if every pair were independent, "
+    "so it leaves out how agreement varies from item to item; the units bootstrap (resampling "
+    "items) keeps it, and its interval is the one to report"
+)
 
 
 def summarize_agreement(
@@ -95,6 +119,10 @@ def summarize_agreement(
     confidence: float = 0.95,
 ) -> AgreementSummary:
     """Alpha of ``judgments`` at ``level``, with a bootstrap when ``resamples`` > 0.
+
+    With ``method="kalpha"`` the units bootstrap is computed too (``units_check``), so that
+    whoever chooses kalpha sees how much narrower its interval is than the one that resamples
+    items.
 
     Raises `JudgmentsError` when fewer than two workers gave a value (agreement needs two).
     """
@@ -122,6 +150,19 @@ def summarize_agreement(
         if resamples > 0
         else None
     )
+    units_check = (
+        bootstrap_alpha(
+            pairable,
+            level,
+            method="units",
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            alpha_min=alpha_min,
+        )
+        if boot is not None and method == "kalpha"
+        else None
+    )
     n_skipped = len(judgments) - pairable.n_judgments
     return AgreementSummary(
         level=level,
@@ -136,4 +177,5 @@ def summarize_agreement(
         n_pairable_values=pairable.n_values,
         alpha_min=alpha_min,
         bootstrap=boot,
+        units_check=units_check,
     )

@@ -26,7 +26,7 @@ from enum import StrEnum
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.events import EventKind, event_logged, record_event
+from harness.store.events import EventKind, record_event, worker_blocked
 from harness.store.locks import lock_study
 from harness.store.models import (
     Assignment,
@@ -133,7 +133,7 @@ def allocate(
             held.expires_at = now + hold
             session.add(held)
         return _allocation(session, held, platform_worker_id, resumed=True)
-    if event_logged(session, EventKind.BLOCKED, platform_worker_id, study_id):
+    if worker_blocked(session, study_id, platform_worker_id):
         return _refuse(session, study_id, platform_worker_id, Refusal.BLOCKED)
     ensure_slots(session, study_id)
     ref = session_ref or f"L{secrets.token_hex(10).upper()}"

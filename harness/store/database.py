@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlmodel import Session
 
+from harness.errors import StoreError
+
 ENV_VAR = "HARNESS_DATABASE_URL"
 DEFAULT_URL = "sqlite:///harness.db"
 
@@ -67,9 +69,28 @@ def describe_error(exc: BaseException, url: str | None) -> str | None:
     return None
 
 
-def make_engine(url: str) -> sa.Engine:
-    """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout."""
-    engine = sa.create_engine(url)
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite write waits for another's to finish before failing: under a burst the
+writers queue (each holds the lock for milliseconds) instead of answering "database is
+locked"."""
+
+POOL_TIMEOUT = 30
+"""Seconds a request waits for a free connection before it fails."""
+
+
+def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
+    """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout.
+
+    ``pool_size``: the connections this process keeps open, as many as it serves requests at
+    once (a task server's threads), so no request waits for a connection; a few more may be
+    opened for a moment (screening after a submission). Connections are checked before use,
+    so one the database server dropped is replaced, not handed to a request.
+    """
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if pool_size is not None:
+        options.update(pool_size=pool_size, max_overflow=max(2, pool_size // 2),
+                       pool_timeout=POOL_TIMEOUT)  # fmt: skip
+    engine = sa.create_engine(url, **options)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
@@ -79,22 +100,44 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
 def store_exists(db: str | None = None) -> bool:
-    """Whether the store could hold data already: a SQLite file that exists, or any server URL
-    (asked without creating anything)."""
+    """Whether the store could hold data already: a SQLite file that exists (or an in-memory
+    one), or any server URL (asked without creating anything)."""
     url = database_url(db)
-    if url.startswith("sqlite:///"):
-        return os.path.exists(url.removeprefix("sqlite:///"))
-    return True
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return True  # not a URL at all: connecting says so
+    if not parsed.get_backend_name() == "sqlite":
+        return True
+    path = parsed.database or ""
+    return path in ("", ":memory:") or path.startswith("file:") or os.path.exists(path)
 
 
-def open_store(db: str | None = None) -> sa.Engine:
-    """An engine on the store named by ``db`` (see `database_url`); dispose it when done."""
+def open_store(db: str | None = None, *, must_exist: bool = True) -> sa.Engine:
+    """An engine on the store named by ``db`` (see `database_url`); dispose it when done.
+
+    With ``must_exist`` (commands that read or update a launched study), a SQLite file that
+    does not exist is a `StoreError` saying so, and nothing is created: connecting would
+    create an empty file where the user mistyped a path.
+    """
+    if must_exist and not store_exists(db):
+        raise StoreError(missing_store_message(db))
     return make_engine(database_url(db))
+
+
+def missing_store_message(db: str | None) -> str:
+    """What to say when the store ``db`` names does not exist (nothing was created)."""
+    url = database_url(db)
+    path = sa.engine.make_url(url).database or url
+    return (
+        f"there is no store at {path} (nothing was created there): give --db the store the "
+        f"study was launched with (or set ${ENV_VAR}); `harness launch` creates a store"
+    )
 
 
 @contextmanager

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from harness.store.models import Event, EventKind
 
-__all__ = ["EventKind", "event_logged", "record_event"]
+__all__ = ["EventKind", "event_logged", "record_event", "worker_blocked"]
 
 
 def record_event(
@@ -38,3 +38,19 @@ def event_logged(
     if study_id is not None:
         query = query.where(Event.study_id == study_id)
     return session.exec(query.limit(1)).first() is not None
+
+
+def worker_blocked(session: Session, study_id: int, worker_id: str) -> bool:
+    """Whether ``worker_id`` (the platform's id) is blocked in the study now: their latest
+    ``worker.blocked`` / ``worker.unblocked`` event is a block."""
+    latest = session.exec(
+        select(Event.kind)
+        .where(
+            Event.study_id == study_id,
+            Event.subject == worker_id,
+            col(Event.kind).in_([EventKind.BLOCKED, EventKind.UNBLOCKED]),
+        )
+        .order_by(col(Event.id).desc())
+        .limit(1)
+    ).first()
+    return latest == EventKind.BLOCKED

@@ -84,6 +84,17 @@ def screening_rows(
     return _frame(session, query)
 
 
+def judged_assignments(session: Session, study_id: int) -> set[int]:
+    """The study's assignments that have judgments stored (store ids)."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Assignment.id))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, has_judgments)
+    )
+    return {int(a) for a in session.scalars(query) if a is not None}
+
+
 def unscreened_assignments(session: Session, study_id: int) -> list[int]:
     """The study's assignments with judgments that live screening has not taken into account
     yet (``Assignment.screened_at`` unset; store ids, oldest first)."""
@@ -116,3 +127,17 @@ def _screened(study_id: int, column: Any) -> Any:
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_not(None))
     )
+
+
+def studies_with_unscreened(session: Session) -> list[int]:
+    """The studies (store ids, ascending) with an assignment whose judgments are stored and
+    that live screening has not taken into account yet."""
+    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+    query = (
+        sa.select(col(Hit.study_id))
+        .join(Assignment, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Assignment.screened_at).is_(None), has_judgments)
+        .distinct()
+        .order_by(col(Hit.study_id))
+    )
+    return [int(s) for s in session.execute(query).scalars()]

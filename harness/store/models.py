@@ -108,6 +108,7 @@ class EventKind(StrEnum):
     # screening
     SCREENING_DECISION = "screening.decision"
     SCREENING_APPLIED = "screening.applied"
+    SCREENING_OVERRULED = "screening.overruled"
     # review
     APPROVE_INTENT = "review.approve.intent"
     APPROVED = "review.approved"
@@ -118,6 +119,8 @@ class EventKind(StrEnum):
     BONUS_PAID = "review.bonus"
     BLOCK_INTENT = "worker.block.intent"
     BLOCKED = "worker.blocked"
+    UNBLOCK_INTENT = "worker.unblock.intent"
+    UNBLOCKED = "worker.unblocked"
     REPLACE_INTENT = "review.replace.intent"
     REPLACED = "review.replaced"
     REPLACE_REFUSED = "review.replace.refused"

@@ -18,65 +18,16 @@ from harness.answer import Answer
 from harness.errors import StoreError
 from harness.store.arm_tables import hit_instrument_id
 from harness.store.events import EventKind, record_event
-from harness.store.models import (
-    Assignment,
-    AssignmentStatus,
-    Hit,
-    Item,
-    Judgment,
-    Study,
-    Worker,
-    utcnow,
-)
+from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Study, utcnow
+from harness.store.received import record_accept, worker_row
+
+__all__ = ["StoredSubmission", "record_accept", "store_submission", "worker_row"]
 
 
 @dataclass(frozen=True)
 class StoredSubmission:
     assignment: Assignment
     created: bool  # False: this assignment's answers were already stored; nothing was written
-
-
-def worker_row(session: Session, platform_worker_id: str) -> Worker:
-    """The worker's row, created on first sight."""
-    worker = session.exec(
-        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
-    ).first()
-    if worker is None:
-        worker = Worker(platform_worker_id=platform_worker_id)
-        session.add(worker)
-        session.flush()
-    return worker
-
-
-def record_accept(
-    session: Session,
-    hit: Hit,
-    platform_assignment_id: str,
-    platform_worker_id: str,
-    accepted_at: datetime | None = None,
-) -> Assignment:
-    """The assignment's row, created when first seen (accepted); a worker mismatch is refused."""
-    assert hit.id is not None
-    assignment = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == platform_assignment_id)
-    ).first()
-    worker = worker_row(session, platform_worker_id)
-    if assignment is not None:
-        if assignment.worker_id != worker.id or assignment.hit_id != hit.id:
-            raise StoreError(
-                f"assignment {platform_assignment_id} belongs to another worker or HIT"
-            )
-        return assignment
-    assert worker.id is not None
-    assignment = Assignment(
-        hit_id=hit.id,
-        worker_id=worker.id,
-        platform_assignment_id=platform_assignment_id,
-        accepted_at=accepted_at or utcnow(),
-    )
-    session.add(assignment)
-    session.flush()
-    return assignment
 
 
 def store_submission(

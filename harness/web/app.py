@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from harness.masking import MaskSecrets
 from harness.platform.after_submission import AfterSubmission
 from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
@@ -18,6 +20,9 @@ from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 from harness.web.tokens import PageKeys
 from harness.web.trust import Rechecks, Trust
+
+if TYPE_CHECKING:
+    from harness.dashboard import DashboardSettings
 
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
@@ -30,6 +35,8 @@ def create_app(
     template_dirs: list[Path] | None = None,
     max_submission_bytes: int = MAX_SUBMISSION_BYTES,
     verifier: Verifier | None = None,
+    pool_size: int | None = None,
+    dashboard: DashboardSettings | None = None,
 ) -> Flask:
     """The task server on the (migrated) store at ``database_url``.
 
@@ -38,13 +45,16 @@ def create_app(
     committed, in a session of its own (the CLI wires live screening to it); if it fails, the
     worker's answers stay stored and the failure is logged as an event. ``verifier`` asks the
     platform whose an assignment is before a submission counts (default: the platform each
-    study was launched on; `harness.platform.verification`).
+    study was launched on; `harness.platform.verification`). ``pool_size``: the database
+    connections to keep, as many as requests served at once (`make_engine`).
+    ``dashboard``: mount the researcher's dashboard under ``/dashboard`` with these access
+    settings.
     """
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
     state = WebState(
-        engine=make_engine(resolve_url(database_url)),
+        engine=make_engine(resolve_url(database_url), pool_size=pool_size),
         after_submission=after_submission,
         template_dirs=list(template_dirs) if template_dirs else None,
     )
@@ -54,8 +64,13 @@ def create_app(
                   Rechecks(state.engine, verifier, after_submission))  # fmt: skip
     app.extensions["harness.trust"] = trust
     state.closers.append(trust.close)
+    app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    if dashboard is not None:
+        from harness.dashboard import init_dashboard
+
+        init_dashboard(app, app.extensions["harness"].engine, dashboard)
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:

@@ -27,6 +27,7 @@ from harness.errors import InputError, StoreError
 from harness.platform.after_submission import run_after_submission
 from harness.platform.places import completion_code, published_ref
 from harness.platform.provider import PlacesPlatform
+from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
@@ -39,7 +40,13 @@ from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, Stu
 from harness.store.studies import study_named
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
-from harness.web.security import checked_redirect, cross_site, new_nonce, secure_headers
+from harness.web.security import (
+    bad_id,
+    checked_redirect,
+    cross_site,
+    new_nonce,
+    secure_headers,
+)
 from harness.web.state import web_state
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
@@ -108,11 +115,22 @@ def arrive(name: str) -> Response:
             if query is None:
                 return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
+        malformed = bad_id(participant=arrival.worker_id, session=arrival.session_ref or "",
+                           study=arrival.study_ref or "")  # fmt: skip
+        if malformed is not None:
+            return message_page("Cannot start", malformed, 400)
         ref = published_ref(session, _id(entry.study))
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
                 "Wrong study", "This link belongs to another study. Open it again.", 400
             )
+        checked = trust().verifier.arrival(entry.where, entry.study.target, arrival, ref)
+        if checked.verdict is Verdict.REFUSED:
+            return message_page("Cannot start", f"{checked.reason}. Open the study from "
+                                "your own account again.", 403)  # fmt: skip
+        if checked.verdict is Verdict.UNVERIFIED:
+            return message_page("Cannot start yet", f"{checked.reason}. Reload this page in "
+                                "a minute.", 503)  # fmt: skip
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
@@ -231,6 +249,8 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
+    if not stored.created:  # a concurrent request stored this session's answers first
+        return _refuse_done(entry, ref)
     assert stored.assignment.id is not None
     return Stored(_id(entry.study), stored.assignment.id, _next(entry, ref))
 

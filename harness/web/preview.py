@@ -32,6 +32,7 @@ from harness.store.migrations import upgrade
 from harness.store.models import Item, Judgment
 from harness.web.app import AfterSubmission, create_app
 from harness.web.messages import message_page
+from harness.web.security import new_nonce, secure_headers
 
 PREVIEW_WORKER = "PREVIEW-WORKER"
 
@@ -113,8 +114,10 @@ def preview_app(
 
     @app.get("/mturk-page")
     def mturk_page() -> Response:
-        html = render_page(instrument, plan, study_name=study_name, hosting=Hosting.MTURK)
-        return Response(html, mimetype="text/html")
+        nonce = new_nonce()
+        html = render_page(instrument, plan, study_name=study_name, hosting=Hosting.MTURK,
+                           csp_nonce=nonce)  # fmt: skip
+        return secure_headers(Response(html, mimetype="text/html"), nonce=nonce)
 
     @app.post("/as/<worker>/mturk/externalSubmit")
     def external_submit(worker: str) -> Response:

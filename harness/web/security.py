@@ -16,6 +16,7 @@ cannot be turned against the workers who open them.
 
 from __future__ import annotations
 
+import re
 import secrets
 from urllib.parse import urlsplit
 
@@ -25,6 +26,7 @@ from sqlmodel import Session
 from harness.store.models import Study, StudyPlatform
 
 __all__ = [
+    "bad_id",
     "checked_redirect",
     "checked_submit_to",
     "content_security_policy",
@@ -53,7 +55,10 @@ def origin_of(url: str) -> str | None:
     host = parts.hostname.lower()
     if ":" in host:  # IPv6
         host = f"[{host}]"
-    return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port is not None else "")
+    scheme = parts.scheme.lower()
+    if port == {"http": 80, "https": 443}[scheme]:
+        port = None
+    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
 def worker_origins(session: Session, study: Study) -> tuple[str, ...]:
@@ -69,6 +74,21 @@ def worker_origins(session: Session, study: Study) -> tuple[str, ...]:
         return ()
     found = (origin_of(site) for site in sites(study.target, where.endpoint_url))
     return tuple(o for o in found if o is not None)
+
+
+_ID = re.compile(r"[\x21-\x7e]{1,200}")
+
+
+def bad_id(**ids: str) -> str | None:
+    """What is wrong with the platform ids a request names (printable ASCII, at most 200
+    characters, as every platform's ids are and the store keeps), or None."""
+    for name, value in ids.items():
+        if value and _ID.fullmatch(value) is None:
+            return (
+                f"The {name} in this link is not a valid id (printable characters, at most "
+                "200). Open the task from the platform again."
+            )
+    return None
 
 
 class UnknownHost(ValueError):

@@ -35,6 +35,7 @@ from harness.store.submissions import store_submission
 from harness.web.messages import message_page
 from harness.web.security import (
     UnknownHost,
+    bad_id,
     checked_submit_to,
     cross_site,
     new_nonce,
@@ -86,6 +87,9 @@ def task_page(key: str) -> Response:
     worker_id = args.get("workerId", "").strip()
     hit_id = args.get("hitId", "").strip()
     preview = assignment_id in ("", PREVIEW_ASSIGNMENT)
+    malformed = bad_id(assignmentId=assignment_id, workerId=worker_id, hitId=hit_id)
+    if malformed is not None:
+        return message_page("Bad link", malformed, 400)
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
@@ -162,6 +166,9 @@ def submit(key: str) -> tuple[Response, int]:
         return _refuse(400, "This is a preview: accept the HIT on MTurk, then answer and submit.")
     if not worker_id:
         return _refuse(400, "The submission has no workerId. Open the task from MTurk again.")
+    malformed = bad_id(assignmentId=assignment_id, workerId=worker_id)
+    if malformed is not None:
+        return _refuse(400, malformed)
     keys = trust().keys
     token = form.get(FIELD, "")
     if not keys.valid(token, SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id):
@@ -251,6 +258,8 @@ def _store(
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")
+    if not stored.created:  # a concurrent request stored this assignment first
+        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     assert stored.assignment.id is not None
     return Stored(task.study.id, stored.assignment.id)
 

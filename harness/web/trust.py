@@ -28,8 +28,9 @@ from harness.store.models import Hit, QuarantinedSubmission, QuarantineState, St
 from harness.web.tokens import PageKeys
 
 LOG = logging.getLogger(__name__)
-RECHECK_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
-"""Seconds between a quarantined submission and each recheck (about a minute in all)."""
+RECHECK_DELAYS = (0.5, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 15.0, 15.0)
+"""Seconds before each recheck of a quarantined submission (about a minute in all; dense at
+first, when the worker's browser is completing the assignment on MTurk)."""
 
 
 class Rechecks:

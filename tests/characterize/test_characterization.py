@@ -40,7 +40,7 @@ def test_the_screened_alpha_is_never_shown_alone(instruments):
     assert "| alpha, new [95% interval] |" in summary
     assert "| alpha, new screened (H3) |" in summary
     impact = markdown.split("## Screening impact")[1]
-    assert "| figure | all judgments | screened (H3) | change |" in impact
+    assert "| figure | all judgments | screened (H3) | difference | relative change |" in impact
 
 
 def test_a_screened_table_and_flagged_workers_together_are_refused(instruments):

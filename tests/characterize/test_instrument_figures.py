@@ -8,6 +8,7 @@ import math
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
 
 from harness.characterize import (
@@ -29,19 +30,38 @@ def _values_by_item(table):
     return {k: np.array(v) for k, v in out.items() if len(v) >= 2}
 
 
-def test_precision_is_the_population_sd_per_item_its_mean_sd_and_middle_two_thirds(any_table):
+def test_precision_is_the_sample_sd_per_item_its_mean_sd_and_middle_two_thirds(any_table):
     by_item = _values_by_item(any_table)
-    sds = np.array([np.std(v, ddof=0) for v in by_item.values()])
+    sds = np.array([np.std(v, ddof=1) for v in by_item.values()])
     p = precision(any_table)
     assert len(p.summaries) == len(by_item)
     assert p.mean_sd == pytest.approx(sds.mean(), abs=1e-12)
     assert p.sd_sd == pytest.approx(np.std(sds, ddof=0), abs=1e-12)
     assert p.band == pytest.approx(tuple(np.quantile(sds, [1 / 6, 5 / 6])), abs=1e-12)
+    assert p.band_mean_sd == pytest.approx((sds.mean() - sds.std(), sds.mean() + sds.std()))
     inside = ((sds >= p.band[0]) & (sds <= p.band[1])).mean()
     assert inside == pytest.approx(2 / 3, abs=0.02)
-    ranked = sorted(by_item, key=lambda k: np.std(by_item[k], ddof=0))
-    assert np.std(by_item[p.highest[0]]) == pytest.approx(np.std(by_item[ranked[-1]]))
-    assert np.std(by_item[p.lowest[0]]) == pytest.approx(np.std(by_item[ranked[0]]))
+    ranked = sorted(by_item, key=lambda k: np.std(by_item[k], ddof=1))
+    sample_sd = {k: np.std(v, ddof=1) for k, v in by_item.items()}
+    assert sample_sd[p.highest[0]] == pytest.approx(sample_sd[ranked[-1]])
+    assert sample_sd[p.lowest[0]] == pytest.approx(sample_sd[ranked[0]])
+    assert p.to_dict()["ddof"] == 1
+
+
+def test_the_default_ws353_original_reproduces_the_studys_alpha_and_precision(ws353_dir):
+    # The WS353 study characterized 13 raters x 353 pairs: alpha 0.59, mean sd 1.7, sd of sds
+    # .54, middle band (mean +- sd) 1.16-2.24. Raters 1-13 with the sample sd give those.
+    original = instrument_from_ws353(factories.ws353())
+    assert original.name == "WS353" and original.judgments["worker_id"].nunique() == 13
+    assert len(original.judgments) == 4589
+    assert repeatability(original.judgments, resamples=0).alpha == pytest.approx(0.5899, abs=1e-4)
+    p = precision(original.judgments)
+    assert (round(p.mean_sd, 3), round(p.sd_sd, 3)) == (1.704, 0.544)
+    assert (round(p.band_mean_sd[0], 2), round(p.band_mean_sd[1], 2)) == (1.16, 2.25)
+    # The whole distribution is a named variant: 16 raters, alpha 0.560.
+    every = instrument_from_ws353(factories.ws353(), raters=16)
+    assert every.name == "WS353 (16 raters)" and len(every.judgments) == 5189
+    assert repeatability(every.judgments, resamples=0).alpha == pytest.approx(0.5597, abs=1e-4)
 
 
 def test_repeatability_alpha_agrees_with_the_krippendorff_package(any_table):
@@ -84,9 +104,15 @@ def test_rank_stability_at_a_resolution_counts_items_closer_than_it(ws353_table,
 def test_the_ws353_card_says_what_is_known_and_counts_from_the_votes(ws353_dir):
     card = procedure_card(instrument_from_ws353(factories.ws353()))
     assert card.rows["items"] == "353"
-    assert card.rows["raters"] == "16"
-    assert card.rows["judgments"] == "5,189"
-    assert card.rows["judgments per item"] == "min 13, median 16, max 16"
+    assert card.rows["raters"] == "13"  # the study's instrument: raters 1-13 on every pair
+    assert card.rows["judgments"] == "4,589"
+    assert card.rows["raters per item (distinct workers with a value)"] == (
+        "min 13, median 13, max 13"
+    )
+    assert card.rows["judgments per item"].startswith("min 13, median 13, max 13 (one per rater")
+    every = procedure_card(instrument_from_ws353(factories.ws353(), raters=16))
+    assert every.rows["raters"] == "16" and every.rows["judgments"] == "5,189"
+    assert every.rows["judgments per item"].startswith("min 13, median 16, max 16")
     assert "Finkelstein" in card.rows["reference"]
     assert card.rows["indication"].startswith("mean")
 
@@ -98,3 +124,14 @@ def test_control_judgments_are_left_out_and_counted(reproduction_table):
     assert instrument.controls_left_out == 7
     assert len(instrument.judgments) == len(table) - 7
     assert procedure_card(instrument).rows["control judgments left out"] == "7"
+
+
+def test_the_card_tells_raters_per_item_from_judgments_per_item():
+    rows = [("a", "w1", 1.0), ("a", "w1", 3.0), ("a", "w2", 2.0), ("b", "w1", 4.0),
+            ("b", "w2", 5.0)]  # fmt: skip
+    table = pd.DataFrame(rows, columns=["item_id", "worker_id", "value"])
+    card = procedure_card(instrument_from_table(table, name="x", kind="csv"))
+    assert card.rows["raters per item (distinct workers with a value)"] == "min 2, median 2, max 2"
+    assert card.rows["judgments per item"].startswith(
+        "min 2, median 2.5, max 3 (1 repeat judgment(s) by a rater who judged the item again"
+    )

@@ -12,7 +12,7 @@ from harness.errors import InputError
 
 def _mean_sd(table):
     groups = table.groupby("item_id")["value"]
-    return groups.mean(), groups.apply(lambda v: float(np.std(v.to_numpy(), ddof=0)))
+    return groups.mean(), groups.apply(lambda v: float(np.std(v.to_numpy(), ddof=1)))
 
 
 def test_reproducibility_figures_match_scipy_on_shared_items(reproduction_table, ws353_table):

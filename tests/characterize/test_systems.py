@@ -51,7 +51,11 @@ def test_rho_per_rater_rho_t_tests_and_steiger_match_scipy(any_table, system_sco
     for row in got.t_tests.itertuples():
         both = expected[[row.a, row.b]].dropna()
         t, p = stats.ttest_rel(both[row.b], both[row.a])
-        assert (row.t, row.p) == pytest.approx((t, p))
+        assert (row.t_paired, row.p_paired, row.df_paired) == pytest.approx((t, p, len(both) - 1))
+        own_a, own_b = expected[row.a].dropna(), expected[row.b].dropna()
+        t, p = stats.ttest_ind(own_b, own_a, equal_var=True)
+        assert (row.t_student, row.p_student) == pytest.approx((t, p))
+        assert row.df_student == len(own_a) + len(own_b) - 2
     for row in got.steiger.itertuples():
         r_ab = stats.spearmanr(system_scores[row.a][means.index],
                                system_scores[row.b][means.index])[0]  # fmt: skip
@@ -83,8 +87,14 @@ def test_ws353_cannot_tell_the_two_minilm_systems_apart(ws353_table, system_scor
     assert got.rho["minilm_frame"] == pytest.approx(0.740, abs=5e-4)
     verdict = got.verdicts.set_index(["a", "b"]).loc[("minilm", "minilm_frame")]
     assert verdict["difference"] == pytest.approx(0.0107, abs=5e-4)
+    # The MRDS is taken at the two systems' own correlation (0.895), not at r_AB = 0.729: at
+    # 0.031 their difference would reach p < 0.05 (the planning table's r_AB = r says 0.046).
+    assert verdict["r_ab"] == pytest.approx(0.895, abs=5e-4)
+    assert verdict["mrds"] == pytest.approx(0.031, abs=5e-4)
     assert verdict["difference"] < verdict["mrds"]
     assert verdict["steiger_p"] > 0.05 and not verdict["distinguishable"]
+    for row in got.verdicts.itertuples():  # below the MRDS exactly when not told apart
+        assert (abs(row.difference) >= row.mrds) == row.distinguishable
     assert got.verdicts.set_index(["a", "b"]).loc[("minilm", "char3gram")]["distinguishable"]
 
 
@@ -144,3 +154,23 @@ def test_per_rater_rho_equals_scipy_per_rater_with_repeats_constants_and_missing
     assert got["a"].to_numpy() == pytest.approx(expected_table["a"].to_numpy(), nan_ok=True)
     assert got["b"].to_numpy() == pytest.approx(expected_table["b"].to_numpy(), nan_ok=True)
     assert got.loc["w10"].isna().all()
+
+
+def test_both_t_tests_over_ws353s_13_raters_paired_and_students_unpaired(
+    ws353_table, system_scores
+):
+    # The WS353 study's Table 3 compares systems with Student's unpaired t over its 13 raters;
+    # harness reports it beside the paired t (the same 13 people rated for both systems).
+    thirteen = ws353_table[ws353_table["worker_id"] <= "ws353-r13"]
+    got = instrument_systems(thirteen, system_scores)
+    row = got.t_tests.set_index(["a", "b"]).loc[("minilm", "minilm_frame")]
+    a, b = got.per_rater["minilm"].to_numpy(), got.per_rater["minilm_frame"].to_numpy()
+    pooled = math.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / 24)
+    student = (b.mean() - a.mean()) / (pooled * math.sqrt(1 / 13 + 1 / 13))
+    paired = (b - a).mean() / ((b - a).std(ddof=1) / math.sqrt(13))
+    assert row["n_raters_a"] == row["n_raters_b"] == row["n_raters"] == 13
+    assert row["t_student"] == pytest.approx(student) and row["df_student"] == 24
+    assert row["p_student"] == pytest.approx(2 * stats.t.sf(abs(student), 24))
+    assert row["t_paired"] == pytest.approx(paired) and row["df_paired"] == 12
+    # Pairing removes the between-rater spread that both systems share: a far larger t.
+    assert abs(row["t_paired"]) > 5 * abs(row["t_student"])

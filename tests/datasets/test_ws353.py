@@ -26,6 +26,18 @@ def test_import_writes_5189_judgments_over_353_items_and_16_workers(
     assert table["worker_id"].nunique() == 16
 
 
+def test_import_of_the_studys_13_raters_gives_its_alpha(ws353_dir: Path, tmp_path: Path):
+    # The WS353 study characterized raters 1-13 on all 353 pairs: alpha 0.59.
+    out = tmp_path / "ws353-13.csv"
+    args = ["import", "ws353", str(ws353_dir), "--raters", "13", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "4,589 judgments over 353 items and 13 workers" in result.output
+    agreement = CliRunner().invoke(main, ["agreement", str(out), "--bootstrap", "0"])
+    assert "Krippendorff's alpha (interval) of" in agreement.output
+    assert agreement.output.splitlines()[0].endswith(": 0.590")
+
+
 def test_set1_raters_are_the_same_people_as_set2_raters_1_to_13(ws353_dir: Path):
     judgments = load_ws353(ws353_dir).judgments
     per_worker = judgments.groupby("worker_id").size()

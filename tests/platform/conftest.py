@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import requests
 
+from tests.factories import copy_sqlite_database, migrated_template
 from tests.platform.factories import task_server
 from tests.platform.mturk_local.factories import LocalMTurk
 from tests.serving import ServedApp
@@ -30,12 +31,12 @@ def client(mturk: LocalMTurk) -> Any:
 
 
 @pytest.fixture
-def sqlite_db(tmp_path: Path) -> str:
-    """A migrated SQLite store."""
-    from harness.store.migrations import upgrade
-
+def sqlite_db(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, migrated_templates: dict[str, str]
+) -> str:
+    """A migrated SQLite store (a copy of the session's migrated template)."""
     url = f"sqlite:///{tmp_path / 'harness.db'}"
-    upgrade(url)
+    copy_sqlite_database(migrated_template(migrated_templates, "sqlite", tmp_path_factory), url)
     return url
 
 

@@ -99,3 +99,30 @@ def hits_on_platform(client: Any) -> list[dict[str, Any]]:
         token = page.get("NextToken")
         if not token:
             return hits
+
+
+def until_verified(database_url: str, seconds: float = 60.0) -> int:
+    """Wait until the task server's rechecks have settled every quarantined submission (MTurk
+    vouches for an assignment only once the worker completed it there); the number still
+    pending when the time ran out."""
+    import time
+
+    from sqlmodel import func, select
+
+    from harness.store import make_engine, session_scope
+    from harness.store.models import QuarantinedSubmission, QuarantineState
+
+    engine = make_engine(database_url)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            with session_scope(engine) as session:
+                left = session.exec(
+                    select(func.count()).select_from(QuarantinedSubmission).where(
+                        QuarantinedSubmission.state == QuarantineState.PENDING)  # fmt: skip
+                ).one()
+            if left == 0 or time.monotonic() > deadline:
+                return int(left)
+            time.sleep(0.2)
+    finally:
+        engine.dispose()

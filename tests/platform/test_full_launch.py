@@ -22,6 +22,7 @@ from tests.platform.factories import (
     hits_on_platform,
     launch_args,
     truths_of,
+    until_verified,
 )
 
 WS353_SPEC = TASK_SPECS / "ws353_reproduction.yaml"
@@ -56,6 +57,7 @@ def test_ws353_reproduction_runs_end_to_end_on_local(
     report = driver.run()
     assert report.refused == []
     assert len(report.submitted) == loaded.assignments == 156
+    assert until_verified(database_url) == 0  # the task server's rechecks: MTurk vouched
 
     synced = harness_cli("sync", "ws353-reproduction", "--db", database_url)
     assert synced.exit_code == 0, synced.output

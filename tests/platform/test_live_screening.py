@@ -17,7 +17,13 @@ from harness.store.models import (
     ScreeningDecision,
     Worker,
 )
-from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+from tests.platform.factories import (
+    harness_cli,
+    launch_args,
+    small_spec,
+    truths_of,
+    until_verified,
+)
 
 
 def platform_states(client, assignment_ids):
@@ -37,7 +43,7 @@ def test_flagged_work_is_rejected_live_or_at_review_and_the_rest_approved(
         per_hit=5,
         raters=3,
         controls="{identical: {per_hit: 1, seed: 3}}",
-        screening="{calibration_failure: {action: reject}}",
+        screening="{calibration_failure: {threshold: 0, action: reject}}",
     )
     db = f"sqlite:///{tmp_path / 'h.db'}"
     launched = harness_cli(*launch_args(spec, mturk.url, db))
@@ -104,7 +110,8 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
         raters=3,
         hosting="external",
         controls="{identical: {per_hit: 1, seed: 3}}",
-        screening="{calibration_failure: {action: reject}, low_variance: {action: block}}",
+        screening="{calibration_failure: {threshold: 0, action: reject}, "
+        "low_variance: {action: block}}",
     )
     db = f"sqlite:///{tmp_path / 'h.db'}"
     upgrade(db)
@@ -118,6 +125,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
         loaded = load_spec(spec)
         workers = Crowd({"careful": 4, "straight_liner": 2}, size=6, seed=5).workers(loaded.scale)
         report = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http).run()
+        assert until_verified(db) == 0  # screened live as the rechecks verify them
     finally:
         server.stop()
         app.extensions["harness"].close()

@@ -76,7 +76,7 @@ def test_every_unreadable_field_is_reported_at_once():
     assert info.value.problems == [
         "field 'item-0' was sent twice",
         "unexpected field 'colour': this page does not have it",
-        "answer 1: '1e400' is not a number",
+        "answer 1: '1e400' is not a number (digits 0-9)",
         "answer 2: the item it answers is missing (field item-1)",
     ]
 

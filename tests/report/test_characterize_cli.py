@@ -22,7 +22,8 @@ REQUIRED_KEYS = [
     "original.precision.mean_sd", "original.precision.sd_sd",
     "reproducibility.spearman_means", "reproducibility.pearson_means",
     "reproducibility.pearson_sds", "resolution.threshold_95", "resolution.curve",
-    "resolution.item_pairs_above", "resolution.item_pairs_below",
+    "resolution.item_pairs_above", "resolution.item_pairs_below", "resolution.bands",
+    "resolution.psychometric.d_target", "resolution.psychometric.ci",
     "systems.minilm.rho.new", "systems.minilm.rho.original",
     "systems.minilm_frame.rho.new", "systems.char3gram.rho.original", "mrds",
 ]  # fmt: skip
@@ -58,12 +59,12 @@ def report(inputs, tmp_path_factory):
 def test_the_command_writes_html_markdown_pngs_and_json(report):
     out, result = report
     for name in ("report.html", "report.md", "report.json", "crescent.png", "means.png",
-                 "sds.png", "resolution.png", "per_rater_rho.png"):  # fmt: skip
+                 "sds.png", "resolution.png", "psychometric.png", "per_rater_rho.png"):  # fmt: skip
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     markdown = (out / "report.md").read_text()
     assert "![" in markdown and "(crescent.png)" in markdown
     html = (out / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 5
+    assert html.count("data:image/png;base64,") == 6
     assert "http://" not in html and "https://" not in html  # nothing external
     assert "@media print" in html
 
@@ -91,20 +92,30 @@ def test_the_json_has_every_stable_key(report):
 
 def test_the_json_figures_are_the_reports_figures(report):
     data = json.loads((report[0] / "report.json").read_text())
-    ws353 = factories.ws353().judgments
-    sds = ws353.groupby("item_id")["value"].std(ddof=0)
+    ws353 = factories.ws353().rater_table(13)  # --original ws353: the study's 13 raters
+    sds = ws353.groupby("item_id")["value"].std(ddof=1)  # sample sds
     assert data["original"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
-    assert data["systems"]["minilm_frame"]["rho"]["original"] == pytest.approx(0.740, abs=5e-4)
+    assert data["original"]["precision"]["ddof"] == 1
+    assert data["systems"]["minilm_frame"]["rho"]["original"] == pytest.approx(0.737, abs=5e-4)
     html = (report[0] / "report.html").read_text()
     assert f"{data['reproducibility']['spearman_means']:.3f}" in html
 
 
 def test_the_command_prints_headline_figures_and_progress_on_stderr(report):
     out, result = report
-    assert "alpha WS353 (original): 0.560" in result.stdout
+    assert "alpha WS353 (original): 0.590" in result.stdout
     assert "Can these instruments tell minilm from minilm_frame" in result.stdout
-    assert "on WS353, no: rho 0.729 vs 0.740 (difference +0.011" in result.stdout
+    assert "on WS353, no: rho 0.729 vs 0.737 (difference +0.008" in result.stdout
     assert "characterize: reading the new instrument" in result.stderr
+
+
+def test_the_16_rater_table_is_a_named_variant_of_the_original(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", "ws353-16", "--bootstrap", "0",
+                 "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "alpha WS353 (16 raters) (original): 0.560" in result.stdout
+    card = json.loads((tmp_path / "report.json").read_text())["original"]["card"]
+    assert card["raters"] == "16" and card["judgments"] == "5,189"
 
 
 def test_quiet_silences_progress(inputs, tmp_path):
@@ -139,6 +150,26 @@ def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_p
     )
     html = (tmp_path / "r" / "report.html").read_text()
     assert "(new, all judgments)" in html and "(new, screened: H3+H8)" in html
+    # A correlation's change is a difference, never a percentage; only the mean sd has one.
+    markdown = (tmp_path / "r" / "report.md").read_text()
+    rows = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines()
+            if line.startswith("| ")}  # fmt: skip
+    assert rows["Spearman rho of means vs original"].rstrip(" |").endswith("| -")
+    assert rows["alpha"].rstrip(" |").endswith("| -")
+    assert rows["mean sd"].rstrip(" |").endswith("%")
+
+
+def test_the_verdict_comes_first_with_its_criteria(inputs, tmp_path):
+    result = run("--new", str(inputs["new"]), "--original", "ws353", "--bootstrap", "50",
+                 "--quiet", "--out", str(tmp_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("Verdict: reproduction does not reproduce WS353: the reliability")
+    assert "order (Spearman rho of the item means >= 0.9): met" in result.stdout
+    markdown = (tmp_path / "report.md").read_text()
+    summary = markdown.split("## Summary", 1)[1]
+    assert summary.lstrip().startswith("> Verdict: reproduction does not reproduce WS353")
+    assert "| reliability | the new alpha's 95% interval reaches the original's alpha |" in summary
 
 
 def test_items_not_matching_the_original_are_refused_with_the_overlap(inputs, tmp_path):
@@ -217,9 +248,9 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
     card = data["new"]["card"]
     assert card["name"] == "repro-1"
     assert card["instrument hash"] == factories.reproduction_spec().instrument_hash
-    assert card["raters per item"] == "13" and card["pay"] == "$0.75 per HIT"
+    assert card["raters per item (planned in the spec)"] == "13" and card["pay"] == "$0.75 per HIT"
     assert "low_variance: block" in card["screening policy"]
-    sds = factories.reproduction().groupby("item_id")["value"].std(ddof=0)
+    sds = factories.reproduction().groupby("item_id")["value"].std(ddof=1)
     assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
     from_csv = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
                    "--resolution", str(inputs["resolution"]), "--bootstrap", "20", "--quiet",
@@ -268,6 +299,11 @@ def test_screening_with_a_specs_policy_reports_its_flagged_workers_and_every_sub
     assert policy_row["alpha"] == pytest.approx(data["screened"]["new"]["repeatability"]["alpha"])
     html = (tmp_path / "report.html").read_text()
     assert "All 32 subsets of the heuristics are listed." in html
+    # Heuristics are named as the spec names them, with a legend of codes and meanings.
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| low_variance + low_correlation + consensus_correlation (policy) |" in markdown
+    assert "Legend: the heuristics above, by the names a task spec's screening section" in markdown
+    assert "| consensus_correlation | H8 | correlation with the leave-one-out consensus" in markdown
 
 
 def test_screen_and_flagged_together_are_refused(inputs, tmp_path):

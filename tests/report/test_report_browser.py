@@ -14,7 +14,7 @@ from tests.browser import chromium
 from tests.characterize import factories
 from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
 
-PLOTS = 5  # crescent, means, sds, resolution, per-rater rho
+PLOTS = 6  # crescent, means, sds, psychometric, resolution, per-rater rho
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_available")]
 
@@ -76,3 +76,24 @@ def test_the_report_prints_without_its_navigation(report_html, tmp_path):
         assert nav == "none"
         pdf = base64.b64decode(driver.print_page())
         assert pdf[:4] == b"%PDF" and len(pdf) > 50_000
+
+
+def test_the_report_reads_on_a_phone_with_the_verdict_first(report_html, tmp_path):
+    with chromium((1100, 1400)) as driver:
+        # A phone: 390 CSS pixels wide, mobile (the page's viewport declaration applies).
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+        )
+        driver.get(report_html.as_uri())
+        width = driver.execute_script("return window.innerWidth")
+        assert width == 390, "the report declares no viewport: a phone shows it zoomed out"
+        wide = driver.execute_script(
+            "return document.documentElement.scrollWidth > window.innerWidth + 1"
+        )
+        assert not wide, "the page scrolls sideways on a phone (wide tables scroll in a box)"
+        first = driver.execute_script("return document.querySelector('p.meaning').textContent")
+        assert first.startswith("Verdict: reproduction ") and "WS353" in first
+        shot = tmp_path / "phone.png"
+        driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000

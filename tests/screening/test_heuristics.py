@@ -112,6 +112,26 @@ def test_high_random_compares_random_pairs_with_real_items():
     assert out.loc["a", "evidence"] == 1
 
 
+def test_high_random_flags_only_strictly_above_zero():
+    # As published: rating random pairs exactly as high as real ones (a straight-liner) is a
+    # difference of 0, not flagged here (H3 is for it).
+    frame = table({"flat": [5, 5, 5]}, role=["random_pair", "item", "item"])
+    out = by_worker(high_random(frame, TEN))
+    assert out.loc["flat", "score"] == 0 and not out.loc["flat", "flag"]
+
+
+def test_disagreeable_counts_pairs_of_co_raters_who_agree():
+    # Three raters per item is the published rule exactly: "the other two" agree and the worker
+    # differs. With more raters, every agreeing pair of co-raters is an occasion: on i0 the
+    # co-raters of a are 4 high and 1 low, so 6 agreeing pairs, all high: a (low) differs on 6.
+    high, low = [8.0], [2.0]
+    rows = {"a": low, "b": high, "c": high, "d": high, "e": high, "f": low}
+    out = by_worker(disagreeable(table(rows), TEN))
+    assert out.loc["a", "score"] == 1.0 and out.loc["a", "evidence"] == 1
+    # b's co-raters: 3 high (3 pairs) and 2 low (1 pair): b differs on 1 of 4 occasions.
+    assert out.loc["b", "score"] == 0.25
+
+
 def test_disagreeable_counts_items_where_all_others_agree():
     # Others (b, c) agree high on i0-i3; a is low on three of four: 0.75 > 0.5 with 4 items.
     frame = table({"a": [1, 1, 1, 9], "b": [9, 8, 7, 9], "c": [8, 9, 9, 6]})
@@ -136,6 +156,28 @@ def test_low_correlation_takes_the_best_three_partners_per_assignment():
     out = by_worker(low_correlation(table(rows), TEN))
     assert out.loc["a", "score"] == pytest.approx(1.0) and out.loc["a", "evidence"] == 4
     assert out.loc["e", "score"] == pytest.approx(-1.0) and out.loc["e", "flag"]
+
+
+def test_low_correlation_fails_the_one_random_assignment_among_good_ones():
+    # The published rule is per HIT response: an assignment whose best three correlations
+    # average below 0.3 fails. Worker x answers three HITs well and one at random; averaged
+    # over x's assignments the failing one would be diluted above 0.3.
+    rng = np.random.default_rng(7)
+    truth = rng.uniform(0, 10, size=24)
+    records = []
+    for w in ["a", "b", "c", "d", "e", "x"]:
+        for hit in range(4):
+            for item in range(hit * 6, hit * 6 + 6):
+                value = truth[item] + rng.normal(0, 0.8)
+                if w == "x" and hit == 2:
+                    value = 10 - truth[item]  # the random (here: reversed) HIT
+                records.append((f"i{item}", w, float(value), f"{w}-hit{hit}"))
+    frame = pd.DataFrame(records, columns=["item_id", "worker_id", "value", "assignment_id"])
+    out = by_worker(low_correlation(frame, TEN))
+    assert out.loc["x", "flag"] and out.loc["x", "below"] == 1
+    assert out.loc["x", "worst"] == "x-hit2" and out.loc["x", "score"] < 0.3
+    assert out.loc["x", "mean"] > 0.3  # the per-worker mean would not have flagged x
+    assert not out.drop(index="x")["flag"].any()
 
 
 def test_consensus_correlation_labels_backwards_workers():
@@ -202,25 +244,55 @@ def test_gold_answers_can_come_from_the_item_table():
     assert out.loc["a", "score"] == 1 and out.loc["a", "flag"]
 
 
+def _checks(worker: str, identical: list[float], repeats: list[tuple[float, float]]) -> list:
+    rows = [(f"same{k}", worker, v, "identical") for k, v in enumerate(identical)]
+    for k, (first, second) in enumerate(repeats):
+        rows += [(f"x{k}", worker, first, "item"), (f"x{k}", worker, second, "repeat")]
+    return rows
+
+
 def test_calibration_failure_checks_identical_pairs_and_repeats():
-    frame = pd.DataFrame(
-        {
-            "item_id": ["same", "x", "x", "same", "x", "x"],
-            "worker_id": ["a", "a", "a", "b", "b", "b"],
-            "value": [9.0, 2, 4, 8.5, 2, 6],
-            "role": ["identical", "item", "repeat"] * 2,
-        }
+    # An identical pair fails below 9 on 0-10, a repeat whose showings differ by more than 2.5.
+    rows = (
+        _checks("a", [9.0, 10.0], [(2, 4), (5, 8)])  # 1 of 4 fails: a careful rater's luck
+        + _checks("b", [8.5, 10.0], [(2, 6), (3, 3)])  # 2 of 4 fail: more than a third
+        + _checks("c", [5.0], [(1, 9)])  # both fail, but 2 checks say too little
     )
+    frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "value", "role"])
     out = by_worker(calibration_failure(frame, TEN))
-    assert out.loc["a", "score"] == 0 and out.loc["a", "evidence"] == 2
-    assert out.loc["b", "score"] == 1 and out.loc["b", "failures"] == 2 and out.loc["b", "flag"]
+    assert out.loc["a", "score"] == 0.25 and out.loc["a", "evidence"] == 4
+    assert not out.loc["a", "flag"]
+    assert out.loc["b", "score"] == 0.5 and out.loc["b", "failures"] == 2 and out.loc["b", "flag"]
+    assert out.loc["c", "score"] == 1 and not out.loc["c", "flag"]
+    # Exactly a third is not more than a third.
+    third = _checks("d", [8.0, 10.0, 10.0], [(1, 2), (4, 9), (3, 3)])
+    out = by_worker(calibration_failure(pd.DataFrame(third, columns=frame.columns), TEN))
+    assert out.loc["d", "score"] == pytest.approx(1 / 3) and not out.loc["d", "flag"]
+    # A spec's own threshold decides from the first check: 0 is the published "any failure".
+    strict = ScreeningContext(TEN.scale, policy={"H10": HeuristicPolicy(threshold=0)})
+    assert by_worker(calibration_failure(frame, strict))[["flag"]].to_dict()["flag"] == {
+        "a": True,
+        "b": True,
+        "c": True,
+    }
 
 
-def test_radical_and_centrist_shares():
-    frame = table({"r": [0, 10, 10, 5], "c": [1, 9, 9, 5]})
-    assert by_worker(radical(frame, TEN)).loc["r", "score"] == 0.75
+def test_radical_and_centrist_shares_leave_out_the_midpoint():
+    frame = table({"r": [0, 10, 10, 5, 3], "c": [1, 9, 9, 5, 3]})
+    out = by_worker(radical(frame, TEN))
+    assert out.loc["r", "score"] == 0.75 and out.loc["r", "evidence"] == 4  # the 5 left out
+    assert out.loc["r", "flag"]
     assert by_worker(centrist(frame, TEN)).loc["c", "flag"]
     assert not by_worker(centrist(frame, TEN)).loc["r", "flag"]
+
+
+def test_radical_and_centrist_mark_only_workers_whose_values_vary():
+    # Variance above 1 on a 1-5 scale, 6.25 on 0-10: a worker at 9 and 10 only is not marked.
+    frame = table({"steady": [10, 9, 10, 10, 9, 10], "r": [0, 10, 10, 0, 10, 2]})
+    out = by_worker(radical(frame, TEN))
+    assert out.loc["steady", "score"] > 0.5 and out.loc["steady", "variance"] < 6.25
+    assert not out.loc["steady", "flag"] and out.loc["r", "flag"]
+    assert by_worker(radical(frame.assign(value=frame["value"] / 2.5 + 1), FIVE)).loc["r", "flag"]
 
 
 EDGE_CASES = {

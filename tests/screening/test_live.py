@@ -137,10 +137,11 @@ def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
         assert [d.id for d in pending_decisions(session, study.id)] == [d.id for d in pending[1:]]
 
 
-def _control_row(worker: str, assignment: str, value: float) -> dict[str, object]:
-    """One answer on an identical pair (expected: the scale maximum, 10), in ``assignment``."""
+def _control_row(worker: str, assignment: str, value: float, pair: int = 1) -> dict[str, object]:
+    """One answer on identical pair ``pair`` (expected: the scale maximum, 10), in
+    ``assignment``."""
     return {
-        "item_id": "identical-001",
+        "item_id": f"identical-{pair:03d}",
         "worker_id": worker,
         "value": value,
         "skipped": False,
@@ -157,12 +158,13 @@ def _control_row(worker: str, assignment: str, value: float) -> dict[str, object
 def test_a_failed_calibration_is_reported_and_never_pending(engine):
     table = _crowd_table()
     first = table.iloc[0]
-    failed = _control_row(first["worker_id"], first["assignment_id"], 2.0)
-    table = pd.concat([table.iloc[:1], pd.DataFrame([failed]), table.iloc[1:]], ignore_index=True)
+    # H10's default needs four checks (more than a third failed): four identical pairs at 2
+    failed = [_control_row(first["worker_id"], first["assignment_id"], 2.0, k) for k in range(1, 5)]
+    table = pd.concat([table.iloc[:1], pd.DataFrame(failed), table.iloc[1:]], ignore_index=True)
     study, returned = _run_study(engine, table)
     h10 = [d for d in returned[0][2] if d.heuristic == "calibration_failure"]
     assert len(h10) == 1 and h10[0].flag and h10[0].action == "report"
-    assert h10[0].details["failures"] == 1.0 and h10[0].evidence == 1
+    assert h10[0].details["failures"] == 4.0 and h10[0].evidence == 4
     with session_scope(engine) as session:
         assert all(
             d.heuristic != "calibration_failure" for d in pending_decisions(session, study.id)
@@ -171,7 +173,8 @@ def test_a_failed_calibration_is_reported_and_never_pending(engine):
 
 def test_an_assignment_of_controls_only_is_screened_on_its_own_answers(engine):
     table = pd.DataFrame(
-        [_control_row("w001", "a000-01", 10.0), _control_row("w002", "a000-02", 0.0)]
+        [_control_row("w001", "a000-01", 10.0, k) for k in range(1, 5)]
+        + [_control_row("w002", "a000-02", 0.0, k) for k in range(1, 5)]
     )
     study, returned = _run_study(engine, table)
     assert returned[0][2] == []  # a passed calibration check raises nothing

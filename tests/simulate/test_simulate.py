@@ -108,8 +108,10 @@ def test_pair_comparison_answers_the_sign_of_the_difference_and_backwards_flips_
 
 def test_a_worker_says_equally_similar_below_their_threshold():
     worker = Worker("w", Archetype.CENTRIST, 0.0, 0.0, equal_threshold=3.0)
-    answers = worker.answer(np.zeros(200), PAIRS, np.random.default_rng(0))
-    assert (answers == 0.0).mean() > 0.9
+    answers = worker.answer(np.zeros(2000), PAIRS, np.random.default_rng(0))
+    # two equal pairs, each perceived with sd 1.70: |difference| < 3 with chance
+    # 2 Phi(3 / (sqrt(2) 1.70)) - 1 = 0.788
+    assert (answers == 0.0).mean() == pytest.approx(0.788, abs=0.03)
 
 
 def test_snap_rounds_to_steps_and_clips_to_the_ends():

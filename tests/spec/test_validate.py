@@ -140,3 +140,19 @@ def test_the_ws353_location_can_be_overridden_by_environment(tmp_path, monkeypat
     assert "WS353 not found" in str(caught.value) and "HARNESS_WS353_DIR" in str(caught.value)
     monkeypatch.setenv("HARNESS_WS353_DIR", str(ws353_dir))
     assert load_spec(path).n_content_items == 353
+
+
+def test_reject_is_refused_for_worker_level_heuristics_but_allowed_for_h7(tmp_path):
+    # H7 judges each assignment (the published rule rejects the failing HIT response), so a
+    # spec may reject on it; a worker-level heuristic such as H8 may only block or report.
+    problems = _problems(
+        tmp_path, MINIMAL_RATING_SPEC + "screening:\n  consensus_correlation: {action: reject}\n"
+    )
+    assert len(problems) == 1 and problems[0].endswith(
+        "screening.consensus_correlation.action: reject is reserved for objective failures "
+        "(quick, gold_failure, calibration_failure) and for low_correlation, which judges each "
+        "assignment; use block or report for consensus_correlation"
+    ), problems
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    spec = write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H7: {action: reject}\n")
+    assert load_spec(spec).spec.screening["H7"].action.value == "reject"

@@ -71,6 +71,26 @@ def test_ws353_json_has_the_documented_keys(ws353_csv: Path):
     assert report["ci_low"] < report["alpha"] < report["ci_high"]
     assert report["bootstrap"]["method"] == "kalpha" and report["bootstrap"]["seed"] == 3
     assert report["verdict"] == "unreliable"
+    # Whoever chooses kalpha gets the units interval beside it, and how much wider it is.
+    units = report["units_interval"]
+    assert units["ci_low"] < report["ci_low"] and report["ci_high"] < units["ci_high"]
+    ratio = (units["ci_high"] - units["ci_low"]) / (report["ci_high"] - report["ci_low"])
+    assert units["units_width_over_kalpha_width"] == pytest.approx(ratio)
+    assert ratio > 2.5
+
+
+def test_choosing_kalpha_prints_the_units_interval_beside_it(ws353_csv: Path):
+    result = run(str(ws353_csv), "--bootstrap-method", "kalpha")
+    assert result.exit_code == 0, result.output
+    assert "(bootstrap: kalpha, 1000 resamples, seed 0, 13,575 pairs per resample)" in (
+        result.output
+    )
+    assert (
+        "units bootstrap (resampling items), for comparison: [0.520, 0.596], 3.1 times as "
+        "wide" in result.output
+    )
+    assert "note: kalpha resamples pairs of values pooled over all items" in result.output
+    assert "for comparison" not in run(str(ws353_csv)).output
 
 
 def test_no_bootstrap_gives_alpha_without_interval(ws353_csv: Path):

@@ -8,11 +8,17 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from numpy import nan
 
 from harness.errors import InputError
 from harness.stats import LEVELS, Verdict, bootstrap_alpha, interval_warning, verdict
 from harness.stats.alpha import alpha_parts
-from harness.stats.bootstrap import UnitStats, coincidence_deltas
+from harness.stats.bootstrap import (
+    UnitStats,
+    coincidence_cells,
+    coincidence_deltas,
+    kalpha_default_draws,
+)
 from harness.stats.pairable import pairable_from_codes
 
 
@@ -91,9 +97,64 @@ def test_kalpha_centres_on_alpha_and_narrows_with_more_draws():
     assert np.mean(many.samples) == pytest.approx(many.alpha, abs=2e-3)
     assert many.ci_high - many.ci_low < (few.ci_high - few.ci_low) / 10
     assert many.draws == 100_000
-    assert (
-        bootstrap_alpha(table, "interval", method="kalpha").draws
-        == as_pairable(noisy_ratings()).n_pairs
+
+
+# Hayes & Krippendorff (2007), Communication Methods and Measures 1(1), 77-89, Table 1: five
+# observers code 40 units on an ordinal 0-3 scale (NaN: not coded). Ordinal alpha .7598, nominal
+# .4765 (the paper; the same data and values are in tidycomm's tests, tests/testdata/hayes.R).
+HAYES = np.array([
+    [1, 1, 2, nan, 0, 0, 1, 1, 2, 2, nan, 0, 1, 3, 1, 1, 2, 1, 1, 0,
+     0, 0, 2, 0, 1, 0, 0, 1, 1, 1, 1, 2, 2, 3, 2, 2, 2, 2, 2, 1],
+    [1, 1, 3, 0, 0, 0, 0, nan, 2, 1, 1, 0, 2, 3, 1, 1, 1, 2, 1, 0,
+     0, 0, 3, 0, 2, 1, 0, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 1],
+    [2, 0, 3, 0, 0, 0, 2, 2, 2, 1, 0, 0, 2, 2, 1, 1, 2, 3, 0, 0,
+     1, nan, 3, 0, nan, 1, 0, 1, 2, 2, 0, 2, nan, 2, 2, 3, 2, nan, 2, 1],
+    [nan, 1, 3, nan, nan, nan, nan, 0, nan, 1, 0, 0, 2, 2, nan, nan, nan, 3, 1, nan,
+     1, 0, 3, 0, 2, 1, 1, 2, 2, nan, nan, 1, 2, 2, nan, nan, nan, 1, 2, nan],
+    [2, nan, nan, 0, 0, 0, 1, nan, 2, nan, nan, nan, nan, 3, 1, 1, 2, nan, nan, 0,
+     nan, 0, nan, nan, 2, nan, 0, nan, nan, 2, 0, nan, 2, nan, 2, 2, 2, 2, nan, 1],
+])  # fmt: skip
+
+
+def test_hayes_and_krippendorffs_example_gives_the_macros_interval():
+    # The KALPHA macro (and Krippendorff's revised bootstrap algorithm) draws
+    # M = min(25 Q, (m - 1) n.. / 2) pairs per resample, Q the non-zero coincidence cells.
+    # Here Q = 14 of the 4 x 4 cells, m = 5 observers, n.. = 159 pairable values:
+    # M = min(350, 318) = 318, and the 95% interval is [.715, .802].
+    table = long_table(HAYES)
+    assert package_alpha(HAYES, "ordinal") == pytest.approx(0.7598, abs=5e-5)
+    result = bootstrap_alpha(table, "ordinal", method="kalpha", resamples=5000, seed=0)
+    assert result.alpha == pytest.approx(0.7598, abs=5e-5)
+    assert result.draws == 318
+    assert (result.ci_low, result.ci_high) == pytest.approx((0.715, 0.802), abs=2e-3)
+
+
+def test_the_macros_draws_count_the_non_zero_cells_of_the_coincidence_matrix():
+    data = noisy_ratings()
+    p = as_pairable(data)
+    # The coincidence matrix, unit by unit, as Krippendorff (2011) defines it.
+    values = np.unique(data[~np.isnan(data)])
+    o = np.zeros((len(values), len(values)))
+    for column in data.T:
+        present = column[~np.isnan(column)]
+        if len(present) < 2:
+            continue
+        for i, c in enumerate(present):
+            for j, k in enumerate(present):
+                if i != j:
+                    o[np.searchsorted(values, c), np.searchsorted(values, k)] += 1 / (
+                        len(present) - 1
+                    )
+    delta, cells, o_ck = coincidence_cells(p, "interval")
+    assert len(cells) == np.count_nonzero(o)
+    assert np.sort(o_ck) == pytest.approx(np.sort(o[o > 0]))
+    observers = int(p.m.max())  # codes without worker ids: the most values of one unit
+    expected = min(25 * np.count_nonzero(o), round((observers - 1) * p.n_values / 2))
+    assert kalpha_default_draws(p, "interval") == expected
+    table = long_table(data)
+    workers = table.dropna()["worker_id"].nunique()
+    assert bootstrap_alpha(table, "interval", method="kalpha").draws == min(
+        25 * np.count_nonzero(o), round((workers - 1) * p.n_values / 2)
     )
 
 

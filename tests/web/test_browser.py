@@ -59,7 +59,7 @@ def submitted_answer(client, hit_id):
     return assignment
 
 
-def until_stored(engine, seconds=20.0):
+def until_stored(engine, seconds=45.0):
     """The study's judgments, once the task server's rechecks have verified the submission."""
     deadline = time.monotonic() + seconds
     while True:

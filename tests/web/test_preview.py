@@ -104,6 +104,9 @@ def test_the_preview_server_checks_what_an_mturk_hosted_page_posts(tmp_path):
         assert location.startswith("/mturk-page?")
         submit_to = parse_qs(urlsplit(location).query)["turkSubmitTo"][0]
         assert submit_to.endswith("/as/W9")
+        page = client.get(location)  # its scripts carry the nonce its policy allows
+        nonce = page.headers["Content-Security-Policy"].split("'nonce-")[1].split("'")[0]
+        assert page.get_data(as_text=True).count(f'<script nonce="{nonce}">') == 2
         plan = plan_hits(loaded)[0]
         order = Instrument.from_loaded(loaded).page_order(plan, study_name="claims", worker_id="W9")
         url = f"{urlsplit(submit_to).path}/mturk/externalSubmit"

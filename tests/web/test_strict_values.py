@@ -77,3 +77,19 @@ def test_times_are_ascii_milliseconds_only(text):
     with pytest.raises(AnswerFormatError) as caught:
         decode_fields([("item-0", "a"), ("value-0", "1"), ("shown-0", text)])
     assert caught.value.problems[0].startswith(f"answer 1 (shown): {text!r} is not a time")
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [{"workerId": "A\x00B"}, {"assignmentId": "A" * 201}, {"workerId": "Ä1"},
+     {"assignmentId": "A 1"}],  # fmt: skip
+)
+def test_ids_that_no_platform_gives_are_refused_not_a_server_error(client, rating, engine, ids):
+    data = fields(rating, **ids)
+    errors = refused(client, rating, engine, data, 400)
+    assert errors[0].endswith("is not a valid id (printable characters, at most 200). "
+                              "Open the task from the platform again.")  # fmt: skip
+    page = client.get(f"/hit/{rating.key(0)}", query_string={"hitId": "H", **ids,
+                      "workerId": ids.get("workerId", "W1"),
+                      "assignmentId": ids.get("assignmentId", "A1")})  # fmt: skip
+    assert page.status_code == 400

@@ -39,9 +39,10 @@ from tests.web.test_task_server import answers
 VICTIM, ATTACKER = "AVICTIM1", "AATTACKER1"
 
 
-@pytest.fixture
-def mturk(tmp_path):
-    service = LocalMTurk(tmp_path / "mturk.sqlite").start()
+@pytest.fixture(scope="module")
+def mturk(tmp_path_factory):
+    """One local MTurk service for the module: each test posts a HIT of its own."""
+    service = LocalMTurk(tmp_path_factory.mktemp("mturk") / "mturk.sqlite").start()
     yield service
     service.stop()
 
@@ -300,3 +301,34 @@ def test_sync_settles_what_the_task_server_could_not_verify(posted):
     ]
     again = sync_study(posted.engine, provider, running, SyncHooks())
     assert again.stored == 0
+
+
+def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
+    """The link itself (both ids) is what an attacker may have: what counts is what the
+    worker completed on MTurk, which only the worker can do."""
+    assignment = posted.accept(VICTIM)
+    assert posted.post(assignment, VICTIM, value=1.0).status_code == 200  # the attacker, first
+    posted.post(assignment, VICTIM, value=7.0)  # the victim: "already recorded"
+    posted.complete_on_mturk(assignment, VICTIM, value=7.0)
+    posted.recheck_all()
+    assert posted.quarantined() == [(assignment, VICTIM, QuarantineState.REFUSED)]
+    assert posted.counted() == []  # the rechecks store nothing that MTurk's copy contradicts
+    with session_scope(posted.engine) as session:
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    hooks = SyncHooks.of(provider, posted.study.instrument, None)
+    report = sync_study(posted.engine, provider, running, hooks)
+    assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
+    with session_scope(posted.engine) as session:
+        assert set(session.exec(select(Judgment.value)).all()) == {7.0}
+
+
+def test_origins_compare_as_browsers_do():
+    from harness.web.security import origin_of
+
+    assert origin_of("HTTPS://WWW.MTurk.com:443/") == "https://www.mturk.com"
+    assert origin_of("http://127.0.0.1:80") == "http://127.0.0.1"
+    assert origin_of("http://[::1]:8765/x") == "http://[::1]:8765"
+    for bad in ("javascript:alert(1)", "//evil.example", "https://u:p@host", "http://a b",
+                "data:text/html,x", "https://host:99999"):  # fmt: skip
+        assert origin_of(bad) is None, bad

@@ -89,6 +89,9 @@ class LinkProvider:
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
         return None
 
+    def include(self, exclude_ref: str, worker_id: str) -> None:
+        return None  # the allocator reads the log: the worker.unblocked event lets them in
+
     def add_raters(self, platform_id: str, count: int, token: str) -> None:
         return None
 

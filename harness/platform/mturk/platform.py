@@ -41,6 +41,7 @@ WORKER_SITES = {
     "production": "https://www.mturk.com",
 }
 """MTurk's worker-facing sites, where workers accept and complete assignments."""
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
 HIT_EVENTS = {"HITReviewable", "HITExpired"}
@@ -83,7 +84,12 @@ class MTurkPlatform:
         if target == "local":
             from harness.platform.mturk.client import endpoint_for
 
-            return (endpoint_for("local", endpoint_url).rstrip("/"),)
+            url = endpoint_for("local", endpoint_url).rstrip("/")
+            parts = urlsplit(url)
+            if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+                return (url,)
+            port = f":{parts.port}" if parts.port else ""  # the same service by any loopback name
+            return tuple(f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES)
         return (WORKER_SITES[target],)
 
     def start_local(self, endpoint_url: str | None) -> str:

@@ -292,6 +292,35 @@ class MTurkProvider:
             SendNotification=False,
         )
 
+    def include(self, exclude_ref: str, worker_id: str) -> None:
+        """Undo `exclude`: revoke the exclusion qualification (the worker is not told). MTurk
+        refuses to revoke a revoked one, so a refusal counts as done when the worker no longer
+        holds it (a repeat after a lost answer)."""
+        try:
+            self._call(
+                "disassociate_qualification_from_worker",
+                f"unblock worker {worker_id}",
+                safe=False,
+                QualificationTypeId=exclude_ref,
+                WorkerId=worker_id,
+            )
+        except PlatformError:
+            if self._holds(exclude_ref, worker_id):
+                raise
+
+    def _holds(self, type_id: str, worker_id: str) -> bool:
+        try:
+            found = self._call(
+                "get_qualification_score",
+                f"read {worker_id}'s qualification",
+                safe=True,
+                QualificationTypeId=type_id,
+                WorkerId=worker_id,
+            )
+        except PlatformError:
+            return False
+        return bool(found.get("Qualification", {}).get("Status") == "Granted")
+
     def add_raters(self, platform_id: str, count: int, token: str) -> None:
         try:
             self.backoff.call(

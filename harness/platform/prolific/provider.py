@@ -161,6 +161,18 @@ class ProlificProvider:
                 return None
             raise
 
+    def session_holder(self, session_id: str) -> tuple[str, str] | None:
+        """(participant id, study id) of the session ``session_id`` in any state (a session
+        just started is ACTIVE), or None when Prolific has no such session."""
+        try:
+            found = self._get(f"submissions/{session_id}/")
+        except ProlificError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        participant = found.get("participant_id") or found.get("participant")
+        return str(participant), str(found.get("study_id", ""))
+
     # -- review ---------------------------------------------------------------------------------
     def approve(self, assignment_id: str, feedback: str | None = None) -> None:
         self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True,

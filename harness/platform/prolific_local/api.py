@@ -19,6 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from harness.platform.prolific import pricing
+from harness.platform.prolific_local import inputs
 from harness.platform.prolific_local.app import ApiError, service
 from harness.platform.prolific_local.state import RESEARCHER, WORKSPACE, Store, new_id
 
@@ -67,10 +68,8 @@ def sweep(store: Store, db: sqlite3.Connection) -> None:
 
 
 def body() -> dict[str, Any]:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise ApiError(400, "The request body must be a JSON object.")
-    return data
+    """The request's JSON object (bounded, finite numbers), or 400."""
+    return inputs.json_object()
 
 
 def paginate(rows: list[dict[str, Any]]) -> Response:
@@ -150,13 +149,8 @@ def create_study() -> tuple[Response, int]:
     missing = {f: ["This field is required."] for f in STUDY_REQUIRED if data.get(f) in (None, "")}
     if missing:
         raise ApiError(400, missing)
-    problems: dict[str, list[str]] = {}
-    for name in ("reward", "total_available_places", "estimated_completion_time"):
-        if not isinstance(data[name], int) or data[name] < 1:
-            problems[name] = ["Must be a whole number of at least 1."]
     codes = data["completion_codes"]
-    if not isinstance(codes, list) or not all(isinstance(c, dict) and c.get("code") for c in codes):
-        problems["completion_codes"] = ["A list of objects with a code."]
+    problems = inputs.study_problems(data)
     if problems:
         raise ApiError(400, problems)
     store = service().store
@@ -228,7 +222,7 @@ def update_study(sid: str) -> Response:
             raise ApiError(400, "Only total_available_places, internal_name and description "
                            "can be changed here.")
         if places is not None:
-            if not isinstance(places, int) or places < study["total_available_places"]:
+            if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
                 raise ApiError(400, {"total_available_places": [
                     "Places can only be increased."]})
             if study["status"] != "UNPUBLISHED":
@@ -236,6 +230,9 @@ def update_study(sid: str) -> Response:
             study["total_available_places"] = places
         for key in ("internal_name", "description"):
             if key in data:
+                if not inputs.is_text(data[key]):
+                    raise ApiError(400, {key: [f"Must be text of at most {inputs.MAX_TEXT} "
+                                               "characters."]})  # fmt: skip
                 study[key] = data[key]
         store.save_study(db, study)
         return jsonify(_study_out(store, db, study))
@@ -248,7 +245,7 @@ MOVES = {"PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"), "PAUSE": ({"ACTIVE"}, "PAUSED")
 @bp.post("/studies/<sid>/transition/")
 def transition_study(sid: str) -> Response:
     action = body().get("action")
-    if action not in MOVES:
+    if not isinstance(action, str) or action not in MOVES:
         raise ApiError(400, {"action": [f"Must be one of {', '.join(MOVES)}."]})
     store = service().store
     with store.tx() as db:
@@ -311,7 +308,7 @@ def get_submission(sub_id: str) -> Response:
 def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> None:
     action = data.get("action")
     done = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}
-    if action not in done:
+    if not isinstance(action, str) or action not in done:
         raise ApiError(400, {"action": ["Must be APPROVE or REJECT."]})
     if row["status"] == done[action]:
         return  # idempotent: the same request again is ignored
@@ -320,9 +317,11 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
                        "awaiting review can be approved or rejected.")
     if action == "REJECT":
         problems = {}
-        if len(str(data.get("message") or "")) < 100:
+        message = data.get("message")
+        if not isinstance(message, str) or not inputs.is_text(message) or len(message) < 100:
             problems["message"] = ["A rejection message of at least 100 characters is required."]
-        if data.get("rejection_category") not in REJECTION_CATEGORIES:
+        category = data.get("rejection_category")
+        if not isinstance(category, str) or category not in REJECTION_CATEGORIES:
             problems["rejection_category"] = [
                 f"Must be one of {', '.join(sorted(REJECTION_CATEGORIES))}."]
         if problems:
@@ -343,12 +342,14 @@ def bulk_approve() -> Response:
     data = body()
     with service().store.tx() as db:
         if "submission_ids" in data:
-            rows = [_submission_or_404(db, s) for s in data["submission_ids"]]
+            rows = [_submission_or_404(db, s)
+                    for s in inputs.id_list(data["submission_ids"], "submission_ids")]
         elif "study_id" in data and "participant_ids" in data:
+            study_id = inputs.id_list([data["study_id"]], "study_id")[0]
             rows = [
-                r for p in data["participant_ids"]
+                r for p in inputs.id_list(data["participant_ids"], "participant_ids")
                 for r in db.execute("SELECT * FROM submission WHERE study_id = ? AND "
-                                    "participant_id = ?", (data["study_id"], p)).fetchall()
+                                    "participant_id = ?", (study_id, p)).fetchall()
             ]
         else:
             raise ApiError(400, "Give submission_ids, or study_id and participant_ids.")
@@ -361,7 +362,7 @@ def bulk_approve() -> Response:
 @bp.post("/submissions/<sub_id>/request-return/")
 def request_return(sub_id: str) -> Response:
     reasons = body().get("request_return_reasons")
-    if not isinstance(reasons, list) or not reasons:
+    if not isinstance(reasons, list) or not reasons or not all(map(inputs.is_text, reasons)):
         raise ApiError(400, {"request_return_reasons": ["At least one reason is required."]})
     store = service().store
     with store.tx() as db:
@@ -379,7 +380,9 @@ def request_return(sub_id: str) -> Response:
 def set_up_bonuses() -> tuple[Response, int]:
     data = body()
     sid, csv = data.get("study_id"), data.get("csv_bonuses")
-    if not sid or not isinstance(csv, str):
+    if not isinstance(sid, str) or not isinstance(csv, str) or not sid or not (
+        inputs.is_text(sid, 200) and inputs.is_text(csv, 10**6)
+    ):
         raise ApiError(400, "study_id and csv_bonuses are required.")
     store = service().store
     with store.tx() as db:
@@ -391,10 +394,12 @@ def set_up_bonuses() -> tuple[Response, int]:
                 "SELECT id, participant_id FROM submission WHERE study_id = ? AND "
                 "(id = ? OR participant_id = ?)", (sid, who, who)).fetchone()
             try:
-                money = Decimal(value)
+                plain = value.strip().isascii() and "_" not in value
+                money = Decimal(value.strip()) if plain else Decimal(-1)
             except ArithmeticError:
                 money = Decimal(-1)
-            if took_part is None or not money.is_finite() or money <= 0:
+            ceiling = Decimal(inputs.MAX_CENTS) / 100
+            if took_part is None or not money.is_finite() or not 0 < money <= ceiling:
                 wrong.append(who)
                 continue
             rows.append([took_part["id"], pricing.cents(money)])
@@ -435,15 +440,18 @@ def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
 @bp.post("/participant-groups/")
 def create_group() -> tuple[Response, int]:
     data = body()
-    if not data.get("name"):
-        raise ApiError(400, {"name": ["This field is required."]})
+    if not data.get("name") or not inputs.is_text(data["name"], 200):
+        raise ApiError(400, {"name": ["This field is required: text of at most 200 characters."]})
     workspace = data.get("workspace_id") or WORKSPACE
+    if not inputs.is_text(workspace, 200):
+        raise ApiError(400, {"workspace_id": ["A workspace id."]})
+    members = inputs.id_list(data.get("participant_ids") or [], "participant_ids")
     store = service().store
     with store.tx() as db:
         gid = new_id()
         db.execute("INSERT INTO participant_group VALUES (?, ?, ?, ?)",
                    (gid, data["name"], workspace, store.seq(db)))
-        for pid in data.get("participant_ids") or []:
+        for pid in members:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
     return jsonify(id=gid, name=data["name"], workspace_id=workspace, is_active=True), 201
 
@@ -472,9 +480,7 @@ def group_members(gid: str) -> Response:
 
 @bp.post("/participant-groups/<gid>/participants/")
 def add_members(gid: str) -> Response:
-    ids = body().get("participant_ids")
-    if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
-        raise ApiError(400, {"participant_ids": ["A list of participant ids."]})
+    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
         if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
             raise ApiError(404, f"Participant group {gid} not found.")

@@ -16,10 +16,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify
 from werkzeug.exceptions import HTTPException
 
 from harness.platform.prolific_local.state import Store
+
+MAX_BODY = 2 * 1024 * 1024
+"""Request bodies beyond this are refused (413) before they are read."""
+MAX_ADVANCE = 10 * 366 * 86400.0
+"""How far the clock may be moved by one call, in seconds."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,7 @@ def create_app(settings: Settings) -> Flask:
     from harness.platform.prolific_local import api, participants
 
     app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.extensions["prolific_local"] = Service(
         Store(settings.db_path, cents(settings.balance)), Faults()
     )
@@ -135,15 +141,23 @@ def create_app(settings: Settings) -> Flask:
 
     @app.post("/_control/faults")
     def set_faults() -> Response:
+        from harness.platform.prolific_local.inputs import json_object
+
         try:
-            service().faults.update(request.get_json(force=True) or {})
+            service().faults.update(json_object())
         except ValueError as exc:
             raise ApiError(400, str(exc)) from exc
         return jsonify(service().faults.settings())
 
     @app.post("/_control/clock")
     def clock() -> Response:
-        advance = (request.get_json(force=True) or {}).get("advance", 0)
+        from harness.platform.prolific_local.inputs import json_object, number
+
+        given = json_object().get("advance", 0)
+        advance = number(given, -MAX_ADVANCE, MAX_ADVANCE)
+        if advance is None:
+            raise ApiError(400, f"advance must be a number of seconds within {MAX_ADVANCE:g} "
+                           f"(ten years) either way, got {given!r}")  # fmt: skip
         store = service().store
         with store.tx() as db:
             offset = float(store.meta(db, "clock_offset")) + float(advance)

@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from harness.platform.prolific_local import inputs
 from harness.platform.prolific_local.api import COUNTRIES, TAKES_PLACE, submission_out, sweep
 from harness.platform.prolific_local.app import ApiError, service
 from harness.platform.prolific_local.state import Store, new_id
@@ -31,10 +32,17 @@ bp = Blueprint("prolific_participants", __name__)
 
 
 def _participant(store: Store, db: sqlite3.Connection) -> tuple[str, dict[str, Any]]:
-    data = dict(request.args) | (request.get_json(silent=True) or {}) | dict(request.form)
-    pid = str(data.get("participant_id") or "").strip()
+    """Who is calling, with the profile they state now merged into the one kept (refused,
+    and nothing kept, when a stated value is not what Prolific would hold)."""
+    sent = inputs.json_object() if request.is_json else {}
+    data = dict(request.args) | sent | dict(request.form)
+    given = data.get("participant_id")
+    pid = given.strip() if isinstance(given, str) and inputs.is_text(given, 200) else ""
     if not pid:
-        raise ApiError(400, {"participant_id": ["This field is required."]})
+        raise ApiError(400, {"participant_id": ["This field is required: a participant id."]})
+    problems = inputs.profile_problems(data)
+    if problems:
+        raise ApiError(400, problems)
     row = db.execute("SELECT profile FROM participant WHERE id = ?", (pid,)).fetchone()
     profile = json.loads(row[0]) if row else {}
     for key in ("country", "approval_rate", "approvals"):
@@ -54,12 +62,13 @@ def eligible(db: sqlite3.Connection, study: dict[str, Any], pid: str,
             if profile.get("country") not in names:
                 return "not in the study's countries"
         elif fid in ("approval_rate", "approval_numbers"):
-            value = float(profile.get("approval_rate" if fid == "approval_rate" else "approvals",
-                                      100 if fid == "approval_rate" else 0))
+            key = "approval_rate" if fid == "approval_rate" else "approvals"
+            low, high = inputs.PROFILE[key]
+            value = inputs.number(profile.get(key, 100 if key == "approval_rate" else 0), low, high)
             bounds = f.get("selected_range") or {}
-            if value < float(bounds.get("lower", -1e18)) or value > float(
-                bounds.get("upper", 1e18)
-            ):
+            lower = inputs.number(bounds.get("lower", -1e18), -1e18, 1e18)
+            upper = inputs.number(bounds.get("upper", 1e18), -1e18, 1e18)
+            if value is None or lower is None or upper is None or not lower <= value <= upper:
                 return f"outside the study's {fid.replace('_', ' ')}"
         elif fid == "participant_group_blocklist":
             groups = f.get("selected_values", [])

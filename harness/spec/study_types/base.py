@@ -107,13 +107,16 @@ class Traits:
     """How one simulated worker answers from the truth, as plain numbers (`harness.simulate`
     draws them per archetype): personal ``bias`` (scale units; latent units for a comparison),
     ``noise`` sd as a share of the range, ``stretch`` away from (>1) or toward (<1) the
-    midpoint, ``backwards`` (max + min - truth), and the "equally similar" threshold."""
+    midpoint, ``backwards`` (max + min - truth), the "equally similar" threshold, and the sd
+    of the noise with which the worker perceives one pair's similarity (pair comparison, a
+    share of the latent range)."""
 
     bias: float
     noise: float
     stretch: float
     backwards: bool
     equal_threshold: float
+    perception: float = 0.0
 
 
 class StudyTypeDefinition(ABC):

@@ -3,7 +3,8 @@ worker says which pair's words are more similar, or that they are equally simila
 (docs/methods.md section 2.3). Answers: ``1`` (the first pair), ``-1`` (the second), ``0`` (equal).
 
 A simulated worker answers from the latent difference ``p_mean - q_mean`` that the
-``pairs_of_pairs`` generator stores with each item (docs/methods.md section 7).
+``pairs_of_pairs`` generator stores with each item, perceiving each of the two pairs with its
+own noise (docs/methods.md section 7; the calibration is in `harness.simulate.perception`).
 """
 
 from __future__ import annotations
@@ -92,9 +93,13 @@ class PairComparison(StudyTypeDefinition):
         rng: np.random.Generator,
         latent_range: float,
     ) -> np.ndarray:
-        """Sign of the noisy latent difference, 0 ("equally similar") below the threshold;
-        a backwards worker flips the sign. Bias and stretch play no part."""
-        noisy = truths + rng.normal(0.0, traits.noise * latent_range, size=len(truths))
+        """Sign of the perceived difference, 0 ("equally similar") when it is smaller than the
+        worker's threshold; a backwards worker flips the sign. The worker perceives each pair
+        with noise of sd ``traits.perception`` (share of ``latent_range``), so the difference
+        of the two perceptions has sd ``sqrt(2)`` times that. A personal bias shifts both
+        pairs alike and cancels; stretch plays no part."""
+        spread = np.sqrt(2.0) * traits.perception * latent_range
+        noisy = truths + rng.normal(0.0, spread, size=len(truths))
         if traits.backwards:
             noisy = -noisy
         return np.where(np.abs(noisy) < traits.equal_threshold, 0.0, np.sign(noisy))

@@ -16,6 +16,7 @@ from harness.render.plan import hit_key, plan_hits
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.migrations import upgrade
+from harness.web.tokens import token_in_page
 from tests.platform.factories import harness_cli, small_spec
 from tests.platform.noop.platform import NOOP, NoopPlatform
 
@@ -66,8 +67,10 @@ def test_a_study_runs_end_to_end_on_a_platform_added_by_one_registry_line(noop, 
             page = client.get(f"/hit/{key}?assignmentId={assignment}&workerId={worker}")
             assert page.status_code == 200
             data = encode_answers(_answers(loaded, plan, worker))
-            data.update(assignmentId=assignment, workerId=worker)
-            assert client.post(f"/hit/{key}/submit", data=data).json["ok"]
+            data.update(assignmentId=assignment, workerId=worker,
+                        pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
+            posted = client.post(f"/hit/{key}/submit", data=data).json
+            assert posted["ok"] and posted["verified"], posted  # the platform vouched at once
     app.extensions["harness"].close()
 
     synced = harness_cli("sync", "small", "--db", db)

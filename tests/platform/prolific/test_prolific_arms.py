@@ -13,6 +13,7 @@ from harness.store.arm_tables import WorkerArm
 from tests.platform.factories import harness_cli, small_spec
 from tests.platform.link.test_link_arms import ARMS, LONG, SHORT
 from tests.platform.link.test_link_platform import _client
+from tests.platform.prolific.test_prolific_arrivals import joined
 
 AUTH = {"Authorization": "Token local"}
 
@@ -28,16 +29,16 @@ def test_participants_from_prolific_are_kept_to_their_arm(prolific, tmp_path):
                             timeout=5).json()["results"]  # fmt: skip
     assert study["total_available_places"] == 8  # 2 arms x 2 HITs x 2 raters
     app, client = _client(db)
+    entries = {pid: joined(prolific, pid) for pid in ("PA", "PB")}
     pages = {}
-    for n, pid in enumerate(["PA", "PB", "PA"]):
-        query = f"PROLIFIC_PID={pid}&STUDY_ID={study['id']}&SESSION_ID=S{n}"
-        arrived = client.get(f"/p/small?{query}")
+    for pid in ("PA", "PB", "PA"):  # PA comes back: the same session, slot and arm
+        arrived = client.get(entries[pid])
         assert arrived.status_code == 303, arrived.get_data(as_text=True)
         page = client.get(arrived.headers["Location"]).get_data(as_text=True)
         pages.setdefault(pid, []).append("long" if LONG in page else "short" if SHORT in page
                                          else "?")  # fmt: skip
     app.extensions["harness"].close()
-    assert len(set(pages["PA"])) == 1  # the second session of PA: the same arm
+    assert len(set(pages["PA"])) == 1 and len(pages["PA"]) == 2
     assert {pages["PA"][0], pages["PB"][0]} == {"long", "short"}
     engine = make_engine(db)
     with session_scope(engine) as session:

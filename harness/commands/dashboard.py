@@ -1,0 +1,40 @@
+"""`harness dashboard`: the researcher's dashboard on its own (`harness.dashboard`)."""
+
+from __future__ import annotations
+
+import click
+
+from harness.commands.options import db_option
+
+
+@click.command("dashboard")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=5050, show_default=True, type=int, help="Port to listen on.")
+@db_option
+@click.option(
+    "--secure-cookie", is_flag=True,
+    help="Send the login cookie over https only (behind an https proxy).",
+)  # fmt: skip
+def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None:
+    """Watch every study in the store live in a browser, and act on them (block, approve,
+    reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/. The password is
+    $HARNESS_DASHBOARD_PASSWORD; on 127.0.0.1 without one, a password for this run is made
+    and printed; any other address refuses to start without one."""
+    from werkzeug.serving import run_simple
+
+    from harness.dashboard import DashboardSettings, create_dashboard_app
+    from harness.dashboard.access import password_notice
+    from harness.store import database_url
+    from harness.store.database import safe_url
+
+    settings = DashboardSettings.from_environment(host, secure_cookie=secure_cookie)
+    url = database_url(db)
+    app = create_dashboard_app(url, settings)
+    click.echo(
+        f"Dashboard on http://{host}:{port}/dashboard/ (store {safe_url(url)}); "
+        + password_notice(settings)
+    )
+    try:
+        run_simple(host, port, app, threaded=True, use_reloader=False)
+    finally:
+        app.extensions["harness.dashboard"].engine.dispose()

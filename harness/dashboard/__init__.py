@@ -1,0 +1,20 @@
+"""The researcher's dashboard: watch a study live and act on it (`harness dashboard`, or
+mounted by `harness serve --dashboard` under ``/dashboard``).
+
+`access` (login, session cookie, CSRF, rate limit), `figures` (pure), `watch` (the cached
+snapshot of a study), `views` (pages and the event stream), `actions` (what a person does).
+"""
+
+from __future__ import annotations
+
+from harness.dashboard.access import PASSWORD_VARIABLE, DashboardSettings, is_loopback
+from harness.dashboard.app import create_dashboard_app
+from harness.dashboard.views import init_dashboard
+
+__all__ = [
+    "PASSWORD_VARIABLE",
+    "DashboardSettings",
+    "create_dashboard_app",
+    "init_dashboard",
+    "is_loopback",
+]

@@ -1,0 +1,175 @@
+"""Who may see the dashboard: one password set by the researcher, a signed session cookie,
+a CSRF token on every state change, and a login that slows down guessing.
+
+- The password comes from `PASSWORD_VARIABLE` (or is given to `DashboardSettings` directly).
+  Without one the dashboard serves loopback only (`check_host` refuses any other address).
+- The session cookie (`COOKIE_NAME`, its own name, so nothing of the worker pages is ever
+  read as a dashboard login) is ``HttpOnly`` and ``SameSite=Strict``, and ``Secure`` when
+  the settings say the dashboard is reached over https.
+- Every POST of the dashboard carries the session's CSRF token (a form field or the
+  ``X-CSRF-Token`` header); `guard` refuses one without it (403) before any view runs.
+- Login: at most `MAX_FAILURES` failed attempts per client address per `FAILURE_WINDOW`
+  seconds, then 429 until the window has passed (`LoginLimiter`).
+
+The cookie is signed with `DashboardSettings.secret`: `SECRET_VARIABLE` when set, else a key
+derived from the password with PBKDF2, so that several server processes (gunicorn workers)
+accept each other's sessions and a changed password ends every session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import os
+import secrets
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from flask import abort, request, session
+
+from harness.errors import InputError
+
+PASSWORD_VARIABLE = "HARNESS_DASHBOARD_PASSWORD"
+SECRET_VARIABLE = "HARNESS_DASHBOARD_SECRET"
+COOKIE_NAME = "harness_dashboard"
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "X-CSRF-Token"
+MAX_FAILURES = 5
+FAILURE_WINDOW = 60.0  # seconds
+_KDF_SALT = b"harness-dashboard-session-v1"
+_KDF_ROUNDS = 200_000
+
+
+@dataclass(frozen=True)
+class DashboardSettings:
+    """How the dashboard is protected: the password, the cookie's signing key, and whether
+    the cookie is marked ``Secure`` (https only)."""
+
+    password: str
+    secret: bytes
+    secure_cookie: bool = False
+
+    @classmethod
+    def from_environment(
+        cls, host: str, *, password: str | None = None, secure_cookie: bool = False
+    ) -> DashboardSettings:
+        """The settings for serving on ``host``: the password from `PASSWORD_VARIABLE` (or
+        ``password``); on loopback without one, a random password made for this run (the
+        command prints it). `InputError` on any other address without a password."""
+        chosen = password or os.environ.get(PASSWORD_VARIABLE, "")
+        if not chosen:
+            if not is_loopback(host):
+                raise InputError(
+                    f"the dashboard on {host} needs a password: set {PASSWORD_VARIABLE} "
+                    "(a long random one), or serve it on 127.0.0.1"
+                )
+            chosen = secrets.token_urlsafe(12)
+        given_secret = os.environ.get(SECRET_VARIABLE, "")
+        secret = given_secret.encode() if given_secret else derive_secret(chosen)
+        return cls(chosen, secret, secure_cookie)
+
+
+def password_notice(settings: DashboardSettings) -> str:
+    """What the person starting the dashboard is told about the password: never the one they
+    set themselves, the one made for this run in full."""
+    if os.environ.get(PASSWORD_VARIABLE):
+        return f"log in with the password in ${PASSWORD_VARIABLE}."
+    return (
+        f"log in with the password {settings.password} (made for this run; set "
+        f"{PASSWORD_VARIABLE} to choose one)."
+    )
+
+
+def derive_secret(password: str) -> bytes:
+    """The cookie-signing key made from the password (PBKDF2-SHA256: slow to guess from a
+    cookie, the same in every process that has the password)."""
+    return hashlib.pbkdf2_hmac("sha256", password.encode(), _KDF_SALT, _KDF_ROUNDS)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_password(settings: DashboardSettings, given: str) -> bool:
+    """Whether ``given`` is the password (compared in constant time)."""
+    return hmac.compare_digest(given.encode(), settings.password.encode())
+
+
+def logged_in() -> bool:
+    return session.get("dashboard") is True
+
+
+def csrf_token() -> str:
+    """This session's CSRF token (made on first use)."""
+    token = session.get(CSRF_FIELD)
+    if not isinstance(token, str):
+        token = session[CSRF_FIELD] = secrets.token_urlsafe(32)
+    return token
+
+
+def start_session() -> None:
+    """Log in: a fresh session (nothing carried over from before the login) with a new token."""
+    session.clear()
+    session["dashboard"] = True
+    csrf_token()
+
+
+def guard(login_endpoint: str) -> None:
+    """Run before every dashboard request: a POST needs the CSRF token (403 without); any
+    page but the login needs a session (401 for the event stream and actions, else the
+    login page)."""
+    if request.method == "POST":
+        given = request.form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER) or ""
+        expected = session.get(CSRF_FIELD)
+        if not isinstance(expected, str) or not hmac.compare_digest(given, expected):
+            abort(403, "missing or wrong CSRF token: reload the page and try again")
+    if request.endpoint == login_endpoint or logged_in():
+        return
+    if request.method == "POST" or request.path.endswith("/stream"):
+        abort(401, "log in to the dashboard first")
+    from flask import redirect, url_for
+
+    abort(redirect(url_for(login_endpoint, next=request.full_path.rstrip("?"))))
+
+
+@dataclass
+class LoginLimiter:
+    """Failed logins per client address in a sliding window (one process's memory)."""
+
+    max_failures: int = MAX_FAILURES
+    window: float = FAILURE_WINDOW
+    _failures: dict[str, deque[float]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait(self, client: str, now: float | None = None) -> float:
+        """Seconds ``client`` must wait before trying again (0: may try now)."""
+        at = time.monotonic() if now is None else now
+        with self._lock:
+            recent = self._recent(client, at)
+            if len(recent) < self.max_failures:
+                return 0.0
+            return max(0.0, recent[0] + self.window - at)
+
+    def failed(self, client: str, now: float | None = None) -> None:
+        at = time.monotonic() if now is None else now
+        with self._lock:
+            self._recent(client, at).append(at)
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._failures.pop(client, None)
+
+    def _recent(self, client: str, at: float) -> deque[float]:
+        recent = self._failures.setdefault(client, deque())
+        while recent and recent[0] <= at - self.window:
+            recent.popleft()
+        return recent

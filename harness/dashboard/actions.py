@@ -1,0 +1,207 @@
+"""What a person does from a study page: block or unblock a worker, approve or reject a
+submission with feedback, pay a bonus, expire the study, add raters to a HIT, carry out or
+overrule a screening decision.
+
+Each goes through the same functions as the command line (`harness.platform.actions`,
+`harness.platform.review`, `harness.platform.expire`), so it is idempotent and logged as
+events with its reason, which starts with ``dashboard:`` (the study page shows who decided).
+Every route is a POST that `access.guard` lets through only with a session and its CSRF token.
+A refusal (the platform's, a budget's, a wrong field) comes back as a message on the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+
+from flask import Blueprint, flash, redirect, request, url_for
+from sqlmodel import Session, select
+from werkzeug.wrappers import Response
+
+from harness.errors import HarnessError
+from harness.platform.actions import (
+    add_raters,
+    approve,
+    block_worker,
+    pay_bonus,
+    reject,
+    unblock_worker,
+)
+from harness.platform.expire import expire_study
+from harness.platform.registry import provider_for
+from harness.platform.review import apply_decision, overrule_decision
+from harness.store.database import session_scope
+from harness.store.hits import study_hit
+from harness.store.models import Assignment, Hit, ScreeningDecision
+from harness.store.studies import LaunchedStudy, launched_study
+
+bp = Blueprint("dashboard_actions", __name__)
+
+REASON = "dashboard: {what}"
+
+
+class Refused(HarnessError):
+    """An action the page asked for cannot be done as asked (the message says why)."""
+
+
+def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
+    """Run ``work`` on the study (in one session), flash what it says or why it failed, and
+    go back to the study page."""
+    from harness.dashboard.views import dashboard_state
+
+    engine = dashboard_state().engine
+    try:
+        with session_scope(engine) as session:
+            running = launched_study(session, name)
+            message = work(session, running)
+        flash(message, "done")
+    except HarnessError as exc:
+        flash(f"Not done: {exc}", "refused")
+    target = request.form.get("back", "")
+    study_page = url_for("dashboard.study", name=name)
+    back = target if target.startswith(study_page) else study_page
+    return redirect(back, 303)
+
+
+def _field(name: str) -> str:
+    value = request.form.get(name, "").strip()
+    if not value:
+        raise Refused(f"the form's {name!r} field is empty: fill it in")
+    return value
+
+
+def _assignment(session: Session, running: LaunchedStudy) -> Assignment:
+    aid = _field("assignment")
+    found = session.exec(
+        select(Assignment)
+        .join(Hit)
+        .where(Assignment.platform_assignment_id == aid, Hit.study_id == running.id)
+    ).first()
+    if found is None:
+        raise Refused(f"study {running.name!r} has no assignment {aid!r}")
+    return found
+
+
+@bp.post("/study/<name>/block")
+def block(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        worker = _field("worker")
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "blocked by hand")
+        done = block_worker(session, provider_for(running), running, worker, reason)
+        return f"Blocked {worker}." if done else f"{worker} was blocked already."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/unblock")
+def unblock(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        worker = _field("worker")
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "unblocked by hand")
+        done = unblock_worker(session, provider_for(running), running, worker, reason)
+        return f"Unblocked {worker}." if done else f"{worker} was not blocked."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/approve")
+def approve_submission(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        assignment = _assignment(session, running)
+        reason = REASON.format(what="approved by hand")
+        done = approve(session, provider_for(running), running, assignment, reason)
+        aid = assignment.platform_assignment_id
+        return f"Approved {aid}." if done else f"{aid}: nothing to approve (not submitted)."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/reject")
+def reject_submission(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        assignment = _assignment(session, running)
+        feedback = _field("feedback")
+        reason = REASON.format(what="rejected by hand")
+        done = reject(session, provider_for(running), running, assignment, feedback, reason)
+        aid = assignment.platform_assignment_id
+        return f"Rejected {aid}." if done else f"{aid} was not rejected (see the event feed)."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/bonus")
+def bonus(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        assignment = _assignment(session, running)
+        text = _field("amount")
+        try:
+            amount = Decimal(text)
+        except InvalidOperation:
+            raise Refused(f"bonus amount: expected dollars such as 0.50, got {text!r}") from None
+        if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
+            raise Refused(f"bonus amount: expected a positive amount in cents, got {text!r}")
+        reason = _field("reason")  # the worker reads it
+        done = pay_bonus(session, provider_for(running), running, assignment, amount, reason)
+        return f"Paid ${amount} to {assignment.platform_assignment_id}'s worker." if done else (
+            "This bonus was paid already."
+        )  # fmt: skip
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/expire")
+def expire(name: str) -> Response:
+    from harness.dashboard.views import dashboard_state
+
+    def work(session: Session, running: LaunchedStudy) -> str:
+        if request.form.get("confirm") != name:
+            raise Refused(f"type the study's name ({name}) to expire it")
+        count = expire_study(dashboard_state().engine, provider_for(running), running)
+        return f"Expired {count} HITs: nobody new can start; what is submitted stays."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/raters")
+def raters(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        try:
+            index, count = int(_field("hit")), int(_field("count"))
+        except ValueError:
+            raise Refused("HIT and raters: expected whole numbers") from None
+        if not 1 <= count <= 100:
+            raise Refused(f"raters to add: expected 1 to 100, got {count}")
+        hit = study_hit(session, running.id, index)
+        if hit is None or hit.platform_hit_id is None:
+            raise Refused(f"study {name!r} has no posted HIT {index}")
+        asked = datetime.now(UTC).isoformat(timespec="seconds")
+        reason = REASON.format(what=f"{count} more raters, asked at {asked}")
+        done = add_raters(session, provider_for(running), running, hit, count, reason)
+        if not done:
+            return f"HIT {index}: not added (over the budget? see the event feed)."
+        return f"HIT {index}: {count} more raters."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/decision/<int:decision_id>/<verdict>")
+def decision(name: str, decision_id: int, verdict: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        found = session.get(ScreeningDecision, decision_id)
+        if found is None or found.study_id != running.id:
+            raise Refused(f"study {name!r} has no screening decision {decision_id}")
+        if verdict == "accept":
+            done = apply_decision(session, provider_for(running), running, found)
+            return f"Decision {decision_id} carried out: {len(done)} action(s)." if done else (
+                f"Decision {decision_id}: nothing done now (applied already, or waiting for "
+                "the platform)."
+            )  # fmt: skip
+        if verdict == "overrule":
+            reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
+            if overrule_decision(session, running, found, reason):
+                return f"Decision {decision_id} overruled: it will not be carried out."
+            return f"Decision {decision_id} was no longer pending; nothing changed."
+        raise Refused(f"a decision is accepted or overruled, not {verdict!r}")
+
+    return _act(name, work)

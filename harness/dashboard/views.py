@@ -1,0 +1,276 @@
+"""The dashboard's pages: login, the studies list, a study's live page (with its event
+stream) and a worker's page. Actions are in `harness.dashboard.actions`.
+
+Pages are Jinja templates in ``templates/dashboard/`` (autoescaping and `StrictUndefined`
+on). A study page's sections are rendered once per snapshot and shared by every open page
+(`Watcher.fragments`); the only per-session value in them, the CSRF token, is put in last.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    get_flashed_messages,
+    redirect,
+    request,
+    stream_with_context,
+    url_for,
+)
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+from werkzeug.wrappers import Response
+
+from harness.dashboard import access
+from harness.dashboard.access import DashboardSettings, LoginLimiter
+from harness.dashboard.figures import alpha_plot, consensus_points, scatter_plot
+from harness.dashboard.watch import Snapshot, Watcher, studies_overview
+from harness.errors import StudyNotFound
+from harness.platform.pricing import format_amount
+from harness.resources import templates_dir
+from harness.store.database import session_scope
+from harness.store.studies import find_study, unknown_study_message
+
+bp = Blueprint("dashboard", __name__)
+
+SECTIONS = ("progress", "quality", "workers", "review", "events")
+CSRF_SENTINEL = "__HARNESS_CSRF__"
+STREAM_SECONDS = 300.0
+"""An event stream ends after this long; the browser reconnects at once (bounds a stuck one)."""
+KEEP_ALIVE = 15.0
+
+
+@dataclass
+class DashboardState:
+    """What the dashboard keeps in the app: settings, the study cache, the login limiter and
+    its templates."""
+
+    engine: sa.Engine
+    settings: DashboardSettings
+    watcher: Watcher
+    limiter: LoginLimiter = field(default_factory=LoginLimiter)
+    poll: float = 0.1
+    templates: Environment = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.templates = Environment(
+            loader=FileSystemLoader(str(templates_dir() / "dashboard")),
+            autoescape=True,
+            undefined=StrictUndefined,
+        )
+        self.templates.filters.update(money=_money, when=_when, duration=_duration, num=_num)
+        self.templates.globals.update(url_for=url_for)
+
+
+def init_dashboard(
+    app: Flask, engine: sa.Engine, settings: DashboardSettings, url_prefix: str = "/dashboard"
+) -> DashboardState:
+    """Mount the dashboard on ``app`` under ``url_prefix``, reading ``engine``'s store."""
+    from harness.dashboard.actions import bp as actions_bp
+
+    app.secret_key = settings.secret
+    app.config.update(
+        SESSION_COOKIE_NAME=access.COOKIE_NAME,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_SECURE=settings.secure_cookie,
+        SESSION_COOKIE_PATH=url_prefix or "/",
+    )
+    state = DashboardState(engine, settings, Watcher(engine))
+    app.extensions["harness.dashboard"] = state
+    app.register_blueprint(bp, url_prefix=url_prefix)
+    app.register_blueprint(actions_bp, url_prefix=url_prefix)
+    return state
+
+
+def dashboard_state() -> DashboardState:
+    state = current_app.extensions["harness.dashboard"]
+    assert isinstance(state, DashboardState)
+    return state
+
+
+@bp.before_app_request
+def _guard() -> None:
+    if request.blueprint in ("dashboard", "dashboard_actions"):
+        access.guard("dashboard.login")
+
+
+@bp.after_app_request
+def _no_store(response: Response) -> Response:
+    if request.blueprint in ("dashboard", "dashboard_actions"):
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "same-origin"
+    return response
+
+
+def page(template: str, **values: Any) -> str:
+    """A whole dashboard page (with this session's CSRF token and flashed messages)."""
+    values.setdefault("messages", get_flashed_messages(with_categories=True))
+    values.setdefault("csrf", access.csrf_token())
+    values.setdefault("logged_in", access.logged_in())
+    return dashboard_state().templates.get_template(template).render(**values)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    state = dashboard_state()
+    target = _safe_next(request.values.get("next", ""))
+    error = ""
+    status = 200
+    if request.method == "POST":
+        client = request.remote_addr or "unknown"
+        wait = state.limiter.wait(client)
+        if wait > 0:
+            error = f"Too many failed attempts: wait {wait:.0f} s before trying again."
+            status = 429
+        elif access.check_password(state.settings, request.form.get("password", "")):
+            state.limiter.succeeded(client)
+            access.start_session()
+            return redirect(target or url_for("dashboard.studies"), 303)
+        else:
+            state.limiter.failed(client)
+            error = "Wrong password."
+            status = 401
+    return page("login.html", error=error, next=target), status
+
+
+@bp.post("/logout")
+def logout() -> Response:
+    from flask import session
+
+    session.clear()
+    return redirect(url_for("dashboard.login"), 303)
+
+
+@bp.get("/")
+def studies() -> str:
+    with session_scope(dashboard_state().engine) as session:
+        rows = studies_overview(session)
+    return page("studies.html", studies=rows)
+
+
+@bp.get("/study/<name>")
+def study(name: str) -> str:
+    state = dashboard_state()
+    snapshot = state.watcher.snapshot(_study_id(name))
+    sections = _sections(state, snapshot)
+    return page("study.html", s=snapshot, sections=sections, version=snapshot.version)
+
+
+@bp.get("/study/<name>/stream")
+def stream(name: str) -> Response:
+    """Server-sent events: an ``update`` whenever the study's snapshot moves past the version
+    the page has (``since``), with the sections that changed since the last one sent (all of
+    them the first time)."""
+    state = dashboard_state()
+    study_id = _study_id(name)
+    token = access.csrf_token()
+    since = request.args.get("since", type=int)
+    poll = state.poll
+
+    def events() -> Iterator[str]:
+        last, quiet, start = since, time.monotonic(), time.monotonic()
+        sent: dict[str, str] = {}  # what this page shows: only changed sections are sent
+        yield "retry: 1000\n\n"
+        while time.monotonic() - start < STREAM_SECONDS:
+            snapshot = state.watcher.snapshot(study_id)
+            if snapshot.version != last:
+                fresh = _sections(state, snapshot, token)
+                changed = {k: v for k, v in fresh.items() if sent.get(k) != v}
+                sent.update(fresh)
+                last = snapshot.version
+                if changed:
+                    payload = {"version": snapshot.version, "sections": changed}
+                    yield f"event: update\ndata: {json.dumps(payload)}\n\n"
+                    quiet = time.monotonic()
+            elif time.monotonic() - quiet > KEEP_ALIVE:
+                yield ": still here\n\n"
+                quiet = time.monotonic()
+            time.sleep(poll)
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(events()), mimetype="text/event-stream", headers=headers)
+
+
+@bp.get("/study/<name>/worker/<worker>")
+def worker(name: str, worker: str) -> str:
+    state = dashboard_state()
+    snapshot = state.watcher.snapshot(_study_id(name))
+    found = next((w for w in snapshot.workers if w["worker_id"] == worker), None)
+    if found is None:
+        abort(404, f"no worker {worker!r} has judgments in study {name!r}")
+    rows = state.watcher.rows(snapshot.running.id)
+    points = consensus_points(rows, worker)
+    plot = scatter_plot(points, *snapshot.scale)
+    assignments = state.watcher.worker_assignments(snapshot.running.id, worker)
+    return page(
+        "worker.html", s=snapshot, w=found, plot=plot, points=len(points), assignments=assignments
+    )
+
+
+def _sections(
+    state: DashboardState, snapshot: Snapshot, token: str | None = None
+) -> dict[str, Markup]:
+    """The study page's live sections for ``snapshot``, with ``token`` (default: this
+    session's) as the CSRF token of their forms."""
+    rendered = state.watcher.fragments(snapshot, lambda s: _render_sections(state, s))
+    csrf = token or access.csrf_token()
+    return {k: Markup(v.replace(CSRF_SENTINEL, csrf)) for k, v in rendered.items()}
+
+
+def _render_sections(state: DashboardState, snapshot: Snapshot) -> dict[str, str]:
+    values = {"s": snapshot, "csrf": CSRF_SENTINEL, "plot": alpha_plot(snapshot.alpha)}
+    return {
+        name: state.templates.get_template(f"_{name}.html").render(**values) for name in SECTIONS
+    }
+
+
+def _study_id(name: str) -> int:
+    with session_scope(dashboard_state().engine) as session:
+        try:
+            found = find_study(session, name)
+        except StudyNotFound:
+            abort(404, unknown_study_message(session, name))
+        assert found.id is not None
+        return found.id
+
+
+def _safe_next(target: str) -> str:
+    """Where to go after logging in: only a path of this dashboard (never another site)."""
+    prefix = url_for("dashboard.studies")
+    if target.startswith(prefix) and not target.startswith("//") and "\\" not in target:
+        return target
+    return ""
+
+
+def _money(value: Decimal | None) -> str:
+    return "–" if value is None else f"${format_amount(value)}"
+
+
+def _when(value: datetime | None) -> str:
+    return "–" if value is None else value.strftime("%H:%M:%S")
+
+
+def _duration(value: timedelta | None) -> str:
+    if value is None:
+        return "–"
+    seconds = int(value.total_seconds())
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"

@@ -1,0 +1,543 @@
+"""A study as the dashboard shows it, read from the store and kept up to date cheaply.
+
+`Watcher.snapshot` returns a `Snapshot` of one study. Each study's figures are cached in the
+process, keyed by the study's assignment count and newest event id (two small queries): while
+neither moves, every page, fragment and event stream gets the cached snapshot, however many
+dashboards are open. When they move, only the new assignments' judgments are read
+(`screening_rows`), the screening scores are brought up to date incrementally
+(`IncrementalScores`, the same functions live screening uses) and alpha with its bootstrap
+interval is recomputed (at most every `Watcher.alpha_every` seconds, each time a point on its
+plot), in a thread of its own so that showing new work never waits for a bootstrap. The key
+is checked at most every `Watcher.check_every` seconds per study, and the judgments and
+scores are read at most every `Watcher.figures_every` seconds: a busy study's page shows new
+submissions, decisions and events at once, and its workers table and alpha a moment later.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+from sqlmodel import Session, col, func, select
+
+from harness.dashboard.figures import (
+    DASHBOARD_RESAMPLES,
+    AlphaPoint,
+    ControlResult,
+    alpha_point,
+    control_results,
+    pace,
+    worker_rows,
+)
+from harness.errors import InputError
+from harness.platform import money
+from harness.platform.registry import platform_named
+from harness.platform.status import StudyReport, study_report
+from harness.screening.changes import effective_threshold
+from harness.screening.context import ScreeningContext, content
+from harness.screening.incremental import IncrementalScores
+from harness.screening.stored import study_context
+from harness.spec.study_types import definition
+from harness.stats.alpha import Level
+from harness.store.database import session_scope
+from harness.store.decisions import acts, latest_decisions
+from harness.store.judgment_table import judged_assignments, screening_rows
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Event,
+    EventKind,
+    Hit,
+    Study,
+    Worker,
+)
+from harness.store.studies import LaunchedStudy, launched
+
+HISTORY_POINTS = 8
+"""Points of the alpha plot computed for work stored before the dashboard opened the study."""
+
+EVENTS_SHOWN = 60
+BLOCK_KINDS = (EventKind.BLOCKED, EventKind.UNBLOCKED)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the study page shows, as plain values (no database rows attached)."""
+
+    version: int
+    running: LaunchedStudy
+    report: StudyReport
+    fees: Decimal
+    controls: list[ControlResult]
+    level: str
+    per_minute: float
+    eta: timedelta | None
+    alpha: list[AlphaPoint]
+    heuristics: list[str]
+    workers: list[dict[str, Any]]
+    pending: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    blocked: dict[str, dict[str, Any]]
+    hits: list[dict[str, Any]]
+    scale: tuple[float, float]
+    made_at: datetime
+
+    @property
+    def latest(self) -> AlphaPoint | None:
+        return self.alpha[-1] if self.alpha else None
+
+
+@dataclass
+class _StudyState:
+    """One study's cache (see the module docstring)."""
+
+    study_id: int
+    context: ScreeningContext
+    level: Level
+    gold: dict[str, float] = field(default_factory=dict)
+    controls: list[ControlResult] = field(default_factory=list)
+    rows: pd.DataFrame | None = None
+    assignments: set[int] = field(default_factory=set)
+    scores: IncrementalScores | None = None
+    worker_scores: dict[str, pd.DataFrame] = field(default_factory=dict)
+    alpha: list[AlphaPoint] = field(default_factory=list)
+    alpha_rows: int = -1
+    alpha_at: float = 0.0
+    figures_busy: bool = False
+    figures_at: float = 0.0
+    figures_key: tuple[int, int] | None = None
+    figures_lock: threading.Lock = field(default_factory=threading.Lock)
+    key: tuple[int, int] | None = None
+    checked_at: float = 0.0
+    snapshot: Snapshot | None = None
+    version: int = 0
+    fragments: dict[int, dict[str, str]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class Watcher:
+    """The dashboard's cache of studies on one store (one per app)."""
+
+    engine: sa.Engine
+    check_every: float = 0.25
+    figures_every: float = 1.0
+    alpha_every: float = 2.0
+    resamples: int = DASHBOARD_RESAMPLES
+    background: bool = True
+    _studies: dict[int, _StudyState] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def snapshot(self, study_id: int) -> Snapshot:
+        """The study's snapshot, recomputed only when its work or events moved."""
+        state = self._state(study_id)
+        with state.lock:
+            now = time.monotonic()
+            if state.snapshot is not None and now - state.checked_at < self.check_every:
+                return state.snapshot
+            with session_scope(self.engine) as session:
+                key = _key(session, study_id)
+                state.checked_at = time.monotonic()
+                figures_due = (
+                    state.rows is not None
+                    and not state.figures_busy
+                    and state.figures_key != key
+                    and now - state.figures_at >= self.figures_every
+                ) or (
+                    state.rows is not None
+                    and not state.figures_busy
+                    and len(state.rows) != state.alpha_rows
+                    and now - state.alpha_at >= self.alpha_every
+                )
+                if state.snapshot is not None and key == state.key and not figures_due:
+                    return state.snapshot
+                state.key = key
+                state.snapshot = self._refresh(session, state)
+                return state.snapshot
+
+    def rows(self, study_id: int) -> pd.DataFrame:
+        """The study's judgments read so far (screening's lean long table)."""
+        state = self._state(study_id)
+        with state.lock:
+            return state.rows.copy() if state.rows is not None else pd.DataFrame(
+                columns=["item_id", "worker_id", "value", "assignment_id"]
+            )  # fmt: skip
+
+    def worker_assignments(self, study_id: int, worker: str) -> list[dict[str, Any]]:
+        """One worker's assignments in the study, oldest first."""
+        with session_scope(self.engine) as session:
+            return [a for a in _assignments(session, study_id) if a["worker"] == worker]
+
+    def fragments(self, snapshot: Snapshot, render: Any) -> dict[str, str]:
+        """The page's sections for ``snapshot`` rendered once (``render(snapshot)``) and kept
+        while it is the study's latest."""
+        state = self._state(snapshot.running.id)
+        with state.lock:
+            found = state.fragments.get(snapshot.version)
+            if found is None:
+                found = render(snapshot)
+                state.fragments = {snapshot.version: found}
+            return found
+
+    def _state(self, study_id: int) -> _StudyState:
+        with self._lock:
+            state = self._studies.get(study_id)
+            if state is None:
+                with session_scope(self.engine) as session:
+                    study = session.get(Study, study_id)
+                    assert study is not None
+                    context = study_context(session, study)
+                level = definition(context.scale.kind).alpha_level
+                state = self._studies[study_id] = _StudyState(
+                    study_id, context, level, gold=_gold(context)
+                )
+            return state
+
+    def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
+        study = session.get(Study, state.study_id)
+        assert study is not None
+        running = launched(session, study)
+        if state.rows is None or not self.background:
+            state.figures_key = state.key
+            self._figures(session, state)  # the first snapshot of a study has every figure
+        elif not state.figures_busy and time.monotonic() - state.figures_at >= self.figures_every:
+            self._figures_later(state)
+        rows = state.rows if state.rows is not None else pd.DataFrame()
+        worker_scores = dict(state.worker_scores)
+        assignments = _assignments(session, state.study_id)
+        decisions = latest_decisions(session, state.study_id)
+        names = _worker_names(session, {d.worker_id for d in decisions})
+        blocked = _blocked(session, state.study_id)
+        platform = platform_named(running.platform.provider)
+        report = study_report(session, platform, running)
+        hits = _hits(session, state.study_id)
+        planned = sum(h["max_assignments"] for h in hits)
+        finished = sum(
+            1 for a in assignments if a["status"] not in ("accepted", "returned", "abandoned")
+        )
+        per_assignment = len(rows) / max(len(state.assignments), 1)
+        per_minute, eta = pace(
+            [a["submitted_at"] for a in assignments if a["submitted_at"] is not None],
+            per_assignment,
+            planned - finished,
+            datetime.now(UTC),
+        )
+        thresholds = {k: effective_threshold(k, state.context) for k in worker_scores}
+        table = worker_rows(rows, worker_scores, thresholds)
+        state.version += 1
+        return Snapshot(
+            version=state.version,
+            running=running,
+            report=report,
+            fees=money.fees(session, platform, running),
+            controls=list(state.controls),
+            level=state.level,
+            per_minute=per_minute,
+            eta=eta,
+            alpha=list(state.alpha),
+            heuristics=list(worker_scores),
+            workers=_worker_records(table, decisions, names, blocked),
+            pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
+            decisions=[_decision_record(d, names) for d in decisions if d.flag],
+            events=_events(session, state.study_id),
+            blocked=blocked,
+            hits=hits,
+            scale=(state.context.scale.min, state.context.scale.max),
+            made_at=datetime.now(UTC),
+        )
+
+    def _figures_later(self, state: _StudyState) -> None:
+        """Bring the judgments, scores and alpha up to date in a thread; when anything moved,
+        the next snapshot is made anew (showing new work never waits for them)."""
+        state.figures_busy = True
+        state.figures_at, state.figures_key = time.monotonic(), state.key
+
+        def work() -> None:
+            try:
+                with session_scope(self.engine) as session:
+                    moved = self._figures(session, state)
+            finally:
+                state.figures_busy = False
+            if moved:
+                with state.lock:
+                    state.key = None
+
+        threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
+
+    def _figures(self, session: Session, state: _StudyState) -> bool:
+        """Read new judgments, rescore, and add a point of alpha when due; whether anything
+        moved. One at a time per study (``figures_lock``)."""
+        with state.figures_lock:
+            moved = self._take_in(session, state)
+            rows = state.rows
+            if moved and rows is not None:
+                state.controls = control_results(rows, state.gold, state.context.scale.max)
+            if rows is None or rows.empty or len(rows) == state.alpha_rows:
+                return moved
+            if state.alpha and time.monotonic() - state.alpha_at < self.alpha_every:
+                return moved
+            decisions = latest_decisions(session, state.study_id)
+            names = _worker_names(session, {d.worker_id for d in decisions})
+            removed = {names[d.worker_id] for d in decisions if acts(d.flag, d.action)}
+            removed |= set(_blocked(session, state.study_id))
+            if not state.alpha:
+                points = self._history(rows, _assignments(session, state.study_id), state, removed)
+            else:
+                point = alpha_point(content(rows, state.context), state.level, removed,
+                                    datetime.now(UTC), resamples=self.resamples)  # fmt: skip
+                points = [*state.alpha, point]
+            state.alpha = points
+            state.alpha_rows, state.alpha_at = len(rows), time.monotonic()
+            return True
+
+    def _take_in(self, session: Session, state: _StudyState) -> bool:
+        """Read the judgments of assignments not read yet and bring the scores up to date;
+        whether there were any. The new rows and scores replace the old at once."""
+        judged = judged_assignments(session, state.study_id)
+        new = judged - state.assignments
+        if not new and state.rows is not None:
+            return False
+        fresh = screening_rows(session, state.study_id, assignments=sorted(new))
+        rows = fresh if state.rows is None else pd.concat([state.rows, fresh], ignore_index=True)
+        scores = dict(state.worker_scores)
+        if not rows.empty:
+            if state.scores is None:
+                state.scores = IncrementalScores.of(state.context, rows)
+                state.scores.assignments |= judged
+                own = {str(w) for w in rows["worker_id"].unique()}
+                units = {str(a) for a in rows["assignment_id"].unique()}
+            else:
+                state.scores.add(fresh, new)
+                own = {str(w) for w in fresh["worker_id"].unique()}
+                units = {str(a) for a in fresh["assignment_id"].unique()}
+            if state.scores.keys and own:
+                for key, frame in state.scores.scores(own, units).items():
+                    frame = frame.set_index(frame["worker_id"].astype(str))[["score", "flag"]]
+                    previous = scores.get(key)
+                    if previous is not None:
+                        frame = pd.concat([previous[~previous.index.isin(frame.index)], frame])
+                    scores[key] = frame
+        state.rows, state.worker_scores = rows, scores
+        state.assignments = state.assignments | new
+        return True
+
+    def _history(
+        self,
+        rows: pd.DataFrame,
+        assignments: list[dict[str, Any]],
+        state: _StudyState,
+        removed: set[str],
+    ) -> list[AlphaPoint]:
+        """Alpha at up to `HISTORY_POINTS` moments of the work already stored (by the order
+        assignments were stored in), with half the resamples of a live point."""
+        order = [a for a in assignments if a["pk"] in state.assignments]
+        if not order:
+            return []
+        table = content(rows, state.context)
+        points = []
+        step = max(1, len(order) // HISTORY_POINTS)
+        cuts = list(range(step, len(order), step))[: HISTORY_POINTS - 1] + [len(order)]
+        for cut in cuts:
+            pks = {a["pk"] for a in order[:cut]}
+            part = table[table["assignment_pk"].isin(pks)]
+            when = max(
+                (a["submitted_at"] for a in order[:cut] if a["submitted_at"] is not None),
+                default=datetime.now(UTC),
+            )
+            points.append(
+                alpha_point(
+                    part, state.level, removed, when, resamples=max(50, self.resamples // 2)
+                )  # fmt: skip
+            )
+        return points
+
+
+def _gold(context: ScreeningContext) -> dict[str, float]:
+    items = context.items
+    if items is None or "gold" not in items.columns:
+        return {}
+    known = items.dropna(subset=["gold"])
+    return {str(k): float(v) for k, v in zip(known["item_id"], known["gold"], strict=True)}
+
+
+def _key(session: Session, study_id: int) -> tuple[int, int]:
+    """What moves when anything the page shows moves: assignments and the event log."""
+    count = session.exec(
+        select(func.count())
+        .select_from(Assignment)
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(Hit.study_id == study_id)
+    ).one()
+    newest = session.exec(select(func.max(Event.id)).where(Event.study_id == study_id)).one()
+    return int(count), int(newest or 0)
+
+
+def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
+    rows = session.execute(
+        sa.select(
+            col(Assignment.id),
+            col(Assignment.platform_assignment_id),
+            col(Assignment.status),
+            col(Assignment.submitted_at),
+            col(Worker.platform_worker_id),
+            col(Hit.index),
+        )
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .join(Worker, col(Worker.id) == col(Assignment.worker_id))
+        .where(col(Hit.study_id) == study_id)
+        .order_by(col(Assignment.id))
+    ).all()
+    return [
+        {
+            "pk": pk,
+            "id": aid,
+            "status": AssignmentStatus(status).value,
+            "submitted_at": _utc(submitted),
+            "worker": worker,
+            "hit": index,
+        }
+        for pk, aid, status, submitted, worker, index in rows
+    ]
+
+
+def _hits(session: Session, study_id: int) -> list[dict[str, Any]]:
+    hits = session.exec(select(Hit).where(Hit.study_id == study_id).order_by(col(Hit.index)))
+    return [
+        {
+            "index": h.index,
+            "platform_id": h.platform_hit_id,
+            "max_assignments": h.max_assignments,
+            "status": h.status.value,
+        }  # fmt: skip
+        for h in hits
+    ]
+
+
+def _worker_names(session: Session, pks: set[int]) -> dict[int, str]:
+    if not pks:
+        return {}
+    found = session.exec(
+        select(Worker.id, Worker.platform_worker_id).where(col(Worker.id).in_(sorted(pks)))
+    ).all()
+    return {int(pk or 0): name for pk, name in found}
+
+
+def _blocked(session: Session, study_id: int) -> dict[str, dict[str, Any]]:
+    """Workers blocked in the study now: when, why and by whom (screening or a person)."""
+    events = session.exec(
+        select(Event)
+        .where(col(Event.study_id) == study_id, col(Event.kind).in_(BLOCK_KINDS))
+        .order_by(col(Event.id))
+    ).all()
+    out: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.kind is EventKind.UNBLOCKED:
+            out.pop(str(event.subject), None)
+            continue
+        reason = str(event.payload.get("reason", ""))
+        out[str(event.subject)] = {"at": _utc(event.at), "reason": reason, "by": decided_by(reason)}
+    return out
+
+
+def decided_by(reason: str) -> str:
+    """Who took an action, from the reason it was logged with."""
+    if reason.startswith("screening"):
+        return "live screening"
+    if reason.startswith("dashboard"):
+        return "a person (dashboard)"
+    return "a person (review)" if reason else "unknown"
+
+
+def _decision_record(decision: Any, names: dict[int, str]) -> dict[str, Any]:
+    return {
+        "id": decision.id,
+        "worker": names.get(decision.worker_id, str(decision.worker_id)),
+        "heuristic": decision.heuristic,
+        "score": decision.score,
+        "threshold": decision.threshold,
+        "action": decision.action.value,
+        "state": decision.state.value,
+        "at": _utc(decision.created_at),
+    }
+
+
+def _worker_records(
+    table: pd.DataFrame,
+    decisions: list[Any],
+    names: dict[int, str],
+    blocked: dict[str, dict[str, Any]],
+) -> list[dict[str, Any]]:
+    flags: dict[str, list[dict[str, Any]]] = {}
+    for d in decisions:
+        if d.flag:
+            flags.setdefault(names.get(d.worker_id, ""), []).append(_decision_record(d, names))
+    records: list[dict[str, Any]] = []
+    for raw in table.to_dict(orient="records"):
+        row = {str(k): v for k, v in raw.items()}
+        worker = str(row["worker_id"])
+        seconds = row["median_seconds"]
+        records.append(
+            {
+                **row,
+                "worker_id": worker,
+                "median_seconds": None if pd.isna(seconds) else float(seconds),
+                "flags": flags.get(worker, []),
+                "blocked": blocked.get(worker),
+            }
+        )
+    return records
+
+
+def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
+    events = session.exec(
+        select(Event)
+        .where(Event.study_id == study_id)
+        .order_by(col(Event.id).desc())
+        .limit(EVENTS_SHOWN)
+    ).all()
+    return [
+        {
+            "id": e.id,
+            "at": _utc(e.at),
+            "kind": e.kind.value,
+            "subject": e.subject or "",
+            "detail": _detail(e.payload),
+        }  # fmt: skip
+        for e in events
+    ]
+
+
+def _detail(payload: dict[str, Any]) -> str:
+    shown = ("reason", "heuristic", "flag", "action", "amount", "why", "error", "status", "to")
+    return "; ".join(f"{k} {payload[k]}" for k in shown if k in payload)
+
+
+def _utc(when: datetime | None) -> datetime | None:
+    if when is None:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def studies_overview(session: Session) -> list[dict[str, Any]]:
+    """Every study in the store with its platform, target, state, progress and money."""
+    out = []
+    for study in session.exec(select(Study).order_by(col(Study.created_at))).all():
+        entry: dict[str, Any] = {"name": study.name, "target": study.target,
+                                 "status": study.status.value, "report": None}  # fmt: skip
+        try:
+            running = launched(session, study)
+        except InputError:  # a study never launched has no platform, progress or money
+            out.append(entry)
+            continue
+        platform = platform_named(running.platform.provider)
+        entry["platform"] = platform.label
+        entry["report"] = study_report(session, platform, running)
+        out.append(entry)
+    return out

@@ -1,0 +1,79 @@
+"""Live screening off the request path: the worker is answered as soon as the answers are
+stored, and screening runs in a thread of the same process a moment later.
+
+Screening a study takes its database lock and scores every stored assignment not screened yet
+(`harness.screening.live.screen_pending`), so one run serves every submission that arrived
+meanwhile: `BackgroundHook` keeps one run per study at a time, at most one per `INTERVAL`, and
+folds the submissions that arrive in between into the next. Nothing is lost if the process
+dies first: the assignments are stored and not marked screened, so the next run anywhere
+(another submission, `harness sync`, `harness review`, a task server's start) screens them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import sqlalchemy as sa
+
+from harness.platform.after_submission import AfterSubmission, run_after_submission
+
+INTERVAL = 1.0
+"""Seconds between two screening runs of one study in one process: under a burst, each run
+takes in every submission of the last second, at the cost of deciding up to a second later."""
+
+
+class BackgroundHook:
+    """An after-submission hook that returns at once and runs ``after`` in a background
+    thread, once per study for everything stored since its last run. The thread starts on
+    first use, so a hook made before a server forks its workers starts one in each."""
+
+    def __init__(self, after: AfterSubmission, interval: float = INTERVAL) -> None:
+        self._after = after
+        self._interval = interval
+        self._pending: dict[int, sa.Engine] = {}  # study id -> engine, in arrival order
+        self._last: dict[int, float] = {}  # study id -> when its last run started (monotonic)
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closing = False
+
+    def __call__(self, engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+        with self._wake:
+            if self._closing:  # stopping: the assignment stays unscreened for the next start
+                return
+            self._pending.setdefault(study_id, engine)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name="harness-screening", daemon=True
+                )
+                self._thread.start()
+            self._wake.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while True:
+                    if not self._pending:
+                        if self._closing:
+                            return
+                        self._wake.wait()
+                        continue
+                    study_id = min(self._pending, key=lambda s: self._last.get(s, -math.inf))
+                    wait = self._last.get(study_id, -math.inf) + self._interval - time.monotonic()
+                    if wait <= 0 or self._closing:
+                        break
+                    self._wake.wait(wait)  # let more submissions of the study arrive
+                engine = self._pending.pop(study_id)
+                self._last[study_id] = time.monotonic()
+            # failures are logged as events; the assignments stay unscreened for the next run
+            run_after_submission(engine, self._after, study_id)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Finish what is queued (up to ``timeout`` seconds), then stop the thread."""
+        with self._wake:
+            self._closing = True
+            self._wake.notify()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)

@@ -1,0 +1,123 @@
+"""The report's resolution section: the cumulative resolution as the headline, then agreement
+per distance band with counts and the fitted psychometric curve (docs/characterize.md).
+
+`harness.report.compare.resolution_section` assembles the section from these blocks and the
+cumulative curve's table."""
+
+from __future__ import annotations
+
+from harness.characterize.item_pairs import (
+    PUBLISHED_ABOVE,
+    PUBLISHED_PAIRS,
+    PUBLISHED_THRESHOLD,
+)
+from harness.characterize.resolution import Resolution
+from harness.report import plots
+from harness.report.document import Block, Plot, Table
+from harness.report.numbers import count, num, share
+
+
+def resolution_meaning(res: Resolution) -> str:
+    """The section's one sentence: what the resolution means for comparing systems."""
+    t = res.threshold_95
+    if t is None:
+        return (
+            f"The crowd never orders pairs like the original {res.target:.0%} of the time, so "
+            "no difference on this instrument is safely orderable."
+        )
+    return (
+        f"The crowd orders the pairs of pairs at least {num(t, 2)} apart in the original like "
+        f"the original {res.target:.0%} of the time: a system that orders pairs closer than "
+        "that differently from the benchmark is not measurably wrong. This figure pools every "
+        "pair of pairs above t and so depends on the design; the fitted curve below says where "
+        f"single pairs of pairs are ordered {res.target:.0%} of the time."
+    )
+
+
+def resolution_blocks(res: Resolution, original: str) -> list[Block]:
+    """The figures, the per-band table, the psychometric and the cumulative plots."""
+    return [
+        Table(["figure", "value"], _figures(res, original)),
+        _bands_table(res),
+        Plot("psychometric", plots.psychometric_curve(res),
+             "Agreement with the original per distance band (points, larger for more pairs of "
+             "pairs), the logistic curve fitted to every pair of pairs, and where it reaches "
+             f"{res.target:.0%} (shaded: its bootstrap interval)."),  # fmt: skip
+        Plot("resolution", plots.agreement_curve(res),
+             "Cumulative agreement with the original against the threshold t (left axis); "
+             "dotted: the number of pairs of pairs with distance >= t (right axis)."),  # fmt: skip
+    ]
+
+
+def _figures(res: Resolution, original: str) -> list[list[str]]:
+    t = res.threshold_95
+    equal = float((res.decisions["decision"] == 0).mean())
+    curve = res.psychometric
+    rows = [
+        ["pairs of pairs", f"{len(res.decisions):,}"],
+        ["agreement over all pairs of pairs (t = 0)", share(res.agreement_all)],
+        ['decided "equally similar" (t = 0)', share(equal)],
+        ["mean share of votes for the decision", share(res.decisions["share"].mean())],
+        [f"resolution: smallest t with cumulative agreement >= {res.target:.0%} "
+         f"(n >= {res.min_pairs})", "not reached" if t is None else num(t, 2)],
+        [f"cumulative agreement stays >= {res.target:.0%} above it",
+         "yes" if res.stable else "no"],
+        [f"distance where the fitted curve reaches {res.target:.0%} [95% bootstrap interval]",
+         _curve_figure(res)],
+        ["item pairs of the original at or above the resolution (orderable)",
+         "n/a" if res.item_pairs_above is None
+         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
+              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
+        ["item pairs below it", "n/a" if res.item_pairs_below is None
+         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
+    ]  # fmt: skip
+    if curve is not None and curve.failed:
+        rows.append(["bootstrap resamples whose fit failed (left out)",
+                     f"{curve.failed} of {curve.resamples}"])  # fmt: skip
+    if original.startswith("WS353"):
+        rows.append([
+            "published for WS353 (13 raters per pair of pairs)",
+            f'25% decided "equally similar" at t = 0; resolution {num(PUBLISHED_THRESHOLD, 1)}; '
+            f"{PUBLISHED_ABOVE:,} of {PUBLISHED_PAIRS:,} item pairs above it (351 items: WS353 "
+            "without (tiger, tiger) and (money, bank))",
+        ])  # fmt: skip
+    return rows
+
+
+def _curve_figure(res: Resolution) -> str:
+    curve = res.psychometric
+    if curve is None:
+        return "no fit (agreement does not rise with distance, or is separable by it)"
+    text = num(curve.d_target, 2)
+    if curve.ci is not None:
+        text += f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]"
+    if curve.extrapolated:
+        text += f" (beyond the largest distance, {num(curve.max_distance, 2)})"
+    return text
+
+
+def _bands_table(res: Resolution) -> Table:
+    curve = res.psychometric
+    b = res.bands
+    low, high = b["low"].to_numpy(dtype=float), b["high"].to_numpy(dtype=float)
+    fitted = None if curve is None else curve.at((low + high) / 2)
+    rows = []
+    for k in range(len(b)):
+        n = int(b["n"].iloc[k])
+        rows.append([
+            f"{num(low[k], 1)}-{num(high[k], 1)}", count(n), count(b["agree"].iloc[k]),
+            count(b["equal"].iloc[k]), count(b["reversed"].iloc[k]),
+            "-" if n == 0 else share(b["agreement"].iloc[k]),
+            "" if fitted is None else share(fitted[k]),
+        ])  # fmt: skip
+    return Table(
+        ["distance", "pairs of pairs", "agree", "equally similar", "reversed", "agreement",
+         "fitted (mid-band)"],
+        rows,
+        caption="Agreement per distance band [low, high): the crowd's decisions that order the "
+        "two pairs like the original, call them equally similar, or order them the other way "
+        "(or order two pairs the original scores alike).",
+    )  # fmt: skip
+
+
+__all__ = ["resolution_blocks", "resolution_meaning"]

@@ -1,0 +1,87 @@
+"""Rows made when a worker first shows up, exactly once however many requests race: workers and
+assignments.
+
+A burst of workers opens the same page several times at once (a double click, a reload, the
+platform's preview and accept), from several server processes. Reading "is it there?" and then
+inserting races: two requests both read nothing, both insert, and the loser hits the unique
+constraint. Here the database decides: the row is inserted with ``ON CONFLICT DO NOTHING``
+(SQLite and PostgreSQL), then read back, so the loser of the race gets the winner's row, and
+both requests answer alike. A row that exists already is read without writing anything, so
+page loads of known assignments take no write lock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, SQLModel, select
+
+from harness.errors import StoreError
+from harness.store.models import Assignment, AssignmentStatus, Hit, Worker, utcnow
+
+Row = TypeVar("Row", bound=SQLModel)
+
+
+def insert_or_read(session: Session, model: type[Row], values: dict[str, Any], **key: Any) -> Row:
+    """The row of ``model`` whose unique ``key`` columns have these values: inserted with
+    ``values`` (which include the key) unless present, then read. Joins the caller's
+    transaction; of concurrent callers one inserts and all get the same row."""
+    table = model.__table__  # type: ignore[attr-defined]
+    dialect = session.get_bind().dialect.name
+    if dialect in ("postgresql", "sqlite"):
+        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        session.execute(insert(table).values(**values).on_conflict_do_nothing())
+    else:  # other databases: a savepoint whose unique-constraint failure is dropped
+        try:
+            with session.begin_nested():
+                session.execute(sa.insert(table).values(**values))
+        except sa.exc.IntegrityError:
+            pass
+    query = select(model)
+    for column, value in key.items():
+        query = query.where(getattr(model, column) == value)
+    return session.exec(query.execution_options(populate_existing=True)).one()
+
+
+def worker_row(session: Session, platform_worker_id: str) -> Worker:
+    """The worker's row, created on first sight."""
+    found = session.exec(
+        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
+    ).first()
+    if found is not None:
+        return found
+    values = {"platform_worker_id": platform_worker_id, "first_seen": utcnow()}
+    return insert_or_read(session, Worker, values, platform_worker_id=platform_worker_id)
+
+
+def record_accept(
+    session: Session,
+    hit: Hit,
+    platform_assignment_id: str,
+    platform_worker_id: str,
+    accepted_at: datetime | None = None,
+) -> Assignment:
+    """The assignment's row, created when first seen (accepted); `StoreError` when it belongs
+    to another worker or HIT (also when another request created it so a moment ago)."""
+    assert hit.id is not None
+    assignment = session.exec(
+        select(Assignment).where(Assignment.platform_assignment_id == platform_assignment_id)
+    ).first()
+    worker = worker_row(session, platform_worker_id)
+    if assignment is None:
+        values = {
+            "hit_id": hit.id,
+            "worker_id": worker.id,
+            "platform_assignment_id": platform_assignment_id,
+            "status": AssignmentStatus.ACCEPTED,
+            "accepted_at": accepted_at or utcnow(),
+        }
+        assignment = insert_or_read(
+            session, Assignment, values, platform_assignment_id=platform_assignment_id
+        )
+    if assignment.worker_id != worker.id or assignment.hit_id != hit.id:
+        raise StoreError(f"assignment {platform_assignment_id} belongs to another worker or HIT")
+    return assignment

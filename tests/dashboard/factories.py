@@ -1,0 +1,120 @@
+"""A study running live for the dashboard's tests: the local MTurk service, the task server
+with the dashboard mounted (live screening acting at once), a launched small study with
+external pages, and a simulated crowd to do it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from harness.dashboard import DashboardSettings
+from harness.dashboard.access import derive_secret
+from harness.simulate import Crowd
+from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.spec import load_spec
+from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+from tests.platform.mturk_local.factories import LocalMTurk
+from tests.serving import ServedApp
+
+PASSWORD = "correct horse battery staple"
+SETTINGS = DashboardSettings(PASSWORD, derive_secret(PASSWORD))
+STUDY = "small"
+CSRF = re.compile(r'name="csrf-token" content="([^"]+)"')
+
+
+@dataclass
+class LiveStudy:
+    """Everything a dashboard test drives: ``url`` is the task server (dashboard under
+    ``/dashboard``), ``mturk`` the local service, ``db`` the store."""
+
+    directory: Path
+    crowd_mix: dict[str, int] = field(default_factory=lambda: {"careful": 4, "straight_liner": 2})
+    items: int = 20
+    raters: int = 3
+    per_hit: int = 5
+    apply_decisions: bool = True  # live screening carries out its decisions at once
+    database: str | None = None  # the store (default: a SQLite file in ``directory``)
+
+    def start(self) -> LiveStudy:
+        from harness.platform.after_submission import hook
+        from harness.store.migrations import upgrade
+        from harness.web import create_app
+
+        self.mturk = LocalMTurk(self.directory / "mturk.sqlite").start()
+        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
+        upgrade(self.db)
+        self.app = create_app(
+            self.db, after_submission=hook(self.apply_decisions), dashboard=SETTINGS
+        )
+        self.server = ServedApp(self.app).start()
+        spec = small_spec(
+            self.directory, items=self.items, per_hit=self.per_hit, raters=self.raters,
+            hosting="external",
+            controls="{identical: {per_hit: 1, seed: 3}}",
+            screening="{low_variance: {action: block}}",
+        )  # fmt: skip
+        _give_items_a_truth(self.directory / "items.csv")
+        launched = harness_cli(*launch_args(spec, self.mturk.url, self.db,
+                                            "--public-url", self.server.url))  # fmt: skip
+        assert launched.exit_code == 0, launched.output
+        self.loaded = load_spec(spec)
+        self.http = requests.Session()
+        return self
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def workers(self, seed: int = 5) -> list[Any]:
+        size = sum(self.crowd_mix.values())
+        return Crowd(dict(self.crowd_mix), size=size, seed=seed).workers(self.loaded.scale)
+
+    def crowd(
+        self, workers: Sequence[Any] | None = None, rounds: int | None = None
+    ) -> DriverReport:
+        """Let the crowd work (through the local MTurk service and the task pages)."""
+        chosen = list(workers) if workers is not None else self.workers()
+        driver = SimulatedWorkers(self.mturk.url, chosen, truths_of(self.loaded),
+                                  self.loaded.scale, self.http)  # fmt: skip
+        return driver.run(rounds)
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.app.extensions["harness"].close()
+        self.mturk.stop()
+        self.http.close()
+
+
+def logged_in(base: str, password: str = PASSWORD) -> tuple[requests.Session, str]:
+    """A requests session logged in to the dashboard at ``base``, and its CSRF token."""
+    http = requests.Session()
+    page = http.get(f"{base}/dashboard/login")
+    token = CSRF.search(page.text)
+    assert token, page.text
+    done = http.post(f"{base}/dashboard/login", data={"password": password,
+                                                       "csrf_token": token.group(1)})  # fmt: skip
+    assert done.status_code == 200 and "Studies" in done.text, done.text
+    return http, csrf_of(http, base)
+
+
+def csrf_of(http: requests.Session, base: str) -> str:
+    found = CSRF.search(http.get(f"{base}/dashboard/").text)
+    assert found
+    return found.group(1)
+
+
+def _give_items_a_truth(items: Path) -> None:
+    """A ``mean`` per item (seeded, 0-10), so that careful workers agree on something."""
+    import numpy as np
+
+    lines = items.read_text(encoding="utf-8").splitlines()
+    means = np.random.default_rng(7).uniform(0, 10, len(lines) - 1)
+    rows = [lines[0] + ",mean"] + [
+        f"{row},{m:.2f}" for row, m in zip(lines[1:], means, strict=True)
+    ]
+    items.write_text("\n".join(rows) + "\n", encoding="utf-8")

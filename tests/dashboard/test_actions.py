@@ -1,0 +1,171 @@
+"""A person's actions on the study page go through the platform's review functions: the
+platform does them, the store and the event log record them with a ``dashboard:`` reason,
+and the page shows who decided."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlmodel import select
+
+from harness.store import make_engine, session_scope
+from harness.store.models import Assignment, DecisionState, Event, Hit, ScreeningDecision
+from tests.dashboard.factories import STUDY, LiveStudy, logged_in
+from tests.platform.factories import harness_cli
+
+
+def events(db: str, kind: str) -> list[Event]:
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            return list(session.exec(select(Event).where(Event.kind == kind)))
+    finally:
+        engine.dispose()
+
+
+def post(http, base, token, action, **data):
+    return http.post(f"{base}/dashboard/study/{STUDY}/{action}", data={"csrf_token": token, **data})
+
+
+def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(
+    tmp_path, database_url
+):
+    """On SQLite and PostgreSQL."""
+    live = LiveStudy(tmp_path, database=database_url).start()
+    try:
+        act_from_the_page(live)
+    finally:
+        live.stop()
+
+
+def act_from_the_page(live: LiveStudy) -> None:
+    report = live.crowd()
+    http, token = logged_in(live.url)
+    client = live.mturk.client()
+    careful = "AW001"
+    done = post(http, live.url, token, "block", worker=careful)
+    assert done.status_code == 200 and f"Blocked {careful}." in done.text
+    blocked = events(live.db, "worker.blocked")
+    assert [(e.subject, e.payload["reason"]) for e in blocked if e.subject == careful] == [
+        (careful, "dashboard: blocked by hand")
+    ]
+    assert re.search(r"<tr><td>identical</td><td class=\"num\">\d+</td>", done.text)  # controls
+    row = re.search(rf'<tr id="worker-{careful}".*?</tr>', done.text, re.S)
+    assert row and "blocked</span> by a person (dashboard)" in row.group(0)
+    refused = live.mturk.post(f"/worker/hits/{hit_id(client)}/accept", workerId=careful)
+    assert refused.status_code != 200  # the platform keeps the blocked worker out
+
+    first, second, third = report.submitted[:3]
+    assert "Approved" in post(http, live.url, token, "approve", assignment=first).text
+    rejected = post(http, live.url, token, "reject", assignment=second, feedback="Blank answers.")
+    assert f"Rejected {second}." in rejected.text
+    paid = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    assert "Paid $0.25" in paid.text
+    # 4 HITs x 3 assignments x $0.10 with MTurk's 20%, and the bonus's 20%
+    assert "of which the platform's fees $0.29" in paid.text, re.findall(r"fees[^<]{0,40}", paid.text)
+    again = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    assert "This bonus was paid already." in again.text
+    state = {aid: client.get_assignment(AssignmentId=aid)["Assignment"] for aid in (first, second)}
+    assert state[first]["AssignmentStatus"] == "Approved"
+    assert state[second]["AssignmentStatus"] == "Rejected"
+    assert state[second]["RequesterFeedback"] == "Blank answers."
+    assert [e.payload["reason"] for e in events(live.db, "review.approved")] == [
+        "dashboard: approved by hand"
+    ]
+    assert [e.payload["amount"] for e in events(live.db, "review.bonus")] == ["0.25"]
+
+
+def test_a_refused_action_says_why_and_changes_nothing(live):
+    report = live.crowd()
+    http, token = logged_in(live.url)
+    empty = post(http, live.url, token, "reject", assignment=report.submitted[0], feedback="")
+    assert "Not done: the form&#39;s &#39;feedback&#39; field is empty: fill it in" in empty.text
+    odd = post(http, live.url, token, "bonus", assignment=report.submitted[0], amount="1e3x",
+               reason="x")  # fmt: skip
+    assert "bonus amount: expected dollars such as 0.50, got &#39;1e3x&#39;" in odd.text
+    unknown = post(http, live.url, token, "approve", assignment="NOPE")
+    assert "study &#39;small&#39; has no assignment &#39;NOPE&#39;" in unknown.text
+    unconfirmed = post(http, live.url, token, "expire", confirm="")
+    assert "type the study&#39;s name (small) to expire it" in unconfirmed.text
+    assert events(live.db, "review.rejected") == [] and events(live.db, "hit.expired") == []
+
+
+def test_expiring_and_adding_raters_from_the_page(live):
+    live.crowd(rounds=1)
+    http, token = logged_in(live.url)
+    added = post(http, live.url, token, "raters", hit="0", count="2")
+    assert "HIT 0: 2 more raters." in added.text
+    engine = make_engine(live.db)
+    with session_scope(engine) as session:
+        hit = session.exec(select(Hit).where(Hit.index == 0)).one()
+        assert hit.max_assignments == 5
+    engine.dispose()
+    expired = post(http, live.url, token, "expire", confirm=STUDY)
+    assert "Expired 4 HITs" in expired.text
+    assert len(events(live.db, "hit.expired")) == 4
+
+
+@pytest.fixture
+def reviewed_later(tmp_path):
+    """Live screening stores its decisions; nothing carries them out until someone does."""
+    study = LiveStudy(tmp_path, apply_decisions=False).start()
+    yield study
+    study.stop()
+
+
+def test_a_screening_decision_is_carried_out_or_overruled_by_a_person(reviewed_later):
+    live = reviewed_later
+    live.crowd()
+    engine = make_engine(live.db)
+    with session_scope(engine) as session:
+        pending = [d.id for d in session.exec(select(ScreeningDecision)) if d.flag]
+    assert len(pending) == 2  # the two straight-liners, to block
+    http, token = logged_in(live.url)
+    carried = post(http, live.url, token, f"decision/{pending[0]}/accept")
+    assert f"Decision {pending[0]} carried out: 1 action(s)." in carried.text
+    overruled = post(http, live.url, token, f"decision/{pending[1]}/overrule", reason="known")
+    assert f"Decision {pending[1]} overruled" in overruled.text
+    again = post(http, live.url, token, f"decision/{pending[1]}/accept")
+    assert "nothing done now" in again.text
+    with session_scope(engine) as session:
+        states = {d.id: d.state for d in session.exec(select(ScreeningDecision)) if d.flag}
+        blocked = [
+            e.subject for e in session.exec(select(Event).where(Event.kind == "worker.blocked"))
+        ]
+        approved = session.exec(select(Assignment)).all()
+    engine.dispose()
+    assert states == {pending[0]: DecisionState.APPLIED, pending[1]: DecisionState.OVERRULED}
+    assert len(blocked) == 1
+    [log] = events(live.db, "screening.overruled")
+    assert log.payload["reason"] == "dashboard: known"
+    assert approved
+
+
+def hit_id(client) -> str:
+    return client.list_hits()["HITs"][0]["HITId"]
+
+
+def test_a_blocked_worker_unblocked_from_the_page_may_work_again_and_be_blocked_again(live):
+    live.crowd(rounds=1)
+    http, token = logged_in(live.url)
+    client = live.mturk.client()
+    worker = "AW001"
+    assert "Blocked AW001." in post(http, live.url, token, "block", worker=worker).text
+    hit = hit_id(client)
+    assert live.mturk.post(f"/worker/hits/{hit}/accept", workerId=worker).status_code != 200
+    unblocked = post(http, live.url, token, "unblock", worker=worker, reason="a mistake")
+    assert "Unblocked AW001." in unblocked.text
+    row = re.search(rf'<tr id="worker-{worker}".*?</tr>', unblocked.text, re.S)
+    assert row and "Block</button>" in row.group(0)
+    assert "AW001 was not blocked." in post(http, live.url, token, "unblock", worker=worker).text
+    free = [h["HITId"] for h in client.list_hits()["HITs"]]
+    assert any(
+        live.mturk.post(f"/worker/hits/{h}/accept", workerId=worker).status_code == 200
+        for h in free
+    )
+    assert "Blocked AW001." in post(http, live.url, token, "block", worker=worker).text
+    kinds = [e.payload["reason"] for e in events(live.db, "worker.unblocked")]
+    assert kinds == ["dashboard: a mistake"]
+    status = harness_cli("status", STUDY, "--db", live.db)
+    assert "screening: 3 workers blocked" in status.output  # AW001 again, both straight-liners

@@ -1,0 +1,112 @@
+"""The dashboard's figures from tables: alpha of everyone and of the screened set, the pace,
+the workers table and the consensus points, against direct computations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.dashboard.figures import (
+    NO_ALPHA,
+    alpha_interval,
+    alpha_plot,
+    alpha_point,
+    consensus_points,
+    control_results,
+    pace,
+    worker_rows,
+)
+from harness.stats.alpha import krippendorff_alpha
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def ratings(seed: int = 0) -> pd.DataFrame:
+    """Five raters who agree (truth + noise) and one who answers at random, on 40 items."""
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0, 10, 40)
+    rows = []
+    for w in range(6):
+        values = rng.uniform(0, 10, 40) if w == 5 else truth + rng.normal(0, 1, 40)
+        rows += [{"item_id": f"i{i}", "worker_id": f"w{w}", "value": float(v),
+                  "assignment_id": f"a{w}-{i // 10}", "seconds": 2.0 + w}
+                 for i, v in enumerate(values)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_alpha_of_everyone_and_of_the_screened_set_are_alpha_of_those_rows():
+    table = ratings()
+    point = alpha_point(table, "interval", {"w5"}, NOW, resamples=50)
+    assert point.everyone.alpha == pytest.approx(krippendorff_alpha(table, "interval"))
+    kept = table[table["worker_id"] != "w5"]
+    assert point.screened.alpha == pytest.approx(krippendorff_alpha(kept, "interval"))
+    assert point.screened.alpha > point.everyone.alpha  # the random rater pulled it down
+    assert point.everyone.low < point.everyone.alpha < point.everyone.high
+    assert point.judgments == len(table)
+
+
+def test_alpha_is_not_shown_before_any_item_has_two_raters():
+    one = ratings()[lambda t: t["worker_id"] == "w0"]
+    assert alpha_interval(one, "interval") == NO_ALPHA
+    assert NO_ALPHA.shown == "not yet"
+
+
+def test_the_pace_counts_the_last_ten_minutes_and_the_time_to_finish_follows_it():
+    submitted = [NOW - timedelta(minutes=m) for m in (1, 2, 3, 4, 30)]  # 30: outside the window
+    per_minute, eta = pace(submitted, judgments_per_assignment=6, remaining=8, now=NOW)
+    assert per_minute == pytest.approx(4 * 6 / 4)  # 4 assignments of 6 judgments in 4 minutes
+    assert eta == timedelta(minutes=8)
+    assert pace([], 6, 8, NOW) == (0.0, None)
+
+
+def test_the_workers_table_has_judgments_median_seconds_and_scores_against_thresholds():
+    table = ratings()
+    scores = {"quick": pd.DataFrame({"score": [2.0, 7.0], "flag": [True, False]},
+                                    index=["w0", "w1"])}  # fmt: skip
+    rows = worker_rows(table, scores, {"quick": 3.0}).set_index("worker_id")
+    assert rows.loc["w2", "judgments"] == 40 and rows.loc["w2", "assignments"] == 4
+    assert rows.loc["w3", "median_seconds"] == 5.0
+    assert rows.loc["w0", "quick"].flag and rows.loc["w0", "quick"].shown == "2"
+    assert rows.loc["w0", "quick"].threshold == 3.0
+    assert rows.loc["w4", "quick"].score is None  # not scored yet
+
+
+def test_a_workers_answers_are_set_against_the_others_mean_on_the_same_items():
+    table = ratings()
+    points = consensus_points(table, "w0").set_index("item_id")
+    others = table[table["worker_id"] != "w0"].groupby("item_id")["value"].mean()
+    assert points.loc["i3", "consensus"] == pytest.approx(others["i3"])
+    assert len(points) == 40
+
+
+def test_the_alpha_plot_draws_a_line_per_set_and_the_interval_band():
+    table = ratings()
+    points = [alpha_point(table.head(n), "interval", {"w5"}, NOW, resamples=20)
+              for n in (80, 160, 240)]  # fmt: skip
+    plot = alpha_plot(points)
+    assert len(plot.lines["everyone"].split()) == len(plot.lines["screened"].split())
+    assert plot.bands["everyone"]
+    assert plot.x_labels[-1][1].endswith("judgments")
+
+
+def test_control_results_measure_each_control_against_what_a_careful_worker_answers():
+    rows = pd.DataFrame(
+        [
+            {"item_id": "p1", "worker_id": "w1", "value": 4.0, "role": "item"},
+            {"item_id": "p1", "worker_id": "w1", "value": 6.0, "role": "repeat"},
+            {"item_id": "p1", "worker_id": "w2", "value": 5.0, "role": "item"},
+            {"item_id": "p1", "worker_id": "w2", "value": 5.0, "role": "repeat"},
+            {"item_id": "same", "worker_id": "w1", "value": 10.0, "role": "identical"},
+            {"item_id": "same", "worker_id": "w2", "value": 7.0, "role": "identical"},
+            {"item_id": "g1", "worker_id": "w1", "value": 3.0, "role": "gold"},
+        ]
+    )
+    results = {r.role: r for r in control_results(rows, {"g1": 2.0}, top=10.0)}
+    assert set(results) == {"gold", "identical", "repeat"}
+    assert results["identical"].error == pytest.approx(1.5)  # |10-10| and |7-10|
+    assert results["repeat"].error == pytest.approx(1.0)  # |6-4| and |5-5|
+    assert results["gold"].error == pytest.approx(1.0) and results["gold"].workers == 1
+    assert results["repeat"].showings == 2
