@@ -22,6 +22,9 @@ excluded:
 - against a named **reference** (e.g. WS353's published means): each arm's Spearman rho with it
   (same interval), the best arm, and Williams' t of the best against each other arm (the two
   correlations share the reference; `harness.stats.dependent.williams_t`);
+- **cost of a reliable item mean**: with the money per judgment, the cost of the judgments one
+  item needs for its mean to reach reliability 0.8, by Spearman-Brown with the arm's alpha as
+  one judgment's reliability: k = 0.8 (1 - alpha) / (alpha 0.2) judgments;
 - the **verdict**: an arm is more (less) reliable than the base when the difference's interval
   lies above (below) 0, otherwise "not distinguishable with this many raters";
 - **raters per item needed** to tell the two apart at the observed difference d, with power
@@ -48,6 +51,7 @@ from harness.stats.pairable import Pairable, pairable_from_codes
 
 SPEARMAN_SE = 1.06  # Fieller, Hartley & Pearson (1957): var(atanh rho_s) ~ 1.06 / (n - 3)
 MAX_RATERS = 10_000
+RELIABLE_MEAN = 0.8  # the reliability of an item mean the cost figure is for
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class ArmSummary:
     item_sd: float
     seconds_per_item: float | None
     screened_share: float | None
+    cost_reliable: float | None = None  # cost of an item mean with reliability RELIABLE_MEAN
 
 
 @dataclass(frozen=True)
@@ -176,11 +181,13 @@ def compare_arms(
     seed: int = 0,
     power: float = 0.8,
     reweight_workers: bool = True,
+    cost_per_judgment: Mapping[str, float] | None = None,
 ) -> ArmComparison:
     """Compare the arms of ``judgments`` (see the module docstring). ``arms`` gives their order
     (the first is the base; default: order of first appearance); ``screened`` the worker ids
     screening excluded; ``reference`` item id -> a published value; ``reweight_workers``
-    False resamples items only (`harness.characterize.arm_bootstrap`)."""
+    False resamples items only (`harness.characterize.arm_bootstrap`); ``cost_per_judgment``
+    (arm -> money per judgment) adds each arm's cost of a reliable item mean."""
     table = _checked(judgments)
     names = list(arms) if arms is not None else list(pd.unique(table["arm"]))
     if len(names) < 2:
@@ -235,6 +242,9 @@ def compare_arms(
                 ci_high=high,
                 item_sd=float(sds.mean()),
                 seconds_per_item=seconds,
+                cost_reliable=None
+                if cost_per_judgment is None or name not in cost_per_judgment
+                else cost_of_reliable_mean(float(point[j]), cost_per_judgment[name]),
                 screened_share=None
                 if screened is None
                 else len(arm_workers & excluded) / len(arm_workers),
@@ -273,6 +283,16 @@ def spearman_interval(
     z = math.atanh(rho)
     half = stats.norm.ppf(1 - (1 - confidence) / 2) * math.sqrt(SPEARMAN_SE / (n - 3))
     return rho, math.tanh(z - half), math.tanh(z + half)
+
+
+def cost_of_reliable_mean(alpha: float, cost_per_judgment: float) -> float | None:
+    """The cost of enough judgments of one item for its mean to reach reliability
+    `RELIABLE_MEAN`: Spearman-Brown with the arm's alpha as one judgment's reliability,
+    k = R (1 - alpha) / (alpha (1 - R)) judgments; None when alpha <= 0."""
+    if not alpha > 0:
+        return None
+    k = RELIABLE_MEAN * (1 - alpha) / (alpha * (1 - RELIABLE_MEAN))
+    return k * cost_per_judgment
 
 
 def raters_needed(

@@ -82,6 +82,7 @@ def compare_arms_command(
         seed=seed,
         power=power,
         reweight_workers=not items_only,
+        cost_per_judgment=data.cost_per_judgment,
     )
     if as_json:
         click.echo(json.dumps(_finite(_as_dict(data.study, result)), allow_nan=False))
@@ -124,14 +125,15 @@ def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
         f"study {study}: {len(r.arms)} arms, {r.level} alpha, {first.items} items compared; "
         f"{level}% intervals from {r.resamples} resamples ({how}), seed {r.seed}",
         f"  {'arm':<14}{'workers':>8}{'raters':>8}  {'alpha [' + str(level) + '%]':<22}"
-        f"{'item sd':>8}{'s/item':>8}{'screened':>10}",
+        f"{'item sd':>8}{'s/item':>8}{'screened':>10}{'$/reliable mean':>17}",
     ]
     for a in r.arms:
         seconds = "-" if a.seconds_per_item is None else f"{a.seconds_per_item:.1f}"
         interval = f"{a.alpha:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}]"
+        cost = "-" if a.cost_reliable is None else f"{a.cost_reliable:.3f}"
         out.append(
             f"  {a.arm:<14}{a.workers:>8}{a.raters_per_item:>8.1f}  {interval:<22}"
-            f"{a.item_sd:>8.2f}{seconds:>8}{_pct(a.screened_share):>10}"
+            f"{a.item_sd:>8.2f}{seconds:>8}{_pct(a.screened_share):>10}{cost:>17}"
         )
     out.append(f"against {first.arm} (the base):")
     for d in r.differences:

@@ -25,6 +25,7 @@ class ArmJudgments:
     arms: list[str]  # the spec's order: the first is the base
     judgments: pd.DataFrame  # item_id, worker_id, arm, value, skipped, seconds, role, ...
     screened: set[str]  # workers a screening decision excludes (acted on, not overruled)
+    cost_per_judgment: dict[str, float]  # arm -> its reward per assignment / content judgments
 
 
 def arm_judgments(session: Session, study: Study) -> ArmJudgments:
@@ -37,11 +38,12 @@ def arm_judgments(session: Session, study: Study) -> ArmJudgments:
             f"study {study.name!r} has no arms; a study with arms is launched from a spec with "
             "an `arms:` section (docs/arms.md)"
         )
-    hashes = {}
+    hashes, rewards = {}, {}
     for arm in arms:
         version = session.get(InstrumentVersion, arm.instrument_id)
         assert version is not None
         hashes[version.hash] = arm.name
+        rewards[arm.name] = float(version.spec["hit"]["reward"])
     table = study_judgments(session, study.id)
     if "role" in table.columns:
         table = table[table["role"].isin(CONTENT_ROLES)]
@@ -52,7 +54,11 @@ def arm_judgments(session: Session, study: Study) -> ArmJudgments:
         for d in latest_decisions(session, study.id)
         if acts(d.flag, d.action) and d.state is not DecisionState.OVERRULED
     }
+    cost = {}
+    for name, rows in table.groupby("arm"):
+        if len(rows):
+            cost[str(name)] = rewards[str(name)] * rows["assignment_id"].nunique() / len(rows)
     version = session.get(InstrumentVersion, study.instrument_id)
     assert version is not None
     return ArmJudgments(study.name, version.study_type, [a.name for a in arms],
-                        table.reset_index(drop=True), screened)  # fmt: skip
+                        table.reset_index(drop=True), screened, cost)  # fmt: skip

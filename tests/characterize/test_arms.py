@@ -220,3 +220,16 @@ def test_on_ws353_the_arm_with_less_noisy_raters_reproduces_the_published_means_
     fits = {f.arm: f for f in result.reference}
     assert fits["original"].rho_low > fits["short"].rho
     assert fits["short"].p_vs_best < 0.001
+
+
+def test_the_cost_of_a_reliable_item_mean_is_spearman_brown_times_the_cost_per_judgment(noisy):
+    from harness.characterize.arms import cost_of_reliable_mean
+
+    # alpha 0.5: one judgment's reliability; 0.8 needs k = 0.8 * 0.5 / (0.5 * 0.2) = 4 judgments
+    assert cost_of_reliable_mean(0.5, 0.025) == pytest.approx(0.1)
+    assert cost_of_reliable_mean(-0.1, 0.025) is None
+    result = compare_arms(noisy, resamples=20, cost_per_judgment={"a": 0.02, "b": 0.01})
+    a, b = result.arms
+    assert a.cost_reliable == pytest.approx(0.8 * (1 - a.alpha) / (a.alpha * 0.2) * 0.02)
+    assert b.cost_reliable == pytest.approx(0.8 * (1 - b.alpha) / (b.alpha * 0.2) * 0.01)
+    assert compare_arms(noisy, resamples=20).arms[0].cost_reliable is None

@@ -188,6 +188,10 @@ def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_pat
                            "--items-only")  # fmt: skip
     assert "(items jointly only), seed 0" in narrower.output.splitlines()[0]
     assert as_json["arms"][0]["alpha"] > as_json["arms"][1]["alpha"]
+    # $0.10 per assignment of 4 items: $0.025 per judgment; Spearman-Brown to reliability 0.8
+    long = as_json["arms"][0]
+    judgments = 0.8 * (1 - long["alpha"]) / (long["alpha"] * 0.2)
+    assert long["cost_reliable"] == pytest.approx(judgments * 0.025)
 
 
 def test_compare_arms_on_a_study_without_arms_says_what_to_do(tmp_path):
