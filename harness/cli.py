@@ -23,6 +23,7 @@ from harness.masking import mask_secrets
 COMMANDS: dict[str, str] = {
     "agreement": "harness.commands.agreement:agreement",
     "characterize": "harness.commands.characterize:characterize_command",
+    "compare-arms": "harness.commands.compare_arms:compare_arms_command",
     "dashboard": "harness.commands.dashboard:dashboard",
     "db": "harness.commands.db:db_group",
     "demo": "harness.commands.demo:demo",
@@ -48,6 +49,8 @@ SUMMARIES: dict[str, str] = {
     "verdict.",
     "characterize": "Characterize a new instrument against the original and write the report "
     "to --out.",
+    "compare-arms": "Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, "
+    "raters needed.",
     "dashboard": "Watch every study in the store live in a browser, and act on them (block, "
     "approve, reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/.",
     "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",

@@ -84,7 +84,18 @@ def launch(
     """
     from harness.platform.launch_plan import check_budget, draft_launch
     from harness.spec import load_spec
+    from harness.spec.arms import has_arms
 
+    if has_arms(spec_path):  # a study with arms (docs/arms.md)
+        from harness.commands.arms_launch import launch_with_arms
+
+        done = launch_with_arms(spec_path, target=target, endpoint_url=endpoint_url,
+                                start_local=start_local, public_url=public_url, db=db,
+                                budget=budget, dry_run=dry_run, public_url_env=PUBLIC_URL_ENV,
+                                confirm=lambda cost: _confirm(cost, yes, confirm_cost))  # fmt: skip
+        if done is not None:
+            _print_entry(done[0], done[1], done[2], qr_path)
+        return
     loaded = load_spec(spec_path)
     draft = draft_launch(
         loaded, target, endpoint_url, public_url or os.environ.get(PUBLIC_URL_ENV)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -22,6 +23,9 @@ def validate(specs: tuple[Path, ...]) -> None:
 
     problems: list[Problem] = []
     for path in specs:
+        if _declares_arms(path):
+            problems += _validate_arms(path)
+            continue
         try:
             loaded = load_spec(path)
             platform, _target, _note = choose_target(loaded, None)
@@ -66,3 +70,61 @@ def validate(specs: tuple[Path, ...]) -> None:
             click.echo(f"  warning: {warning}")
     if problems:
         raise SpecError(problems)
+
+
+def _declares_arms(path: Path) -> bool:
+    from harness.spec.arms import has_arms
+
+    try:
+        return has_arms(path)
+    except SpecError:
+        return False  # load_spec reports the unreadable file
+
+
+def _validate_arms(path: Path) -> list[Problem]:
+    """Check a spec with arms (docs/arms.md): every arm's problems; print each arm's plan,
+    instrument and cost, and the study's cost (every item reaches its raters in every arm)."""
+    from harness.platform.launch_plan import choose_target, platform_problems
+    from harness.spec.arms import load_arms
+
+    try:
+        armed = load_arms(path)
+        platform, _target, _note = choose_target(armed.arms[0].loaded, None)
+    except SpecError as exc:
+        return exc.problems
+    except InputError as exc:
+        return [Problem(str(path), None, "platform", str(exc))]
+    problems: list[Problem] = []
+    for arm in armed.arms:
+        problems += platform_problems(arm.loaded, platform)
+    if problems:
+        return problems
+    first = armed.arms[0].loaded
+    spec = first.spec
+    costs = []
+    click.echo(f"{path}: {spec.study.name} ({spec.type.value}), {len(armed.arms)} arms")
+    click.echo(f"  items: {first.n_content_items} + {first.n_control_items} control items")
+    for arm in armed.arms:
+        counts = summary_counts(arm.loaded)
+        a = arm.loaded.spec
+        cost = platform.estimate(a.hit.reward, counts["hits"], a.raters_per_item)
+        costs.append(cost.total)
+        click.echo(
+            f"  arm {arm.name}: {counts['hits']} HITs x {a.raters_per_item} assignments at "
+            f"${a.hit.reward}, ${cost.total}; instrument {short_hash(arm.instrument_hash)}"
+        )
+    total = sum(costs, start=Decimal(0))
+    budget = f" (budget ${spec.budget})" if spec.budget is not None else ""
+    fees = f"{platform.label} fees included{budget}"
+    click.echo(f"  cost: ${total} for all {len(armed.arms)} arms, {fees}")
+    if spec.budget is not None and total > spec.budget:
+        problems.append(
+            Problem(
+                str(path),
+                first.line_of("budget"),
+                "budget",
+                f"the estimated cost ${total} of all {len(armed.arms)} arms exceeds the "
+                f"budget ${spec.budget}",
+            )
+        )
+    return problems

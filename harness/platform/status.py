@@ -20,6 +20,7 @@ from sqlmodel import Session, col, func, select
 from harness.platform import money
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Platform
+from harness.store.arm_tables import hit_instruments
 from harness.store.decisions import latest_decisions
 from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment
 from harness.store.quarantine import quarantine_counts
@@ -124,23 +125,24 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
 
 
 def _raters_per_item(session: Session, hits: list[Hit]) -> pd.Series:
-    """Distinct workers with a judgment per item of the study's HITs (0 for none yet)."""
-    keys = sorted({k for h in hits for k in h.items})
-    counts = pd.Series(0, index=keys, dtype=int)
+    """Distinct workers with a judgment per item of the study's HITs (0 for none yet); in a
+    study with arms, per item and arm (each arm's judgments carry its own instrument)."""
+    instruments = hit_instruments(session, hits)
+    counts = {(instruments[h.id], k): 0 for h in hits if h.id is not None for k in h.items}
     hit_ids = [h.id for h in hits]
     if not hit_ids:
-        return counts
+        return pd.Series([], dtype=int)
     rows = session.exec(
-        select(Item.key, func.count(func.distinct(Judgment.worker_id)))
+        select(Judgment.instrument_id, Item.key, func.count(func.distinct(Judgment.worker_id)))
         .join(Judgment, Judgment.item_id == Item.id)  # type: ignore[arg-type]
         .join(Assignment, Assignment.id == Judgment.assignment_id)  # type: ignore[arg-type]
         .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
-        .group_by(Item.key)
+        .group_by(col(Judgment.instrument_id), col(Item.key))
     ).all()
-    for key, n in rows:
-        if key in counts.index:
-            counts[key] = int(n)
-    return counts
+    for instrument, key, n in rows:
+        if (instrument, key) in counts:
+            counts[(instrument, key)] = int(n)
+    return pd.Series(list(counts.values()), dtype=int)
 
 
 def _judgments(session: Session, hits: list[Hit]) -> int:

@@ -83,6 +83,23 @@ class LoadedSpec:
 def load_spec(path: str | Path) -> LoadedSpec:
     """Read and validate ``path``; raise `SpecError` with every problem, each with its line."""
     src = read_yaml(Path(path))
+    if isinstance(src.data, dict) and "arms" in src.data:
+        raise SpecError(
+            [
+                src.problem(
+                    ("arms",),
+                    "this spec declares arms (variants of the instrument): it is read by "
+                    "`harness validate` and `harness.spec.arms.load_arms`, one instrument per "
+                    "arm; a command that runs one instrument needs a spec without arms",
+                )
+            ]
+        )
+    return load_source(src)
+
+
+def load_source(src: YamlSource) -> LoadedSpec:
+    """Validate an already read spec (`load_spec`'s work; `harness.spec.arms` gives each arm's
+    merged document here); raise `SpecError` with every problem, each with its line."""
     if not isinstance(src.data, dict):
         raise SpecError(
             [src.problem((), "a task spec is a mapping of keys (study, type, items, ...)")]

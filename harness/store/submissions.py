@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import StoreError
+from harness.store.arm_tables import hit_instrument_id
 from harness.store.events import EventKind, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Study, utcnow
 from harness.store.received import record_accept, worker_row
@@ -51,11 +52,12 @@ def store_submission(
         return StoredSubmission(assignment, created=False)
     study = session.get(Study, hit.study_id)
     assert study is not None
+    instrument_id = hit_instrument_id(session, hit)  # an arm's HIT: the arm's instrument
     keys = {a.item_key for a in answers}
     items = {
         i.key: i
         for i in session.exec(
-            select(Item).where(Item.instrument_id == study.instrument_id, Item.key.in_(keys))  # type: ignore[attr-defined]
+            select(Item).where(Item.instrument_id == instrument_id, Item.key.in_(keys))  # type: ignore[attr-defined]
         )
     }
     unknown = sorted(keys - items.keys())
@@ -69,7 +71,7 @@ def store_submission(
                 assignment_id=assignment.id,
                 item_id=item.id,
                 worker_id=assignment.worker_id,
-                instrument_id=study.instrument_id,
+                instrument_id=instrument_id,
                 position=answer.position,
                 value=answer.value,
                 skipped=answer.skipped,

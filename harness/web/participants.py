@@ -32,7 +32,9 @@ from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
 from harness.render.validation import check_answers
-from harness.store.allocation import Allocation, allocate, settle
+from harness.store.allocation import Allocation, settle
+from harness.store.arm_assignment import allocate_in_arm
+from harness.store.arm_tables import hit_instrument_id
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
 from harness.store.studies import study_named
@@ -132,8 +134,8 @@ def arrive(name: str) -> Response:
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
-            got = allocate(session, _id(entry.study), arrival.worker_id, arrival.session_ref,
-                           hold=hold)  # fmt: skip
+            got = allocate_in_arm(session, _id(entry.study), arrival.worker_id,
+                                  arrival.session_ref, hold=hold)  # fmt: skip
         except StoreError as exc:
             return message_page("Cannot start", str(exc), 409)
     if not isinstance(got, Allocation):
@@ -155,7 +157,7 @@ def task(name: str, ref: str) -> Response:
         worker = session.get(Worker, slot.worker_id)
         hit = session.get(Hit, slot.hit_id)
         assert worker is not None and hit is not None
-        instrument = web_state().instrument(session, entry.study.instrument_id)
+        instrument = web_state().instrument(session, hit_instrument_id(session, hit))  # its arm's
         nonce = new_nonce()
         html = render_page(
             instrument,
@@ -232,7 +234,7 @@ def _store(
         answers = decode_fields(fields)
     except AnswerFormatError as exc:
         return _refuse(400, *exc.problems)
-    instrument = web_state().instrument(session, entry.study.instrument_id)
+    instrument = web_state().instrument(session, hit_instrument_id(session, hit))
     plan = HitPlan.from_showings(hit.index, hit.items)
     order = instrument.page_order(
         plan, study_name=entry.study.name, worker_id=worker.platform_worker_id, hosting="external"

@@ -15,10 +15,31 @@ from harness.render.markup import guidelines_html
 from harness.render.pages import external_question, html_question, render_page
 from harness.render.plan import plan_hits
 from harness.spec import load_spec
+from harness.spec.arms import load_arms
+from harness.spec.yaml_source import read_yaml
 from tests.factories import TASK_SPECS
 from tests.web.factories import write_task_spec
 
-SHIPPED = sorted(TASK_SPECS.glob("*.yaml"))
+
+def _shipped() -> list[tuple[Path, str | None]]:
+    """Every shipped spec, and every arm of a spec with arms (docs/arms.md) on its own."""
+    out: list[tuple[Path, str | None]] = []
+    for path in sorted(TASK_SPECS.glob("*.yaml")):
+        arms = read_yaml(path).data.get("arms")
+        out += [(path, str(arm)) for arm in arms] if arms else [(path, None)]
+    return out
+
+
+def _loaded(spec: tuple[Path, str | None]):
+    path, arm = spec
+    return load_spec(path) if arm is None else load_arms(path).arm(arm).loaded
+
+
+def _id(spec: tuple[Path, str | None]) -> str:
+    return spec[0].stem if spec[1] is None else f"{spec[0].stem}-{spec[1]}"
+
+
+SHIPPED = _shipped()
 
 
 def page(tmp_path: Path, kind: str, **options):
@@ -30,10 +51,10 @@ def page(tmp_path: Path, kind: str, **options):
     return render_page(instrument, plan, study_name=loaded.spec.study.name, **options)
 
 
-@pytest.mark.parametrize("spec", SHIPPED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("spec", SHIPPED, ids=_id)
 @pytest.mark.parametrize("hosting", ["external", "mturk"])
 def test_no_page_fetches_anything_from_anywhere(spec, hosting):
-    loaded = load_spec(spec)
+    loaded = _loaded(spec)
     html = render_page(
         Instrument.from_loaded(loaded),
         plan_hits(loaded)[0],
@@ -46,9 +67,9 @@ def test_no_page_fetches_anything_from_anywhere(spec, hosting):
     assert '<link rel="icon" href="data:,">' in html  # not even a favicon request
 
 
-@pytest.mark.parametrize("spec", SHIPPED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("spec", SHIPPED, ids=_id)
 def test_every_shipped_spec_makes_an_html_question_mturk_accepts(spec):
-    loaded = load_spec(spec)
+    loaded = _loaded(spec)
     instrument = Instrument.from_loaded(loaded)
     for plan in plan_hits(loaded)[:3]:
         question = parse_question(html_question(instrument, plan, study_name="s"))

@@ -34,7 +34,9 @@ def test_every_shipped_spec_validates_and_prints_its_hash():
     }
     result = _validate(*specs)
     assert result.exit_code == 0, result.output
-    assert result.output.count("instrument: ") == len(specs)
+    with_arms = [p for p in specs if "arms:" in p.read_text()]  # one instrument per arm
+    assert result.output.count("instrument: ") == len(specs) - len(with_arms)
+    assert result.output.count(" arms\n") == len(with_arms) == 2
     assert "ws353-reproduction (rating)" in result.output
     assert "items: 353 + 12 control items" in result.output
 

@@ -1,0 +1,188 @@
+"""`harness compare-arms STUDY`: which arm of a study with arms measures better (docs/arms.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from harness.commands.options import db_option, resamples_option, seed_option
+
+if TYPE_CHECKING:  # --help imports no statistics
+    from harness.characterize.arms import ArmComparison
+
+
+@click.command("compare-arms")
+@click.argument("study")
+@db_option
+@resamples_option("Bootstrap resamples (items jointly, workers reweighted).")
+@seed_option
+@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95,
+              show_default=True, help="Level of every interval.")  # fmt: skip
+@click.option("--power", type=click.FloatRange(0.5, 0.99), default=0.8, show_default=True,
+              help="Power of the raters-per-item figure.")  # fmt: skip
+@click.option(
+    "--reference",
+    default=None,
+    help="A published original to reproduce: ws353[:DIR] (its means) or a CSV of item_id, "
+    "value; says which arm reproduces it best.",
+)
+@click.option(
+    "--items-only",
+    is_flag=True,
+    help="Resample items only, without reweighting workers: narrower intervals, too narrow "
+    "when workers have biases (docs/arms.md).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def compare_arms_command(
+    study: str,
+    db: str | None,
+    resamples: int,
+    seed: int,
+    confidence: float,
+    power: float,
+    reference: str | None,
+    items_only: bool,
+    as_json: bool,
+) -> None:
+    """Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, raters needed.
+
+    Every arm against the first (the base), on the items every arm rated, without the workers
+    screening excluded; definitions in docs/arms.md.
+    """
+    from harness.characterize.arms import compare_arms
+    from harness.errors import InputError
+    from harness.spec.study_types import definition
+    from harness.store import find_study, session_scope
+    from harness.store.arm_judgments import arm_judgments
+    from harness.store.database import open_store
+
+    if resamples < 1:
+        raise InputError("--bootstrap: comparing arms needs at least 1 resample")
+    engine = open_store(db)
+    try:
+        with session_scope(engine) as session:
+            data = arm_judgments(session, find_study(session, study))
+    finally:
+        engine.dispose()
+    from harness.spec.model import StudyType
+
+    level = definition(StudyType(data.study_type)).alpha_level
+    result = compare_arms(
+        data.judgments,
+        level=level,
+        arms=data.arms,
+        screened=data.screened,
+        reference=_reference(reference) if reference else None,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        power=power,
+        reweight_workers=not items_only,
+        cost_per_judgment=data.cost_per_judgment,
+    )
+    if as_json:
+        click.echo(json.dumps(_finite(_as_dict(data.study, result)), allow_nan=False))
+        return
+    for line in _lines(data.study, result, reference):
+        click.echo(line)
+
+
+def _reference(ref: str) -> dict[str, float]:
+    """Item id -> published value: ``ws353[:DIR]`` (the means) or a CSV of item_id, value."""
+    import pandas as pd
+
+    from harness.characterize.inputs import is_dataset
+    from harness.datasets import load_ws353
+    from harness.errors import InputError
+
+    if is_dataset(ref):
+        items = load_ws353(ref.partition(":")[2] or None).items
+        means = items["published_mean"].astype(float)
+        return dict(zip(items["item_id"].astype(str), means, strict=True))
+    path = Path(ref)
+    if not path.is_file():
+        raise InputError(f"--reference {ref}: no such file (or ws353[:DIR])")
+    table = pd.read_csv(path)
+    missing = [c for c in ("item_id", "value") if c not in table.columns]
+    if missing:
+        raise InputError(f"--reference {ref}: missing column(s) {', '.join(missing)}")
+    return dict(zip(table["item_id"].astype(str), table["value"].astype(float), strict=True))
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
+    level = int(round(100 * r.confidence))
+    first = r.arms[0]
+    how = "items jointly, workers reweighted" if r.reweight_workers else "items jointly only"
+    out = [
+        f"study {study}: {len(r.arms)} arms, {r.level} alpha, {first.items} items compared; "
+        f"{level}% intervals from {r.resamples} resamples ({how}), seed {r.seed}",
+        f"  {'arm':<14}{'workers':>8}{'raters':>8}  {'alpha [' + str(level) + '%]':<22}"
+        f"{'item sd':>8}{'s/item':>8}{'screened':>10}{'$/reliable mean':>17}",
+    ]
+    for a in r.arms:
+        seconds = "-" if a.seconds_per_item is None else f"{a.seconds_per_item:.1f}"
+        interval = f"{a.alpha:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}]"
+        cost = "-" if a.cost_reliable is None else f"{a.cost_reliable:.3f}"
+        out.append(
+            f"  {a.arm:<14}{a.workers:>8}{a.raters_per_item:>8.1f}  {interval:<22}"
+            f"{a.item_sd:>8.2f}{seconds:>8}{_pct(a.screened_share):>10}{cost:>17}"
+        )
+    out.append(f"against {first.arm} (the base):")
+    for d in r.differences:
+        needed = (
+            f"about {d.raters_needed} raters per item per arm"
+            if d.raters_needed is not None
+            else "no finite number of raters (no difference observed)"
+            if d.difference == 0
+            else "more raters than any study would pay"
+        )
+        out += [
+            f"  {d.verdict}",
+            f"    item means agree: Spearman rho {d.rho:.2f} [{d.rho_low:.2f}, {d.rho_high:.2f}]",
+            f"    to tell them apart at this difference with power {r.power:.0%}: {needed}",
+        ]
+    if r.reference:
+        out.append(f"reproducing {reference}: best arm {r.best_reference}")
+        for f in r.reference:
+            versus = (
+                ""
+                if f.p_vs_best is None
+                else f" (best vs this arm: Williams' t p={f.p_vs_best:.3f})"
+            )
+            out.append(f"  {f.arm}: rho {f.rho:.2f} [{f.rho_low:.2f}, {f.rho_high:.2f}]{versus}")
+    return out
+
+
+def _as_dict(study: str, r: ArmComparison) -> dict[str, object]:
+    return {
+        "study": study,
+        "level": r.level,
+        "confidence": r.confidence,
+        "resamples": r.resamples,
+        "seed": r.seed,
+        "power": r.power,
+        "reweight_workers": r.reweight_workers,
+        "arms": [vars(a) for a in r.arms],
+        "differences": [vars(d) | {"verdict": d.verdict} for d in r.differences],
+        "reference": [vars(f) for f in r.reference],
+        "best_reference": r.best_reference,
+    }
+
+
+def _finite(value: object) -> object:
+    """The same structure with every NaN or infinite number as None (JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value

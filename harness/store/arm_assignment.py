@@ -1,0 +1,197 @@
+"""A worker's arm in a study with arms (issue #18): given on first arrival, kept, recorded.
+
+Assignment is balanced and seeded by permuted blocks: the arrivals of a study are numbered
+0, 1, 2, ...; arrival ``n`` falls in block ``n // k`` (``k`` arms), and each block is a
+permutation of the arms drawn from the study's seed and the block's number (`arm_for_arrival`,
+pure). After every complete block each arm has the same number of workers; in between, they
+differ by at most one. A worker whose arm has no work left for them is not moved: the arm is
+theirs for the whole study (an arm without open places refuses new arrivals the way a full
+study does, and the next arrival gets the next arm in the sequence).
+
+"Exactly once" is the database's (`harness.store.arm_tables.WorkerArm`): one row per (study,
+worker) and one per (study, arrival number). Two processes seeing the same arrival number both
+insert; one insert fails on the unique arrival, and that process counts again. A worker
+arriving twice at once gets one arm: the loser of the (study, worker) insert reads the
+winner's row. `allocate_in_arm` does this under the study's lock, before the allocator
+(`harness.store.allocation.allocate`) gives the worker a slot of one of their arm's HITs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+import sqlalchemy as sa
+from sqlmodel import Session, col, func, select
+
+from harness.errors import StoreError
+from harness.store.allocation import Allocation, Refused, allocate
+from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
+from harness.store.locks import lock_study
+from harness.store.models import InstrumentVersion, Worker
+from harness.store.submissions import worker_row
+
+ATTEMPTS = 20
+"""How often an assignment counts again after losing an arrival number to another process."""
+
+
+def arm_for_arrival(seed: int, n_arms: int, arrival: int) -> int:
+    """The arm (0-based position) of the study's ``arrival``-th worker: permuted blocks."""
+    if n_arms < 1 or arrival < 0:
+        raise ValueError(f"need at least one arm and an arrival >= 0 (got {n_arms}, {arrival})")
+    block, place = divmod(arrival, n_arms)
+    order = np.random.default_rng([seed & 0xFFFFFFFF, block]).permutation(n_arms)
+    return int(order[place])
+
+
+@dataclass(frozen=True)
+class ArmRef:
+    """An arm of a stored study: its row id, name, position and instrument."""
+
+    id: int
+    name: str
+    position: int
+    instrument_id: int
+
+
+def _ref(row: StudyArm) -> ArmRef:
+    assert row.id is not None
+    return ArmRef(row.id, row.name, row.position, row.instrument_id)
+
+
+def record_arms(session: Session, study_id: int, arms: Sequence[tuple[str, int]]) -> list[ArmRef]:
+    """The study's arms (name, instrument id), in order: created, or found again on a re-run
+    (the same names with the same instruments; anything else is refused)."""
+    rows = session.exec(select(StudyArm).where(StudyArm.study_id == study_id))
+    stored = {a.name: a for a in rows}
+    refs = []
+    for position, (name, instrument_id) in enumerate(arms):
+        row = stored.get(name)
+        if row is None:
+            row = StudyArm(
+                study_id=study_id, name=name, position=position, instrument_id=instrument_id
+            )
+            session.add(row)
+            session.flush()
+        elif (row.position, row.instrument_id) != (position, instrument_id):
+            raise StoreError(
+                f"the study's arm {name!r} was launched with another instrument or order; "
+                "give a changed study another study.name"
+            )
+        refs.append(_ref(row))
+    if set(stored) - {name for name, _ in arms}:
+        raise StoreError(
+            f"the study has arms {', '.join(sorted(stored))}; this spec names other arms: "
+            "give a changed study another study.name"
+        )
+    return refs
+
+
+def assign_hits(session: Session, arm_id: int, hit_ids: Sequence[int]) -> None:
+    """Record that these HITs belong to the arm (idempotent)."""
+    have = {
+        h for h in session.exec(select(ArmHit.hit_id).where(col(ArmHit.hit_id).in_(list(hit_ids))))
+    }
+    for hit_id in hit_ids:
+        if hit_id not in have:
+            session.add(ArmHit(hit_id=hit_id, arm_id=arm_id))
+    session.flush()
+
+
+def study_arms(session: Session, study_id: int) -> list[ArmRef]:
+    """The study's arms in the spec's order (none: a study without arms)."""
+    rows = session.exec(
+        select(StudyArm).where(StudyArm.study_id == study_id).order_by(col(StudyArm.position))
+    )
+    return [_ref(r) for r in rows]
+
+
+def arm_hits(session: Session, arm_id: int) -> set[int]:
+    """The ids of the arm's HITs."""
+    return set(session.exec(select(ArmHit.hit_id).where(ArmHit.arm_id == arm_id)))
+
+
+def worker_arm(session: Session, study_id: int, worker_id: int) -> ArmRef | None:
+    """The arm the worker was given in this study, if any."""
+    row = session.exec(
+        select(StudyArm)
+        .join(WorkerArm, col(WorkerArm.arm_id) == col(StudyArm.id))
+        .where(WorkerArm.study_id == study_id, WorkerArm.worker_id == worker_id)
+    ).first()
+    return None if row is None else _ref(row)
+
+
+def assignment_seed(session: Session, arms: Sequence[ArmRef]) -> int:
+    """The study's assignment seed: the spec's ``order.seed`` (the first arm's frozen spec)."""
+    version = session.get(InstrumentVersion, arms[0].instrument_id)
+    order = (version.spec.get("order") or {}) if version is not None else {}
+    return int(order.get("seed", 0))
+
+
+def assign_arm(
+    session: Session,
+    study_id: int,
+    worker_id: int,
+    *,
+    seed: int | None = None,
+    now: datetime | None = None,
+) -> ArmRef:
+    """The worker's arm: the one recorded, else the next in the study's sequence, recorded
+    now (see the module docstring). The caller commits."""
+    arms = study_arms(session, study_id)
+    if not arms:
+        raise StoreError(f"study {study_id} has no arms")
+    seed = assignment_seed(session, arms) if seed is None else seed
+    for _ in range(ATTEMPTS):
+        found = worker_arm(session, study_id, worker_id)
+        if found is not None:
+            return found
+        arrival = session.exec(
+            select(func.count()).select_from(WorkerArm).where(WorkerArm.study_id == study_id)
+        ).one()
+        arm = arms[arm_for_arrival(seed, len(arms), int(arrival))]
+        row = WorkerArm(study_id=study_id, worker_id=worker_id, arm_id=arm.id, arrival=arrival)
+        if now is not None:
+            row.assigned_at = now
+        try:
+            with session.begin_nested():
+                session.add(row)
+            return arm
+        except sa.exc.IntegrityError:
+            continue  # another process took this arrival number, or assigned this worker
+    raise StoreError(
+        f"could not record an arm for worker {worker_id} in study {study_id} after "
+        f"{ATTEMPTS} tries; try again"
+    )
+
+
+def allocate_in_arm(
+    session: Session,
+    study_id: int,
+    platform_worker_id: str,
+    session_ref: str | None,
+    *,
+    hold: timedelta,
+    now: datetime | None = None,
+) -> Allocation | Refused:
+    """`allocate`, kept to the worker's arm in a study with arms (assigned on first arrival);
+    exactly `allocate` in a study without."""
+    lock_study(session, study_id)  # first statement: arrivals of a study take turns
+    arms = study_arms(session, study_id)
+    if not arms:
+        return allocate(session, study_id, platform_worker_id, session_ref, hold=hold, now=now)
+    worker: Worker = worker_row(session, platform_worker_id)
+    assert worker.id is not None
+    arm = assign_arm(session, study_id, worker.id, now=now)
+    hits = arm_hits(session, arm.id)
+    return allocate(
+        session,
+        study_id,
+        platform_worker_id,
+        session_ref,
+        hold=hold,
+        now=now,
+        allowed=lambda candidate: candidate.hit_id in hits,
+    )

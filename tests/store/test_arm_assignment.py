@@ -1,0 +1,149 @@
+"""A worker's arm (issue #18): given on first arrival by permuted blocks, balanced and seeded,
+recorded once by the database (also when arrivals race), and the allocator keeps each worker to
+their arm's HITs; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.spec.arms import load_arms
+from harness.store import create_study, session_scope
+from harness.store.allocation import Allocation, Refusal
+from harness.store.arm_assignment import (
+    allocate_in_arm,
+    arm_for_arrival,
+    assign_arm,
+    assign_hits,
+    record_arms,
+    study_arms,
+)
+from harness.store.arm_tables import WorkerArm, hit_instrument_id
+from harness.store.hits import add_planned_hits
+from harness.store.instruments import freeze_instrument
+from harness.store.models import Hit, Worker
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+HOLD = timedelta(minutes=30)
+ARMS = "arms:\n  plain: {}\n  anchored:\n    scale: {labels: {0: unrelated, 10: identical}}\n"
+
+
+def test_permuted_blocks_balance_every_block_and_repeat_for_a_seed():
+    for k in (2, 3, 4):
+        arms = [arm_for_arrival(7, k, n) for n in range(12 * k)]
+        for block in range(12):
+            assert sorted(arms[block * k : (block + 1) * k]) == list(range(k))
+        assert arms == [arm_for_arrival(7, k, n) for n in range(12 * k)]
+    runs = {tuple(arm_for_arrival(seed, 2, n) for n in range(20)) for seed in range(10)}
+    assert len(runs) > 1  # the seed decides the order within blocks
+    with pytest.raises(ValueError):
+        arm_for_arrival(1, 0, 0)
+
+
+@pytest.fixture
+def study_id(engine, tmp_path):
+    """A study of two arms, each with 2 HITs (items a, b | c, d) wanting 3 raters."""
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    armed = load_arms(write_spec(tmp_path, MINIMAL_RATING_SPEC + ARMS))
+    with session_scope(engine) as session:
+        study = create_study(session, armed.arms[0].loaded)
+        showings = [["a", "b"], ["c", "d"]] * 2
+        hits = add_planned_hits(session, study, showings, max_assignments=3)
+        refs = record_arms(
+            session,
+            study.id,
+            [(a.name, freeze_instrument(session, a.loaded).id) for a in armed.arms],
+        )
+        assign_hits(session, refs[0].id, [hits[0].id, hits[1].id])
+        assign_hits(session, refs[1].id, [hits[2].id, hits[3].id])
+        assign_hits(session, refs[1].id, [hits[2].id])  # idempotent
+        return study.id
+
+
+def _worker_id(session, name):
+    from harness.store.submissions import worker_row
+
+    return worker_row(session, name).id
+
+
+def test_arms_are_recorded_once_and_a_changed_spec_is_refused(engine, study_id):
+    from harness.errors import StoreError
+
+    with session_scope(engine) as session:
+        arms = study_arms(session, study_id)
+        assert [a.name for a in arms] == ["plain", "anchored"]
+        again = record_arms(session, study_id, [(a.name, a.instrument_id) for a in arms])
+        assert again == arms
+        with pytest.raises(StoreError, match="launched with another instrument"):
+            record_arms(session, study_id, [("plain", arms[1].instrument_id), ("anchored", 1)])
+        hits = session.exec(select(Hit).where(Hit.study_id == study_id).order_by(Hit.index))
+        assert [hit_instrument_id(session, h) for h in hits] == [arms[0].instrument_id] * 2 + [
+            arms[1].instrument_id
+        ] * 2
+
+
+def test_workers_get_arms_in_balanced_seeded_blocks_and_keep_them(engine, study_id):
+    names = [f"W{i}" for i in range(10)]
+    with session_scope(engine) as session:
+        got = [assign_arm(session, study_id, _worker_id(session, n)).position for n in names]
+    assert got == [arm_for_arrival(0, 2, n) for n in range(10)]  # the spec's order.seed: 0
+    assert Counter(got) == {0: 5, 1: 5}
+    with session_scope(engine) as session:  # a second arrival keeps the first arm
+        again = [assign_arm(session, study_id, _worker_id(session, n)).position for n in names]
+        assert again == got
+        assert session.exec(select(sa.func.count()).select_from(WorkerArm)).one() == 10
+
+
+def test_the_allocator_gives_each_worker_only_their_arms_hits(engine, study_id):
+    seen: dict[str, set[int]] = {}
+    for i in range(12):
+        name = f"W{i}"
+        with session_scope(engine) as session:
+            got = allocate_in_arm(session, study_id, name, f"S{i}", hold=HOLD, now=T0)
+            assert isinstance(got, Allocation), got
+            arm = assign_arm(session, study_id, _worker_id(session, name)).position
+        seen.setdefault(name, set()).add(got.hit_index)
+        assert got.hit_index in ({0, 1} if arm == 0 else {2, 3})
+    with session_scope(engine) as session:  # every place of both arms is taken
+        full = allocate_in_arm(session, study_id, "late", "S99", hold=HOLD, now=T0)
+    assert full.reason is Refusal.FULL
+
+
+def test_two_processes_assigning_at_once_record_one_arm_per_worker(engine, study_id):
+    """Threads with their own connections, without the study lock: the unique constraints
+    alone keep one arm per worker and one worker per arrival number."""
+    with session_scope(engine) as session:
+        ids = [_worker_id(session, f"R{i}") for i in range(8)]
+    results: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def run(order: list[int]) -> None:
+        try:
+            start.wait()
+            for worker in order:
+                with session_scope(engine) as session:
+                    results.append((worker, assign_arm(session, study_id, worker).id))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(ids if t % 2 else ids[::-1],)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    with session_scope(engine) as session:
+        rows = session.exec(select(WorkerArm).where(WorkerArm.study_id == study_id)).all()
+        workers = session.exec(select(Worker.id)).all()
+    assert len(rows) == 8 and len(set(workers)) == 8
+    assert sorted(r.arrival for r in rows) == list(range(8))
+    recorded = {r.worker_id: r.arm_id for r in rows}
+    assert all(recorded[w] == arm for w, arm in results)  # every caller got the recorded arm
+    assert Counter(recorded.values()).most_common()[0][1] == 4  # balanced: 4 and 4
