@@ -33,6 +33,8 @@ def all_assignments(client, hit_id):
 
 
 @pytest.mark.slow
+# on PostgreSQL: the README's main job (tests/test_demo.py) runs this whole loop on SQLite
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_ws353_reproduction_runs_end_to_end_on_local(
     ws353_dir, mturk, client, tasks, database_url, http
 ):
