@@ -63,7 +63,8 @@ def act_from_the_page(live: LiveStudy) -> None:
     paid = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
     assert "Paid $0.25" in paid.text
     # 4 HITs x 3 assignments x $0.10 with MTurk's 20%, and the bonus's 20%
-    assert "of which the platform's fees $0.29" in paid.text, re.findall(r"fees[^<]{0,40}", paid.text)
+    fees = re.findall(r"fees[^<]{0,40}", paid.text)
+    assert "of which the platform's fees $0.29" in paid.text, fees
     again = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
     assert "This bonus was paid already." in again.text
     state = {aid: client.get_assignment(AssignmentId=aid)["Assignment"] for aid in (first, second)}
