@@ -5,7 +5,6 @@ external pages, and a simulated crowd to do it."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Assignment
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.platform.mturk_local.factories import LocalMTurk
-from tests.serving import ServedApp
+from tests.serving import ServedApp, until_rechecked
 
 PASSWORD = "correct horse battery staple"
 SETTINGS = DashboardSettings(PASSWORD, derive_secret(PASSWORD))
@@ -94,11 +93,7 @@ class LiveStudy:
         """Wait for the task server's rechecks: a page posts its answers before MTurk knows
         the assignment is completed, so they are quarantined and stored (and screened, and
         screening's decisions carried out) by a recheck a moment later."""
-        rechecks = self.app.extensions["harness.trust"].rechecks
-        deadline = time.monotonic() + seconds
-        while not rechecks.idle():
-            assert time.monotonic() < deadline, f"rechecks still running after {seconds:g} s"
-            time.sleep(0.05)
+        until_rechecked(self.app, seconds)
         engine = make_engine(self.db)
         try:
             with session_scope(engine) as session:
