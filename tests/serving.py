@@ -4,6 +4,7 @@ server, the local MTurk service, whatever a test needs to reach over HTTP."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from werkzeug.serving import WSGIRequestHandler, make_server
@@ -42,3 +43,15 @@ class ServedApp:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def until_rechecked(app: Any, seconds: float = 30.0) -> None:
+    """Wait until the task server ``app`` has no recheck waiting or running: a page posts its
+    answers before MTurk knows the assignment is completed, so they are quarantined and stored
+    (and screened, and screening's decisions carried out) by a recheck a moment later."""
+    rechecks = app.extensions["harness.trust"].rechecks
+    deadline = time.monotonic() + seconds
+    while not rechecks.idle():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the task server's rechecks still running after {seconds:g} s")
+        time.sleep(0.05)

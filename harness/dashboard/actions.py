@@ -47,17 +47,22 @@ class Refused(HarnessError):
 
 def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
     """Run ``work`` on the study (in one session), flash what it says or why it failed, and
-    go back to the study page."""
+    go back to the study page (read afresh, so it shows what was done)."""
     from harness.dashboard.views import dashboard_state
 
-    engine = dashboard_state().engine
+    state = dashboard_state()
+    study_id: int | None = None
     try:
-        with session_scope(engine) as session:
+        with session_scope(state.engine) as session:
             running = launched_study(session, name)
+            study_id = running.id
             message = work(session, running)
         flash(message, "done")
     except HarnessError as exc:
         flash(f"Not done: {exc}", "refused")
+    finally:
+        if study_id is not None:  # even a refused action may have logged what it tried
+            state.watcher.moved(study_id)
     target = request.form.get("back", "")
     study_page = url_for("dashboard.study", name=name)
     back = target if target.startswith(study_page) else study_page

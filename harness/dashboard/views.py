@@ -4,6 +4,8 @@ stream) and a worker's page. Actions are in `harness.dashboard.actions`.
 Pages are Jinja templates in ``templates/dashboard/`` (autoescaping and `StrictUndefined`
 on). A study page's sections are rendered once per snapshot and shared by every open page
 (`Watcher.fragments`); the only per-session value in them, the CSRF token, is put in last.
+Every answer carries the dashboard's own content security policy (`POLICY`): its scripts run
+by a nonce made for that answer, and no other site may frame it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from flask import (
     Flask,
     abort,
     current_app,
+    g,
     get_flashed_messages,
     redirect,
     request,
@@ -41,6 +44,7 @@ from harness.platform.pricing import format_amount
 from harness.resources import templates_dir
 from harness.store.database import session_scope
 from harness.store.studies import find_study, unknown_study_message
+from harness.web.security import new_nonce
 
 bp = Blueprint("dashboard", __name__)
 
@@ -49,6 +53,13 @@ CSRF_SENTINEL = "__HARNESS_CSRF__"
 STREAM_SECONDS = 300.0
 """An event stream ends after this long; the browser reconnects at once (bounds a stuck one)."""
 KEEP_ALIVE = 15.0
+POLICY = (
+    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+"""The dashboard's content security policy: its own scripts (by nonce) and event stream only,
+forms posted only to itself, framed by nobody (the task pages' policy lets the platform frame
+them, which the dashboard must not allow)."""
 
 
 @dataclass
@@ -109,6 +120,10 @@ def _guard() -> None:
 @bp.after_app_request
 def _no_store(response: Response) -> Response:
     if request.blueprint in ("dashboard", "dashboard_actions"):
+        nonce = g.get("dashboard_nonce")
+        scripts = f"'nonce-{nonce}'" if nonce else "'none'"
+        response.headers["Content-Security-Policy"] = POLICY.format(scripts=scripts)
+        response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["Referrer-Policy"] = "same-origin"
@@ -116,7 +131,11 @@ def _no_store(response: Response) -> Response:
 
 
 def page(template: str, **values: Any) -> str:
-    """A whole dashboard page (with this session's CSRF token and flashed messages)."""
+    """A whole dashboard page (with this session's CSRF token, flashed messages, and the nonce
+    its scripts run by)."""
+    if "dashboard_nonce" not in g:
+        g.dashboard_nonce = new_nonce()
+    values.setdefault("nonce", g.dashboard_nonce)
     values.setdefault("messages", get_flashed_messages(with_categories=True))
     values.setdefault("csrf", access.csrf_token())
     values.setdefault("logged_in", access.logged_in())

@@ -162,6 +162,16 @@ class Watcher:
                 state.snapshot = self._refresh(session, state)
                 return state.snapshot
 
+    def moved(self, study_id: int) -> None:
+        """Something was done to the study here (a person's action): the next snapshot checks
+        the store at once instead of waiting out `check_every`, so the page after an action
+        shows it."""
+        with self._lock:
+            state = self._studies.get(study_id)
+        if state is not None:
+            with state.lock:
+                state.checked_at = 0.0
+
     def rows(self, study_id: int) -> pd.DataFrame:
         """The study's judgments read so far (screening's lean long table)."""
         state = self._state(study_id)

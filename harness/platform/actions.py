@@ -400,7 +400,7 @@ def block_worker(
     if block_ref is None:
         raise PlatformError(f"study {study.name!r} has no exclusion group yet; launch it first")
     if not begin_action(session, study.id, EventKind.BLOCK_INTENT, EventKind.BLOCKED, worker_id,
-                        reason):  # fmt: skip
+                        reason, undone=EventKind.UNBLOCKED):  # fmt: skip
         return False
     log(session, EventKind.BLOCK_INTENT, study.id, worker_id, reason=reason)
     provider.exclude(block_ref, worker_id)

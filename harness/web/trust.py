@@ -52,6 +52,7 @@ class Rechecks:
         self._order = itertools.count()
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._running = 0  # rechecks taken off the queue and not finished yet
         self._closed = False
 
     def schedule(self, row_id: int, attempt: int = 0) -> None:
@@ -69,9 +70,10 @@ class Rechecks:
             self._cond.notify()
 
     def idle(self) -> bool:
-        """Whether no recheck is waiting."""
+        """Whether no recheck is waiting or running (one running may store answers, run the
+        after-submission hook and schedule another)."""
         with self._cond:
-            return not self._due
+            return not self._due and not self._running
 
     def close(self) -> None:
         """Stop rechecking (what is still pending waits for `harness sync`)."""
@@ -94,10 +96,14 @@ class Rechecks:
                 if self._closed:
                     return
                 _, _, row_id, attempt = heapq.heappop(self._due)
+                self._running += 1
             try:
                 self.recheck(row_id, attempt)
             except Exception:  # a failed recheck must not stop the others; sync settles it
                 LOG.exception("recheck of quarantined submission %s failed", row_id)
+            finally:
+                with self._cond:
+                    self._running -= 1
 
     def recheck(self, row_id: int, attempt: int = 0) -> Settled | None:
         """Ask the platform about quarantined submission ``row_id`` now; schedule the next

@@ -11,15 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from sqlmodel import select
 
 from harness.dashboard import DashboardSettings
 from harness.dashboard.access import derive_secret
 from harness.simulate import Crowd
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec import load_spec
+from harness.store import make_engine, session_scope
+from harness.store.models import Assignment
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.platform.mturk_local.factories import LocalMTurk
-from tests.serving import ServedApp
+from tests.serving import ServedApp, until_rechecked
 
 PASSWORD = "correct horse battery staple"
 SETTINGS = DashboardSettings(PASSWORD, derive_secret(PASSWORD))
@@ -77,11 +80,28 @@ class LiveStudy:
     def crowd(
         self, workers: Sequence[Any] | None = None, rounds: int | None = None
     ) -> DriverReport:
-        """Let the crowd work (through the local MTurk service and the task pages)."""
+        """Let the crowd work (through the local MTurk service and the task pages), then wait
+        until the task server has verified, stored and screened every submission."""
         chosen = list(workers) if workers is not None else self.workers()
         driver = SimulatedWorkers(self.mturk.url, chosen, truths_of(self.loaded),
                                   self.loaded.scale, self.http)  # fmt: skip
-        return driver.run(rounds)
+        report = driver.run(rounds)
+        self.settle(report.submitted)
+        return report
+
+    def settle(self, submitted: Sequence[str], seconds: float = 30.0) -> None:
+        """Wait for the task server's rechecks: a page posts its answers before MTurk knows
+        the assignment is completed, so they are quarantined and stored (and screened, and
+        screening's decisions carried out) by a recheck a moment later."""
+        until_rechecked(self.app, seconds)
+        engine = make_engine(self.db)
+        try:
+            with session_scope(engine) as session:
+                stored = set(session.exec(select(Assignment.platform_assignment_id)))
+        finally:
+            engine.dispose()
+        missing = sorted(set(submitted) - stored)
+        assert not missing, f"submitted but not stored after the rechecks: {missing}"
 
     def stop(self) -> None:
         self.server.stop()

@@ -128,6 +128,29 @@ def test_the_task_server_with_the_dashboard_gives_workers_no_login(tmp_path):
         app.extensions["harness"].close()
 
 
+def test_in_the_task_server_the_dashboard_keeps_its_own_policy_scripts_by_nonce_no_framing(
+    tmp_path,
+):
+    """The task pages' policy (no scripts without their nonce, framed by the platform) is not
+    the dashboard's: its pages run their scripts by a nonce of their own and are framed by
+    nobody."""
+    from harness.store.migrations import upgrade
+    from harness.web import create_app
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    upgrade(url)
+    app = create_app(url, dashboard=SETTINGS)
+    try:
+        client = app.test_client()
+        log_in(client)
+        policies = [client.get("/dashboard/").headers["Content-Security-Policy"] for _ in "ab"]
+    finally:
+        app.extensions["harness"].close()
+    nonces = {m.group(1) for p in policies if (m := re.search(r"script-src 'nonce-([^']+)'", p))}
+    assert len(nonces) == 2  # one per answer
+    assert all("frame-ancestors 'none'" in p and "connect-src 'self'" in p for p in policies)
+
+
 def test_the_login_cookie_is_httponly_samesite_strict_and_for_the_dashboard_only(app):
     client = app.test_client()
     response = log_in(client)

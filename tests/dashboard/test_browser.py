@@ -88,7 +88,7 @@ def test_a_worker_blocked_by_a_click_is_refused_their_next_task(live, browser):
     worker = "AW001"
     assert acceptable(live, worker)  # HITs are left for them
     browser.get(f"{live.url}/dashboard/study/{STUDY}")
-    browser.find_element("css selector", f'.block-button[data-worker="{worker}"]').click()
+    wait_for(lambda: clicked(browser, f'.block-button[data-worker="{worker}"]'), "the click")
     wait_for(lambda: f"Blocked {worker}." in browser.page_source, "the block to be confirmed")
     wait_for(lambda: "by a person (dashboard)" in text(browser, f"worker-{worker}"), "who blocked")
     assert acceptable(live, worker) == []
@@ -96,6 +96,18 @@ def test_a_worker_blocked_by_a_click_is_refused_their_next_task(live, browser):
     refused = live.mturk.post(f"/worker/hits/{hit}/accept", workerId=worker)
     assert refused.status_code != 200
     assert acceptable(live, "AW002")  # the others still work
+
+
+def clicked(driver: Any, selector: str) -> bool:
+    """Click the element, False when the event stream replaced it between finding and
+    clicking (the workers table is re-rendered as figures arrive)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        driver.find_element("css selector", selector).click()
+    except StaleElementReferenceException:
+        return False
+    return True
 
 
 def acceptable(live: LiveStudy, worker: str) -> list[str]:
