@@ -189,6 +189,7 @@ def screening_context(table: pd.DataFrame) -> ScreeningContext:
         items.to_csv(Path(directory) / "items.csv", index=False)
         spec["items"] = {"csv": "items.csv", "display": ["word1", "word2"]}
         spec["scale"] = {"min": 0, "max": 10, "step": 1}
+        spec["guidelines"] = {"text": "Rate how similar the two words are."}  # no file beside it
         path = Path(directory) / "bench.yaml"
         path.write_text(yaml.safe_dump(spec))
         return ScreeningContext.from_spec(load_spec(path))
