@@ -48,15 +48,19 @@ def lock_study(session: Session, study_id: int) -> None:
 
 
 def _lock_file(session: Session, path: str) -> None:
+    """Hold ``path``'s lock for the transaction; taking it again in the same transaction is a
+    no-op (a second open file would wait for the first: a deadlock with itself)."""
     session.connection()  # the transaction the lock lasts for, begun now if not yet
-    held: list[int] = session.info.setdefault(_HELD, [])
+    held: dict[str, int] = session.info.setdefault(_HELD, {})
+    if path in held:
+        return
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
     except BaseException:
         os.close(fd)
         raise
-    held.append(fd)
+    held[path] = fd
     if not event.contains(session, "after_transaction_end", _release):
         event.listen(session, "after_transaction_end", _release)
 
@@ -65,6 +69,6 @@ def _release(session: Session, transaction: Any) -> None:
     """Drop the file locks when the session's outermost transaction ends."""
     if transaction.parent is not None:
         return
-    held: list[int] = session.info.get(_HELD, [])
+    held: dict[str, int] = session.info.get(_HELD, {})
     while held:
-        os.close(held.pop())  # closing the file releases its lock
+        os.close(held.popitem()[1])  # closing the file releases its lock

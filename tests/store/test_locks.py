@@ -59,3 +59,21 @@ def test_a_lock_is_released_by_a_rollback(engine, tmp_path):
 
     threading.Thread(target=take).start()
     assert done.wait(timeout=10)
+
+
+def test_a_holder_taking_the_lock_again_goes_on_and_releases_it_once(engine, tmp_path):
+    # allocation inside an arm's assignment takes the lock twice in one transaction
+    plan_study(engine, write_task_spec(tmp_path, "rating"))
+    done = threading.Event()
+
+    def twice() -> None:
+        with session_scope(engine) as session:
+            lock_study(session, 1)
+            lock_study(session, 1)
+        done.set()
+
+    thread = threading.Thread(target=twice, daemon=True)
+    thread.start()
+    assert done.wait(timeout=10), "the second take waited for the first"
+    with session_scope(engine) as session:  # released at the end: another can take it
+        lock_study(session, 1)
