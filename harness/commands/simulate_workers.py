@@ -98,9 +98,9 @@ def simulate_workers(
             on_submitted=lambda _assignment: advance(1),
         )
     advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
-    click.echo(
+    for problem in report.refused[:10]:  # e.g. a worker blocked live between list and accept
+        click.echo(f"  refused: {problem}", err=True)
+    click.echo(  # last: the line a summary (the demo) shows
         f"{study}: {len(report.submitted)} assignments submitted by {len(report.by_worker)} "
         f"simulated workers"
     )
-    for problem in report.refused[:10]:
-        click.echo(f"  refused: {problem}", err=True)
