@@ -59,8 +59,9 @@ def submitted_answer(client, hit_id):
     return assignment
 
 
-def until_stored(engine, seconds=45.0):
-    """The study's judgments, once the task server's rechecks have verified the submission."""
+def until_stored(engine, seconds=75.0):
+    """The study's judgments, once the task server's rechecks have verified the submission
+    (their delays add up to about a minute)."""
     deadline = time.monotonic() + seconds
     while True:
         with session_scope(engine) as session:
