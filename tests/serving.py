@@ -23,7 +23,10 @@ class ServedApp:
         self.server = make_server(
             "127.0.0.1", 0, app, threaded=threaded, request_handler=_QuietHandler
         )
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll: `stop` waits up to one poll interval for the loop to notice
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
