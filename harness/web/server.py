@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gunicorn.app.base import BaseApplication
+from harness.gunicorn_app import run_gunicorn
 
 
 @dataclass(frozen=True)
@@ -56,35 +56,15 @@ class ServeOptions:
         }
 
 
-class _Gunicorn(BaseApplication):  # type: ignore[misc]
-    """gunicorn configured in code: no command line or config file is read."""
-
-    def __init__(self, build: Callable[[], Any], options: dict[str, Any]) -> None:
-        self._build = build
-        self._options = options
-        self._app: Any = None
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self._options.items():
-            self.cfg.set(key, value)
-        self.cfg.set("worker_exit", self._release)
-
-    def load(self) -> Any:
-        self._app = self._build()
-        return self._app
-
-    def _release(self, _server: Any, _worker: Any) -> None:
-        """Finish queued screening and close the database when the worker process ends."""
-        if self._app is None:
-            return
-        state = self._app.extensions["harness"]
-        close = getattr(state.after_submission, "close", None)
-        if close is not None:
-            close()
-        state.close()
+def _release(app: Any) -> None:
+    """Finish queued screening and close the database when the worker process ends."""
+    state = app.extensions["harness"]
+    close = getattr(state.after_submission, "close", None)
+    if close is not None:
+        close()
+    state.close()
 
 
 def serve(build: Callable[[], Any], options: ServeOptions) -> None:
     """Run until stopped: ``build()`` makes the Flask app inside each worker process."""
-    _Gunicorn(build, options.gunicorn()).run()
+    run_gunicorn(build, options.gunicorn(), _release)

@@ -14,14 +14,11 @@ once; every request is one transaction, so one cut short leaves nothing half-wri
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gunicorn.app.base import BaseApplication
-
-log = logging.getLogger(__name__)
+from harness.gunicorn_app import run_gunicorn
 
 
 @dataclass(frozen=True)
@@ -56,31 +53,7 @@ class ServerOptions:
         }
 
 
-class _Gunicorn(BaseApplication):  # type: ignore[misc]
-    """gunicorn configured in code: no command line or config file is read."""
-
-    def __init__(self, build: Callable[[], Any], options: dict[str, Any], extension: str) -> None:
-        self._build = build
-        self._options = options
-        self._extension = extension
-        self._app: Any = None
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self._options.items():
-            self.cfg.set(key, value)
-        self.cfg.set("worker_exit", self._release)
-
-    def load(self) -> Any:
-        self._app = self._build()
-        return self._app
-
-    def _release(self, _server: Any, _worker: Any) -> None:
-        """Close the database when the worker process ends (graceful stop, restart)."""
-        if self._app is not None:
-            self._app.extensions[self._extension].close()
-
-
 def serve(build: Callable[[], Any], options: ServerOptions) -> None:
-    """Run until stopped: `build()` makes the Flask app inside the worker process."""
-    _Gunicorn(build, options.gunicorn(), options.extension).run()
+    """Run until stopped: `build()` makes the Flask app inside the worker process; its
+    database is closed when the worker process ends (graceful stop, restart)."""
+    run_gunicorn(build, options.gunicorn(), lambda app: app.extensions[options.extension].close())
