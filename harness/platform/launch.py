@@ -338,6 +338,24 @@ def _record_posted(
         )
 
 
+def connect_for_the_rest(
+    engine: sa.Engine, draft: LaunchDraft, say: Callable[[str], None]
+) -> tuple[Provider, int]:
+    """The draft's platform, connected, once its balance covers the HITs not posted yet (a
+    re-run pays only for what is missing), and how many were posted before; ``say`` gets the
+    balance line."""
+    plan = draft.plan
+    provider = plan.platform.connect(plan.target, draft.endpoint_url)
+    with session_scope(engine) as session:
+        existing = posted_count(session, study_named(session, plan.study_name))
+    remaining = plan.cost_of(plan.hits - existing)
+    if remaining > 0:
+        balance = provider.balance()
+        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
+        check_balance(balance, remaining, plan.target)
+    return provider, existing
+
+
 def launch(
     engine: sa.Engine,
     draft: LaunchDraft,
@@ -353,14 +371,7 @@ def launch(
     callback told of each HIT posted.
     """
     plan = draft.plan
-    provider = plan.platform.connect(plan.target, draft.endpoint_url)
-    with session_scope(engine) as session:
-        existing = posted_count(session, study_named(session, plan.study_name))
-    remaining = plan.cost_of(plan.hits - existing)
-    if remaining > 0:
-        balance = provider.balance()
-        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
-        check_balance(balance, remaining, plan.target)
+    provider, existing = connect_for_the_rest(engine, draft, say)
     showings = [p.showings for p in draft.hit_plans]
     with session_scope(engine) as session:
         running, created = open_study(

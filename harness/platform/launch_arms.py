@@ -23,7 +23,13 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.errors import LaunchRefused
-from harness.platform.launch import LaunchResult, open_study, post_hits, work_units
+from harness.platform.launch import (
+    LaunchResult,
+    connect_for_the_rest,
+    open_study,
+    post_hits,
+    work_units,
+)
 from harness.platform.launch_plan import LaunchDraft, LaunchPlan, draft_launch
 from harness.platform.provider import PlacesPlatform
 from harness.render.plan import HitPlan
@@ -32,7 +38,6 @@ from harness.store.arm_assignment import assign_hits, record_arms
 from harness.store.database import session_scope
 from harness.store.instruments import freeze_instrument
 from harness.store.models import Hit
-from harness.store.studies import posted_count, study_named
 
 
 @dataclass(frozen=True)
@@ -109,16 +114,7 @@ def launch_arms(
     re-run finds the study, its arms and HITs again and opens nothing twice)."""
     draft = arms_draft.draft
     plan = draft.plan
-    provider = plan.platform.connect(plan.target, draft.endpoint_url)
-    with session_scope(engine) as session:
-        existing = posted_count(session, study_named(session, plan.study_name))
-    remaining = plan.cost_of(plan.hits - existing)
-    if remaining > 0:
-        balance = provider.balance()
-        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
-        from harness.platform.launch_plan import check_balance
-
-        check_balance(balance, remaining, plan.target)
+    provider, existing = connect_for_the_rest(engine, draft, say)
     showings = [p.showings for p in draft.hit_plans]
     base = armed.arms[0].loaded
     with session_scope(engine) as session:
