@@ -195,8 +195,9 @@ class LivePlacesStudy:
         from harness.simulate.crowds import run_crowd
 
         workers = Crowd({"careful": size}, size=size, seed=3).workers(self.loaded.scale)
-        report = run_crowd(platform_of_target(self.target), self.endpoint, self.url, STUDY,
-                           workers, truths_of(self.loaded), self.loaded.scale, self.http)  # fmt: skip
+        platform = platform_of_target(self.target)
+        report = run_crowd(platform, self.endpoint, self.url, STUDY, workers,
+                           truths_of(self.loaded), self.loaded.scale, self.http)  # fmt: skip
         until_rechecked(self.app, 30.0)
         assert not report.refused, report.refused
         return report

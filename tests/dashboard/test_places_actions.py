@@ -75,11 +75,13 @@ def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_l
                 "log keeps it for you to act on.")  # fmt: skip
     note = "" if prolific else recorded
 
-    assert flashed(post(http, live, token, "approve", assignment=first)) == f"Approved {first}.{note}"
+    approved = post(http, live, token, "approve", assignment=first)
+    assert flashed(approved) == f"Approved {first}.{note}"
     feedback = "Every answer was the same."
     rejected = post(http, live, token, "reject", assignment=second, feedback=feedback)
     assert flashed(rejected) == f"Rejected {second}.{note}"
-    paid = flashed(post(http, live, token, "bonus", assignment=third, amount="0.25", reason="Thanks"))
+    bonus = post(http, live, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    paid = flashed(bonus)
     if prolific:
         assert paid == f"Paid $0.25 to {third}'s worker."
     else:
@@ -98,8 +100,8 @@ def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_l
         assert session.exec(select(Hit.max_assignments).where(Hit.index == 0)).one() == 3
     engine.dispose()
     if prolific:  # Prolific did each of them
-        submissions = {s["id"]: s for s in on_prolific(live, "submissions/?study="
-                                                          + prolific_study(live)["id"])["results"]}  # fmt: skip
+        listed = on_prolific(live, f"submissions/?study={prolific_study(live)['id']}")
+        submissions = {s["id"]: s for s in listed["results"]}
         assert submissions[first]["status"] == "APPROVED"
         assert submissions[second]["status"] == "REJECTED"
         assert submissions[third]["bonus_payments"] == [25]
