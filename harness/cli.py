@@ -32,8 +32,10 @@ COMMANDS: dict[str, str] = {
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
     "mturk-local": "harness.commands.mturk_local:mturk_local_command",
+    "pause": "harness.commands.pause:pause",
     "preview": "harness.commands.preview:preview",
     "prolific-local": "harness.commands.prolific_local:prolific_local_command",
+    "resume": "harness.commands.pause:resume",
     "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
     "serve": "harness.commands.serve:serve",
@@ -52,7 +54,7 @@ SUMMARIES: dict[str, str] = {
     "compare-arms": "Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, "
     "raters needed.",
     "dashboard": "Watch every study in the store live in a browser, and act on them (block, "
-    "approve, reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/.",
+    "approve, reject, bonus, pause, expire, overrule screening) at http://HOST:PORT/dashboard/.",
     "db": "Create and migrate the judgment store (SQLite by default, any SQLAlchemy URL).",
     "demo": "Run the whole loop on a local platform with a simulated crowd, then characterize.",
     "expire": "Expire every HIT of STUDY now (no new workers can start), then sync so that "
@@ -64,9 +66,12 @@ SUMMARIES: dict[str, str] = {
     "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
     "mturk-local": "Run the local MTurk service: boto3's `mturk` client with "
     "endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/...",
+    "pause": "Pause STUDY: nobody new can start it until `harness resume STUDY`; work under "
+    "way is finished and submitted as usual.",
     "prolific-local": "Run the local Prolific service: Prolific's API v1 (what harness uses) at "
     "http://HOST:PORT/api/v1/, participants at /participant/...",
     "preview": "Serve one HIT of SPEC locally as a worker sees it, or write its page to a file.",
+    "resume": "Resume a paused STUDY: new workers can start it again.",
     "review": "Review STUDY: block, reject (with feedback) and replace as screening decided, "
     "then approve every other submitted assignment.",
     "screen": "Score every worker on the screening heuristics H1-H10 (and radical/centrist).",

@@ -17,9 +17,9 @@ from harness.commands.options import db_option
 )  # fmt: skip
 def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None:
     """Watch every study in the store live in a browser, and act on them (block, approve,
-    reject, bonus, expire, overrule screening) at http://HOST:PORT/dashboard/. The password is
-    $HARNESS_DASHBOARD_PASSWORD; on 127.0.0.1 without one, a password for this run is made
-    and printed; any other address refuses to start without one."""
+    reject, bonus, pause, expire, overrule screening) at http://HOST:PORT/dashboard/. The
+    password is $HARNESS_DASHBOARD_PASSWORD; on 127.0.0.1 without one, a password for this run
+    is made and printed; any other address refuses to start without one."""
     from werkzeug.serving import run_simple
 
     from harness.dashboard import DashboardSettings, create_dashboard_app

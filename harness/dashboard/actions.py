@@ -1,12 +1,14 @@
 """What a person does from a study page: block or unblock a worker, approve or reject a
-submission with feedback, pay a bonus, expire the study, add raters to a HIT, carry out or
-overrule a screening decision.
+submission with feedback, pay a bonus, pause, resume or expire the study, add raters to a HIT,
+carry out or overrule a screening decision.
 
 Each goes through the same functions as the command line (`harness.platform.actions`,
-`harness.platform.review`, `harness.platform.expire`), so it is idempotent and logged as
-events with its reason, which starts with ``dashboard:`` (the study page shows who decided).
-Every route is a POST that `access.guard` lets through only with a session and its CSRF token.
-A refusal (the platform's, a budget's, a wrong field) comes back as a message on the page.
+`harness.platform.review`, `harness.platform.pause`, `harness.platform.expire`), so it is
+idempotent and logged as events with its reason, which starts with ``dashboard:`` (the study
+page shows who decided). Every route is a POST that `access.guard` lets through only with a
+session and its CSRF token. A refusal (the platform's, a budget's, a wrong field) comes back as
+a message on the page; where a platform only records an action (a study link pays and tells
+nobody), the message says so.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from harness.platform.actions import (
     unblock_worker,
 )
 from harness.platform.expire import expire_study
+from harness.platform.pause import pause_study, resume_study
+from harness.platform.provider import Provider, pausing
 from harness.platform.registry import provider_for
 from harness.platform.review import apply_decision, overrule_decision
 from harness.store.database import session_scope
@@ -39,6 +43,8 @@ from harness.store.studies import LaunchedStudy, launched_study
 bp = Blueprint("dashboard_actions", __name__)
 
 REASON = "dashboard: {what}"
+RECORDED = (" Recorded only: {platform} pays and tells nobody through harness; the event log "
+            "keeps it for you to act on.")  # fmt: skip
 
 
 class Refused(HarnessError):
@@ -67,6 +73,13 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
     study_page = url_for("dashboard.study", name=name)
     back = target if target.startswith(study_page) else study_page
     return redirect(back, 303)
+
+
+def _recorded(provider: Provider) -> str:
+    """What to add to a done action's message where the platform only records it."""
+    if getattr(provider.platform, "pays", True):
+        return ""
+    return RECORDED.format(platform=provider.platform.label)
 
 
 def _field(name: str) -> str:
@@ -104,8 +117,15 @@ def unblock(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         worker = _field("worker")
         reason = REASON.format(what=request.form.get("reason", "").strip() or "unblocked by hand")
-        done = unblock_worker(session, provider_for(running), running, worker, reason)
-        return f"Unblocked {worker}." if done else f"{worker} was not blocked."
+        provider = provider_for(running)
+        done = unblock_worker(session, provider, running, worker, reason)
+        if not done:
+            return f"{worker} was not blocked."
+        once = getattr(provider.platform, "one_submission_per_study", False)
+        return f"Unblocked {worker}." + (
+            f" On {provider.platform.label} a participant takes part in a study once: they "
+            "can start it only if they had not submitted to it." if once else ""
+        )  # fmt: skip
 
     return _act(name, work)
 
@@ -115,9 +135,12 @@ def approve_submission(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         assignment = _assignment(session, running)
         reason = REASON.format(what="approved by hand")
-        done = approve(session, provider_for(running), running, assignment, reason)
+        provider = provider_for(running)
+        done = approve(session, provider, running, assignment, reason)
         aid = assignment.platform_assignment_id
-        return f"Approved {aid}." if done else f"{aid}: nothing to approve (not submitted)."
+        if not done:
+            return f"{aid}: nothing to approve (not submitted)."
+        return f"Approved {aid}." + _recorded(provider)
 
     return _act(name, work)
 
@@ -128,9 +151,12 @@ def reject_submission(name: str) -> Response:
         assignment = _assignment(session, running)
         feedback = _field("feedback")
         reason = REASON.format(what="rejected by hand")
-        done = reject(session, provider_for(running), running, assignment, feedback, reason)
+        provider = provider_for(running)
+        done = reject(session, provider, running, assignment, feedback, reason)
         aid = assignment.platform_assignment_id
-        return f"Rejected {aid}." if done else f"{aid} was not rejected (see the event feed)."
+        if not done:
+            return f"{aid} was not rejected (see the event feed)."
+        return f"Rejected {aid}." + _recorded(provider)
 
     return _act(name, work)
 
@@ -147,10 +173,14 @@ def bonus(name: str) -> Response:
         if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
             raise Refused(f"bonus amount: expected a positive amount in cents, got {text!r}")
         reason = _field("reason")  # the worker reads it
-        done = pay_bonus(session, provider_for(running), running, assignment, amount, reason)
-        return f"Paid ${amount} to {assignment.platform_assignment_id}'s worker." if done else (
-            "This bonus was paid already."
-        )  # fmt: skip
+        provider = provider_for(running)
+        done = pay_bonus(session, provider, running, assignment, amount, reason)
+        aid = assignment.platform_assignment_id
+        if not done:
+            return "This bonus was paid already."
+        if not getattr(provider.platform, "pays", True):
+            return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
+        return f"Paid ${amount} to {aid}'s worker."
 
     return _act(name, work)
 
@@ -164,6 +194,29 @@ def expire(name: str) -> Response:
             raise Refused(f"type the study's name ({name}) to expire it")
         count = expire_study(dashboard_state().engine, provider_for(running), running)
         return f"Expired {count} HITs: nobody new can start; what is submitted stays."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/pause")
+def pause(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        provider = provider_for(running)
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "paused by hand")
+        if not pause_study(session, provider, running, reason):
+            return "The study was paused already."
+        return f"Paused: {pausing(provider.platform).says}"
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/resume")
+def resume(name: str) -> Response:
+    def work(session: Session, running: LaunchedStudy) -> str:
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "resumed by hand")
+        if not resume_study(session, provider_for(running), running, reason):
+            return "The study was running already."
+        return "Resumed: new workers can start the study again."
 
     return _act(name, work)
 

@@ -37,6 +37,7 @@ from harness.dashboard.figures import (
 )
 from harness.errors import InputError
 from harness.platform import money
+from harness.platform.provider import Pausing, pausing
 from harness.platform.registry import platform_named
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
@@ -55,6 +56,7 @@ from harness.store.models import (
     EventKind,
     Hit,
     Study,
+    StudyStatus,
     Worker,
 )
 from harness.store.studies import LaunchedStudy, launched
@@ -64,6 +66,7 @@ HISTORY_POINTS = 8
 
 EVENTS_SHOWN = 60
 BLOCK_KINDS = (EventKind.BLOCKED, EventKind.UNBLOCKED)
+PAUSE_KINDS = (EventKind.STUDY_PAUSE_INTENT, EventKind.STUDY_PAUSED)
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,8 @@ class Snapshot:
     hits: list[dict[str, Any]]
     scale: tuple[float, float]
     made_at: datetime
+    pausing: Pausing  # what a pause does on the study's platform, or why it has none
+    paused_since: datetime | None = None
 
     @property
     def latest(self) -> AlphaPoint | None:
@@ -261,6 +266,8 @@ class Watcher:
             hits=hits,
             scale=(state.context.scale.min, state.context.scale.max),
             made_at=datetime.now(UTC),
+            pausing=pausing(platform),
+            paused_since=_paused_since(session, state.study_id, report.status),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -428,6 +435,19 @@ def _hits(session: Session, study_id: int) -> list[dict[str, Any]]:
         }  # fmt: skip
         for h in hits
     ]
+
+
+def _paused_since(session: Session, study_id: int, status: str) -> datetime | None:
+    """When the study's latest pause was recorded (None: it is not paused)."""
+    if status != StudyStatus.PAUSED.value:
+        return None
+    found = session.exec(
+        select(Event.at)
+        .where(Event.study_id == study_id, col(Event.kind).in_(PAUSE_KINDS))
+        .order_by(col(Event.id).desc())
+        .limit(1)
+    ).first()
+    return _utc(found)
 
 
 def _worker_names(session: Session, pks: set[int]) -> dict[int, str]:

@@ -183,8 +183,9 @@ def post_hits(
         study = session.get(Study, study_id)
         assert study is not None
         missing = {h.index for h in unposted(session, study_id)}
-        study.status = StudyStatus.LAUNCHING
-        session.add(study)
+        if study.status is not StudyStatus.PAUSED:  # a paused study stays paused
+            study.status = StudyStatus.LAUNCHING
+            session.add(study)
     already = len(units) - len(missing)
     prepared = _prepare(engine, provider, running, plan.settings, notification_queue)
     _exclude_earlier_workers(engine, provider, study_id, prepared.exclude_ref, exclude_studies)
@@ -233,7 +234,7 @@ def _finish(engine: sa.Engine, study_id: int) -> None:
     with session_scope(engine) as session:
         study = session.get(Study, study_id)
         assert study is not None
-        if not unposted(session, study_id):
+        if not unposted(session, study_id) and study.status is not StudyStatus.PAUSED:
             study.status = StudyStatus.RUNNING
             session.add(study)
 

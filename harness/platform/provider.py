@@ -39,6 +39,8 @@ __all__ = [
     "CostEstimate",
     "EventTopic",
     "LocalService",
+    "Pauses",
+    "Pausing",
     "PlacesPlatform",
     "PlacesProvider",
     "PlacesStudy",
@@ -54,6 +56,7 @@ __all__ = [
     "UnitState",
     "WorkSettings",
     "WorkUnit",
+    "pausing",
 ]
 
 
@@ -410,3 +413,43 @@ class PlacesProvider(Protocol):
         """Every submission of the study (all pages) that was submitted, decided, returned or
         timed out; ``assignment_id`` is the session id the participant arrived with."""
         ...
+
+
+# -- pausing ----------------------------------------------------------------------------------
+# Pausing is a capability, not part of every platform: MTurk's API has none. A platform that
+# can pause says what a pause does there (``Platform.pausing``, read by `pausing`: the
+# dashboard and the CLI say it without connecting) and its provider implements `Pauses`.
+
+
+@dataclass(frozen=True)
+class Pausing:
+    """What pausing a study does on a platform, for people, or why it cannot be paused.
+
+    ``at_entry``: the platform has no pause of its own (a study link): harness's entry page
+    turns new arrivals away while the study is paused.
+    """
+
+    can: bool
+    says: str
+    at_entry: bool = False
+
+
+def pausing(platform: object) -> Pausing:
+    """What pausing does on ``platform`` (a `Platform`; one that names nothing cannot pause)."""
+    found = getattr(platform, "pausing", None)
+    if isinstance(found, Pausing):
+        return found
+    label = getattr(platform, "label", "this platform")
+    return Pausing(False, f"{label} has no pause that harness can use")
+
+
+@runtime_checkable
+class Pauses(Protocol):
+    """A provider that can stop a published study taking new workers and start it again,
+    without touching work under way or submitted. Both calls are idempotent: pausing a paused
+    study (or resuming a running one) changes nothing; `PlatformError` when the platform says
+    the study cannot make that move (e.g. it was stopped for good)."""
+
+    def pause(self, study_ref: str) -> None: ...
+
+    def resume(self, study_ref: str) -> None: ...

@@ -161,6 +161,25 @@ def allocate(
     return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
 
 
+def holds_slot(
+    session: Session, study_id: int, platform_worker_id: str, session_ref: str | None
+) -> bool:
+    """Whether this session (or, without one, this participant) holds a slot of the study that
+    is not submitted yet: work under way, which a paused study still lets them do. Reads only."""
+    query = (
+        select(Slot.id)
+        .join(Worker, col(Worker.id) == col(Slot.worker_id))
+        .where(
+            Slot.study_id == study_id,
+            Worker.platform_worker_id == platform_worker_id,
+            Slot.state == SlotState.RESERVED,
+        )
+    )
+    if session_ref is not None:
+        query = query.where(Slot.session_ref == session_ref)
+    return session.exec(query.limit(1)).first() is not None
+
+
 def _held(
     session: Session, study_id: int, worker: Worker, session_ref: str | None
 ) -> Slot | Refused | None:

@@ -43,6 +43,7 @@ class StudyStatus(StrEnum):
     DRAFT = "draft"
     LAUNCHING = "launching"
     RUNNING = "running"
+    PAUSED = "paused"  # nobody new starts until it is resumed (`harness.platform.pause`)
     FINISHED = "finished"
     EXPIRED = "expired"
 
@@ -85,6 +86,12 @@ class EventKind(StrEnum):
     INSTRUMENT_FROZEN = "instrument.frozen"
     STUDY_CREATED = "study.created"
     STUDY_EXPIRED = "study.expired"
+    STUDY_PAUSE_INTENT = "study.pause.intent"
+    STUDY_PAUSED = "study.paused"
+    STUDY_PAUSE_FAILED = "study.pause.failed"
+    STUDY_RESUME_INTENT = "study.resume.intent"
+    STUDY_RESUMED = "study.resumed"
+    STUDY_RESUME_FAILED = "study.resume.failed"
     HITS_PLANNED = "hits.planned"
     # launch
     PREPARE_INTENT = "platform.prepare.intent"

@@ -9,7 +9,9 @@ not (blocked by screening, nothing left, already done), and they are sent to the
 reservation expired and went to someone else is refused, nothing is stored) and the
 submission (`harness.store.submissions.store_submission`) in one transaction; live screening
 then runs as for any submission. The answer names where to go next: the platform's completion
-URL with the study's code (Prolific), or harness's own completion page (a link).
+URL with the study's code (Prolific), or harness's own completion page (a link). While a
+study link is paused (`harness.platform.pause`), a new arrival gets a page saying so (503);
+participants holding a slot go on and submit. On Prolific, Prolific itself stops new arrivals.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from sqlmodel import Session, select
 from harness.errors import InputError, StoreError
 from harness.platform.after_submission import run_after_submission
 from harness.platform.places import completion_code, published_ref
-from harness.platform.provider import PlacesPlatform
+from harness.platform.provider import PlacesPlatform, pausing
 from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
 from harness.render.validation import check_answers
-from harness.store.allocation import Allocation, settle
+from harness.store.allocation import Allocation, holds_slot, settle
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.arm_tables import hit_instrument_id
 from harness.store.database import session_scope
@@ -107,6 +109,7 @@ def arrive(name: str) -> Response:
             return entry
         if entry.study.status is StudyStatus.EXPIRED:
             return message_page("Study closed", "This study is closed. Thank you.", 410)
+        paused = entry.study.status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
         try:
             arrival = entry.platform.arrival(request.args)
         except InputError as exc:
@@ -114,11 +117,16 @@ def arrive(name: str) -> Response:
             query = anonymous(request.args) if anonymous is not None else None
             if query is None:
                 return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
+            if paused:  # a new anonymous participant: nobody new starts
+                return _paused_page()
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
         malformed = bad_id(participant=arrival.worker_id, session=arrival.session_ref or "",
                            study=arrival.study_ref or "")  # fmt: skip
         if malformed is not None:
             return message_page("Cannot start", malformed, 400)
+        if paused and not holds_slot(session, _id(entry.study), arrival.worker_id,
+                                     arrival.session_ref):  # fmt: skip
+            return _paused_page()
         ref = published_ref(session, _id(entry.study))
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
@@ -141,6 +149,19 @@ def arrive(name: str) -> Response:
     if not isinstance(got, Allocation):
         return message_page("No task for you", got.message, 200)
     return redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)  # type: ignore[return-value]
+
+
+def _paused_page() -> Response:
+    """What a new arrival sees while a study link is paused (work under way goes on)."""
+    page = message_page(
+        "Study paused",
+        "This study is paused: nobody new can start it now. Please try the same link again "
+        "later. Thank you for your interest.",
+        503,
+    )
+    page.headers["Retry-After"] = "600"
+    page.headers["Cache-Control"] = "no-store"
+    return page
 
 
 @bp.get("/<name>/s/<ref>")

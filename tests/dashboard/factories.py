@@ -138,3 +138,75 @@ def _give_items_a_truth(items: Path) -> None:
         f"{row},{m:.2f}" for row, m in zip(lines[1:], means, strict=True)
     ]
     items.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+@dataclass
+class LivePlacesStudy:
+    """A small study on a platform with places, served with the dashboard: ``target`` is
+    ``prolific-local`` (the local Prolific service, participants through its participant side)
+    or ``link`` (participants straight to the task server). ``url`` is the task server."""
+
+    directory: Path
+    target: str
+    database: str | None = None
+    items: int = 8
+    per_hit: int = 2
+    raters: int = 2
+    entries: dict[str, str] = field(default_factory=dict)  # a participant's way back in
+
+    def start(self) -> LivePlacesStudy:
+        from harness.platform.after_submission import hook
+        from harness.platform.prolific_local import Settings
+        from harness.platform.prolific_local import create_app as prolific_app
+        from harness.store.migrations import upgrade
+        from harness.web import create_app
+
+        self.prolific: ServedApp | None = None
+        endpoint: list[str] = []
+        if self.target == "prolific-local":
+            self.prolific_app = prolific_app(Settings(db_path=self.directory / "prolific.sqlite"))
+            self.prolific = ServedApp(self.prolific_app).start()
+            endpoint = ["--endpoint-url", self.prolific.url]
+        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
+        upgrade(self.db)
+        self.app = create_app(self.db, after_submission=hook(True), dashboard=SETTINGS)
+        self.server = ServedApp(self.app).start()
+        spec = small_spec(self.directory, items=self.items, per_hit=self.per_hit,
+                          raters=self.raters, hosting="external")  # fmt: skip
+        launched = harness_cli("launch", str(spec), "--target", self.target, *endpoint,
+                               "--db", self.db, "--public-url", self.server.url)  # fmt: skip
+        assert launched.exit_code == 0, launched.output
+        self.loaded = load_spec(spec)
+        self.http = requests.Session()
+        return self
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def endpoint(self) -> str | None:
+        return self.prolific.url if self.prolific is not None else None
+
+    def crowd(self, size: int = 2) -> DriverReport:
+        """``size`` careful participants do what they can (through the platform's door and
+        the task pages); then the task server has verified and stored all of it."""
+        from harness.platform.registry import platform_of_target
+        from harness.simulate.crowds import run_crowd
+
+        workers = Crowd({"careful": size}, size=size, seed=3).workers(self.loaded.scale)
+        platform = platform_of_target(self.target)
+        report = run_crowd(platform, self.endpoint, self.url, STUDY, workers,
+                           truths_of(self.loaded), self.loaded.scale, self.http)  # fmt: skip
+        until_rechecked(self.app, 30.0)
+        assert not report.refused, report.refused
+        return report
+
+    def stop(self) -> None:
+        self.server.stop()
+        self.app.extensions["harness"].close()
+        if self.prolific is not None:
+            self.prolific.stop()
+            self.prolific_app.extensions["prolific_local"].close()
+        self.http.close()
+

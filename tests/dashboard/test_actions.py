@@ -170,3 +170,16 @@ def test_a_blocked_worker_unblocked_from_the_page_may_work_again_and_be_blocked_
     assert kinds == ["dashboard: a mistake"]
     status = harness_cli("status", STUDY, "--db", live.db)
     assert "screening: 3 workers blocked" in status.output  # AW001 again, both straight-liners
+
+
+def test_an_mturk_study_shows_no_pause_button_and_a_pause_asked_anyway_says_why(live):
+    http, token = logged_in(live.url)
+    page = http.get(f"{live.url}/dashboard/study/{STUDY}").text
+    assert 'id="pause-button"' not in page
+    assert "No pause here: MTurk has no pause: its API can only expire a HIT" in page
+    refused = post(http, live.url, token, "pause")
+    assert "Not done: MTurk has no pause: its API can only expire a HIT, which stops new " in (
+        refused.text
+    )
+    assert events(live.db, "study.pause.intent") == [] and events(live.db, "study.paused") == []
+    assert 'id="fig-state" class="state-running">running</b>' in refused.text

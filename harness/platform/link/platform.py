@@ -5,8 +5,9 @@ study (`harness.platform.places`) and prints its URL; each participant arrives w
 (``?participant=...``; without one they get an anonymous id) and the allocator gives them a
 slot; the same task pages and live screening run; the end is a page with the study's
 completion code. Nobody is paid through harness: approvals, rejections and bonuses are recorded
-in the event log (`harness.platform.actions`) for the researcher to pay from
-(`harness.platform.link.payments`). Imports nothing heavy.
+in the event log (`harness.platform.actions`: ``review.approved``, ``review.rejected``,
+``review.bonus``) for the researcher to pay from. Pausing turns new arrivals away at the entry
+page (`harness.web.participants`). Imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from harness.errors import InputError
 from harness.platform.provider import (
     Arrival,
     CostEstimate,
+    Pausing,
     PlatformEvent,
     Provider,
     Request,
@@ -48,6 +50,13 @@ class LinkPlatform:
     targets: tuple[str, ...] = ("link",)
     hostings: tuple[str, ...] = ("external",)
     crowd_door = "harness.simulate.places_driver:link_door"  # how simulated participants come
+    pays = False  # approvals, rejections and bonuses are recorded for the researcher to act on
+    pausing = Pausing(
+        True,
+        "the study's link turns new participants away with a page saying the study is paused; "
+        "participants already working can finish and submit.",
+        at_entry=True,
+    )
 
     def is_local(self, target: str) -> bool:
         return True  # no account, no platform: pages on loopback are fine

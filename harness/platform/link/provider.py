@@ -2,9 +2,10 @@
 
 Approving, rejecting and paying bonuses change nothing outside harness; `harness.platform.
 actions` records each in the event log (intent and result), which is what the researcher pays
-from (`harness.platform.link.payments`). A submission is as the store has it: the store's
+from. A submission is as the store has it: the store's
 status is checked before every action, so this provider only says "submitted". Blocking is the
-store's ``worker.blocked`` event, which the allocator honours (`harness.store.allocation`).
+store's ``worker.blocked`` event, which the allocator honours (`harness.store.allocation`);
+pausing is the study's status in the store, which the entry page honours.
 """
 
 from __future__ import annotations
@@ -91,6 +92,12 @@ class LinkProvider:
 
     def include(self, exclude_ref: str, worker_id: str) -> None:
         return None  # the allocator reads the log: the worker.unblocked event lets them in
+
+    def pause(self, study_ref: str) -> None:
+        return None  # the entry page reads the study's status in the store
+
+    def resume(self, study_ref: str) -> None:
+        return None
 
     def add_raters(self, platform_id: str, count: int, token: str) -> None:
         return None

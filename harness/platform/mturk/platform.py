@@ -18,6 +18,7 @@ from harness.platform.provider import (
     CostEstimate,
     EventTopic,
     LocalService,
+    Pausing,
     PlatformEvent,
     Provider,
     Request,
@@ -55,6 +56,12 @@ class MTurkPlatform:
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("local", "sandbox", "production")
     hostings: tuple[str, ...] = ("external", "mturk")
+    pausing = Pausing(
+        False,
+        "MTurk has no pause: its API can only expire a HIT, which stops new workers for good "
+        "(workers already on it can still submit). To stop new workers, expire the study; to "
+        "collect more work later, launch a new study.",
+    )
 
     def is_local(self, target: str) -> bool:
         return target == "local"

@@ -20,6 +20,7 @@ from harness.platform.provider import (
     Arrival,
     CostEstimate,
     LocalService,
+    Pausing,
     PlatformEvent,
     Provider,
     Request,
@@ -44,6 +45,12 @@ class ProlificPlatform:
     hostings: tuple[str, ...] = ("external",)
     crowd_door = "harness.simulate.places_driver:prolific_door"  # the local service's side
     asks_returns = True  # screening's request_return: the provider's request_return
+    one_submission_per_study = True  # a participant takes part in a Prolific study once
+    pausing = Pausing(
+        True,
+        "Prolific stops showing the study: nobody new can reserve a place. Participants who "
+        "reserved one before may still start, and everyone working can finish and submit.",
+    )
 
     def is_local(self, target: str) -> bool:
         return target == "prolific-local"

@@ -275,6 +275,40 @@ class ProlificProvider:
         self.client.call("POST", f"participant-groups/{exclude_ref}/participants/", safe=True,
                          json={"participant_ids": [worker_id]})  # fmt: skip
 
+    def include(self, exclude_ref: str, worker_id: str) -> None:
+        """Take the participant off the study's blocklist group (Prolific's "remove
+        participants from a participant group"; one who is not a member is ignored, so a
+        repeat changes nothing)."""
+        self.client.call("DELETE", f"participant-groups/{exclude_ref}/participants/", safe=True,
+                         json={"participant_ids": [worker_id]})  # fmt: skip
+
+    # -- pausing: Prolific's study transitions PAUSE (ACTIVE -> PAUSED) and START (back) ----
+    def pause(self, study_ref: str) -> None:
+        """Nobody new can reserve a place; those working (or who reserved) may still submit."""
+        self._move(study_ref, "PAUSE", "PAUSED", "ACTIVE")
+
+    def resume(self, study_ref: str) -> None:
+        self._move(study_ref, "START", "ACTIVE", "PAUSED")
+
+    def _move(self, study_ref: str, action: str, wanted: str, source: str) -> None:
+        """Transition the study unless it is in ``wanted`` already (read first: Prolific does
+        not document what a repeated transition answers); `ProlificError` naming the study's
+        status when it is in neither state."""
+        status = self._get(f"studies/{study_ref}/")["status"]
+        if status == wanted:
+            return
+        if status != source:
+            raise ProlificError(
+                f"Prolific says study {study_ref} is {status}: only a study that is {source} "
+                f"can be moved by {action}"
+            )
+        try:
+            self.client.call("POST", f"studies/{study_ref}/transition/", safe=True,
+                             json={"action": action})  # fmt: skip
+        except ProlificError:
+            if self._get(f"studies/{study_ref}/")["status"] != wanted:
+                raise  # a retried call answered after the first one took effect is fine
+
     def add_raters(self, platform_id: str, count: int, token: str) -> None:
         raise NotImplementedError("places grow by set_places (a total, idempotent)")
 

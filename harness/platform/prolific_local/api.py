@@ -3,7 +3,10 @@
 Implemented (everything harness's Prolific provider uses): users/me, workspaces and their
 balance, filters (the list), studies (create, list, get, update places, transition), submissions
 (list by study, get, transition APPROVE/REJECT, bulk approve, request return), bonuses (set up,
-pay: not idempotent, as on Prolific), participant groups (create, list, members, add members).
+pay: not idempotent, as on Prolific), participant groups (create, list, members, add and remove
+members). Study transitions follow Prolific's study states: PUBLISH (UNPUBLISHED -> ACTIVE),
+PAUSE (ACTIVE -> PAUSED: no new place can be reserved), START (PAUSED -> ACTIVE), STOP (ACTIVE
+or PAUSED -> AWAITING REVIEW); any other move is a 400 naming the study's status.
 Pagination is Prolific's: ``?page=&page_size=`` with ``_links`` (self, next, previous, last)
 and ``meta.count``.
 """
@@ -491,4 +494,18 @@ def add_members(gid: str) -> Response:
             raise ApiError(404, f"Participant group {gid} not found.")
         for pid in ids:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
+        return _group_members(db, gid)
+
+
+@bp.delete("/participant-groups/<gid>/participants/")
+def remove_members(gid: str) -> Response:
+    """Prolific's "remove participants from a participant group": members named are removed,
+    others ignored; the answer lists who is in the group now."""
+    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
+    with service().store.tx() as db:
+        if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
+            raise ApiError(404, f"Participant group {gid} not found.")
+        for pid in ids:
+            db.execute("DELETE FROM group_member WHERE group_id = ? AND participant_id = ?",
+                       (gid, pid))
         return _group_members(db, gid)

@@ -6,8 +6,8 @@ profile kept for later calls (``country`` as a name Prolific lists, e.g. "United
 
 | call | what it does |
 | --- | --- |
-| ``GET /participant/studies?participant_id=...`` | active studies with a free place that the participant is eligible for |
-| ``POST /participant/studies/<id>/join`` | takes a place: a submission (ACTIVE) and the study URL with the three ids |
+| ``GET /participant/studies?participant_id=...`` | active studies with a free place that the participant is eligible for (a paused study is not listed) |
+| ``POST /participant/studies/<id>/join`` | takes a place: a submission (ACTIVE) and the study URL with the three ids (409 while the study is paused) |
 | ``GET /submissions/complete?cc=CODE&participant_id=...`` | Prolific's completion URL: the participant's active submission of the study with that code goes to AWAITING REVIEW |
 | ``POST /participant/submissions/<id>/return`` | returns the submission (RETURNED, the place is free again) |
 
@@ -114,6 +114,9 @@ def join(sid: str) -> tuple[Response, int]:
         sweep(store, db)
         pid, profile = _participant(store, db)
         study = store.study(db, sid)
+        if study is not None and study["status"] == "PAUSED":
+            raise ApiError(409, "This study is paused: no place can be reserved now.", 140904,
+                           "Conflict")  # fmt: skip
         if study is None or study["status"] != "ACTIVE":
             raise ApiError(404, f"Study {sid} is not open.")
         if db.execute("SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?",

@@ -1,0 +1,230 @@
+"""The study page's actions on the platforms with places, on SQLite and PostgreSQL: on
+Prolific (the local service, through the real client) each is done on Prolific; on a study
+link, approvals, rejections and bonuses are recorded and the page says so. Pausing stops new
+participants (Prolific: no place can be reserved; a link: a "paused" page) while those already
+working submit; unblocking on Prolific takes the participant off the study's blocklist group."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+import requests
+from sqlmodel import select
+
+from harness.simulate import Crowd
+from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.simulate.places_driver import PlacesWorkers, ProlificDoor, participant_id
+from harness.store import make_engine, session_scope
+from harness.store.models import Event, Hit
+from tests.dashboard.factories import STUDY, LivePlacesStudy, logged_in
+from tests.platform.factories import harness_cli, truths_of
+
+AUTH = {"Authorization": "Token local"}
+
+
+@pytest.fixture(params=["prolific-local", "link"])
+def places(request: pytest.FixtureRequest, tmp_path: Any, database_url: str) -> Any:
+    study = LivePlacesStudy(tmp_path, request.param, database=database_url).start()
+    yield study
+    study.stop()
+
+
+def post(http: requests.Session, live: LivePlacesStudy, token: str, action: str, **data: str):
+    answer = http.post(f"{live.url}/dashboard/study/{STUDY}/{action}",
+                       data={"csrf_token": token, **data})  # fmt: skip
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+def flashed(page: str) -> str:
+    found = re.search(r'<div class="msg (?:done|refused)" role="status">(.*?)</div>', page, re.S)
+    assert found, page[:2000]
+    return re.sub(r"\s+", " ", found.group(1)).replace("&#39;", "'").strip()
+
+
+def events(db: str, kind: str) -> list[Event]:
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            return list(session.exec(select(Event).where(Event.kind == kind)))
+    finally:
+        engine.dispose()
+
+
+def on_prolific(live: LivePlacesStudy, path: str) -> Any:
+    got = requests.get(f"{live.endpoint}/api/v1/{path}", headers=AUTH, timeout=10)
+    got.raise_for_status()
+    return got.json()
+
+
+def prolific_study(live: LivePlacesStudy) -> dict[str, Any]:
+    [study] = on_prolific(live, "studies/")["results"]
+    return dict(study)
+
+
+def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_link(places):
+    live = places
+    report = live.crowd(size=3)
+    first, second, third = report.submitted[:3]
+    http, token = logged_in(live.url)
+    prolific = live.target == "prolific-local"
+    recorded = (" Recorded only: the study link pays and tells nobody through harness; the event "
+                "log keeps it for you to act on.")  # fmt: skip
+    note = "" if prolific else recorded
+
+    approved = post(http, live, token, "approve", assignment=first)
+    assert flashed(approved) == f"Approved {first}.{note}"
+    feedback = "Every answer was the same."
+    rejected = post(http, live, token, "reject", assignment=second, feedback=feedback)
+    assert flashed(rejected) == f"Rejected {second}.{note}"
+    bonus = post(http, live, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    paid = flashed(bonus)
+    if prolific:
+        assert paid == f"Paid $0.25 to {third}'s worker."
+    else:
+        assert paid == f"A $0.25 bonus for {third}'s participant.{recorded}"
+    again = post(http, live, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    assert flashed(again) == "This bonus was paid already."
+    added = flashed(post(http, live, token, "raters", hit="0", count="1"))
+    assert added == "HIT 0: 1 more raters."
+
+    assert [e.subject for e in events(live.db, "review.approved")] == [first]
+    [rejection] = events(live.db, "review.rejected")
+    assert (rejection.subject, rejection.payload["feedback"]) == (second, feedback)
+    assert [e.payload["amount"] for e in events(live.db, "review.bonus")] == ["0.25"]
+    engine = make_engine(live.db)
+    with session_scope(engine) as session:
+        assert session.exec(select(Hit.max_assignments).where(Hit.index == 0)).one() == 3
+    engine.dispose()
+    if prolific:  # Prolific did each of them
+        listed = on_prolific(live, f"submissions/?study={prolific_study(live)['id']}")
+        submissions = {s["id"]: s for s in listed["results"]}
+        assert submissions[first]["status"] == "APPROVED"
+        assert submissions[second]["status"] == "REJECTED"
+        assert submissions[third]["bonus_payments"] == [25]
+        assert prolific_study(live)["total_available_places"] == 9  # 4 HITs x 2 raters, + 1
+
+
+def test_unblocking_lets_a_participant_in_again_and_pausing_stops_only_new_ones(places):
+    live = places
+    http, token = logged_in(live.url)
+    blocked = participant_id("BLOCKED1")
+    assert flashed(post(http, live, token, "block", worker=blocked)) == f"Blocked {blocked}."
+    assert can_start(live, "BLOCKED1") == "refused: blocked"
+    unblocked = flashed(post(http, live, token, "unblock", worker=blocked))
+    if live.target == "prolific-local":
+        assert unblocked == (
+            f"Unblocked {blocked}. On Prolific a participant takes part in a study once: they "
+            "can start it only if they had not submitted to it."
+        )
+    else:
+        assert unblocked == f"Unblocked {blocked}."
+    assert can_start(live, "BLOCKED1") == "started"  # now holds a place: working when paused
+
+    page = post(http, live, token, "pause")
+    says = ("Prolific stops showing the study: nobody new can reserve a place. Participants "
+            "who reserved one before may still start, and everyone working can finish and "
+            "submit." if live.target == "prolific-local" else "the study's link turns new "
+            "participants away with a page saying the study is paused; participants already "
+            "working can finish and submit.")  # fmt: skip
+    assert flashed(page) == f"Paused: {says}"
+    assert re.search(r'id="fig-state" class="state-paused">paused</b>', page)
+    assert 'id="resume-button"' in page and 'id="pause-button"' not in page
+    assert flashed(post(http, live, token, "pause")) == "The study was paused already."
+    assert can_start(live, "NEWCOMER") == "refused: paused"
+    assert finishes(live, "BLOCKED1")  # the one already working submits while paused
+    if live.target == "prolific-local":
+        assert prolific_study(live)["status"] == "PAUSED"
+
+    resumed = post(http, live, token, "resume")
+    assert flashed(resumed) == "Resumed: new workers can start the study again."
+    assert 'id="pause-button"' in resumed
+    assert flashed(post(http, live, token, "resume")) == "The study was running already."
+    assert can_start(live, "NEWCOMER") == "started"
+    if live.target == "prolific-local":
+        assert prolific_study(live)["status"] == "ACTIVE"
+    assert [e.payload["reason"] for e in events(live.db, "study.paused")] == [
+        "dashboard: paused by hand"
+    ]
+    assert len(events(live.db, "study.resumed")) == 1
+    assert len(events(live.db, "worker.unblocked")) == 1
+    status = harness_cli("status", STUDY, "--db", live.db)
+    assert f"study {STUDY} on {live.target}: running" in status.output
+
+
+def can_start(live: LivePlacesStudy, name: str) -> str:
+    """Whether the participant ``name`` (their id: `participant_id`) can start the study now:
+    "started" (they hold a place: on Prolific a submission, in harness a slot), or "refused:
+    why"."""
+    pid = participant_id(name)
+    if live.target == "prolific-local":
+        base = live.endpoint
+        study = prolific_study(live)
+        listed = requests.get(f"{base}/participant/studies", params={"participant_id": pid},
+                              timeout=10).json()["results"]  # fmt: skip
+        joined = requests.post(f"{base}/participant/studies/{study['id']}/join",
+                               data={"participant_id": pid}, timeout=10)  # fmt: skip
+        if joined.status_code == 403:
+            assert "on the study's blocklist" in joined.text and listed == []
+            return "refused: blocked"
+        if joined.status_code == 409 and "paused" in joined.text:
+            assert listed == []
+            return "refused: paused"
+        assert joined.status_code == 201, joined.text
+        assert [s["id"] for s in listed] == [study["id"]]
+        entry = str(joined.json()["study_url"])
+    else:
+        entry = f"{live.url}/p/{STUDY}?participant={pid}"
+    arrived = requests.get(entry, allow_redirects=False, timeout=10)
+    if arrived.status_code == 503:
+        assert "This study is paused: nobody new can start it now." in arrived.text
+        assert arrived.headers["Retry-After"] == "600"
+        return "refused: paused"
+    if arrived.status_code == 200 and "You cannot take part in this study any more" in arrived.text:
+        return "refused: blocked"
+    assert arrived.status_code == 303, arrived.text
+    live.entries[name] = entry  # their way back in: Prolific's study URL with the three ids
+    return "started"
+
+
+class _Again:
+    """A door back to the entry a participant started from."""
+
+    def __init__(self, live: LivePlacesStudy, name: str) -> None:
+        self.live, self.name = live, name
+
+    def entry(self, http: Any, participant: str) -> str | None:
+        return self.live.entries[self.name]
+
+    def finish(self, http: Any, participant: str, next_url: str) -> bool:
+        if self.live.target == "prolific-local":
+            assert self.live.endpoint is not None
+            return ProlificDoor(self.live.endpoint).finish(http, participant, next_url)
+        return bool(http.get(f"{self.live.url}{next_url}").status_code == 200)
+
+
+def finishes(live: LivePlacesStudy, name: str) -> bool:
+    """The participant ``name`` goes back to their task, answers and submits it; whether the
+    task server and the platform took it."""
+    [worker] = Crowd({"careful": 1}, size=1, seed=4).workers(live.loaded.scale)
+    truths = truths_of(live.loaded)
+    driver = PlacesWorkers(_Again(live, name), [worker], truths, live.loaded.scale, live.http)
+    answering = SimulatedWorkers("", [worker], truths, live.loaded.scale, live.http)
+    report = DriverReport()
+    named = _Named(worker, name)
+    done = driver.work(named, np.random.default_rng(1), report, answering)
+    assert not report.refused, report.refused
+    return bool(done)
+
+
+class _Named:
+    """A simulated worker who answers as ``worker`` under another name."""
+
+    def __init__(self, worker: Any, name: str) -> None:
+        self._worker, self.worker_id = worker, name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._worker, name)
