@@ -14,23 +14,28 @@ CHECKED = "identical pairs, repeated items and gold items"
 
 @dataclass(frozen=True)
 class ArmsFigures:
-    """A study's arms in a characterization: the comparison, the arm the report's instrument
-    figures are of, the original the arms were asked to reproduce (None: none), and the
-    platform whose fees the costs include."""
+    """A study's arms in a characterization: the comparison (None, with the ``problem``, when
+    it could not be made), the arm the report's instrument figures are of, the original the
+    arms were asked to reproduce (None: none), and the platform whose fees the costs include."""
 
     study: str
-    comparison: ArmComparison
+    arms: list[str]  # the spec's order: the first is the base
     characterized: str
-    reference: str | None
-    fees_of: str
+    comparison: ArmComparison | None
+    problem: str | None = None
+    reference: str | None = None
+    fees_of: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return arms_record(self.comparison) | {
+        figures = {} if self.comparison is None else arms_record(self.comparison)
+        return {
             "study": self.study,
+            "arms_in_order": self.arms,
             "characterized_arm": self.characterized,
+            "problem": self.problem,
             "reference_name": self.reference,
             "fees_of": self.fees_of,
-        }
+        } | figures
 
 
 def arms_record(r: ArmComparison) -> dict[str, Any]:

@@ -18,9 +18,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from sqlmodel import Session
 
+from harness.characterize.arm_figures import ArmsFigures
 from harness.characterize.arms import ArmComparison, compare_arms
+from harness.characterize.instrument import Instrument
+from harness.errors import StatsError
 from harness.screening.controls import control_checks
 from harness.screening.stored import instrument_context
+from harness.stats._table import valued
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_judgments import ArmJudgments, arm_judgments
 from harness.store.judgment_table import study_judgments
@@ -106,3 +110,34 @@ def compare_stored(
         cost_per_judgment=stored.cost_per_judgment,
         controls=stored.checks,
     )
+
+
+def arms_figures(
+    stored: StoredArms,
+    characterized: str,
+    reference: Instrument | None,
+    *,
+    resamples: int,
+    seed: int,
+) -> ArmsFigures:
+    """The Arms section's figures: every arm against the base, and which arm reproduces
+    ``reference``'s item means best (when it shares at least 4 compared items); a comparison
+    that cannot be made (too few items rated in every arm, say) is a ``problem``, not an
+    error, so the rest of the report is still written."""
+    means: dict[str, float] | None = None
+    if reference is not None:
+        values = valued(reference.judgments).astype({"value": float})
+        found = values.groupby(values["item_id"].astype(str))["value"].mean()
+        means = {str(k): float(v) for k, v in found.items()}
+        rated = set(stored.data.judgments["item_id"].astype(str))
+        if len(rated & set(means)) < 4:
+            means = None
+    data = stored.data
+    try:
+        comparison = compare_stored(stored, reference=means, resamples=resamples, seed=seed)
+    except StatsError as exc:
+        return ArmsFigures(data.study, data.arms, characterized, None, str(exc),
+                           fees_of=stored.platform)  # fmt: skip
+    name = None if means is None or reference is None else reference.name
+    return ArmsFigures(data.study, data.arms, characterized, comparison,
+                       reference=name, fees_of=stored.platform)  # fmt: skip

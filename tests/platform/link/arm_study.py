@@ -117,9 +117,9 @@ def do_one(fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value,
         answers.append(replace(a, value=value(a, worker, arm, again)))
         if a.item_key.startswith("identical-"):
             posted.count(arm, "identical")
-        if a.item_key in GOLD:
+        elif a.item_key in GOLD:  # each showing of a gold item, a repeated one too (as H9)
             posted.count(arm, "gold")
-        if again:
+        elif again:
             posted.count(arm, "repeat")
     data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
                                       "pageToken": token_in_page(page)}  # fmt: skip
@@ -130,19 +130,40 @@ def do_one(fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value,
     return True
 
 
+def item_truths(items: int = 8, seed: int = 0) -> dict[str, float]:
+    """Each item's true value (1-9, seeded)."""
+    rng = np.random.default_rng(seed)
+    return {f"p{i:02d}": float(rng.integers(1, 10)) for i in range(items)}
+
+
+def original_csv(path: Path, items: int = 8, raters: int = 5, seed: int = 1) -> Path:
+    """A long judgments CSV of an "original" instrument over the same items: each item's
+    truth with noise sd 1, ``raters`` raters."""
+    rng = np.random.default_rng(seed)
+    rows = ["item_id,worker_id,value"] + [
+        f"{item},o{w},{float(np.clip(round(truth + rng.normal(0, 1)), 0, 10)):g}"
+        for item, truth in item_truths(items).items()
+        for w in range(raters)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
 def careful_long_careless_short(seed: int = 0, items: int = 8) -> Value:
     """``long``'s workers pass every control and answer near each item's truth; ``short``'s
     fail every control (identical pairs at 2, gold 5 off, a repeat 5 apart) and answer
     noisily."""
     rng = np.random.default_rng(seed)
-    truth = {f"p{i:02d}": float(rng.integers(1, 10)) for i in range(items)}
+    truth = item_truths(items)
     first: dict[tuple[str, str], float] = {}
 
     def value(a: Answer, worker: str, arm: str, again: bool) -> float:
         key = (worker, a.item_key)
         if again:
             before = first[key]
-            return before if arm == "long" else (before + 5 if before <= 5 else before - 5)
+            if arm == "long" or a.item_key in GOLD:  # a gold item's second showing: as the first
+                return before
+            return before + 5 if before <= 5 else before - 5
         if a.item_key.startswith("identical-"):
             v = 10.0 if arm == "long" else 2.0
         elif a.item_key in GOLD and arm == "long":
