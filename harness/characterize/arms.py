@@ -27,6 +27,9 @@ excluded:
   one judgment's reliability: k = 0.8 (1 - alpha) / (alpha 0.2) judgments;
 - the **verdict**: an arm is more (less) reliable than the base when the difference's interval
   lies above (below) 0, otherwise "not distinguishable with this many raters";
+- **controls passed** (given the control checks): each arm's share of pass/fail control checks
+  passed, by every worker of the arm, with Wilson's interval, and its difference from the
+  base with Newcombe's (`harness.characterize.arm_controls`);
 - **raters per item needed** to tell the two apart at the observed difference d, with power
   1 - beta at the interval's level: normal approximation, the standard error of the difference
   (the bootstrap's) assumed to shrink as 1 / sqrt(raters per item) with the items fixed, so
@@ -37,13 +40,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from harness.characterize.arm_bootstrap import ArmValues, two_way_bootstrap
+from harness.characterize.arm_controls import ArmControls, controls_passed
 from harness.errors import JudgmentsError, StatsError
 from harness.stats.alpha import Level, alpha_parts
 from harness.stats.dependent import williams_t
@@ -130,6 +134,7 @@ class ArmComparison:
     reference: list[ReferenceFit]
     samples: np.ndarray  # resamples x arms: each arm's alpha on each joint item draw
     reweight_workers: bool = True
+    controls: list[ArmControls] = field(default_factory=list)  # empty: no checks given
 
     @property
     def best_reference(self) -> str | None:
@@ -182,12 +187,14 @@ def compare_arms(
     power: float = 0.8,
     reweight_workers: bool = True,
     cost_per_judgment: Mapping[str, float] | None = None,
+    controls: pd.DataFrame | None = None,
 ) -> ArmComparison:
     """Compare the arms of ``judgments`` (see the module docstring). ``arms`` gives their order
     (the first is the base; default: order of first appearance); ``screened`` the worker ids
     screening excluded; ``reference`` item id -> a published value; ``reweight_workers``
     False resamples items only (`harness.characterize.arm_bootstrap`); ``cost_per_judgment``
-    (arm -> money per judgment) adds each arm's cost of a reliable item mean."""
+    (arm -> money per judgment) adds each arm's cost of a reliable item mean; ``controls``
+    (one row per control check: ``arm, worker_id, passed[, control]``) the controls passed."""
     table = _checked(judgments)
     names = list(arms) if arms is not None else list(pd.unique(table["arm"]))
     if len(names) < 2:
@@ -266,8 +273,9 @@ def compare_arms(
                           raters_needed(d, se, r, confidence, power), rho, rho_low, rho_high)
         )  # fmt: skip
     fits = _reference_fits(means, names, reference, confidence) if reference else []
+    checked = [] if controls is None else controls_passed(controls, names, confidence)
     return ArmComparison(level, confidence, resamples, seed, power, summaries, differences,
-                         fits, samples, reweight_workers)  # fmt: skip
+                         fits, samples, reweight_workers, checked)  # fmt: skip
 
 
 def spearman_interval(

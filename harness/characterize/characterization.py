@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.characterize.arm_figures import ArmsFigures
 from harness.characterize.card import ProcedureCard, procedure_card
 from harness.characterize.instrument import Instrument
 from harness.characterize.precision import Precision, precision
@@ -100,6 +101,7 @@ class Characterization:
     mrds: pd.DataFrame
     screened: Screened | None
     settings: dict[str, Any]
+    arms: ArmsFigures | None = None  # the new instrument is one arm of a study with arms
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure, with the stable keys listed in docs/characterize.md."""
@@ -112,6 +114,7 @@ class Characterization:
             "mrds": mrds_records(self.mrds, self.reproducibility.overlap.n_shared),
             "screened": None if self.screened is None else self.screened.to_dict(),
             "settings": self.settings,
+            "arms": None if self.arms is None else self.arms.to_dict(),
         }
 
 

@@ -4,13 +4,19 @@ An instrument reference is a long judgments CSV, ``ws353[:DIR]`` (WS353 as the W
 characterized it: raters 1-13 on all 353 pairs), ``ws353-16[:DIR]`` (all 16 raters of the
 distribution), or a stored study's name (read from the store). The screened set comes from a
 screened CSV, a list of flagged workers, or a spec whose screening policy flags them.
+
+A study with arms is as many instruments as it has arms (docs/arms.md), so its judgments are
+never pooled: the instrument read is one arm's, the base (the spec's first arm) unless an arm
+is named, and its name says which (``small (arm long)``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -28,22 +34,33 @@ from harness.screening import ScreeningContext, screen_workers
 from harness.screening.impact import screening_impact
 from harness.spec import load_spec
 
+if TYPE_CHECKING:
+    from harness.characterize.arm_inputs import StoredArms
+
 DATASET_PREFIX = "ws353"
 # WS353's named instruments: the study's 13 raters (the default) and the whole distribution.
 DATASET_RATERS = {"ws353": 13, "ws353-13": 13, "ws353-16": 16}
 
 
-def read_instrument(ref: str, db: str | None) -> Instrument:
-    """A CSV path, ``ws353[-13|-16][:DIR]``, or a stored study's name (in the store ``db``)."""
+def read_instrument(ref: str, db: str | None, arm: str | None = None) -> Instrument:
+    """A CSV path, ``ws353[-13|-16][:DIR]``, or a stored study's name (in the store ``db``);
+    of a study with arms, the arm ``arm`` (default: the base)."""
     if is_dataset(ref):
         name, _, directory = ref.partition(":")
+        _no_arms(ref, arm)
         return instrument_from_ws353(load_ws353(directory or None), DATASET_RATERS[name])
     path = Path(ref)
     if path.is_file():
+        _no_arms(ref, arm)
         return instrument_from_csv(path)
     if path.suffix.lower() == ".csv" or "/" in ref:
         raise InputError(f"{ref}: no such file")
-    return _stored(ref, db)
+    return _stored(ref, db, arm)
+
+
+def _no_arms(ref: str, arm: str | None) -> None:
+    if arm is not None:
+        raise InputError(f"--arm {arm}: {ref} is not a stored study (only a study has arms)")
 
 
 def is_dataset(ref: str) -> bool:
@@ -52,9 +69,11 @@ def is_dataset(ref: str) -> bool:
     return ref.partition(":")[0] in DATASET_RATERS
 
 
-def _stored(name: str, db: str | None) -> Instrument:
+def _stored(name: str, db: str | None, arm: str | None = None) -> Instrument:
     from harness.store import find_study, load_study, session_scope
+    from harness.store.arm_assignment import study_arms
     from harness.store.database import open_store
+    from harness.store.models import InstrumentVersion
 
     engine = open_store(db)
     try:
@@ -64,9 +83,64 @@ def _stored(name: str, db: str | None) -> Instrument:
             except StudyNotFound as exc:
                 raise StudyNotFound(f"{name!r} is no file, and {exc}") from None
             stored = load_study(session, found)
+            assert found.id is not None
+            arms = study_arms(session, found.id)
+            chosen = _chosen_arm(name, [a.name for a in arms], arm)
+            if chosen is not None:
+                ref = next(a for a in arms if a.name == chosen)
+                version = session.get(InstrumentVersion, ref.instrument_id)
+                assert version is not None
+                instrument = version.model_dump(mode="json")
     finally:
         engine.dispose()
-    return instrument_from_study(stored.study, stored.instrument, stored.judgments)
+    if chosen is None:
+        return instrument_from_study(stored.study, stored.instrument, stored.judgments)
+    judgments = stored.judgments[stored.judgments["instrument_hash"] == instrument["hash"]]
+    if judgments.empty:
+        raise InputError(f"stored study {name!r} has no judgments in arm {chosen!r} yet")
+    study = stored.study | {"name": f"{name} (arm {chosen})"}
+    one = instrument_from_study(study, instrument, judgments.reset_index(drop=True))
+    base = " (the base)" if chosen == arms[0].name else ""
+    what = (f"{chosen}{base}, one of the study's {len(arms)} arms "
+            f"({', '.join(a.name for a in arms)}); each arm is its own instrument")  # fmt: skip
+    known = {k: v for k, v in one.known.items() if k == "source"}
+    return replace(one, known=known | {"arm": what} | one.known)
+
+
+def _chosen_arm(study: str, arms: list[str], arm: str | None) -> str | None:
+    """The arm to characterize: ``arm``, else the base; None for a study without arms."""
+    if not arms:
+        if arm is not None:
+            raise InputError(f"--arm {arm}: study {study!r} has no arms")
+        return None
+    if arm is None:
+        return arms[0]
+    if arm not in arms:
+        raise InputError(f"--arm {arm}: study {study!r} has no such arm (its arms: "
+                         f"{', '.join(arms)})")  # fmt: skip
+    return arm
+
+
+def stored_arms(ref: str, db: str | None) -> StoredArms | None:
+    """The arms of the stored study ``ref`` as the comparison reads them (None: ``ref`` is a
+    file, a dataset, or a study without arms)."""
+    from harness.characterize.arm_inputs import read_arms
+    from harness.store import find_study, session_scope
+    from harness.store.arm_assignment import study_arms
+    from harness.store.database import open_store
+
+    if is_dataset(ref) or Path(ref).is_file():
+        return None
+    engine = open_store(db)
+    try:
+        with session_scope(engine) as session:
+            study = find_study(session, ref)
+            assert study.id is not None
+            if not study_arms(session, study.id):
+                return None
+            return read_arms(session, study)
+    finally:
+        engine.dispose()
 
 
 def ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:

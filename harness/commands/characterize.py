@@ -101,6 +101,13 @@ from harness.errors import InputError
     show_default=True,
     help="Directory for the report files.",
 )
+@click.option(
+    "--arm",
+    default=None,
+    metavar="NAME",
+    help="Of a study with arms (--new), the arm to characterize (default: the base, the "
+    "spec's first arm); the report's Arms section compares every arm.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 @db_option
 def characterize_command(
@@ -117,6 +124,7 @@ def characterize_command(
     seed: int,
     min_shared_items: int,
     out: Path,
+    arm: str | None,
     quiet: bool,
     db: str | None,
 ) -> None:
@@ -127,13 +135,19 @@ def characterize_command(
 
     harness characterize --new reproduction.csv --original ws353 --resolution resolution.csv
     --system ws353 --out report
+
+    A study with arms is never pooled: its base arm is characterized (--arm NAME for another),
+    and the report's Arms section compares every arm against the base.
     """
+    from dataclasses import replace
 
     from harness.characterize import characterize
+    from harness.characterize.arm_inputs import arms_figures
     from harness.characterize.inputs import (
         read_instrument,
         screen_with_spec,
         screened_inputs,
+        stored_arms,
         ws353_items,
     )
     from harness.datasets.systems import read_system_refs
@@ -147,7 +161,12 @@ def characterize_command(
     if sum(x is not None for x in (screened_path, flagged_path, screen_spec)) > 1:
         raise InputError("give one of --screened, --flagged or --screen")
     say(f"reading the new instrument ({new_ref})")
-    new = read_instrument(new_ref, db)
+    new = read_instrument(new_ref, db, arm)
+    arms = stored_arms(new_ref, db) if new.kind == "study" else None
+    if arms is not None:
+        chosen = arm or arms.data.arms[0]
+        say(f"{new_ref} has arms ({', '.join(arms.data.arms)}): characterizing arm {chosen}; "
+            "the Arms section compares them all")  # fmt: skip
     say(f"reading the original instrument ({original_ref})")
     original = read_instrument(original_ref, db)
     resolution = None
@@ -177,6 +196,10 @@ def characterize_command(
         min_shared_items=min_shared_items,
         progress=say,
     )
+    if arms is not None:
+        say(f"arms: every arm against the base ({resamples} bootstrap resamples)")
+        figures = arms_figures(arms, chosen, original, resamples=resamples, seed=seed)
+        result = replace(result, arms=figures)
     say(f"writing the report to {out}")
     written = write_report(result, out)
     click.echo(headline(result))

@@ -53,11 +53,9 @@ def compare_arms_command(
     Every arm against the first (the base), on the items every arm rated, without the workers
     screening excluded; definitions in docs/arms.md.
     """
-    from harness.characterize.arms import compare_arms
+    from harness.characterize.arm_inputs import compare_stored, read_arms
     from harness.errors import InputError
-    from harness.spec.study_types import definition
     from harness.store import find_study, session_scope
-    from harness.store.arm_judgments import arm_judgments
     from harness.store.database import open_store
 
     if resamples < 1:
@@ -65,29 +63,25 @@ def compare_arms_command(
     engine = open_store(db)
     try:
         with session_scope(engine) as session:
-            data = arm_judgments(session, find_study(session, study))
+            stored = read_arms(session, find_study(session, study))
     finally:
         engine.dispose()
-    from harness.spec.model import StudyType
-
-    level = definition(StudyType(data.study_type)).alpha_level
-    result = compare_arms(
-        data.judgments,
-        level=level,
-        arms=data.arms,
-        screened=data.screened,
+    result = compare_stored(
+        stored,
         reference=_reference(reference) if reference else None,
         confidence=confidence,
         resamples=resamples,
         seed=seed,
         power=power,
         reweight_workers=not items_only,
-        cost_per_judgment=data.cost_per_judgment,
     )
     if as_json:
-        click.echo(json.dumps(_finite(_as_dict(data.study, result)), allow_nan=False))
+        from harness.characterize.arm_figures import arms_record
+
+        record = arms_record(result) | {"study": stored.data.study, "fees_of": stored.platform}
+        click.echo(json.dumps(_finite(record), allow_nan=False))
         return
-    for line in _lines(data.study, result, reference):
+    for line in _lines(stored.data.study, result, reference, stored.platform):
         click.echo(line)
 
 
@@ -113,11 +107,14 @@ def _reference(ref: str) -> dict[str, float]:
     return dict(zip(table["item_id"].astype(str), table["value"].astype(float), strict=True))
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.0f}%"
+def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) -> list[str]:
+    from harness.characterize.arm_figures import (
+        CHECKED,
+        controls_phrase,
+        percent,
+        raters_needed_phrase,
+    )
 
-
-def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
     level = int(round(100 * r.confidence))
     first = r.arms[0]
     how = "items jointly, workers reweighted" if r.reweight_workers else "items jointly only"
@@ -133,22 +130,23 @@ def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
         cost = "-" if a.cost_reliable is None else f"{a.cost_reliable:.3f}"
         out.append(
             f"  {a.arm:<14}{a.workers:>8}{a.raters_per_item:>8.1f}  {interval:<22}"
-            f"{a.item_sd:>8.2f}{seconds:>8}{_pct(a.screened_share):>10}{cost:>17}"
+            f"{a.item_sd:>8.2f}{seconds:>8}{percent(a.screened_share):>10}{cost:>17}"
         )
+    out.append(f"  ($/reliable mean: rewards and {fees_of}'s fees of an item mean of "
+               "reliability 0.8)")  # fmt: skip
     out.append(f"against {first.arm} (the base):")
     for d in r.differences:
-        needed = (
-            f"about {d.raters_needed} raters per item per arm"
-            if d.raters_needed is not None
-            else "no finite number of raters (no difference observed)"
-            if d.difference == 0
-            else "more raters than any study would pay"
-        )
         out += [
             f"  {d.verdict}",
             f"    item means agree: Spearman rho {d.rho:.2f} [{d.rho_low:.2f}, {d.rho_high:.2f}]",
-            f"    to tell them apart at this difference with power {r.power:.0%}: {needed}",
+            f"    to tell them apart at this difference with power {r.power:.0%}: "
+            f"{raters_needed_phrase(d)}",
         ]
+    if any(c.checks for c in r.controls):
+        out.append(f"controls passed ({CHECKED}; every worker, before screening):")
+        out += [f"  {c.arm}: {controls_phrase(c, first.arm)}" for c in r.controls]
+    elif r.controls:
+        out.append(f"controls passed: no checks ({CHECKED}) answered in any arm")
     if r.reference:
         out.append(f"reproducing {reference}: best arm {r.best_reference}")
         for f in r.reference:
@@ -159,22 +157,6 @@ def _lines(study: str, r: ArmComparison, reference: str | None) -> list[str]:
             )
             out.append(f"  {f.arm}: rho {f.rho:.2f} [{f.rho_low:.2f}, {f.rho_high:.2f}]{versus}")
     return out
-
-
-def _as_dict(study: str, r: ArmComparison) -> dict[str, object]:
-    return {
-        "study": study,
-        "level": r.level,
-        "confidence": r.confidence,
-        "resamples": r.resamples,
-        "seed": r.seed,
-        "power": r.power,
-        "reweight_workers": r.reweight_workers,
-        "arms": [vars(a) for a in r.arms],
-        "differences": [vars(d) | {"verdict": d.verdict} for d in r.differences],
-        "reference": [vars(f) for f in r.reference],
-        "best_reference": r.best_reference,
-    }
 
 
 def _finite(value: object) -> object:

@@ -1,5 +1,6 @@
 """The dashboard's figures from tables: alpha with its interval (all workers and the screened
-set), the workers table, the pace of the work, and the points of the small plots.
+set; in a study with arms, each arm's), each arm's progress, the workers table, the pace of
+the work, and the points of the small plots.
 
 Pure: pandas tables in, numbers and frames out; no database, no Flask.
 """
@@ -7,7 +8,7 @@ Pure: pandas tables in, numbers and frames out; no database, no Flask.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -43,13 +44,26 @@ NO_ALPHA = Interval(None, None, None)
 
 
 @dataclass(frozen=True)
+class ArmAlpha:
+    """One arm's alpha at one moment: for every worker of the arm and for its screened set."""
+
+    arm: str
+    judgments: int
+    everyone: Interval
+    screened: Interval
+
+
+@dataclass(frozen=True)
 class AlphaPoint:
-    """Alpha at one moment of the study: for every worker and for the screened set."""
+    """Alpha at one moment of the study: for every worker and for the screened set. In a study
+    with arms, each arm's instead (``arms``), and none of the arms pooled: the arms are
+    different instruments."""
 
     at: datetime
     judgments: int
     everyone: Interval
     screened: Interval
+    arms: tuple[ArmAlpha, ...] = ()
 
 
 def alpha_interval(
@@ -79,13 +93,74 @@ def alpha_point(
     at: datetime,
     *,
     resamples: int = DASHBOARD_RESAMPLES,
+    arms: Sequence[str] = (),
 ) -> AlphaPoint:
-    """Alpha now, of every worker's answers and of the answers of workers not ``removed``."""
+    """Alpha now, of every worker's answers and of the answers of workers not ``removed``; with
+    ``arms`` (``content`` has an ``arm`` column), each arm's, and no pooled alpha."""
     gone = set(removed)
+    if arms:
+        per_arm = []
+        for arm in arms:
+            part = content[content["arm"] == arm]
+            everyone, screened = _alphas(part, gone, level, resamples)
+            per_arm.append(ArmAlpha(arm, len(part), everyone, screened))
+        return AlphaPoint(at, len(content), NO_ALPHA, NO_ALPHA, tuple(per_arm))
+    everyone, screened = _alphas(content, gone, level, resamples)
+    return AlphaPoint(at, len(content), everyone, screened)
+
+
+def _alphas(
+    content: pd.DataFrame, gone: set[str], level: Level, resamples: int
+) -> tuple[Interval, Interval]:
     kept = content[~content["worker_id"].isin(gone)] if gone else content
     everyone = alpha_interval(content, level, resamples=resamples)
     screened = everyone if not gone else alpha_interval(kept, level, resamples=resamples)
-    return AlphaPoint(at, len(content), everyone, screened)
+    return everyone, screened
+
+
+@dataclass(frozen=True)
+class ArmProgress:
+    """One arm's work so far: its workers and judgments, and its items at the target raters
+    per item (every item rated by the raters per item in every arm)."""
+
+    arm: str
+    workers: int
+    judgments: int
+    items: int
+    at_target: int
+    raters_min: int
+    raters_median: float
+    raters_max: int
+
+
+def arm_progress(
+    rows: pd.DataFrame, items: Mapping[str, Collection[str]], target: int
+) -> list[ArmProgress]:
+    """Per arm of ``items`` (arm -> the items of its HITs, in the arms' order): workers and
+    judgments among ``rows`` (``arm, item_id, worker_id``), and distinct workers per item,
+    0 for an item nobody rated yet (the count `harness status` makes per item and arm)."""
+    out = []
+    for arm, keys in items.items():
+        mine = rows[rows["arm"] == arm] if len(rows) else rows
+        raters = (
+            mine.groupby("item_id")["worker_id"].nunique()
+            if len(mine)
+            else pd.Series(dtype=int)
+        )
+        counts = raters.reindex(sorted(set(keys)), fill_value=0).to_numpy()
+        out.append(
+            ArmProgress(
+                arm,
+                int(mine["worker_id"].nunique()) if len(mine) else 0,
+                len(mine),
+                len(counts),
+                int((counts >= target).sum()),
+                int(counts.min()) if len(counts) else 0,
+                float(np.median(counts)) if len(counts) else 0.0,
+                int(counts.max()) if len(counts) else 0,
+            )
+        )
+    return out
 
 
 def pace(
@@ -235,14 +310,19 @@ class Plot:
 
 
 def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180) -> Plot:
-    """Alpha (all workers, screened) and the interval of all workers over judgments."""
-    usable = [p for p in points if p.everyone.alpha is not None]
+    """Alpha (all workers, screened) and the interval of all workers over judgments; in a
+    study with arms, each arm's alpha (lines ``arm:NAME`` and ``arm-screened:NAME``) over the
+    study's judgments, without intervals."""
+    usable = [p for p in points
+              if p.everyone.alpha is not None or any(a.everyone.alpha is not None
+                                                     for a in p.arms)]  # fmt: skip
     values = [
         v
         for p in usable
-        for v in (p.everyone.alpha, p.everyone.low, p.everyone.high, p.screened.alpha)
+        for v in (p.everyone.alpha, p.everyone.low, p.everyone.high, p.screened.alpha,
+                  *(x for a in p.arms for x in (a.everyone.alpha, a.screened.alpha)))
         if v is not None
-    ]
+    ]  # fmt: skip
     low, high = (min(values + [0.0]), max(values + [1.0])) if values else (0.0, 1.0)
     x_max = max((p.judgments for p in usable), default=1) or 1
     pad = 30
@@ -259,14 +339,20 @@ def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180
     band_top = [(p.judgments, p.everyone.high) for p in usable if p.everyone.high is not None]
     band_bottom = [(p.judgments, p.everyone.low) for p in usable if p.everyone.low is not None]
     band = line(band_top) + " " + line(list(reversed(band_bottom))) if band_top else ""
+    lines = {
+        "everyone": line([(p.judgments, p.everyone.alpha) for p in usable]),
+        "screened": line([(p.judgments, p.screened.alpha) for p in usable]),
+    }
+    names = list(dict.fromkeys(a.arm for p in usable for a in p.arms))
+    for name in names:
+        mine = [(p.judgments, a) for p in usable for a in p.arms if a.arm == name]
+        lines[f"arm:{name}"] = line([(n, a.everyone.alpha) for n, a in mine])
+        lines[f"arm-screened:{name}"] = line([(n, a.screened.alpha) for n, a in mine])
     ticks = [low, (low + high) / 2, high]
     return Plot(
         width,
         height,
-        lines={
-            "everyone": line([(p.judgments, p.everyone.alpha) for p in usable]),
-            "screened": line([(p.judgments, p.screened.alpha) for p in usable]),
-        },
+        lines=lines,
         bands={"everyone": band.strip()},
         dots=[],
         y_labels=[(y(t), f"{t:.2f}") for t in ticks],

@@ -13,13 +13,26 @@ def headline_lines(snapshot: Snapshot, events: int = 5) -> list[str]:
     eta = "–" if snapshot.eta is None else _duration(snapshot.eta.total_seconds())
     lines.append(f"  pace: {snapshot.per_minute:.1f} judgments per minute; done in {eta}")
     latest = snapshot.latest
-    if latest is not None:
+    if latest is not None and latest.arms:
+        for arm in latest.arms:
+            lines.append(
+                f"  alpha ({snapshot.level}) of arm {arm.arm}: {arm.everyone.shown}; screened "
+                f"set {arm.screened.shown} ({arm.judgments:,} judgments)"
+            )
+    elif latest is not None:
         lines.append(
             f"  alpha ({snapshot.level}): {latest.everyone.shown}; screened set "
             f"{latest.screened.shown} ({latest.judgments:,} judgments)"
         )
     else:
         lines.append(f"  alpha ({snapshot.level}): not yet")
+    for progress in snapshot.arms:
+        lines.append(
+            f"  arm {progress.arm}: {progress.workers} workers, {progress.judgments:,} "
+            f"judgments; {progress.at_target} of {progress.items} items at target (raters per "
+            f"item: min {progress.raters_min}, median {progress.raters_median:g}, max "
+            f"{progress.raters_max})"
+        )
     for worker, block in sorted(snapshot.blocked.items()):
         lines.append(f"  blocked {worker} by {block['by']}: {block['reason']}")
     pending = [d for d in snapshot.decisions if d["state"] == "pending"]

@@ -231,6 +231,8 @@ def worker(name: str, worker: str) -> str:
     if found is None:
         abort(404, f"no worker {worker!r} has judgments in study {name!r}")
     rows = state.watcher.rows(snapshot.running.id)
+    if found.get("arm") is not None and "arm" in rows.columns:  # the consensus of their arm
+        rows = rows[rows["arm"] == found["arm"]]
     points = consensus_points(rows, worker)
     plot = scatter_plot(points, *snapshot.scale)
     assignments = state.watcher.worker_assignments(snapshot.running.id, worker)

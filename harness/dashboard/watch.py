@@ -11,6 +11,10 @@ plot), in a thread of its own so that showing new work never waits for a bootstr
 is checked at most every `Watcher.check_every` seconds per study, and the judgments and
 scores are read at most every `Watcher.figures_every` seconds: a busy study's page shows new
 submissions, decisions and events at once, and its workers table and alpha a moment later.
+
+A study with arms (docs/arms.md) is as many instruments as it has arms: each judgment read is
+labelled with its arm (by its assignment's HIT), and alpha, the progress of the work and the
+workers are shown per arm; alpha is never computed over the arms pooled.
 """
 
 from __future__ import annotations
@@ -29,8 +33,11 @@ from sqlmodel import Session, col, func, select
 from harness.dashboard.figures import (
     DASHBOARD_RESAMPLES,
     AlphaPoint,
+    ArmAlpha,
+    ArmProgress,
     ControlResult,
     alpha_point,
+    arm_progress,
     control_results,
     pace,
     worker_rows,
@@ -46,6 +53,7 @@ from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
 from harness.spec.study_types import definition
 from harness.stats.alpha import Level
+from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.database import session_scope
 from harness.store.decisions import acts, latest_decisions
 from harness.store.judgment_table import judged_assignments, screening_rows
@@ -93,10 +101,16 @@ class Snapshot:
     made_at: datetime
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
     paused_since: datetime | None = None
+    arms: list[ArmProgress] = field(default_factory=list)  # a study with arms: per arm
 
     @property
     def latest(self) -> AlphaPoint | None:
         return self.alpha[-1] if self.alpha else None
+
+    def arm_alpha(self, arm: str) -> ArmAlpha | None:
+        """The arm's latest alpha (None: not computed yet)."""
+        latest = self.latest
+        return next((a for a in latest.arms if a.arm == arm), None) if latest else None
 
 
 @dataclass
@@ -107,6 +121,10 @@ class _StudyState:
     context: ScreeningContext
     level: Level
     gold: dict[str, float] = field(default_factory=dict)
+    arm_items: dict[str, set[str]] = field(default_factory=dict)  # arm -> its HITs' items
+    target: int = 0  # raters per item (in every arm)
+    worker_arms: dict[str, str] = field(default_factory=dict)
+    arm_progress: list[ArmProgress] = field(default_factory=list)
     controls: list[ControlResult] = field(default_factory=list)
     rows: pd.DataFrame | None = None
     assignments: set[int] = field(default_factory=set)
@@ -209,10 +227,13 @@ class Watcher:
                     study = session.get(Study, study_id)
                     assert study is not None
                     context = study_context(session, study)
+                    items = _arm_items(session, study_id)
+                    target = launched(session, study).platform.assignments_per_hit
                 level = definition(context.scale.kind).alpha_level
                 state = self._studies[study_id] = _StudyState(
-                    study_id, context, level, gold=_gold(context)
-                )
+                    study_id, context, level, gold=_gold(context), arm_items=items,
+                    target=target,
+                )  # fmt: skip
             return state
 
     def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
@@ -246,6 +267,8 @@ class Watcher:
         )
         thresholds = {k: effective_threshold(k, state.context) for k in worker_scores}
         table = worker_rows(rows, worker_scores, thresholds)
+        if state.arm_items:
+            table["arm"] = [state.worker_arms.get(str(w)) for w in table["worker_id"]]
         state.version += 1
         return Snapshot(
             version=state.version,
@@ -268,6 +291,7 @@ class Watcher:
             made_at=datetime.now(UTC),
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
+            arms=list(state.arm_progress),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -296,6 +320,8 @@ class Watcher:
             rows = state.rows
             if moved and rows is not None:
                 state.controls = control_results(rows, state.gold, state.context.scale.max)
+                if state.arm_items:
+                    state.arm_progress = arm_progress(rows, state.arm_items, state.target)
             if rows is None or rows.empty or len(rows) == state.alpha_rows:
                 return moved
             if state.alpha and time.monotonic() - state.alpha_at < self.alpha_every:
@@ -308,7 +334,8 @@ class Watcher:
                 points = self._history(rows, _assignments(session, state.study_id), state, removed)
             else:
                 point = alpha_point(content(rows, state.context), state.level, removed,
-                                    datetime.now(UTC), resamples=self.resamples)  # fmt: skip
+                                    datetime.now(UTC), resamples=self.resamples,
+                                    arms=list(state.arm_items))  # fmt: skip
                 points = [*state.alpha, point]
             state.alpha = points
             state.alpha_rows, state.alpha_at = len(rows), time.monotonic()
@@ -321,17 +348,22 @@ class Watcher:
         new = judged - state.assignments
         if not new and state.rows is not None:
             return False
-        fresh = screening_rows(session, state.study_id, assignments=sorted(new))
+        plain = screening_rows(session, state.study_id, assignments=sorted(new))
+        fresh = plain
+        if state.arm_items:  # each row labelled with its arm, each worker's arm noted
+            fresh = plain.assign(arm=plain["assignment_pk"].map(_assignment_arms(session, new)))
+            firsts = fresh.groupby("worker_id", sort=False)["arm"].first()
+            state.worker_arms = state.worker_arms | {str(w): str(a) for w, a in firsts.items()}
         rows = fresh if state.rows is None else pd.concat([state.rows, fresh], ignore_index=True)
         scores = dict(state.worker_scores)
         if not rows.empty:
             if state.scores is None:
-                state.scores = IncrementalScores.of(state.context, rows)
+                state.scores = IncrementalScores.of(state.context, plain)
                 state.scores.assignments |= judged
                 own = {str(w) for w in rows["worker_id"].unique()}
                 units = {str(a) for a in rows["assignment_id"].unique()}
             else:
-                state.scores.add(fresh, new)
+                state.scores.add(plain, new)
                 own = {str(w) for w in fresh["worker_id"].unique()}
                 units = {str(a) for a in fresh["assignment_id"].unique()}
             if state.scores.keys and own:
@@ -369,10 +401,9 @@ class Watcher:
                 default=datetime.now(UTC),
             )
             points.append(
-                alpha_point(
-                    part, state.level, removed, when, resamples=max(50, self.resamples // 2)
-                )  # fmt: skip
-            )
+                alpha_point(part, state.level, removed, when,
+                            resamples=max(50, self.resamples // 2), arms=list(state.arm_items))
+            )  # fmt: skip
         return points
 
 
@@ -382,6 +413,34 @@ def _gold(context: ScreeningContext) -> dict[str, float]:
         return {}
     known = items.dropna(subset=["gold"])
     return {str(k): float(v) for k, v in zip(known["item_id"], known["gold"], strict=True)}
+
+
+def _arm_items(session: Session, study_id: int) -> dict[str, set[str]]:
+    """A study with arms: each arm's items (of its HITs), in the arms' order; else empty."""
+    rows = session.exec(
+        select(StudyArm.name, Hit.items)
+        .join(ArmHit, col(ArmHit.arm_id) == col(StudyArm.id))
+        .join(Hit, col(Hit.id) == col(ArmHit.hit_id))
+        .where(StudyArm.study_id == study_id)
+        .order_by(col(StudyArm.position))
+    ).all()
+    out: dict[str, set[str]] = {}
+    for name, items in rows:
+        out.setdefault(name, set()).update(items)
+    return out
+
+
+def _assignment_arms(session: Session, pks: set[int]) -> dict[int, str]:
+    """The arm of each of these assignments (store ids), by their HIT."""
+    if not pks:
+        return {}
+    rows = session.exec(
+        select(Assignment.id, StudyArm.name)
+        .join(ArmHit, col(ArmHit.hit_id) == col(Assignment.hit_id))
+        .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
+        .where(col(Assignment.id).in_(sorted(pks)))
+    ).all()
+    return {int(pk or 0): name for pk, name in rows}
 
 
 def _key(session: Session, study_id: int) -> tuple[int, int]:

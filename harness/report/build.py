@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.characterize import Characterization
+from harness.report.arms import arms_section, summary_row
 from harness.report.compare import (
     closest_pair,
     closest_pair_verdict,
@@ -27,6 +28,7 @@ from harness.report.verdict import reproduction_verdict
 def build_document(c: Characterization) -> Document:
     """The whole report: headline figures, the cards, then every property with its meaning."""
     new, orig = c.new_instrument.name, c.original_instrument.name
+    arms = arms_section(c)
     return Document(
         title=f"{new} characterized against {orig}",
         subtitle=f"Every figure is defined in {METHODS_CITATION}, section 6; values for all "
@@ -34,6 +36,7 @@ def build_document(c: Characterization) -> Document:
         + ("and for the screened set side by side." if c.screened else "(no screened set given)."),
         sections=[
             summary_section(c),
+            *([] if arms is None else [arms]),
             card_section(c),
             repeatability_section(c),
             precision_section(c),
@@ -70,6 +73,8 @@ def summary_section(c: Characterization) -> Section:
     if c.resolution is not None:
         t = c.resolution.threshold_95
         rows.append(["resolution (95% agreement)", "not reached" if t is None else num(t, 2)])
+    if c.arms is not None:
+        rows.insert(0, summary_row(c.arms))
     pair = closest_pair(c)
     if pair is not None:
         for name, sentence in pair_verdicts(c):

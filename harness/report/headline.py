@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.characterize import Characterization
+from harness.report.arms import headline_lines
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
 from harness.report.verdict import reproduction_verdict
@@ -41,6 +42,8 @@ def headline(c: Characterization) -> str:
         )  # fmt: skip
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
+    if c.arms is not None:
+        lines += headline_lines(c.arms)
     verdict = reproduction_verdict(c)
     lines.insert(0, verdict.sentence().replace(" (criteria below)", ""))
     lines.insert(

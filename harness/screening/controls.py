@@ -1,4 +1,5 @@
-"""Heuristics on built-in controls: H4 high random, H9 gold failure, H10 calibration failure.
+"""Heuristics on built-in controls: H4 high random, H9 gold failure, H10 calibration failure;
+and each control check passed or failed (`control_checks`, for figures about the controls).
 
 They read each row's role (and gold answer) from the judgments, or from the item table of the
 context where the judgments lack them (docs/methods.md section 3).
@@ -88,3 +89,60 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     needed = 1 if context.states_threshold(key) else MIN_CHECKS
     flag = (share > context.threshold(key) + 1e-12) & (count >= needed)
     return result(workers_of(judgments), share, count, flag, failures=failures)
+
+
+CHECKED_CONTROLS = ("identical", "repeat", "gold")
+"""The controls a single answer passes or fails; random pairs (H4) and control groups (H6) are
+judged over many answers of a worker, not one by one."""
+
+
+def control_checks(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """Every check of a pass/fail control, one row each: ``worker_id, item_id, control,
+    passed``, with H9's and H10's tolerances.
+
+    ``identical``: an identical pair's answer, passed at or above max - 10% of the range;
+    ``repeat``: an item the worker answered twice or more, passed when the showings lie within
+    a quarter of the range; ``gold``: an answer to a gold item, passed within one step of the
+    gold answer. Skipped showings are no checks (as in the heuristics).
+    """
+    scale = context.scale
+    rows = answered(judgments, context)
+    columns = ["worker_id", "item_id", "control", "passed"]
+    identical = rows[rows["role"] == ItemRole.IDENTICAL.value]
+    parts = [
+        pd.DataFrame({
+            "worker_id": identical["worker_id"],
+            "item_id": identical["item_id"],
+            "control": "identical",
+            "passed": identical["value"] >= scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9,
+        })
+    ]  # fmt: skip
+    shown = rows[rows["role"].isin([ItemRole.ITEM.value, ItemRole.REPEAT.value])]
+    shown = shown[shown.duplicated(["worker_id", "item_id"], keep=False)]
+    if len(shown):
+        spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min"])
+        gap = spread["max"] - spread["min"]
+        parts.append(
+            pd.DataFrame({
+                "worker_id": spread.index.get_level_values("worker_id"),
+                "item_id": spread.index.get_level_values("item_id"),
+                "control": "repeat",
+                "passed": (gap <= REPEAT_TOLERANCE * scale.range + 1e-9).to_numpy(),
+            })
+        )  # fmt: skip
+    gold = pd.to_numeric(context.item_column(rows, "gold"), errors="coerce")
+    golden = rows[gold.notna()]
+    parts.append(
+        pd.DataFrame({
+            "worker_id": golden["worker_id"],
+            "item_id": golden["item_id"],
+            "control": "gold",
+            "passed": (golden["value"] - gold[gold.notna()]).abs() <= scale.step + 1e-9,
+        })
+    )  # fmt: skip
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=bool if c == "passed" else object)
+                             for c in columns})  # fmt: skip
+    out = pd.concat(parts, ignore_index=True)[columns]
+    return out.astype({"passed": bool})

@@ -27,9 +27,17 @@ def study_spec(session: Session, study: Study) -> TaskSpec:
 
 def study_context(session: Session, study: Study) -> ScreeningContext:
     """The screening context of a stored study: frozen spec's scale and policy, stored items."""
-    spec = study_spec(session, study)
+    return instrument_context(session, study.instrument_id)
+
+
+def instrument_context(session: Session, instrument_id: int) -> ScreeningContext:
+    """The screening context of a stored instrument version (a study's, or an arm's)."""
+    version = session.get(InstrumentVersion, instrument_id)
+    if version is None:  # pragma: no cover - a foreign key keeps this from happening
+        raise StoreError(f"instrument version {instrument_id} missing")
+    spec = TaskSpec.model_validate(version.spec)
     items = session.exec(
-        select(Item).where(Item.instrument_id == study.instrument_id).order_by(col(Item.id))
+        select(Item).where(Item.instrument_id == instrument_id).order_by(col(Item.id))
     ).all()
     table = pd.DataFrame(
         {

@@ -14,6 +14,7 @@ from harness.dashboard.figures import (
     alpha_interval,
     alpha_plot,
     alpha_point,
+    arm_progress,
     consensus_points,
     control_results,
     pace,
@@ -110,3 +111,39 @@ def test_control_results_measure_each_control_against_what_a_careful_worker_answ
     assert results["repeat"].error == pytest.approx(1.0)  # |6-4| and |5-5|
     assert results["gold"].error == pytest.approx(1.0) and results["gold"].workers == 1
     assert results["repeat"].showings == 2
+
+
+def _two_arms() -> pd.DataFrame:
+    a = ratings(0).assign(arm="a")
+    b = ratings(1).assign(arm="b", worker_id=lambda t: "b-" + t["worker_id"])
+    return pd.concat([a, b], ignore_index=True)
+
+
+def test_in_a_study_with_arms_alpha_is_each_arms_and_never_pooled():
+    table = _two_arms()
+    point = alpha_point(table, "interval", {"w5"}, NOW, resamples=50, arms=["a", "b"])
+    assert point.everyone == NO_ALPHA and point.screened == NO_ALPHA
+    assert [a.arm for a in point.arms] == ["a", "b"]
+    for arm in point.arms:
+        rows = table[table["arm"] == arm.arm]
+        assert arm.judgments == len(rows)
+        assert arm.everyone.alpha == pytest.approx(krippendorff_alpha(rows, "interval"))
+        kept = rows[rows["worker_id"] != "w5"]
+        assert arm.screened.alpha == pytest.approx(krippendorff_alpha(kept, "interval"))
+    assert point.arms[0].screened.alpha > point.arms[0].everyone.alpha  # w5 answers at random
+    plot = alpha_plot([point])
+    assert plot.lines["arm:a"] and plot.lines["arm-screened:b"] and not plot.lines["everyone"]
+
+
+def test_each_arms_progress_counts_its_raters_per_item_with_items_nobody_rated():
+    rows = pd.DataFrame(
+        [("a", "i1", "w1"), ("a", "i1", "w2"), ("a", "i2", "w1"), ("a", "i1", "w1"),
+         ("b", "i1", "w3")],
+        columns=["arm", "item_id", "worker_id"],
+    )  # fmt: skip
+    items = {"a": {"i1", "i2", "i3"}, "b": {"i1", "i2", "i3"}, "c": {"i1"}}
+    a, b, c = arm_progress(rows, items, target=2)
+    assert (a.workers, a.judgments, a.items, a.at_target) == (2, 4, 3, 1)
+    assert (a.raters_min, a.raters_median, a.raters_max) == (0, 1.0, 2)
+    assert (b.workers, b.at_target, b.raters_max) == (1, 0, 1)
+    assert (c.workers, c.judgments, c.items, c.raters_max) == (0, 0, 1, 0)

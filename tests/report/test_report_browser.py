@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from tests.browser import chromium
+from tests.browser import PHONE, chromium
 from tests.characterize import factories
 from tests.factories import WS353_DIR, WS353_SYSTEMS_DIR
 
@@ -95,5 +95,43 @@ def test_the_report_reads_on_a_phone_with_the_verdict_first(report_html, tmp_pat
         first = driver.execute_script("return document.querySelector('p.meaning').textContent")
         assert first.startswith("Verdict: reproduction ") and "WS353" in first
         shot = tmp_path / "phone.png"
+        driver.save_screenshot(str(shot))
+        assert shot.stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def arms_report_html(tmp_path_factory) -> Path:
+    from tests.report.test_arms_report import build_arms_study, characterize
+
+    directory = tmp_path_factory.mktemp("arms")
+    db = f"sqlite:///{directory / 'h.db'}"
+    built = build_arms_study(directory, db)
+    result = characterize(db, built["original"], directory / "report", "--quiet")
+    assert result.exit_code == 0, result.output
+    return directory / "report" / "report.html"
+
+
+def test_the_arms_section_reads_on_a_phone_verdict_first(arms_report_html, tmp_path):
+    with chromium(PHONE) as driver:
+        driver.get(arms_report_html.as_uri())
+        assert driver.execute_script("return window.innerWidth") == PHONE[0]
+        wide = driver.execute_script(
+            "return document.documentElement.scrollWidth > window.innerWidth + 1"
+        )
+        assert not wide, "the page scrolls sideways on a phone (wide tables scroll in a box)"
+        headings = driver.execute_script(
+            "return Array.from(document.querySelectorAll('h2')).map(n => n.textContent)"
+        )
+        assert headings[:2] == ["Summary", "Arms"]
+        section = driver.find_element("id", "arms")
+        meaning = section.find_element("css selector", "p.meaning").text
+        assert meaning.startswith("Arm short is less reliable than long: difference -0.")
+        cells = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#arms td')).map(n => n.textContent)"
+        )
+        assert "long" in cells and "short" in cells
+        assert any(c.startswith("less reliable: -0.") for c in cells)
+        driver.execute_script("document.getElementById('arms').scrollIntoView()")
+        shot = tmp_path / "arms-phone.png"
         driver.save_screenshot(str(shot))
         assert shot.stat().st_size > 10_000

@@ -1,0 +1,98 @@
+"""A stored study with arms as the comparison reads it (both stores): every arm's control
+checks, counted against what the participants posted through the pages, its money per
+judgment with the platform's fees, and `harness compare-arms` printing controls passed."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from harness.characterize.arm_inputs import compare_stored, read_arms, with_fees
+from harness.platform.registry import platform_named
+from harness.store import find_study, make_engine, session_scope
+from tests.platform.factories import harness_cli
+from tests.platform.link.arm_study import (
+    arms_spec,
+    careful_long_careless_short,
+    client_fetch,
+    launch,
+    work_all,
+)
+from tests.platform.link.test_link_platform import _client
+
+
+@pytest.fixture
+def worked(tmp_path, database_url):
+    spec = arms_spec(tmp_path)
+    launch(spec, database_url)
+    app, client = _client(database_url)
+    try:
+        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
+                          careful_long_careless_short())  # fmt: skip
+    finally:
+        app.extensions["harness"].close()
+    return database_url, posted
+
+
+def test_every_arms_control_checks_are_read_with_their_arm(worked):
+    db, posted = worked
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            stored = read_arms(session, find_study(session, "small"))
+    finally:
+        engine.dispose()
+    checks = stored.checks
+    counted = checks.groupby(["arm", "control"]).size().to_dict()
+    assert counted == {(arm, control): n for arm, per in posted.checks.items()
+                       for control, n in per.items()}  # fmt: skip
+    assert set(posted.checks["long"]) == {"identical", "repeat", "gold"}
+    assert checks.loc[checks["arm"] == "long", "passed"].all()
+    assert not checks.loc[checks["arm"] == "short", "passed"].any()
+    arms = {w: a for w, a in posted.arms.items()}
+    assert dict(zip(checks["worker_id"], checks["arm"], strict=True)) == arms
+    # a link pays no fees: the money per judgment is the reward's: $0.10 per HIT of 4 items,
+    # one identical pair and one repeat, 6 judgments of which 5 are stored as content (the
+    # repeat's second showing is stored with its item's role)
+    assert stored.cost_per_judgment == pytest.approx({"long": 0.02, "short": 0.02})
+    result = compare_stored(stored, resamples=50)
+    long, short = result.controls
+    assert (long.share, short.share) == (1.0, 0.0)
+    assert short.difference == -1.0 and short.diff_high is not None and short.diff_high < 0
+
+
+def test_compare_arms_prints_and_writes_controls_passed(worked):
+    db, posted = worked
+    result = harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    n_long = sum(posted.checks["long"].values())
+    n_short = sum(posted.checks["short"].values())
+    at = lines.index("controls passed (identical pairs, repeated items and gold items; every "
+                     "worker, before screening):")  # fmt: skip
+    assert lines[at + 1].startswith(f"  long: {n_long} of {n_long} checks by 2 workers: 100% [")
+    assert lines[at + 2].startswith(f"  short: 0 of {n_short} checks by 2 workers: 0% [0%, ")
+    assert "; against long -100 points [" in lines[at + 2]
+    assert "  ($/reliable mean: rewards and the study link's fees of an item mean of reliability " \
+           "0.8)" in lines  # fmt: skip
+    record = json.loads(harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "20",
+                                    "--json").output)  # fmt: skip
+    assert [c["arm"] for c in record["controls"]] == ["long", "short"]
+    assert record["controls"][0]["checks"] == n_long and record["controls"][1]["passed"] == 0
+    assert record["fees_of"] == "the study link"
+
+
+def test_money_per_judgment_counts_the_platforms_fees():
+    mturk, prolific = platform_named("mturk"), platform_named("prolific")
+    # MTurk: 20% on a HIT of fewer than 10 assignments, at least $0.01 an assignment
+    assert with_fees(0.025, Decimal("0.10"), 3, mturk) == pytest.approx(0.025 * 1.2)
+    assert with_fees(0.005, Decimal("0.02"), 3, mturk) == pytest.approx(0.005 * 1.5)
+    assert with_fees(0.025, Decimal("0.10"), 10, mturk) == pytest.approx(0.025 * 1.4)
+    per_place = prolific.estimate(Decimal("1.00"), 1, 1)
+    assert with_fees(0.1, Decimal("1.00"), 5, prolific) == pytest.approx(
+        0.1 * float(per_place.total)
+    )
+    assert per_place.fees > 0
+    assert with_fees(0.0, Decimal("0"), 5, mturk) == 0.0

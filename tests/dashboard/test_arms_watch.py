@@ -1,0 +1,59 @@
+"""The dashboard's cache of a study with arms, on both stores: the judgments read labelled
+with their arm, each arm's progress and alpha, and each worker's arm, against what the
+participants posted and the store holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.dashboard.watch import Watcher
+from harness.stats.alpha import krippendorff_alpha
+from harness.store import find_study, make_engine, session_scope, study_judgments
+from tests.platform.link.arm_study import (
+    arms_spec,
+    careful_long_careless_short,
+    client_fetch,
+    launch,
+    work_all,
+)
+from tests.platform.link.test_link_platform import _client
+
+
+def test_a_snapshot_shows_each_arm_and_each_workers_arm(tmp_path, database_url):
+    spec = arms_spec(tmp_path)
+    launch(spec, database_url)
+    app, client = _client(database_url)
+    try:
+        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
+                          careful_long_careless_short())  # fmt: skip
+    finally:
+        app.extensions["harness"].close()
+    engine = make_engine(database_url)
+    try:
+        with session_scope(engine) as session:
+            study = find_study(session, "small")
+            assert study.id is not None
+            table = study_judgments(session, study.id)
+        watcher = Watcher(engine, background=False)
+        snapshot = watcher.snapshot(study.id)
+    finally:
+        engine.dispose()
+    hashes = dict(zip(table["worker_id"], table["instrument_hash"], strict=False))
+    by_arm = {arm: hashes[w] for w, arm in posted.arms.items()}
+    assert [a.arm for a in snapshot.arms] == ["long", "short"]
+    for progress in snapshot.arms:
+        rows = table[table["instrument_hash"] == by_arm[progress.arm]]
+        assert progress.judgments == len(rows)
+        assert progress.workers == rows["worker_id"].nunique() == 2
+        # 8 items and 2 identical pairs (one per HIT), each rated by 2 workers
+        assert (progress.items, progress.at_target, progress.raters_min) == (10, 10, 2)
+    assert {w["worker_id"]: w["arm"] for w in snapshot.workers} == posted.arms
+    latest = snapshot.latest
+    assert latest is not None and latest.everyone.alpha is None  # never the arms pooled
+    for arm in latest.arms:
+        rows = table[(table["instrument_hash"] == by_arm[arm.arm]) & (table["role"] == "item")]
+        assert arm.everyone.alpha == pytest.approx(krippendorff_alpha(rows, "interval"))
+    assert snapshot.arm_alpha("long") is latest.arms[0]
+    rows = watcher.rows(study.id)
+    assert len(rows) == len(table)
+    assert dict(zip(rows["worker_id"], rows["arm"], strict=True)) == posted.arms
