@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from sqlmodel import select
 
 from harness.commands.options import apply_option, db_option
 
@@ -78,27 +79,32 @@ def serve(
     from harness.platform.after_submission import hook, screen_unscreened
     from harness.platform.background import BackgroundHook
     from harness.store import database_url
-    from harness.store.database import open_store, safe_url
+    from harness.store.database import open_store, safe_url, session_scope
+    from harness.store.models import Study
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
-    if after is not None:  # what a server killed before screening left: screened now
-        engine = open_store(url)
-        try:
-            failures = screen_unscreened(engine, after)
-        finally:
-            engine.dispose()
-        if failures:
-            failed = {s: f for s, f in failures.items() if f is not None}
-            click.echo(
-                f"screened the unscreened assignments of {len(failures) - len(failed)} "
-                f"stud{'y' if len(failures) - len(failed) == 1 else 'ies'}"
-            )
-            for study, failure in failed.items():
-                click.echo(f"warning: screening study {study} failed ({failure})", err=True)
+    # a missing SQLite file is refused (nothing is created), an unreachable or never upgraded
+    # store is named now rather than at the first request
+    engine = open_store(url)
+    try:
+        with session_scope(engine) as session:
+            session.exec(select(Study.id).limit(1)).first()
+        # what a server killed before screening left: screened now
+        failures = screen_unscreened(engine, after) if after is not None else {}
+    finally:
+        engine.dispose()
+    if failures:
+        failed = {s: f for s, f in failures.items() if f is not None}
+        click.echo(
+            f"screened the unscreened assignments of {len(failures) - len(failed)} "
+            f"stud{'y' if len(failures) - len(failed) == 1 else 'ies'}"
+        )
+        for study, failure in failed.items():
+            click.echo(f"warning: screening study {study} failed ({failure})", err=True)
     dashboard = None
     if with_dashboard:
         from harness.dashboard import DashboardSettings
