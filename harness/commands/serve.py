@@ -74,10 +74,12 @@ def serve(
     /hit/<study>-<index>) and store what workers submit, screening each submission live and
     carrying out what screening decides. Launch with --public-url set to where this server is
     reachable (https on MTurk, see docs/deploy.md); acting on decisions needs the platform's
-    credentials here. On start, every stored assignment not screened yet is screened. Stop it
-    with kill PID (graceful) or Ctrl-C."""
-    from harness.platform.after_submission import hook, screen_unscreened
-    from harness.platform.background import BackgroundHook
+    credentials here. On start, and every few seconds while it runs, every stored assignment
+    not screened yet is screened and every decision a stopped process left is carried out; the
+    platform is asked again about quarantined submissions as they fall due, those of a stopped
+    process included. Stop it with kill PID (graceful) or Ctrl-C."""
+    from harness.platform.after_submission import catch_up, hook
+    from harness.platform.background import BackgroundHook, Sweep
     from harness.store import database_url
     from harness.store.database import open_store, safe_url, session_scope
     from harness.store.models import Study
@@ -93,15 +95,16 @@ def serve(
     try:
         with session_scope(engine) as session:
             session.exec(select(Study.id).limit(1)).first()
-        # what a server killed before screening left: screened now
-        failures = screen_unscreened(engine, after) if after is not None else {}
+        # what a server killed before screening (or mid-action) left: screened and done now
+        failures = catch_up(engine, after, acting=apply_decisions) if after is not None else {}
     finally:
         engine.dispose()
     if failures:
         failed = {s: f for s, f in failures.items() if f is not None}
+        done = len(failures) - len(failed)
         click.echo(
-            f"screened the unscreened assignments of {len(failures) - len(failed)} "
-            f"stud{'y' if len(failures) - len(failed) == 1 else 'ies'}"
+            f"screened the unscreened assignments (and carried out the decisions left) of "
+            f"{done} stud{'y' if done == 1 else 'ies'}"
         )
         for study, failure in failed.items():
             click.echo(f"warning: screening study {study} failed ({failure})", err=True)
@@ -113,9 +116,17 @@ def serve(
 
     def build() -> Any:
         inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        return create_app(
+        app = create_app(
             url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
         )
+        # made good within seconds by any live process: rechecks due (a stopped process's
+        # too), assignments left unscreened and decisions left half done by a killed one
+        app.extensions["harness.trust"].rechecks.watch()
+        if inline_or_queued is not None:
+            state = app.extensions["harness"]
+            sweep = Sweep(state.engine, inline_or_queued, acting=apply_decisions).start()
+            state.closers.insert(0, sweep.close)
+        return app
 
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "

@@ -26,7 +26,15 @@ from harness.spec.model import Action
 from harness.store.models import DecisionState, ScreeningDecision, utcnow
 from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
-__all__ = ["CLAIM_TIMEOUT", "acts", "add_decisions", "claim", "pending_decisions", "settle"]
+__all__ = [
+    "CLAIM_TIMEOUT",
+    "acts",
+    "add_decisions",
+    "claim",
+    "pending_decisions",
+    "settle",
+    "studies_with_open_decisions",
+]
 
 
 def acts(flag: bool, action: Action) -> bool:
@@ -108,6 +116,23 @@ def pending_decisions(
             or (d.state is DecisionState.CLAIMED and _abandoned(session, d, at))
         )
     ]
+
+
+def studies_with_open_decisions(session: Session) -> list[int]:
+    """The studies (store ids, ascending) with a decision that acts and is not settled:
+    pending, or claimed (by a process that may be gone). A cheap first look: which of them
+    are really to carry out is `pending_decisions`'s to say."""
+    query = (
+        sa.select(ScreeningDecision.study_id)
+        .where(
+            col(ScreeningDecision.state).in_([DecisionState.PENDING, DecisionState.CLAIMED]),
+            col(ScreeningDecision.flag).is_(True),
+            ScreeningDecision.action != Action.REPORT,
+        )
+        .distinct()
+        .order_by(ScreeningDecision.study_id)
+    )
+    return [int(s) for s in session.scalars(query)]
 
 
 def claim(session: Session, decision: ScreeningDecision, now: datetime | None = None) -> bool:
