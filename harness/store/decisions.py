@@ -22,12 +22,17 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.spec.heuristics import BY_KEY
 from harness.spec.model import Action
 from harness.store.models import DecisionState, ScreeningDecision, utcnow
 from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
+DecisionKey = tuple[int, str, int | None]
+
 __all__ = [
     "CLAIM_TIMEOUT",
+    "DecisionKey",
+    "decision_key",
     "acts",
     "add_decisions",
     "claim",
@@ -73,29 +78,44 @@ def add_decisions(
     return decisions
 
 
+def decision_key(worker: int, heuristic: str, assignment: int | None) -> DecisionKey:
+    """What a decision is about: its worker and heuristic, and its assignment when the
+    heuristic is judged per assignment (H7): each assignment's flag is then its own."""
+    info = BY_KEY.get(heuristic)
+    return (worker, heuristic, assignment if info is not None and info.per_assignment else None)
+
+
 def latest_flags(
     session: Session, study_id: int, worker_pks: Sequence[int]
-) -> dict[tuple[int, str], bool]:
-    """The flag of the latest stored decision per (worker, heuristic) of ``worker_pks``."""
+) -> dict[DecisionKey, bool]:
+    """The flag of the latest stored decision per `decision_key` of ``worker_pks``."""
     if not worker_pks:
         return {}
     query = (
-        select(ScreeningDecision.worker_id, ScreeningDecision.heuristic, ScreeningDecision.flag)
+        select(
+            ScreeningDecision.worker_id,
+            ScreeningDecision.heuristic,
+            ScreeningDecision.assignment_id,
+            ScreeningDecision.flag,
+        )
         .where(ScreeningDecision.study_id == study_id)
         .where(col(ScreeningDecision.worker_id).in_(list(worker_pks)))
         .order_by(col(ScreeningDecision.id))
     )
-    return {(w, h): f for w, h, f in session.exec(query).all()}
+    return {decision_key(w, h, a): f for w, h, a, f in session.exec(query).all()}
 
 
 def latest_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:
-    """The latest decision of each (worker, heuristic) of the study, oldest first."""
+    """The latest decision of each `decision_key` of the study, oldest first."""
     query = (
         select(ScreeningDecision)
         .where(ScreeningDecision.study_id == study_id)
         .order_by(col(ScreeningDecision.id))
     )
-    latest = {(d.worker_id, d.heuristic): d for d in session.exec(query).all()}
+    latest = {
+        decision_key(d.worker_id, d.heuristic, d.assignment_id): d
+        for d in session.exec(query).all()
+    }
     return sorted(latest.values(), key=lambda d: d.id or 0)
 
 
@@ -105,7 +125,8 @@ def pending_decisions(
     """Decisions to carry out, oldest first: raised flags with a block, reject or replace
     action, not applied, overruled or claimed (a claim whose process is gone is abandoned,
     `harness.store.owners.abandoned`). Only the latest decision of each (worker, heuristic)
-    counts: a flag raised and since cleared is not pending."""
+    counts (of each assignment, for a heuristic judged per assignment): a flag raised and since
+    cleared is not pending."""
     at = now or utcnow()
     return [
         d
@@ -123,14 +144,14 @@ def studies_with_open_decisions(session: Session) -> list[int]:
     pending, or claimed (by a process that may be gone). A cheap first look: which of them
     are really to carry out is `pending_decisions`'s to say."""
     query = (
-        sa.select(ScreeningDecision.study_id)
+        sa.select(col(ScreeningDecision.study_id))
         .where(
             col(ScreeningDecision.state).in_([DecisionState.PENDING, DecisionState.CLAIMED]),
             col(ScreeningDecision.flag).is_(True),
-            ScreeningDecision.action != Action.REPORT,
+            col(ScreeningDecision.action) != Action.REPORT,
         )
         .distinct()
-        .order_by(ScreeningDecision.study_id)
+        .order_by(col(ScreeningDecision.study_id))
     )
     return [int(s) for s in session.scalars(query)]
 
