@@ -20,6 +20,12 @@ def headline_lines(snapshot: Snapshot, events: int = 5) -> list[str]:
         )
     else:
         lines.append(f"  alpha ({snapshot.level}): not yet")
+    for problem in snapshot.problems:
+        at = problem["at"].strftime("%H:%M:%S") if problem["at"] else ""
+        left = (f"; {problem['unscreened']} stored assignments not screened yet"
+                if "unscreened" in problem else "")  # fmt: skip
+        lines.append(f"  {problem['what']}: {problem['count']} times, the latest at {at} "
+                     f"({problem['error']}){left}")  # fmt: skip
     for worker, block in sorted(snapshot.blocked.items()):
         lines.append(f"  blocked {worker} by {block['by']}: {block['reason']}")
     pending = [d for d in snapshot.decisions if d["state"] == "pending"]
