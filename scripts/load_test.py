@@ -538,9 +538,18 @@ def check(
         once("0 duplicated submission events", submitted)
         once("0 duplicated decision events", events("screening.decision", "decision"))
         once("each decision applied once", events("screening.applied", "decision"))
-        once("each rejection intent once", events("review.reject.intent"))
-        once("each block intent once", events("worker.block.intent"))
+        once("each rejection logged once", events("review.rejected"))
+        once("each block logged once", events("worker.blocked"))
         once("each replacement intent once", events("review.replace.intent"))
+        # an action whose process was killed after its intent is resumed by another process
+        # under an intent of its own (after reading the platform's state): two intents, one
+        # result
+        resumed = sum(
+            n - 1
+            for kind in ("review.reject.intent", "worker.block.intent")
+            for n in events(kind).values()
+        )
+        out["actions resumed after a kill (a second intent)"] = (True, str(resumed))
         decisions = rows(
             "SELECT worker_id, heuristic, assignment_id, flag, state, action "
             "FROM screening_decision ORDER BY id"
@@ -605,6 +614,8 @@ def check(
             "SELECT count(*) FROM event WHERE kind = 'assignment.after_submission_failed'"
         )
         out["screening failures (events)"] = (True, str(failures[0][0]))
+        failed = rows("SELECT count(*) FROM event WHERE kind = 'platform.action.failed'")
+        out["platform actions failed and retried (events)"] = (True, str(failed[0][0]))
     engine.dispose()
     return out
 
