@@ -12,6 +12,7 @@ start or its sweep a few seconds later, `catch_up`) screens it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import sqlalchemy as sa
 
@@ -75,18 +76,29 @@ def run_after_submission(
     return None
 
 
-def catch_up(engine: sa.Engine, after: AfterSubmission, *, acting: bool) -> dict[int, str | None]:
+RECENT = timedelta(minutes=10)
+"""Pending decisions older than this are left to the next submission's screening and to sync
+(`catch_up` with ``recent_only``): one pending that long waits for something, e.g. an
+assignment the platform never got, and asking the platform every few seconds would not help."""
+
+
+def catch_up(
+    engine: sa.Engine, after: AfterSubmission, *, acting: bool, recent_only: bool = False
+) -> dict[int, str | None]:
     """Run ``after`` for every study a stopped process left work in: stored assignments live
     screening has not taken into account (a server killed between storing and screening, a
     hook that failed) and, when ``after`` acts on decisions (``acting``), decisions still to
-    carry out (one whose process was killed mid-action among them). What a task server does
-    as it starts, then every few seconds (`harness.platform.background.Sweep`). Returns each
-    such study's failure (None: done); failures are logged as events, like any hook's."""
+    carry out (one whose process was killed mid-action among them; ``recent_only``: pending
+    ones made in the last `RECENT`). What a task server does as it starts, then every few
+    seconds (`harness.platform.background.Sweep`). Returns each such study's failure (None:
+    done); failures are logged as events, like any hook's."""
     from harness.store.decisions import studies_with_open_decisions
     from harness.store.judgment_table import studies_with_unscreened
+    from harness.store.models import utcnow
 
     with session_scope(engine) as session:
         studies = set(studies_with_unscreened(session))
         if acting:
-            studies.update(studies_with_open_decisions(session))
+            since = utcnow() - RECENT if recent_only else None
+            studies.update(studies_with_open_decisions(session, since))
     return {study: run_after_submission(engine, after, study) for study in sorted(studies)}

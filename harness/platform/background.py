@@ -120,7 +120,7 @@ class Sweep:
 
         while not self._stop.is_set():
             try:
-                catch_up(self._engine, self._after, acting=self._acting)
+                catch_up(self._engine, self._after, acting=self._acting, recent_only=True)
             except Exception:  # the store unreachable for a moment: look again later
                 LOG.exception("looking for work left by a stopped process failed")
             self._stop.wait(self._every)

@@ -139,19 +139,27 @@ def pending_decisions(
     ]
 
 
-def studies_with_open_decisions(session: Session) -> list[int]:
+def studies_with_open_decisions(
+    session: Session, pending_since: datetime | None = None
+) -> list[int]:
     """The studies (store ids, ascending) with a decision that acts and is not settled:
-    pending, or claimed (by a process that may be gone). A cheap first look: which of them
-    are really to carry out is `pending_decisions`'s to say."""
+    claimed (by a process that may be gone), or pending (made since ``pending_since``, when
+    given: one pending for longer waits for something, e.g. a submission the platform does not
+    have, and is retried by the next submission's screening and by sync). A cheap first look:
+    which of them are really to carry out is `pending_decisions`'s to say."""
+    table = ScreeningDecision.__table__  # type: ignore[attr-defined]
+    pending = table.c.state == DecisionState.PENDING.name
+    if pending_since is not None:
+        pending = sa.and_(pending, table.c.created_at >= pending_since)
     query = (
-        sa.select(col(ScreeningDecision.study_id))
+        sa.select(table.c.study_id)
         .where(
-            col(ScreeningDecision.state).in_([DecisionState.PENDING, DecisionState.CLAIMED]),
-            col(ScreeningDecision.flag).is_(True),
-            col(ScreeningDecision.action) != Action.REPORT,
+            sa.or_(table.c.state == DecisionState.CLAIMED.name, pending),
+            table.c.flag.is_(True),
+            table.c.action != Action.REPORT.name,
         )
         .distinct()
-        .order_by(col(ScreeningDecision.study_id))
+        .order_by(table.c.study_id)
     )
     return [int(s) for s in session.scalars(query)]
 
@@ -183,12 +191,16 @@ def claim(session: Session, decision: ScreeningDecision, now: datetime | None = 
         )
     mine = new_claim()
     hold(session.get_bind().engine, mine)  # held before anyone can see it
-    result = session.execute(
-        sa.update(table)
-        .where(table.c.id == decision.id, claimable)
-        .values(state=DecisionState.CLAIMED.name, claimed_at=at, claimed_by=mine)
-    )
-    session.commit()
+    try:
+        result = session.execute(
+            sa.update(table)
+            .where(table.c.id == decision.id, claimable)
+            .values(state=DecisionState.CLAIMED.name, claimed_at=at, claimed_by=mine)
+        )
+        session.commit()
+    except BaseException:
+        release(mine)
+        raise
     won = result.rowcount == 1  # type: ignore[attr-defined]
     if won:
         session.refresh(decision)

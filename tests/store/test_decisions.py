@@ -21,6 +21,7 @@ from harness.store.decisions import (
     claim,
     pending_decisions,
     settle,
+    studies_with_open_decisions,
 )
 from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
 from harness.store.owners import release_all
@@ -148,3 +149,22 @@ def test_a_claim_of_a_killed_process_is_taken_over_at_once(study, database_url):
             assert claim(session, pending) is True
             assert claim(other, theirs) is False
         assert pending.claimed_by is not None and pending.claimed_by != theirs.claimed_by
+
+
+def test_studies_with_decisions_to_carry_out_include_claimed_and_recent_pending_ones(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == []
+        first, second = add_decisions(session, study_id, [
+            change(worker, "h", True, Action.BLOCK),
+            change(worker, "report only", True, Action.REPORT),
+        ])  # fmt: skip
+    later = utcnow() + timedelta(minutes=1)
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == [study_id]
+        assert studies_with_open_decisions(session, pending_since=later) == []  # waits: old
+        assert claim(session, session.get(ScreeningDecision, first.id))
+        assert studies_with_open_decisions(session, pending_since=later) == [study_id]
+        settle(session, first, DecisionState.APPLIED)
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == []  # a report never acts
