@@ -22,6 +22,8 @@ COMMANDS = [
     ["simulate-workers", "s"],
     ["characterize", "--new", "s", "--original", "ws353", "--out", "report"],
     ["export", "s"],
+    ["serve"],
+    ["serve", "--no-screening"],
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from sqlmodel import select
 
 from harness.commands.options import apply_option, db_option
 
@@ -73,32 +74,40 @@ def serve(
     /hit/<study>-<index>) and store what workers submit, screening each submission live and
     carrying out what screening decides. Launch with --public-url set to where this server is
     reachable (https on MTurk, see docs/deploy.md); acting on decisions needs the platform's
-    credentials here. On start, every stored assignment not screened yet is screened. Stop it
-    with kill PID (graceful) or Ctrl-C."""
-    from harness.platform.after_submission import hook, screen_unscreened
-    from harness.platform.background import BackgroundHook
+    credentials here. On start, and every few seconds while it runs, every stored assignment
+    not screened yet is screened and every decision a stopped process left is carried out; the
+    platform is asked again about quarantined submissions as they fall due, those of a stopped
+    process included. Stop it with kill PID (graceful) or Ctrl-C."""
+    from harness.platform.after_submission import catch_up, hook
+    from harness.platform.background import BackgroundHook, Sweep
     from harness.store import database_url
-    from harness.store.database import open_store, safe_url
+    from harness.store.database import open_store, safe_url, session_scope
+    from harness.store.models import Study
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
-    if after is not None:  # what a server killed before screening left: screened now
-        engine = open_store(url)
-        try:
-            failures = screen_unscreened(engine, after)
-        finally:
-            engine.dispose()
-        if failures:
-            failed = {s: f for s, f in failures.items() if f is not None}
-            click.echo(
-                f"screened the unscreened assignments of {len(failures) - len(failed)} "
-                f"stud{'y' if len(failures) - len(failed) == 1 else 'ies'}"
-            )
-            for study, failure in failed.items():
-                click.echo(f"warning: screening study {study} failed ({failure})", err=True)
+    # a missing SQLite file is refused (nothing is created), an unreachable or never upgraded
+    # store is named now rather than at the first request
+    engine = open_store(url)
+    try:
+        with session_scope(engine) as session:
+            session.exec(select(Study.id).limit(1)).first()
+        # what a server killed before screening (or mid-action) left: screened and done now
+        failures = catch_up(engine, after, acting=apply_decisions) if after is not None else {}
+    finally:
+        engine.dispose()
+    if failures:
+        failed = {s: f for s, f in failures.items() if f is not None}
+        done = len(failures) - len(failed)
+        click.echo(
+            f"screened the unscreened assignments (and carried out the decisions left) of "
+            f"{done} stud{'y' if done == 1 else 'ies'}"
+        )
+        for study, failure in failed.items():
+            click.echo(f"warning: screening study {study} failed ({failure})", err=True)
     dashboard = None
     if with_dashboard:
         from harness.dashboard import DashboardSettings
@@ -107,9 +116,17 @@ def serve(
 
     def build() -> Any:
         inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        return create_app(
+        app = create_app(
             url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
         )
+        # made good within seconds by any live process: rechecks due (a stopped process's
+        # too), assignments left unscreened and decisions left half done by a killed one
+        app.extensions["harness.trust"].rechecks.watch()
+        if inline_or_queued is not None:
+            state = app.extensions["harness"]
+            sweep = Sweep(state.engine, inline_or_queued, acting=apply_decisions).start()
+            state.closers.insert(0, sweep.close)
+        return app
 
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "

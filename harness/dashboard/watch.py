@@ -56,7 +56,11 @@ from harness.stats.alpha import Level
 from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.database import session_scope
 from harness.store.decisions import acts, latest_decisions
-from harness.store.judgment_table import judged_assignments, screening_rows
+from harness.store.judgment_table import (
+    judged_assignments,
+    screening_rows,
+    unscreened_assignments,
+)
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -95,6 +99,7 @@ class Snapshot:
     pending: list[dict[str, Any]]
     decisions: list[dict[str, Any]]
     events: list[dict[str, Any]]
+    problems: list[dict[str, Any]]  # what failed, however long ago (`_problems`)
     blocked: dict[str, dict[str, Any]]
     hits: list[dict[str, Any]]
     scale: tuple[float, float]
@@ -285,6 +290,7 @@ class Watcher:
             pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
             decisions=[_decision_record(d, names) for d in decisions if d.flag],
             events=_events(session, state.study_id),
+            problems=_problems(session, state.study_id),
             blocked=blocked,
             hits=hits,
             scale=(state.context.scale.min, state.context.scale.max),
@@ -601,6 +607,48 @@ def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
         }  # fmt: skip
         for e in events
     ]
+
+
+PROBLEMS = {
+    EventKind.AFTER_SUBMISSION_FAILED: (
+        "live screening failed",
+        "the answers are stored; the task server screens them again within seconds, and "
+        "`harness sync` or `harness review` before anything is approved",
+    ),
+    EventKind.ACTION_FAILED: (
+        "a platform action failed",
+        "its decision is pending again: the task server retries it within seconds, and so "
+        "does `harness sync`",
+    ),
+}
+"""Failures the study page shows until they are fixed, whether or not the event feed still
+holds them: (what failed, what happens next)."""
+
+
+def _problems(session: Session, study_id: int) -> list[dict[str, Any]]:
+    """Per kind of failure logged for the study: how many, the latest (when, error), what
+    happens next; and how many stored assignments are still not screened."""
+    out = []
+    for kind, (what, next_) in PROBLEMS.items():
+        count = session.exec(
+            select(func.count()).where(Event.study_id == study_id, Event.kind == kind)
+        ).one()
+        if not count:
+            continue
+        latest = session.exec(
+            select(Event)
+            .where(Event.study_id == study_id, Event.kind == kind)
+            .order_by(col(Event.id).desc())
+            .limit(1)
+        ).one()
+        problem: dict[str, Any] = {
+            "kind": kind.value, "what": what, "count": int(count), "next": next_,
+            "at": _utc(latest.at), "error": str(latest.payload.get("error", "")),
+        }  # fmt: skip
+        if kind is EventKind.AFTER_SUBMISSION_FAILED:
+            problem["unscreened"] = len(unscreened_assignments(session, study_id))
+        out.append(problem)
+    return out
 
 
 def _detail(payload: dict[str, Any]) -> str:

@@ -5,6 +5,9 @@ Every action is idempotent (doing it twice does it once), records its intent bef
 platform call and its result after it, each with its reason, and commits both at once, so a
 crash between them is visible in the log. An assignment is never rejected after the platform
 approved it (automatically, after the auto-approval delay): the platform's state is read first.
+A block, rejection or return left half done by a process that died is finished by the next
+process to try it, at once (`harness.store.action_claims`): what the platform shows done (an
+assignment rejected, a worker holding the exclusion) is logged as recovered, not done twice.
 
 `harness.platform.review` uses these to carry out screening's decisions and review a study;
 the dashboard's buttons use them too.
@@ -23,7 +26,7 @@ from harness.errors import PlatformError
 from harness.platform import money
 from harness.platform.launch_plan import action_token
 from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
-from harness.store.action_claims import begin_action
+from harness.store.action_claims import begin_action, finish_abandoned, intent
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 from harness.store.studies import LaunchedStudy
@@ -196,17 +199,19 @@ def reject(
             session, study.id, aid, reason, "the platform approved it already (auto-approval)"
         )
         return False
-    if current.state is SubmissionState.REJECTED:
+    if current.state is SubmissionState.REJECTED:  # by a process that died before logging it?
         _settle(session, assignment, current.state, study.id)
+        finish_abandoned(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid)
         return False
     if not begin_action(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid,
                         reason):  # fmt: skip
         return False
-    log(session, EventKind.REJECT_INTENT, study.id, aid, reason=reason, feedback=feedback)
-    provider.reject(aid, feedback)
-    assignment.status = AssignmentStatus.REJECTED
-    session.add(assignment)
-    log(session, EventKind.REJECTED, study.id, aid, reason=reason, feedback=feedback)
+    with intent(session, study.id, EventKind.REJECT_INTENT, aid, reason=reason,
+                feedback=feedback):  # fmt: skip
+        provider.reject(aid, feedback)
+        assignment.status = AssignmentStatus.REJECTED
+        session.add(assignment)
+        log(session, EventKind.REJECTED, study.id, aid, reason=reason, feedback=feedback)
     return True
 
 
@@ -241,9 +246,9 @@ def request_return(
     if not begin_action(session, study.id, EventKind.RETURN_INTENT, EventKind.RETURN_REQUESTED,
                         aid, reason):  # fmt: skip
         return False
-    log(session, EventKind.RETURN_INTENT, study.id, aid, reason=reason)
-    provider.request_return(aid)
-    log(session, EventKind.RETURN_REQUESTED, study.id, aid, reason=reason)
+    with intent(session, study.id, EventKind.RETURN_INTENT, aid, reason=reason):
+        provider.request_return(aid)
+        log(session, EventKind.RETURN_REQUESTED, study.id, aid, reason=reason)
     return True
 
 
@@ -399,13 +404,26 @@ def block_worker(
     block_ref = study.platform.block_ref
     if block_ref is None:
         raise PlatformError(f"study {study.name!r} has no exclusion group yet; launch it first")
+    excluded = None
+    if isinstance(provider, KnowsExclusions):
+        excluded = lambda: provider.excluded(block_ref, worker_id)  # noqa: E731
     if not begin_action(session, study.id, EventKind.BLOCK_INTENT, EventKind.BLOCKED, worker_id,
-                        reason, undone=EventKind.UNBLOCKED):  # fmt: skip
+                        reason, undone=EventKind.UNBLOCKED,
+                        done_already=excluded):  # fmt: skip
         return False
-    log(session, EventKind.BLOCK_INTENT, study.id, worker_id, reason=reason)
-    provider.exclude(block_ref, worker_id)
-    log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)
+    with intent(session, study.id, EventKind.BLOCK_INTENT, worker_id, reason=reason):
+        provider.exclude(block_ref, worker_id)
+        log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)
     return True
+
+
+@runtime_checkable
+class KnowsExclusions(Protocol):
+    """A provider that can say whether a worker is kept from a study's work now (MTurk: holds
+    the exclusion qualification; Prolific: is in the study's blocked group), so that a block a
+    process died in the middle of is not done twice."""
+
+    def excluded(self, exclude_ref: str, worker_id: str) -> bool: ...
 
 
 @runtime_checkable

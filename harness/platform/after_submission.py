@@ -6,12 +6,13 @@ The task server and sync call `run_after_submission` with the hook the command c
 or `screen_and_act`, see `hook`). The judgments are committed before the hook runs, so a failing
 hook loses nothing: the failure is logged as an event (the dashboard shows it), the assignment
 stays unscreened, and the next call (the next submission, sync, review, a task server's
-start, `screen_unscreened`) screens it.
+start or its sweep a few seconds later, `catch_up`) screens it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import sqlalchemy as sa
 
@@ -75,13 +76,29 @@ def run_after_submission(
     return None
 
 
-def screen_unscreened(engine: sa.Engine, after: AfterSubmission) -> dict[int, str | None]:
-    """Run ``after`` for every study with a stored assignment live screening has not taken
-    into account (a server killed between storing and screening, a hook that failed): what
-    a task server does as it starts. Returns each such study's failure (None: screened);
-    failures are logged as events, like any hook's."""
+RECENT = timedelta(minutes=10)
+"""Pending decisions older than this are left to the next submission's screening and to sync
+(`catch_up` with ``recent_only``): one pending that long waits for something, e.g. an
+assignment the platform never got, and asking the platform every few seconds would not help."""
+
+
+def catch_up(
+    engine: sa.Engine, after: AfterSubmission, *, acting: bool, recent_only: bool = False
+) -> dict[int, str | None]:
+    """Run ``after`` for every study a stopped process left work in: stored assignments live
+    screening has not taken into account (a server killed between storing and screening, a
+    hook that failed) and, when ``after`` acts on decisions (``acting``), decisions still to
+    carry out (one whose process was killed mid-action among them; ``recent_only``: pending
+    ones made in the last `RECENT`). What a task server does as it starts, then every few
+    seconds (`harness.platform.background.Sweep`). Returns each such study's failure (None:
+    done); failures are logged as events, like any hook's."""
+    from harness.store.decisions import studies_with_open_decisions
     from harness.store.judgment_table import studies_with_unscreened
+    from harness.store.models import utcnow
 
     with session_scope(engine) as session:
-        studies = studies_with_unscreened(session)
-    return {study: run_after_submission(engine, after, study) for study in studies}
+        studies = set(studies_with_unscreened(session))
+        if acting:
+            since = utcnow() - RECENT if recent_only else None
+            studies.update(studies_with_open_decisions(session, since))
+    return {study: run_after_submission(engine, after, study) for study in sorted(studies)}

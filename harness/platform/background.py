@@ -6,11 +6,13 @@ Screening a study takes its database lock and scores every stored assignment not
 meanwhile: `BackgroundHook` keeps one run per study at a time, at most one per `INTERVAL`, and
 folds the submissions that arrive in between into the next. Nothing is lost if the process
 dies first: the assignments are stored and not marked screened, so the next run anywhere
-(another submission, `harness sync`, `harness review`, a task server's start) screens them.
+(another submission, `harness sync`, `harness review`, a task server's start or `Sweep`)
+screens them.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -19,6 +21,7 @@ import sqlalchemy as sa
 
 from harness.platform.after_submission import AfterSubmission, run_after_submission
 
+LOG = logging.getLogger(__name__)
 INTERVAL = 1.0
 """Seconds between two screening runs of one study in one process: under a burst, each run
 takes in every submission of the last second, at the cost of deciding up to a second later."""
@@ -77,3 +80,47 @@ class BackgroundHook:
             thread = self._thread
         if thread is not None:
             thread.join(timeout)
+
+
+SWEEP = 5.0
+"""Seconds between two looks, in a task server, for work a stopped process left."""
+
+
+class Sweep:
+    """Every ``every`` seconds (the first time at once), run the after-submission hook for each
+    study a stopped process left work in (`harness.platform.after_submission.catch_up`): its
+    stored assignments not screened, its decisions still to carry out. A task server runs one
+    per process beside its requests, so that a process killed in the middle is made good within
+    seconds by the others, without waiting for a new submission or a sync. Each look costs two
+    queries; the hook runs only for studies with something left."""
+
+    def __init__(
+        self, engine: sa.Engine, after: AfterSubmission, *, acting: bool, every: float = SWEEP
+    ) -> None:
+        self._engine = engine
+        self._after = after
+        self._acting = acting
+        self._every = every
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Sweep:
+        self._thread = threading.Thread(target=self._run, name="harness-sweep", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop after the look under way."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        from harness.platform.after_submission import catch_up
+
+        while not self._stop.is_set():
+            try:
+                catch_up(self._engine, self._after, acting=self._acting, recent_only=True)
+            except Exception:  # the store unreachable for a moment: look again later
+                LOG.exception("looking for work left by a stopped process failed")
+            self._stop.wait(self._every)

@@ -3,8 +3,9 @@ for a return), then approve every other submitted assignment (in bulk where the 
 
 Each pending decision is claimed in the database before its platform action
 (`harness.store.decisions.claim`), so of several processes carrying out decisions at once
-(task-server workers, a sync, `harness review`) exactly one does each; the action itself is
-idempotent (`harness.platform.actions`), so finishing an abandoned claim does it once.
+(task-server workers, a sync, `harness review`) exactly one does each. A claim whose process
+died is taken over by the next process that looks, and the action itself reads the platform's
+state before doing again what the dead process may have done (`harness.platform.actions`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from harness.store.models import (
     ScreeningDecision,
     Worker,
 )
+from harness.store.owners import release
 from harness.store.studies import LaunchedStudy
 
 FEEDBACK = {
@@ -133,6 +135,17 @@ def apply_decision(
     when another process holds it, or it must wait for the platform and is pending again)."""
     if not claim(session, decision):
         return []
+    held = decision.claimed_by
+    assert held is not None
+    try:
+        return _apply_claimed(session, provider, study, decision)
+    finally:
+        release(held)
+
+
+def _apply_claimed(
+    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+) -> list[ReviewAction]:
     try:
         done = _apply(session, provider, study, decision)
     except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
@@ -166,19 +179,24 @@ def overrule_decision(
     the reason); False when it was no longer pending (applied, or held by another process)."""
     if not claim(session, decision):
         return False
-    worker = session.get(Worker, decision.worker_id)
-    assert worker is not None
-    settle(session, decision, DecisionState.OVERRULED)
-    log(
-        session,
-        EventKind.SCREENING_OVERRULED,
-        study.id,
-        worker.platform_worker_id,
-        decision=decision.id,
-        action=decision.action.value,
-        heuristic=decision.heuristic,
-        reason=reason,
-    )
+    held = decision.claimed_by
+    assert held is not None
+    try:
+        worker = session.get(Worker, decision.worker_id)
+        assert worker is not None
+        settle(session, decision, DecisionState.OVERRULED)
+        log(
+            session,
+            EventKind.SCREENING_OVERRULED,
+            study.id,
+            worker.platform_worker_id,
+            decision=decision.id,
+            action=decision.action.value,
+            heuristic=decision.heuristic,
+            reason=reason,
+        )
+    finally:
+        release(held)
     return True
 
 

@@ -237,6 +237,8 @@ def settle(
     The store first: an assignment stored already (sync read it from the platform, with the
     platform's worker) settles it. Else ``verification``: verified stores the quarantined
     answers as the assignment's judgments; refused refuses it; unverified leaves it pending.
+    Settled once: a row another process settled first (a recheck and a sync at once) is left
+    as that one settled it, and nothing is written.
     """
     stored = session.exec(
         select(Assignment).where(Assignment.platform_assignment_id == row.platform_assignment_id)
@@ -244,33 +246,41 @@ def settle(
     if stored is not None and _has_judgments(session, stored):
         owner = session.get(Worker, stored.worker_id)
         if owner is not None and owner.platform_worker_id == row.platform_worker_id:
-            resolve(session, row, QuarantineState.VERIFIED, "stored from the platform's record")
-            return Settled(QuarantineState.VERIFIED)
-        resolve(session, row, QuarantineState.REFUSED, "the platform's record names another worker")
-        return Settled(QuarantineState.REFUSED)
+            return _resolved(session, row, QuarantineState.VERIFIED,
+                             "stored from the platform's record")  # fmt: skip
+        return _resolved(session, row, QuarantineState.REFUSED,
+                         "the platform's record names another worker")  # fmt: skip
     if verification is None or verification.verdict is Verdict.UNVERIFIED:
         return Settled(QuarantineState.PENDING)
     if verification.verdict is Verdict.REFUSED:
-        resolve(session, row, QuarantineState.REFUSED, verification.reason)
-        return Settled(QuarantineState.REFUSED)
+        return _resolved(session, row, QuarantineState.REFUSED, verification.reason)
     hit = session.get(Hit, row.hit_id)
     assert hit is not None
     try:
         answers = decode_fields((k, v) for k, v in row.fields)
     except AnswerFormatError as exc:  # checked before quarantine; a changed codec
-        resolve(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
-        return Settled(QuarantineState.REFUSED)
+        return _resolved(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
     copy = verification.platform_answers
     if copy is not None and _essence(copy) != _essence(answers):
         # someone with the worker's link posted first: what the worker completed on the
         # platform is theirs, and sync stores it (checked) from the platform's copy
-        resolve(session, row, QuarantineState.REFUSED,
-                "the answers differ from those the worker completed on the platform")  # fmt: skip
-        return Settled(QuarantineState.REFUSED)
-    done = store_submission(session, hit, row.platform_assignment_id, row.platform_worker_id,
-                            answers, submitted_at=row.received_at)  # fmt: skip
-    resolve(session, row, QuarantineState.VERIFIED, verification.reason)
+        differ = "the answers differ from those the worker completed on the platform"
+        return _resolved(session, row, QuarantineState.REFUSED, differ)
+    aid, worker, received_at = row.platform_assignment_id, row.platform_worker_id, row.received_at
+    # resolved first, so that of two processes settling it at once one stores the answers
+    if not resolve(session, row, QuarantineState.VERIFIED, verification.reason):
+        return Settled(row.state)
+    done = store_submission(session, hit, aid, worker, answers, submitted_at=received_at)
     return Settled(QuarantineState.VERIFIED, done.assignment.id if done.created else None)
+
+
+def _resolved(
+    session: Session, row: QuarantinedSubmission, state: QuarantineState, reason: str
+) -> Settled:
+    """Resolve ``row`` as ``state``; how it stands if another process resolved it first."""
+    if resolve(session, row, state, reason):
+        return Settled(state)
+    return Settled(row.state)
 
 
 def settle_submitted(

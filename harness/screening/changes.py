@@ -3,7 +3,9 @@
 Pure: the store keeps what this returns (`harness.store.decisions.add_decisions`). A decision
 is made for each (worker, heuristic) whose flag differs from its last stored decision (a flag
 raised, or cleared), with its score, evidence, the threshold it was compared with (on the
-study's scale) and the policy's action.
+study's scale) and the policy's action. A heuristic judged per assignment (H7, as batch
+screening judges it) is decided per (worker, assignment): each failing assignment has a
+decision of its own, which is what a ``reject`` applies to.
 """
 
 from __future__ import annotations
@@ -46,20 +48,24 @@ def effective_threshold(key: str, context: ScreeningContext) -> float:
 
 def flag_changes(
     results: Mapping[str, pd.DataFrame],
-    previous: Mapping[tuple[int, str], bool],
+    previous: Mapping[tuple[int, str, int | None], bool],
     context: ScreeningContext,
     *,
     worker_pk: Mapping[str, int],
     assignment_of: Callable[[str], int | None],
     details: Mapping[str, Any],
+    unit_assignment: Mapping[str, int] | None = None,
 ) -> list[DecisionChange]:
-    """A `DecisionChange` per (worker, heuristic) whose flag differs from ``previous`` (the last
-    stored flag per (worker store id, heuristic); none stored counts as not flagged).
+    """A `DecisionChange` per decision key whose flag differs from ``previous`` (the last
+    stored flag per (worker store id, heuristic, assignment store id of a heuristic judged per
+    assignment, else None); none stored counts as not flagged).
 
     ``results``: per heuristic key, its result frame (``worker_id, score, evidence, flag`` and
-    extra columns, which go into the details). ``assignment_of``: the assignment (store id) a
-    worker's decision is about. ``details``: what every decision records about the update
-    (e.g. the assignments it took in).
+    extra columns, which go into the details); a frame with a ``unit`` column (H7 per
+    assignment) has a row per (worker, assignment), ``unit_assignment`` giving a unit's store
+    id. ``assignment_of``: the assignment (store id) a worker's decision is about.
+    ``details``: what every decision records about the update (e.g. the assignments it took
+    in).
     """
     changes = []
     for key, frame in results.items():
@@ -67,7 +73,15 @@ def flag_changes(
             name = str(record.pop("worker_id"))
             pk = worker_pk[name]
             flag = bool(record.pop("flag"))
-            if previous.get((pk, key), False) == flag:
+            if "unit" in record:
+                unit = str(record.pop("unit"))
+                assignment = (unit_assignment or {}).get(unit)
+                about: tuple[int, str, int | None] = (pk, key, assignment)
+                record["assignment"] = unit
+            else:
+                assignment = assignment_of(name)
+                about = (pk, key, None)
+            if previous.get(about, False) == flag:
                 continue
             score = json_value(record.pop("score"))
             evidence = int(record.pop("evidence"))
@@ -76,7 +90,7 @@ def flag_changes(
             changes.append(
                 DecisionChange(
                     worker_pk=pk,
-                    assignment_pk=assignment_of(name),
+                    assignment_pk=assignment,
                     heuristic=key,
                     score=score,
                     evidence=evidence,

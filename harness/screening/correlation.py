@@ -233,15 +233,41 @@ def _mean_of_best(group: np.ndarray, r: np.ndarray, n_groups: int) -> tuple[np.n
     return score, evidence
 
 
+def low_correlation_assignments(
+    judgments: pd.DataFrame, context: ScreeningContext
+) -> pd.DataFrame:
+    """H7 judged per assignment, as the published rule is: one row per (worker, assignment)
+    (``unit``), with its ``score``, ``evidence`` and ``flag`` (the assignment fails). What a
+    spec's action on H7 applies to: a rejection rejects the failing assignments, not the
+    worker's others."""
+    per_unit = unit_correlations(with_units(content(judgments, context)))
+    return unit_flags(per_unit, context)
+
+
+def unit_flags(per_unit: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """`unit_correlations`'s rows with H7's ``flag`` per unit: judged (a score resting on at
+    least ``context.min_others`` correlations) and below the threshold."""
+    return per_unit.assign(flag=_judged(per_unit, context) & (per_unit["score"] < _h7(context)))
+
+
+def _h7(context: ScreeningContext) -> float:
+    return context.threshold("low_correlation")
+
+
+def _judged(per_unit: pd.DataFrame, context: ScreeningContext) -> pd.Series:
+    """Units with a score and enough correlations to judge: early in a study a unit has few
+    partners, some of them careless, and the best three of fewer than five correlations can
+    all be with bad partners, which is no evidence."""
+    return per_unit["score"].notna() & (per_unit["evidence"] >= context.min_others)
+
+
 def low_correlation_of(
     workers: pd.Index, per_unit: pd.DataFrame, context: ScreeningContext
 ) -> pd.DataFrame:
     """H7 for ``workers`` from the scores of all their units (`unit_correlations`)."""
-    threshold = context.threshold("low_correlation")
-    # early in a study a unit has few partners, some of them careless: the best three of
-    # fewer than five correlations can all be with bad partners, which is no evidence
+    threshold = _h7(context)
     scored = per_unit[per_unit["score"].notna()]
-    judged = scored[scored["evidence"] >= context.min_others]
+    judged = per_unit[_judged(per_unit, context)]
     # the worst unit with enough evidence; a worker without one shows their worst unit, unflagged
     pool = pd.concat([judged, scored[~scored["worker_id"].isin(judged["worker_id"])]])
     worst = pool.sort_values("score", kind="stable").drop_duplicates("worker_id")

@@ -14,6 +14,7 @@ set of rows added, not on the batches they came in (up to the order of floating-
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from harness.screening.correlation import (
     consensus_correlation_of,
     low_correlation_of,
     unit_correlations,
+    unit_flags,
     with_units,
 )
 from harness.screening.disagreement import disagreeable_of
@@ -84,6 +86,7 @@ class IncrementalScores:
     worker_pk: dict[str, int] = field(default_factory=dict)
     worker_name: dict[int, str] = field(default_factory=dict)
     latest_assignment: dict[str, int] = field(default_factory=dict)
+    unit_assignment: dict[str, int] = field(default_factory=dict)  # H7 unit -> store id
 
     @classmethod
     def of(cls, context: ScreeningContext, rows: pd.DataFrame) -> IncrementalScores:
@@ -127,6 +130,21 @@ class IncrementalScores:
         if agreement and affected:
             out.update(self._agreement_scores(agreement, affected))
         return {key: out[key] for key in self.keys if key in out}
+
+    def assignment_flags(self, names: Iterable[str]) -> pd.DataFrame:
+        """H7 per assignment of the workers ``names`` (as batch screening judges it,
+        `harness.screening.correlation.low_correlation_assignments`): ``worker_id, unit,
+        score, evidence, flag``, from the unit scores kept up to date by `add`."""
+        assert self.unit_scores is not None
+        rows = [
+            (name, unit, score, evidence)
+            for name in names
+            for unit, (score, evidence) in self.unit_scores.get(
+                self.workers.encode([name])[0], {}
+            ).items()
+        ]
+        per_unit = pd.DataFrame(rows, columns=["worker_id", "unit", "score", "evidence"])
+        return unit_flags(per_unit.astype({"score": float, "evidence": int}), self.context)
 
     def consensus_rho(self, names: list[str]) -> dict[str, Any]:
         """H8's leave-one-out Spearman rho of the workers ``names`` (for decision details)."""
@@ -198,6 +216,9 @@ class IncrementalScores:
             self.latest_assignment[name] = max(
                 int(assignment), self.latest_assignment.get(name, 0)
             )
+        units = rows[["assignment_id", "assignment_pk"]].drop_duplicates("assignment_pk")
+        for unit, pk in zip(units["assignment_id"], units["assignment_pk"], strict=True):
+            self.unit_assignment[str(unit)] = int(pk)
         content = _content_rows(rows, self.context)
         content = content.assign(
             item_id=self.items.encode(content["item_id"]),

@@ -2,7 +2,8 @@
 
 `screen_pending` takes every stored assignment of a study that live screening has not taken
 into account yet, updates the scores they can move (`IncrementalScores`), stores a decision
-for each (worker, heuristic) whose flag appeared or cleared (`flag_changes`, kept by
+for each (worker, heuristic) whose flag appeared or cleared (for H7, judged per assignment as
+batch screening judges it, each (worker, assignment); `flag_changes`, kept by
 `harness.store.decisions`), and marks the assignments screened, all in one transaction.
 Applying block / reject / replace is the review stage's job (`harness.platform.review`).
 
@@ -127,6 +128,9 @@ def _screen(
     units = {str(a) for a in rows["assignment_id"].unique()}
     mine = rows[rows["assignment_pk"].isin(pending)]
     results = scores.scores(own, units)
+    if "low_correlation" in results:  # H7 is judged per assignment, as batch screening does
+        moved = results["low_correlation"]["worker_id"]
+        results["low_correlation"] = scores.assignment_flags(str(w) for w in moved)
     workers = {str(w) for frame in results.values() for w in frame["worker_id"]}
     previous = latest_flags(session, study.id, [scores.worker_pk[w] for w in workers])
     own_assignment = _latest_by_worker(mine)
@@ -137,6 +141,7 @@ def _screen(
         worker_pk=scores.worker_pk,
         assignment_of=lambda name: own_assignment.get(name, scores.latest_assignment.get(name)),
         details={"assignments": sorted(units)},
+        unit_assignment=scores.unit_assignment,
     )
     records = [vars(c) for c in changes]
     h8 = [r for r in records if r["heuristic"] == "consensus_correlation"]

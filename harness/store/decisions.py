@@ -6,25 +6,40 @@ them. A decision that acts (a raised flag whose action is block, reject or repla
 `DecisionState.PENDING`; the
 review stage claims it with a conditional update, so that of several processes carrying out
 decisions at once exactly one does each, then marks it applied (or puts it back when it must
-wait, e.g. for a submission to reach the platform). A claim older than `CLAIM_TIMEOUT` belongs
-to a process that died: the decision is pending again (every platform action is idempotent,
-so finishing it twice does it once).
+wait, e.g. for a submission to reach the platform). A claim names the process holding it
+(`harness.store.owners`): a claim whose process died (killed in the middle of an action) is
+taken over by the next process that looks, at once; one without a holder, after
+`CLAIM_TIMEOUT`. The action itself reads the platform's state before doing again what a dead
+process may have done (`harness.platform.actions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.spec.heuristics import BY_KEY
 from harness.spec.model import Action
 from harness.store.models import DecisionState, ScreeningDecision, utcnow
+from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
-CLAIM_TIMEOUT = timedelta(minutes=10)
-"""How long a claim protects a decision; longer than any platform action takes."""
+DecisionKey = tuple[int, str, int | None]
+
+__all__ = [
+    "CLAIM_TIMEOUT",
+    "DecisionKey",
+    "decision_key",
+    "acts",
+    "add_decisions",
+    "claim",
+    "pending_decisions",
+    "settle",
+    "studies_with_open_decisions",
+]
 
 
 def acts(flag: bool, action: Action) -> bool:
@@ -63,29 +78,44 @@ def add_decisions(
     return decisions
 
 
+def decision_key(worker: int, heuristic: str, assignment: int | None) -> DecisionKey:
+    """What a decision is about: its worker and heuristic, and its assignment when the
+    heuristic is judged per assignment (H7): each assignment's flag is then its own."""
+    info = BY_KEY.get(heuristic)
+    return (worker, heuristic, assignment if info is not None and info.per_assignment else None)
+
+
 def latest_flags(
     session: Session, study_id: int, worker_pks: Sequence[int]
-) -> dict[tuple[int, str], bool]:
-    """The flag of the latest stored decision per (worker, heuristic) of ``worker_pks``."""
+) -> dict[DecisionKey, bool]:
+    """The flag of the latest stored decision per `decision_key` of ``worker_pks``."""
     if not worker_pks:
         return {}
     query = (
-        select(ScreeningDecision.worker_id, ScreeningDecision.heuristic, ScreeningDecision.flag)
+        select(
+            ScreeningDecision.worker_id,
+            ScreeningDecision.heuristic,
+            ScreeningDecision.assignment_id,
+            ScreeningDecision.flag,
+        )
         .where(ScreeningDecision.study_id == study_id)
         .where(col(ScreeningDecision.worker_id).in_(list(worker_pks)))
         .order_by(col(ScreeningDecision.id))
     )
-    return {(w, h): f for w, h, f in session.exec(query).all()}
+    return {decision_key(w, h, a): f for w, h, a, f in session.exec(query).all()}
 
 
 def latest_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:
-    """The latest decision of each (worker, heuristic) of the study, oldest first."""
+    """The latest decision of each `decision_key` of the study, oldest first."""
     query = (
         select(ScreeningDecision)
         .where(ScreeningDecision.study_id == study_id)
         .order_by(col(ScreeningDecision.id))
     )
-    latest = {(d.worker_id, d.heuristic): d for d in session.exec(query).all()}
+    latest = {
+        decision_key(d.worker_id, d.heuristic, d.assignment_id): d
+        for d in session.exec(query).all()
+    }
     return sorted(latest.values(), key=lambda d: d.id or 0)
 
 
@@ -93,25 +123,54 @@ def pending_decisions(
     session: Session, study_id: int, now: datetime | None = None
 ) -> list[ScreeningDecision]:
     """Decisions to carry out, oldest first: raised flags with a block, reject or replace
-    action, not applied, overruled or claimed (a claim older than `CLAIM_TIMEOUT` is
-    abandoned). Only the latest decision of each (worker, heuristic) counts: a flag raised and
-    since cleared is not pending."""
-    stale = (now or utcnow()) - CLAIM_TIMEOUT
+    action, not applied, overruled or claimed (a claim whose process is gone is abandoned,
+    `harness.store.owners.abandoned`). Only the latest decision of each (worker, heuristic)
+    counts (of each assignment, for a heuristic judged per assignment): a flag raised and since
+    cleared is not pending."""
+    at = now or utcnow()
     return [
         d
         for d in latest_decisions(session, study_id)
         if acts(d.flag, d.action)
         and (
             d.state is DecisionState.PENDING
-            or (d.state is DecisionState.CLAIMED and _older(d.claimed_at, stale))
+            or (d.state is DecisionState.CLAIMED and _abandoned(session, d, at))
         )
     ]
+
+
+def studies_with_open_decisions(
+    session: Session, pending_since: datetime | None = None
+) -> list[int]:
+    """The studies (store ids, ascending) with a decision that acts and is not settled:
+    claimed (by a process that may be gone), or pending (made since ``pending_since``, when
+    given: one pending for longer waits for something, e.g. a submission the platform does not
+    have, and is retried by the next submission's screening and by sync). A cheap first look:
+    which of them are really to carry out is `pending_decisions`'s to say."""
+    table = ScreeningDecision.__table__  # type: ignore[attr-defined]
+    pending = table.c.state == DecisionState.PENDING.name
+    if pending_since is not None:
+        pending = sa.and_(pending, table.c.created_at >= pending_since)
+    query = (
+        sa.select(table.c.study_id)
+        .where(
+            sa.or_(table.c.state == DecisionState.CLAIMED.name, pending),
+            table.c.flag.is_(True),
+            table.c.action != Action.REPORT.name,
+        )
+        .distinct()
+        .order_by(table.c.study_id)
+    )
+    return [int(s) for s in session.scalars(query)]
 
 
 def claim(session: Session, decision: ScreeningDecision, now: datetime | None = None) -> bool:
     """Claim a pending (or abandoned) decision for this process, and commit the claim; False
     when another process holds it or it is settled. The database decides: a conditional
-    update that only one of several concurrent claims can win."""
+    update that only one of several concurrent claims can win (taking over an abandoned claim,
+    the update names the claim it replaces). This process holds the won claim
+    (`harness.store.owners.hold`) until the caller, the decision settled, releases it
+    (`harness.store.owners.release` of the ``claimed_by`` it won)."""
     at = now or utcnow()
     table = ScreeningDecision.__table__  # type: ignore[attr-defined]
     claimable = sa.or_(
@@ -121,15 +180,32 @@ def claim(session: Session, decision: ScreeningDecision, now: datetime | None = 
             table.c.claimed_at < at - CLAIM_TIMEOUT,
         ),
     )
-    result = session.execute(
-        sa.update(table)
-        .where(table.c.id == decision.id, claimable)
-        .values(state=DecisionState.CLAIMED.name, claimed_at=at)
-    )
-    session.commit()
+    if decision.state is DecisionState.CLAIMED and _abandoned(session, decision, at):
+        taken = decision.claimed_by
+        claimable = sa.or_(
+            claimable,
+            sa.and_(
+                table.c.state == DecisionState.CLAIMED.name,
+                table.c.claimed_by.is_(None) if taken is None else table.c.claimed_by == taken,
+            ),
+        )
+    mine = new_claim()
+    hold(session.get_bind().engine, mine)  # held before anyone can see it
+    try:
+        result = session.execute(
+            sa.update(table)
+            .where(table.c.id == decision.id, claimable)
+            .values(state=DecisionState.CLAIMED.name, claimed_at=at, claimed_by=mine)
+        )
+        session.commit()
+    except BaseException:
+        release(mine)
+        raise
     won = result.rowcount == 1  # type: ignore[attr-defined]
     if won:
         session.refresh(decision)
+    else:
+        release(mine)
     return won
 
 
@@ -139,12 +215,11 @@ def settle(session: Session, decision: ScreeningDecision, state: DecisionState) 
     transaction."""
     decision.state = state
     decision.claimed_at = None
+    decision.claimed_by = None
     session.add(decision)
 
 
-def _older(when: datetime | None, than: datetime) -> bool:
-    if when is None:
+def _abandoned(session: Session, decision: ScreeningDecision, now: datetime) -> bool:
+    if decision.claimed_at is None:
         return True
-    if when.tzinfo is None:  # SQLite returns naive times (stored as UTC)
-        when = when.replace(tzinfo=than.tzinfo)
-    return when < than
+    return abandoned(session, decision.claimed_by, decision.claimed_at, now)

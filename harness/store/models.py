@@ -69,8 +69,8 @@ class AssignmentStatus(StrEnum):
 class DecisionState(StrEnum):
     """Where a screening decision stands. Only a raised flag whose action is not ``report`` is
     ever carried out: it starts ``pending``; one process at a time ``claimed`` it (a claim
-    older than `CLAIM_TIMEOUT` counts as abandoned); then ``applied``, or ``overruled`` by a
-    person. Every other decision is ``recorded`` (evidence, nothing to do)."""
+    whose process is gone counts as abandoned, `harness.store.owners`); then ``applied``, or
+    ``overruled`` by a person. Every other decision is ``recorded`` (evidence, nothing to do)."""
 
     RECORDED = "recorded"
     PENDING = "pending"
@@ -143,6 +143,8 @@ class EventKind(StrEnum):
     BONUS_CREATED = "review.bonus.created"
     BONUS_PAY_INTENT = "review.bonus.pay.intent"
     BONUS_UNCERTAIN = "review.bonus.uncertain"
+    # an attempt at a platform action (block, reject, return) that failed after its intent
+    ACTION_FAILED = "platform.action.failed"
 
 
 class InstrumentVersion(SQLModel, table=True):
@@ -284,6 +286,8 @@ class ScreeningDecision(SQLModel, table=True):
         sa_type=sa.Enum(DecisionState, native_enum=False, length=20),
     )
     claimed_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    # who holds the claim: the process and a nonce (`harness.store.owners.new_claim`)
+    claimed_by: str | None = Field(default=None, max_length=200)
     details: dict[str, Any] = Field(
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)
     )
@@ -356,6 +360,21 @@ class QuarantinedSubmission(SQLModel, table=True):
     reason: str = Field(default="", max_length=500)
     received_at: datetime = Field(default_factory=utcnow, sa_column=_when())
     resolved_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    # when the platform is to be asked again (None: not by a task server; `harness sync` asks
+    # about every pending one), and how many times it was asked (`harness.store.rechecks`)
+    recheck_at: datetime | None = Field(
+        default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True, index=True)
+    )
+    rechecks: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+
+class ProcessLease(SQLModel, table=True):
+    """A process's lease on the claims it holds: renewed every few seconds while it holds one,
+    so that a process on another machine can tell it is gone (`harness.store.owners`)."""
+
+    __tablename__ = "process_lease"
+    owner: str = Field(max_length=200, primary_key=True)
+    renewed_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 
 class StoreSecret(SQLModel, table=True):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from enum import StrEnum
 
 import sqlalchemy as sa
@@ -37,9 +38,12 @@ def quarantine(
     worker_id: str,
     fields: Sequence[tuple[str, str]],
     reason: str,
+    recheck_at: datetime | None = None,
 ) -> tuple[QuarantinedSubmission, bool]:
     """Keep the posted answer fields; (the row, whether it is new). A repeat by the same
-    worker for the same assignment keeps the first answers (nothing is written)."""
+    worker for the same assignment keeps the first answers (nothing is written).
+    ``recheck_at``: when a task server should ask the platform again (`harness.store.rechecks`;
+    None: only `harness sync` will)."""
     found = _find(session, assignment_id, worker_id)
     if found is not None:
         return found, False
@@ -50,6 +54,7 @@ def quarantine(
         platform_worker_id=worker_id,
         fields=[[k, v] for k, v in fields],
         reason=reason[:500],
+        recheck_at=recheck_at,
     )
     try:
         with session.begin_nested():
@@ -81,12 +86,21 @@ def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSu
 
 def resolve(
     session: Session, row: QuarantinedSubmission, state: QuarantineState, reason: str
-) -> None:
-    """Settle a pending quarantined submission as ``verified`` or ``refused``, with why."""
-    row.state = state
-    row.reason = reason[:500]
-    row.resolved_at = utcnow()
-    session.add(row)
+) -> bool:
+    """Settle a pending quarantined submission as ``verified`` or ``refused``, with why; False
+    (nothing written) when another process settled it first (a recheck and a sync at once):
+    the database decides, by a conditional update."""
+    table = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
+    at = utcnow()
+    result = session.execute(
+        sa.update(table)
+        .where(table.c.id == row.id, table.c.state == QuarantineState.PENDING.name)
+        .values(state=state.name, reason=reason[:500], resolved_at=at, recheck_at=None)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        session.refresh(row)
+        return False
+    session.expire(row)  # the row as stored
     record_event(
         session,
         EventKind.QUARANTINE_RESOLVED,
@@ -94,6 +108,7 @@ def resolve(
         subject=row.platform_assignment_id,
         payload={"worker": row.platform_worker_id, "state": state.value, "reason": reason[:500]},
     )
+    return True
 
 
 def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, int]:

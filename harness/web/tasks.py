@@ -31,6 +31,7 @@ from harness.render.validation import check_answers
 from harness.store.database import session_scope
 from harness.store.models import utcnow
 from harness.store.quarantine import Owner, quarantine, submitted_by
+from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
 from harness.web.security import (
@@ -250,7 +251,8 @@ def _store(
         row, created = quarantine(
             session, study_id=task.study.id, hit_id=task.hit.id, assignment_id=assignment_id,
             worker_id=worker_id, fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
-            reason=checked.reason)  # fmt: skip
+            reason=checked.reason,
+            recheck_at=None if checked.final else first_recheck())  # fmt: skip
         assert row.id is not None
         return Quarantined(row.id, created, recheck=created and not checked.final)
     try:

@@ -15,6 +15,7 @@ from sqlmodel import col, select
 
 from harness.datasets import load_ws353
 from harness.screening import screen_workers
+from harness.screening.correlation import low_correlation_assignments
 from harness.screening.live import forget_states, screen_pending
 from harness.screening.stored import study_context
 from harness.simulate import Crowd, simulate_judgments
@@ -214,3 +215,46 @@ def test_a_flag_raised_and_since_cleared_is_not_pending(engine):
         session.add(cleared)
     with session_scope(engine) as session:
         assert first.id not in [d.id for d in pending_decisions(session, study.id)]
+
+
+def _with_careless_assignments(table: pd.DataFrame, count: int = 2) -> tuple[pd.DataFrame, set]:
+    """``table`` with one assignment of each of ``count`` careful workers answered carelessly
+    (the scale read backwards on that HIT's items), and those assignments."""
+    careful = sorted(table.loc[table["true_archetype"] == "careful", "worker_id"].unique())
+    table = table.copy()
+    careless = set()
+    for n, worker in enumerate(careful[:count]):
+        assignments = sorted(table.loc[table["worker_id"] == worker, "assignment_id"].unique())
+        chosen = assignments[n % len(assignments)]  # a different HIT each
+        rows = (table["assignment_id"] == chosen) & (table["role"] == "item")
+        table.loc[rows, "value"] = 10.0 - table.loc[rows, "value"]  # WS353's scale: 0-10
+        careless.add(chosen)
+    return table, careless
+
+
+def test_live_screening_judges_h7_per_assignment_as_batch_screening_does(engine):
+    table, careless = _with_careless_assignments(_crowd_table())
+    study, _ = _run_study(engine, table)
+    with session_scope(engine) as session:
+        names = _names(session)
+        aids = {a.id: a.platform_assignment_id for a in session.exec(select(Assignment)).all()}
+        live: dict[tuple[str, str], bool] = {}
+        query = select(ScreeningDecision).where(ScreeningDecision.heuristic == "low_correlation")
+        decisions = session.exec(query.order_by(col(ScreeningDecision.id))).all()
+        for decision in decisions:
+            live[(names[decision.worker_id], aids[decision.assignment_id])] = decision.flag
+        judgments = study_judgments(session, study.id)
+        context = study_context(session, study).fitted_to(judgments)
+        pending = pending_decisions(session, study.id)
+    batch = low_correlation_assignments(judgments, context)
+    assert len(batch) == 24  # every assignment judged
+    careless = {f"{study.id}-{a}" for a in careless}  # as the store names them
+    for worker, unit, flag in zip(batch["worker_id"], batch["unit"], batch["flag"], strict=True):
+        assert live.get((worker, unit), False) == bool(flag), (worker, unit)
+    failing = {unit for unit, flag in zip(batch["unit"], batch["flag"], strict=True) if flag}
+    assert careless <= failing  # each careless assignment fails H7 ...
+    careless_workers = {w for (w, a), f in live.items() if a in careless}
+    assert not {a for (w, a), f in live.items() if f and w in careless_workers} - careless
+    # ... and only it: the same workers' careful assignments pass
+    h7 = {aids[d.assignment_id] for d in pending if d.heuristic == "low_correlation"}
+    assert h7 == failing  # a decision per failing assignment, naming it

@@ -3,6 +3,10 @@ conditional update decides), an abandoned claim pending again, settled after the
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -17,9 +21,22 @@ from harness.store.decisions import (
     claim,
     pending_decisions,
     settle,
+    studies_with_open_decisions,
 )
 from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
-from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+from harness.store.owners import release_all
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, PROJECT_ROOT, write_spec
+
+HOLD_A_CLAIM = """
+import sys, time
+from harness.store import make_engine, session_scope
+from harness.store.decisions import claim
+from harness.store.models import ScreeningDecision
+engine = make_engine(sys.argv[1])
+with session_scope(engine) as session:
+    print(claim(session, session.get(ScreeningDecision, int(sys.argv[2]))), flush=True)
+time.sleep(120)
+"""
 
 
 @pytest.fixture
@@ -34,6 +51,7 @@ def study(database_url, tmp_path):
         session.flush()
         ids = (study.id, worker.id)
     yield engine, ids
+    release_all(engine)
     engine.dispose()
 
 
@@ -106,3 +124,47 @@ def test_a_decision_put_back_is_pending_again(study):
         settle(session, decision, DecisionState.PENDING)  # e.g. not submitted on the platform yet
     with session_scope(engine) as session:
         assert [d.id for d in pending_decisions(session, study_id)] == [decision.id]
+
+
+def test_a_claim_of_a_killed_process_is_taken_over_at_once(study, database_url):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_CLAIM, database_url, str(decision.id)],
+        stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+    ) as process:  # fmt: skip
+        try:
+            assert process.stdout is not None and process.stdout.readline() == b"True\n"
+            with session_scope(engine) as session:
+                assert pending_decisions(session, study_id) == []  # its holder is alive
+                assert claim(session, session.get(ScreeningDecision, decision.id)) is False
+        finally:
+            os.kill(process.pid, signal.SIGKILL)
+    with session_scope(engine) as session:
+        (pending,) = pending_decisions(session, study_id)  # no timeout waited
+        assert pending.state is DecisionState.CLAIMED and pending.id == decision.id
+        with session_scope(engine) as other:  # two takers: one wins
+            theirs = other.get(ScreeningDecision, decision.id)
+            assert claim(session, pending) is True
+            assert claim(other, theirs) is False
+        assert pending.claimed_by is not None and pending.claimed_by != theirs.claimed_by
+
+
+def test_studies_with_decisions_to_carry_out_include_claimed_and_recent_pending_ones(study):
+    engine, (study_id, worker) = study
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == []
+        first, second = add_decisions(session, study_id, [
+            change(worker, "h", True, Action.BLOCK),
+            change(worker, "report only", True, Action.REPORT),
+        ])  # fmt: skip
+    later = utcnow() + timedelta(minutes=1)
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == [study_id]
+        assert studies_with_open_decisions(session, pending_since=later) == []  # waits: old
+        assert claim(session, session.get(ScreeningDecision, first.id))
+        assert studies_with_open_decisions(session, pending_since=later) == [study_id]
+        settle(session, first, DecisionState.APPLIED)
+    with session_scope(engine) as session:
+        assert studies_with_open_decisions(session) == []  # a report never acts

@@ -4,6 +4,7 @@ submissions, and stops gracefully on SIGTERM."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ from sqlmodel import select
 from harness.store import session_scope
 from harness.store.models import Assignment
 from harness.web.tokens import token_in_page
+from tests.factories import PROJECT_ROOT
 from tests.web.factories import plan_study, write_task_spec
 from tests.web.test_task_server import fields, page_url
 
@@ -31,8 +33,9 @@ def free_port() -> int:
 def start_serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     args = [sys.executable, "-m", "harness", "serve", "--db", db, "--port", str(port), *extra]
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}  # this checkout's harness
     with log.open("wb") as out:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         if process.poll() is not None:
@@ -92,4 +95,6 @@ def test_serve_runs_workers_screens_what_was_left_and_stops_gracefully(
     output = log.read_text()
     assert code == 0, output
     assert "2 processes x 4 threads" in output
-    assert "screened the unscreened assignments of 1 study" in output
+    assert (
+        "screened the unscreened assignments (and carried out the decisions left) of 1 study"
+    ) in output

@@ -308,6 +308,24 @@ class MTurkProvider:
             if self._holds(exclude_ref, worker_id):
                 raise
 
+    def excluded(self, exclude_ref: str, worker_id: str) -> bool:
+        """Whether the worker holds the exclusion qualification now (`exclude` granted it and
+        nothing revoked it); a `PlatformError` when MTurk cannot be asked."""
+        try:
+            found = self.backoff.call(
+                self.client.get_qualification_score,
+                safe=True,
+                QualificationTypeId=exclude_ref,
+                WorkerId=worker_id,
+            )
+        except ClientError as exc:
+            if aws_code(exc) == "RequestError":  # never granted, or revoked
+                return False
+            raise _platform_error(exc, f"read {worker_id}'s qualification") from exc
+        except LOST as exc:
+            raise PlatformError(f"could not reach MTurk to read a qualification: {exc}") from exc
+        return bool(found.get("Qualification", {}).get("Status") == "Granted")
+
     def _holds(self, type_id: str, worker_id: str) -> bool:
         try:
             found = self._call(

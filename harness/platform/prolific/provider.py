@@ -309,6 +309,11 @@ class ProlificProvider:
             if self._get(f"studies/{study_ref}/")["status"] != wanted:
                 raise  # a retried call answered after the first one took effect is fine
 
+    def excluded(self, exclude_ref: str, worker_id: str) -> bool:
+        """Whether the participant is in the study's blocked group now."""
+        members = self.client.pages(f"participant-groups/{exclude_ref}/participants/")
+        return any(str(m.get("participant_id")) == worker_id for m in members)
+
     def add_raters(self, platform_id: str, count: int, token: str) -> None:
         raise NotImplementedError("places grow by set_places (a total, idempotent)")
 

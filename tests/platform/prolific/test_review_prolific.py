@@ -167,3 +167,34 @@ def test_request_return_is_refused_with_the_spec_line_on_a_platform_without_it(t
     checked = harness_cli("validate", str(on_link))
     assert checked.exit_code != 0
     assert f"{on_link}:" in checked.output and "screening.quick.action" in checked.output
+
+
+def test_a_block_whose_process_died_after_the_call_is_found_in_the_group_not_redone(
+    prolific, launched
+):
+    from harness.platform.actions import block_worker
+    from harness.store.events import record_event
+    from harness.store.owners import new_claim
+
+    _, db, _ = launched
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            study = launched_study(session, "small")
+            provider = provider_for(study)
+            ref = study.platform.block_ref
+            assert ref is not None and not provider.excluded(ref, "P1")
+            # a process logs its intent, blocks P1 on Prolific, and is killed before logging it
+            record_event(session, EventKind.BLOCK_INTENT, study_id=study.id, subject="P1",
+                         payload={"reason": "screening h", "owner": new_claim()})  # fmt: skip
+            session.commit()
+            provider.exclude(ref, "P1")
+            assert provider.excluded(ref, "P1") and not provider.excluded(ref, "P2")
+            adds = []
+            provider.exclude = lambda *args: adds.append(args)  # type: ignore[method-assign]
+            assert block_worker(session, provider, study, "P1", "screening h") is False
+            assert adds == []  # found in the group: not added again
+    finally:
+        engine.dispose()
+    (blocked,) = _events(db, EventKind.BLOCKED)
+    assert blocked.subject == "P1" and "recovered" in blocked.payload

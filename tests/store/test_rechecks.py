@@ -1,0 +1,117 @@
+"""The store's schedule of rechecks of quarantined submissions: due when their time comes,
+each taken by exactly one process (a conditional update decides), the next scheduled by the
+same update, none after the last; a quarantined submission is settled once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from harness.spec import load_spec
+from harness.store import create_study, make_engine, session_scope
+from harness.store.models import (
+    Event,
+    EventKind,
+    Hit,
+    QuarantinedSubmission,
+    QuarantineState,
+    utcnow,
+)
+from harness.store.quarantine import quarantine, resolve
+from harness.store.rechecks import (
+    RECHECK_DELAYS,
+    due_rechecks,
+    first_recheck,
+    next_recheck,
+    stop_rechecks,
+    take_recheck,
+)
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+
+@pytest.fixture
+def row(database_url, tmp_path):
+    """An engine and a submission quarantined now, its first recheck scheduled."""
+    engine = make_engine(database_url)
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        hit = Hit(study_id=study.id, index=0, max_assignments=1, items=[])
+        session.add(hit)
+        session.flush()
+        kept, created = quarantine(
+            session, study_id=study.id, hit_id=hit.id, assignment_id="A1", worker_id="W1",
+            fields=[("x", "1")], reason="not submitted yet", recheck_at=first_recheck(),
+        )  # fmt: skip
+        assert created
+        row_id = kept.id
+    yield engine, row_id
+    engine.dispose()
+
+
+def test_a_recheck_is_due_when_its_time_comes(row):
+    engine, row_id = row
+    with session_scope(engine) as session:
+        assert due_rechecks(session) == []  # half a second from now
+        due = next_recheck(session)
+        assert due is not None
+        later = utcnow() + timedelta(seconds=RECHECK_DELAYS[0] + 0.1)
+        assert due_rechecks(session, later) == [(row_id, 0)]
+
+
+def test_each_recheck_is_taken_by_exactly_one_process_and_schedules_the_next(row):
+    engine, row_id = row
+    now = utcnow() + timedelta(seconds=1)
+    with session_scope(engine) as first, session_scope(engine) as second:
+        taken = take_recheck(first, row_id, 0, now)
+        assert taken is not None
+        assert taken.next_at == now + timedelta(seconds=RECHECK_DELAYS[1])
+        assert take_recheck(second, row_id, 0, now) is None  # the same recheck: taken
+        assert take_recheck(second, row_id, 1, now) is None  # the next: not due yet
+    done = 1
+    at = now
+    while True:  # the rest of the schedule, each when due
+        at += timedelta(seconds=RECHECK_DELAYS[done])
+        with session_scope(engine) as session:
+            taken = take_recheck(session, row_id, done, at)
+        assert taken is not None
+        done += 1
+        if taken.next_at is None:
+            break
+    assert done == len(RECHECK_DELAYS)
+    with session_scope(engine) as session:
+        assert due_rechecks(session, at + timedelta(days=1)) == []  # left to sync
+        stored = session.get(QuarantinedSubmission, row_id)
+        assert stored.rechecks == len(RECHECK_DELAYS) and stored.recheck_at is None
+
+
+def test_a_settled_or_stopped_submission_is_not_rechecked(row):
+    engine, row_id = row
+    later = utcnow() + timedelta(seconds=5)
+    with session_scope(engine) as session:
+        stop_rechecks(session, row_id)
+    with session_scope(engine) as session:
+        assert due_rechecks(session, later) == []
+        assert take_recheck(session, row_id, 0, later) is None
+
+
+def test_a_quarantined_submission_is_settled_once(row):
+    engine, row_id = row
+    with session_scope(engine) as first, session_scope(engine) as second:
+        mine = first.get(QuarantinedSubmission, row_id)
+        theirs = second.get(QuarantinedSubmission, row_id)
+        assert resolve(first, mine, QuarantineState.VERIFIED, "MTurk confirms it") is True
+        first.commit()
+        assert resolve(second, theirs, QuarantineState.REFUSED, "someone else's") is False
+        assert theirs.state is QuarantineState.VERIFIED  # as the first left it
+    with session_scope(engine) as session:
+        stored = session.get(QuarantinedSubmission, row_id)
+        assert stored.state is QuarantineState.VERIFIED and stored.recheck_at is None
+        resolved = session.exec(
+            select(Event).where(Event.kind == EventKind.QUARANTINE_RESOLVED)
+        ).all()
+        assert [e.payload["state"] for e in resolved] == ["verified"]
+        assert due_rechecks(session, utcnow() + timedelta(days=1)) == []
