@@ -65,7 +65,22 @@ def test_serve_prints_the_store_without_its_password(monkeypatch):
     import harness.web.server
 
     monkeypatch.setattr(harness.web.server, "serve", lambda *a, **k: None)  # serve nothing
+    # serve reads the store before serving: the unreachable one is named, masked
     result = CliRunner().invoke(main, ["serve", "--db", PG, "--no-screening"])
+    assert result.exit_code == 1, result.output
+    assert PASSWORD not in result.output
+    assert "postgresql+psycopg://postgres:***@127.0.0.1:9/x: cannot connect" in result.output
+
+
+def test_serve_prints_a_reachable_store_without_its_password(monkeypatch, database_url):
+    import harness.web.server
+
+    if not database_url.startswith("postgresql"):
+        pytest.skip("a password is a server store's")
+    monkeypatch.setattr(harness.web.server, "serve", lambda *a, **k: None)  # serve nothing
+    with_password = database_url.replace("postgres@", f"postgres:{PASSWORD}@", 1)
+    assert PASSWORD in with_password  # the local server trusts loopback: any password does
+    result = CliRunner().invoke(main, ["serve", "--db", with_password, "--no-screening"])
     assert result.exit_code == 0, result.output
     assert PASSWORD not in result.output
-    assert "postgresql+psycopg://postgres:***@127.0.0.1:9/x" in result.output
+    assert "(store postgresql+psycopg://postgres:***@127.0.0.1" in result.output
