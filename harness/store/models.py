@@ -136,6 +136,10 @@ class EventKind(StrEnum):
     BONUS_CREATED = "review.bonus.created"
     BONUS_PAY_INTENT = "review.bonus.pay.intent"
     BONUS_UNCERTAIN = "review.bonus.uncertain"
+    # arms on a platform listing units one by one (MTurk): groups of workers, one per arm
+    ARM_GROUP = "platform.arm.group"
+    ARM_JOINED = "worker.arm.joined"
+    ASSIGNMENT_OUT_OF_ARM = "assignment.out_of_arm"
 
 
 class InstrumentVersion(SQLModel, table=True):

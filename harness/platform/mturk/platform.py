@@ -41,6 +41,11 @@ WORKER_SITES = {
     "production": "https://www.mturk.com",
 }
 """MTurk's worker-facing sites, where workers accept and complete assignments."""
+GROUP_PAGES = {
+    "sandbox": "https://workersandbox.mturk.com/projects/{group}/tasks",
+    "production": "https://worker.mturk.com/projects/{group}/tasks",
+}
+"""Where a worker finds the HITs of one HIT group (its HIT type id) on MTurk's worker site."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
@@ -55,6 +60,7 @@ class MTurkPlatform:
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("local", "sandbox", "production")
     hostings: tuple[str, ...] = ("external", "mturk")
+    arm_groups = True  # keeps a worker to one arm's HITs (a qualification per arm; docs/arms.md)
 
     def is_local(self, target: str) -> bool:
         return target == "local"
@@ -91,6 +97,12 @@ class MTurkPlatform:
             port = f":{parts.port}" if parts.port else ""  # the same service by any loopback name
             return tuple(f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES)
         return (WORKER_SITES[target],)
+
+    def group_url(self, target: str, work_type_id: str) -> str | None:
+        """The worker site's page of a HIT group (None on the local service, which has no
+        pages for people)."""
+        page = GROUP_PAGES.get(target)
+        return None if page is None else page.format(group=work_type_id)
 
     def start_local(self, endpoint_url: str | None) -> str:
         from harness.platform.local_service import start_service
