@@ -78,16 +78,18 @@ def claim_arm(session: Session, study: LaunchedStudy, hit_id: int, worker_id: st
 
 
 def outside_arm(
-    session: Session, study: LaunchedStudy, hit: Hit, submission: Submission
+    session: Session, study: LaunchedStudy, hit: Hit, submission: Submission, report: SyncReport
 ) -> bool:
     """Whether the submission is out of its worker's arm (logged once, with the platform's
-    answer document); with MTurk hosting a worker without an arm is given the HIT's first."""
+    answer document, and then counted in ``report``); with MTurk hosting a worker without an
+    arm is given the HIT's first."""
     assert hit.id is not None
     claim_arm(session, study, hit.id, submission.worker_id)
     if not out_of_arm(session, study.id, hit.id, submission.worker_id):
         return False
     if not event_logged(session, EventKind.ASSIGNMENT_OUT_OF_ARM, submission.assignment_id,
                         study.id):  # fmt: skip
+        report.out_of_arm.append(submission.assignment_id)
         worker = worker_row(session, submission.worker_id)
         assert worker.id is not None
         mine = worker_arm(session, study.id, worker.id)

@@ -62,7 +62,7 @@ class SyncReport:
     new: list[int] = field(default_factory=list)  # store ids of assignments stored now
     hook_failures: list[str] = field(default_factory=list)  # after_submission errors
     # a study with arms on MTurk (harness.platform.arms_sync)
-    out_of_arm: list[str] = field(default_factory=list)  # assignments outside their worker's arm
+    out_of_arm: list[str] = field(default_factory=list)  # new ones outside their worker's arm
     joined: int = 0  # workers the platform was told the arm of now
     replaced: int = 0  # assignments added for what out-of-arm submissions took
     arm_failures: list[str] = field(default_factory=list)  # what could not be done (retried)
@@ -186,9 +186,9 @@ def apply_submission(
             report.new.append(settled.assignment_pk)
     assignment = _assignment(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
-    if not has_judgments and outside_arm(session, study, hit, submission):
-        report.out_of_arm.append(submission.assignment_id)  # a study with arms: not counted
-    elif not has_judgments and (hosting != "external" or submission.answer):
+    # a study with arms: work outside the worker's arm is counted in no arm
+    outside = not has_judgments and outside_arm(session, study, hit, submission, report)
+    if not has_judgments and not outside and (hosting != "external" or submission.answer):
         answers = _read(session, study, hit, submission, hooks, report)
         if answers is not None:
             stored = store_submission(
