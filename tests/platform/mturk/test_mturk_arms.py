@@ -12,8 +12,8 @@ import pytest
 from sqlmodel import func, select
 
 from harness.answer import Answer
-from harness.render.instrument import Instrument
 from harness.render.answers import encode_answers
+from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
 from harness.spec.arms import load_arms
 from harness.store import make_engine, session_scope, study_judgments
@@ -28,7 +28,6 @@ from tests.platform.factories import (
     small_spec,
     until_verified,
 )
-
 
 ARMS = {
     "arms": "\n  long: {}\n  short:\n    guidelines: {text: Similar words score high.}"
@@ -89,9 +88,9 @@ def _arm_of(database_url, worker):
 
 
 def test_launch_posts_each_arm_as_its_own_hit_group_closed_to_the_other_arms(
-    launched, client, database_url
+    launched, mturk, tasks, client, database_url
 ):
-    _spec, output = launched
+    spec, output = launched
     assert "HITs: 4 x 2 assignments = 8 assignments at $0.10 to $0.20 each (each arm its own)" \
         in output  # fmt: skip
     assert "2 arms: long (2 HITs, instrument " in output and ", $0.10 each, $0.48)" in output
@@ -118,6 +117,14 @@ def test_launch_posts_each_arm_as_its_own_hit_group_closed_to_the_other_arms(
                   if r["Comparator"] == "DoesNotExist"}  # fmt: skip
         assert arms[other].group_ref in closed and arms[arm].group_ref not in closed
         assert {r["ActionsGuarded"] for r in requirements} == {"DiscoverPreviewAndAccept"}
+    # launching again makes nothing twice: no HIT, no HIT type, no qualification type
+    quals = client.list_qualification_types(MustBeRequestable=False, MustBeOwnedByCaller=True)
+    again = harness_cli(*launch_args(spec, mturk.url, database_url, "--public-url", tasks.url))
+    assert again.exit_code == 0, again.output
+    assert "small: 4 HITs on local in 2 arms (0 posted now, 4 posted before)" in again.output
+    assert client.list_qualification_types(MustBeRequestable=False, MustBeOwnedByCaller=True)[
+        "NumResults"] == quals["NumResults"] == 3  # the exclusion group and one per arm
+    assert len(hits_on_platform(client)) == 4
 
 
 def test_workers_get_an_arm_on_first_arrival_keep_it_and_mturk_keeps_them_there(

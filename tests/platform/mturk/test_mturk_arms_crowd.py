@@ -12,6 +12,7 @@ from harness.simulate.driver import SimulatedWorkers
 from harness.spec.arms import load_arms
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.arm_tables import WorkerArm
+from harness.store.models import Assignment
 from tests.platform.factories import (
     WORKER_PROFILE,
     crowd_workers,
@@ -22,6 +23,7 @@ from tests.platform.factories import (
     truths_of,
     until_verified,
 )
+from tests.serving import ServedApp, until_rechecked
 
 ARMS = {
     "arms": "\n  long: {}\n  short:\n    guidelines: {text: Similar words score high.}"
@@ -37,10 +39,22 @@ def _launch(tmp_path, mturk, tasks, database_url, hosting="external"):
     return spec
 
 
+@pytest.fixture
+def screening_tasks(database_url):
+    """The task server with live screening after each submission, as `harness serve` runs it."""
+    from harness.platform.after_submission import hook
+    from harness.web import create_app
+
+    app = create_app(database_url, after_submission=hook(True))
+    with ServedApp(app) as served:
+        yield served
+    app.extensions["harness"].close()
+
+
 def test_a_crowd_fills_every_arm_and_sync_review_status_compare_and_expire_see_the_arms(
-    tmp_path, mturk, client, tasks, database_url, http
+    tmp_path, mturk, client, screening_tasks, database_url, http
 ):
-    spec = _launch(tmp_path, mturk, tasks, database_url)
+    spec = _launch(tmp_path, mturk, screening_tasks, database_url)
     base = load_arms(spec).arms[0].loaded
     driver = SimulatedWorkers(mturk.url, crowd_workers(base, size=10), truths_of(base),
                               base.scale, http, profile=WORKER_PROFILE,
@@ -49,6 +63,13 @@ def test_a_crowd_fills_every_arm_and_sync_review_status_compare_and_expire_see_t
     assert report.refused == []
     assert len(report.submitted) == 24  # 8 HITs (4 per arm) x 3 raters
     assert until_verified(database_url) == 0
+    until_rechecked(screening_tasks.app)  # a recheck stores, then screens
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:  # screened live, as each submission was verified
+        unscreened = session.exec(select(Assignment).where(
+            Assignment.screened_at.is_(None))).all()  # fmt: skip
+    engine.dispose()
+    assert unscreened == []
 
     synced = harness_cli("sync", "small", "--db", database_url)
     assert synced.exit_code == 0, synced.output

@@ -7,6 +7,7 @@ replaced, so every item still reaches its raters in every arm."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sqlmodel import select
 
 from harness.simulate.driver import DriverReport, SimulatedWorkers, mturk_worker_id
@@ -23,6 +24,7 @@ from tests.platform.factories import (
     truths_of,
 )
 from tests.platform.mturk.test_mturk_arms import _hits_by_arm
+from tests.platform.test_sync import sqs  # noqa: F401  (moto's SQS server, a fixture)
 
 ARMS = {"arms": "\n  long: {}\n  short:\n    guidelines: {text: Similar words score high.}"}
 
@@ -110,3 +112,36 @@ def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outsid
         table = study_judgments(session, 1)
     engine.dispose()
     assert table.groupby("worker_id")["instrument_hash"].nunique().max() == 1
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_workers_there(
+    tmp_path, sqs, mturk, client, database_url, http  # noqa: F811
+):
+    queue = sqs.create_queue(QueueName="harness-arms")["QueueUrl"]
+    spec = small_spec(tmp_path, items=4, raters=2, hosting="mturk", **ARMS)
+    launched = harness_cli(*launch_args(spec, mturk.url, database_url, "--notify-queue", queue))
+    assert launched.exit_code == 0, launched.output
+    base = load_arms(spec).arms[0].loaded
+    by_arm = _hits_by_arm(database_url)
+    (one,) = crowd_workers(base, size=1, seed=2)
+    driver = SimulatedWorkers(mturk.url, [one], truths_of(base), base.scale, http,
+                              profile=WORKER_PROFILE)  # fmt: skip
+    rng, report = np.random.default_rng(0), DriverReport()
+    assert driver.work(one, by_arm["short"][1], rng, report)  # the arm short first
+    mturk.advance(1)
+    assert driver.work(one, by_arm["long"][0], rng, report)
+    synced = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
+    assert synced.exit_code == 0, synced.output
+    assert "1 stored now" in synced.output  # both arms' HIT types send their events
+    assert "arms: 1 out-of-arm submissions (not counted), 1 assignments added for them, " \
+           "1 workers given their arm's qualification" in synced.output  # fmt: skip
+    wid = mturk_worker_id(one.worker_id)
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        row = session.exec(select(Worker).where(Worker.platform_worker_id == wid)).one()
+        arm = worker_arm(session, 1, row.id).name  # the arm of the event read first
+    engine.dispose()
+    other = {"long": by_arm["short"][0], "short": by_arm["long"][1]}[arm]
+    refused = mturk.post(f"/worker/hits/{other}/accept", workerId=wid, **WORKER_PROFILE)
+    assert refused.status_code == 403 and "NotQualified" in refused.text
