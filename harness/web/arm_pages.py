@@ -60,8 +60,8 @@ def tell_platform(
     assert study.id is not None
     try:
         provider = trust().verifier.provider(where, study.target)
-    except Exception as exc:  # noqa: BLE001 - a connection the next sync makes again
-        current_app.logger.warning("arm group of %s not joined: %s", worker_id, exc)
+    except Exception:  # the page is the worker's: whatever failed, the next sync tries again
+        current_app.logger.exception("arm group of %s not joined (sync will)", worker_id)
         return
     failure = join(state.engine, provider, study.id, worker_id, arrival.worker, once=True)
     if failure is not None:

@@ -145,3 +145,14 @@ def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_worke
     other = {"long": by_arm["short"][0], "short": by_arm["long"][1]}[arm]
     refused = mturk.post(f"/worker/hits/{other}/accept", workerId=wid, **WORKER_PROFILE)
     assert refused.status_code == 403 and "NotQualified" in refused.text
+
+
+def test_the_plan_warns_when_mturk_hosted_arms_differ_in_what_mturk_lists(tmp_path):
+    differ = {"arms": ARMS["arms"] + "\n    hit: {reward: '0.20', title: Quick word pairs}"}
+    for arms, warned in ((ARMS, False), (differ, True)):
+        spec = small_spec(tmp_path, items=4, hosting="mturk", **arms)
+        planned = harness_cli("launch", str(spec), "--target", "local", "--dry-run")
+        assert planned.exit_code == 0, planned.output
+        assert ("warning: hosting mturk: a worker's arm is the HIT group they take first, and "
+                "the arms differ in what MTurk lists (reward, title), so workers may choose "
+                "their arm by it" in planned.output) is warned  # fmt: skip
