@@ -136,7 +136,7 @@ def task_page(key: str) -> Response:
             assert task.study.id is not None and task.hit.id is not None
             # a study with arms: the worker's arm, given on their first arrival (docs/arms.md)
             arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
-        where = session.get(StudyPlatform, task.study.id)
+        where = None if arrival is None else session.get(StudyPlatform, task.study.id)
         if arrival is not None and not arrival.in_arm:
             response = _secured(other_arm_page(session, task.study, arrival), origins)
         else:
