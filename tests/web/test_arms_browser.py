@@ -105,7 +105,10 @@ def test_two_mturk_workers_in_different_arms_see_and_submit_their_arms_page(tmp_
     from harness.web import create_app
 
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    mturk = LocalMTurk(tmp_path / "mturk.sqlite").start()
+    # threaded, as `harness mturk-local` is: Chromium holds idle connections to MTurk's site
+    # open, which would keep a one-request-at-a-time server from the task server's calls (the
+    # arm's qualification, the verification of each submission) until it lets them go
+    mturk = LocalMTurk(tmp_path / "mturk.sqlite", threaded=True).start()
     app = create_app(db)
     seen, asked_back = {}, []
     try:
@@ -135,7 +138,7 @@ def test_two_mturk_workers_in_different_arms_see_and_submit_their_arms_page(tmp_
                 answer_all(driver, "likert")
                 wait(driver, 20).until(lambda d: "/mturk/externalSubmit" in d.current_url)
                 seen[worker] = arm
-            until_rechecked(app, 90)
+            until_rechecked(app, 30)
     finally:
         app.extensions["harness"].close()
         mturk.stop()
