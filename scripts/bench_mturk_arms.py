@@ -128,11 +128,11 @@ def main_(workers: int, seed: int, arrivals: int) -> None:
                 if time.monotonic() > until:
                     break
                 time.sleep(0.1)
-            app.extensions["harness"].close()
-            service.extensions["mturk_local"].close()
-        synced = cli("sync", STUDY, "--db", db)
-        status = cli("status", STUDY, "--db", db)
-        arms_of = crowd_arms(db, set(report.by_worker))
+            synced = cli("sync", STUDY, "--db", db)
+            status = cli("status", STUDY, "--db", db)
+            arms_of = crowd_arms(db, set(report.by_worker))
+        app.extensions["harness"].close()
+        service.extensions["mturk_local"].close()
     people = len(report.by_worker)
     print(f"statements-variants: {k} arms, {workers} simulated workers, seed {seed}")
     print(f"  launch: {launched:.1f} s")
