@@ -22,6 +22,7 @@ def launch_with_arms(
     public_url: str | None,
     db: str | None,
     budget: Decimal | None,
+    notify_queue: str | None = None,
     dry_run: bool,
     confirm: Callable[[Decimal], None],
     public_url_env: str,
@@ -65,6 +66,7 @@ def launch_with_arms(
             engine,
             arms_draft,
             armed,
+            notification_queue=notify_queue,
             say=click.echo,
             progress=lambda total: progress_bar(total, f"Posting {platform.unit_noun}s"),
         )

@@ -91,7 +91,8 @@ def launch(
 
         done = launch_with_arms(spec_path, target=target, endpoint_url=endpoint_url,
                                 start_local=start_local, public_url=public_url, db=db,
-                                budget=budget, dry_run=dry_run, public_url_env=PUBLIC_URL_ENV,
+                                budget=budget, notify_queue=notify_queue, dry_run=dry_run,
+                                public_url_env=PUBLIC_URL_ENV,
                                 confirm=lambda cost: _confirm(cost, yes, confirm_cost))  # fmt: skip
         if done is not None:
             _print_entry(done[0], done[1], done[2], qr_path)

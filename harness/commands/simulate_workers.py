@@ -48,7 +48,9 @@ def simulate_workers(
     """Let a simulated crowd find, accept, answer and submit STUDY's HITs through the local
     MTurk service's worker side, as people would (external pages through the task server,
     which must be running). Only for studies on a local target (local, prolific-local, link:
-    through the local Prolific service's participant side, or the study link)."""
+    through the local Prolific service's participant side, or the study link). In a study
+    with arms on MTurk each worker keeps to the HIT group of their first HIT, and returns a HIT
+    whose page says it is of another arm."""
     import requests
 
     from harness.commands.progress import progress_bar
@@ -58,6 +60,7 @@ def simulate_workers(
     from harness.simulate.crowds import run_crowd
     from harness.simulate.truths import latent_truths
     from harness.store import frozen_instrument, launched_study, session_scope
+    from harness.store.arm_assignment import study_arms
     from harness.store.database import open_store
     from harness.store.studies import open_assignments
 
@@ -76,6 +79,7 @@ def simulate_workers(
             )
             frozen = frozen_instrument(session, running.study.instrument_id)
             open_work = open_assignments(session, running.study)
+            arms = bool(study_arms(session, running.id))
     finally:
         engine.dispose()
     instrument = stored_instrument(frozen)
@@ -96,8 +100,12 @@ def simulate_workers(
             seed=seed,
             profile=profile,
             on_submitted=lambda _assignment: advance(1),
+            keep_group=arms,
         )
     advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
+    if report.returned:
+        click.echo(f"  {len(report.returned)} HITs returned: their page said they were of "
+                   "another arm than the worker's", err=True)  # fmt: skip
     for problem in report.refused[:10]:  # e.g. a worker blocked live between list and accept
         click.echo(f"  refused: {problem}", err=True)
     click.echo(  # last: the line a summary (the demo) shows

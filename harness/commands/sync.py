@@ -73,6 +73,8 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     click.echo(report.line(study))
     for action in acted:
         click.echo(f"  {action}")
+    for failure in report.arm_failures:
+        click.echo(f"warning: arms: {failure} (the next sync tries again)", err=True)
     for failure in report.hook_failures:
         click.echo(
             f"warning: live screening failed ({failure}); the judgments are stored and will be "
@@ -84,11 +86,21 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
 def study_sync_hooks(engine: Any, provider: Any, running: Any, *, apply: bool = True) -> Any:
     """Answers read with the platform's codec, checked against the stored instrument, and
     screened live as each new submission is stored (``apply``: and acted on at once)."""
+    from sqlmodel import select
+
     from harness.platform.after_submission import hook
     from harness.platform.sync import SyncHooks
     from harness.render.instrument import stored_instrument
     from harness.store import frozen_instrument, session_scope
+    from harness.store.arm_tables import hit_instruments
+    from harness.store.models import Hit
 
     with session_scope(engine) as session:
-        instrument = stored_instrument(frozen_instrument(session, running.study.instrument_id))
-    return SyncHooks.of(provider, instrument, hook(apply))
+        hits = list(session.exec(select(Hit).where(Hit.study_id == running.id)))
+        of_hit = hit_instruments(session, hits)  # a study with arms: each HIT its arm's
+        built = {
+            i: stored_instrument(frozen_instrument(session, i))
+            for i in {running.study.instrument_id, *of_hit.values()}
+        }
+    by_hit = {hit_id: built[i] for hit_id, i in of_hit.items()}
+    return SyncHooks.of(provider, built[running.study.instrument_id], hook(apply), by_hit)

@@ -475,7 +475,8 @@ def add_raters(
     budget = study.study.budget
     if budget is not None:
         platform = provider.platform
-        extra = money.hit_total(platform, study.platform.reward, new) / new * count
+        reward = money.hit_reward(session, study, hit.id)  # an arm may pay its own
+        extra = money.hit_total(platform, reward, new) / new * count
         after = money.committed(session, platform, study) + extra
         if after > budget:
             if not event_logged(session, EventKind.REPLACE_REFUSED, token):

@@ -10,8 +10,9 @@ so a HIT whose id never reached the store is found instead of posted again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
@@ -54,7 +55,7 @@ from harness.store.studies import (
     LaunchedStudy,
     instrument_of,
     launched,
-    posted_count,
+    posted_indexes,
     study_named,
     study_platform,
 )
@@ -176,8 +177,13 @@ def post_hits(
     exclude_studies: Sequence[str] = (),
     notification_queue: str | None = None,
     on_posted: Callable[[int], None] | None = None,
+    unit_types: Callable[[Prepared], Mapping[int, str]] | None = None,
 ) -> LaunchResult:
-    """Publish every unit the store has no platform id for; see the module docstring."""
+    """Publish every unit the store has no platform id for; see the module docstring.
+
+    ``unit_types`` gives units a work type of their own (a study with arms on MTurk: each
+    arm's HIT type), made once the study's exclusion group exists: unit index -> work type;
+    the others are published under the study's."""
     study_id = running.id
     with session_scope(engine) as session:
         study = session.get(Study, study_id)
@@ -189,6 +195,7 @@ def post_hits(
     already = len(units) - len(missing)
     prepared = _prepare(engine, provider, running, plan.settings, notification_queue)
     _exclude_earlier_workers(engine, provider, study_id, prepared.exclude_ref, exclude_studies)
+    types = unit_types(prepared) if unit_types is not None else {}
     reconciled = 0
     if isinstance(provider, PlacesProvider):  # one study with places, not a unit per HIT
         posted = open_places(engine, provider, running, plan.settings, prepared, on_posted)
@@ -220,7 +227,7 @@ def post_hits(
                 subject=unit.label,
                 payload={"index": unit.index, "token": unit.token, "assignments": unit.assignments},
             )
-        published = provider.publish(prepared.work_type_id, unit)
+        published = provider.publish(types.get(unit.index, prepared.work_type_id), unit)
         _record_posted(engine, study_id, unit, published, EventKind.HIT_CREATED)
         posted += 1
         if on_posted:
@@ -340,16 +347,22 @@ def _record_posted(
 
 
 def connect_for_the_rest(
-    engine: sa.Engine, draft: LaunchDraft, say: Callable[[str], None]
+    engine: sa.Engine,
+    draft: LaunchDraft,
+    say: Callable[[str], None],
+    cost_of: Callable[[Sequence[int]], Decimal] | None = None,
 ) -> tuple[Provider, int]:
     """The draft's platform, connected, once its balance covers the HITs not posted yet (a
     re-run pays only for what is missing), and how many were posted before; ``say`` gets the
-    balance line."""
+    balance line. ``cost_of`` prices the HITs of the given indexes when they do not all cost
+    the same (arms with different rewards)."""
     plan = draft.plan
     provider = plan.platform.connect(plan.target, draft.endpoint_url)
     with session_scope(engine) as session:
-        existing = posted_count(session, study_named(session, plan.study_name))
-    remaining = plan.cost_of(plan.hits - existing)
+        posted = posted_indexes(session, study_named(session, plan.study_name))
+    existing = len(posted)
+    missing = [i for i in range(plan.hits) if i not in posted]
+    remaining = cost_of(missing) if cost_of is not None else plan.cost_of(len(missing))
     if remaining > 0:
         balance = provider.balance()
         say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")

@@ -2,22 +2,32 @@
 
 Each arm's HITs are planned from the arm's own spec (`harness.spec.arms`), so every item
 reaches the spec's raters per item in every arm; the study's HITs are the arms' HITs one after
-the other (arm 0's first), each recorded with its arm (`harness.store.arm_tables.ArmHit`), and
-each arm's instrument is frozen and named in `StudyArm`. The study itself runs the first arm's
-instrument (what a study without arms would show). On a platform with places (a study link,
-Prolific) the one published study holds every arm's places; the participant pages assign each
-arriving worker an arm (`harness.store.arm_assignment.allocate_in_arm`) and give them only their
-arm's HITs.
+the other (arm 0's first, each arm's numbered after the earlier arms'), each recorded with its
+arm (`harness.store.arm_tables.ArmHit`), and each arm's instrument is frozen and named in
+`StudyArm`. The study itself runs the first arm's instrument (what a study without arms would
+show).
 
-MTurk is refused for now: keeping a worker in one arm there needs the task server to pick
-the arm's page at accept time (external hosting) or one HIT group per arm with mutual
-exclusion (MTurk hosting), neither of which is built.
+On a platform with places (a study link, Prolific) the one published study holds every arm's
+places; the participant pages assign each arriving worker an arm
+(`harness.store.arm_assignment.allocate_in_arm`) and give them only their arm's HITs. One
+published study pays one reward, so the arms must pay the same there.
+
+On MTurk (a platform whose provider keeps workers to groups, `GroupsProvider`) each arm is its
+own HIT group: its own HIT type (its reward, title, description and keywords, its HITs with
+the spec's raters per item as their assignments) and its own group of workers, a qualification
+type. Every arm's HITs require that the worker hold none of the other arms' qualifications, and
+hide themselves from those who do (DiscoverPreviewAndAccept); a worker is given their arm's
+qualification once harness knows their arm (the task server at their first arrival with
+external hosting, sync at their first submission with MTurk hosting), so that from then on
+MTurk itself keeps them from the other arms (docs/arms.md, "Arms on MTurk"). The study costs
+the sum of its arms' costs, each at its own reward.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 import sqlalchemy as sa
 from sqlmodel import select
@@ -31,21 +41,34 @@ from harness.platform.launch import (
     work_units,
 )
 from harness.platform.launch_plan import LaunchDraft, LaunchPlan, draft_launch
-from harness.platform.provider import PlacesPlatform
-from harness.render.plan import HitPlan
+from harness.platform.provider import (
+    CostEstimate,
+    GroupsProvider,
+    PlacesPlatform,
+    PlacesProvider,
+    Prepared,
+    Provider,
+    WorkSettings,
+)
 from harness.spec.arms import ArmedSpec
-from harness.store.arm_assignment import assign_hits, record_arms
+from harness.store.arm_assignment import ArmRef, assign_hits, record_arms, set_platform_refs
 from harness.store.database import session_scope
+from harness.store.events import EventKind, record_event
 from harness.store.instruments import freeze_instrument
 from harness.store.models import Hit
+from harness.store.studies import LaunchedStudy
+
+LISTED = ("reward", "title", "description", "keywords")
+"""What MTurk's list of HIT groups shows a worker of each group before they choose one."""
 
 
 @dataclass(frozen=True)
 class ArmsDraft:
-    """The whole study's draft (every arm's HITs, one after the other) and where each arm's
-    HITs start and end in it."""
+    """The whole study's draft (every arm's HITs, one after the other), each arm's own draft
+    (its settings and cost) and where each arm's HITs start and end in the study's."""
 
     draft: LaunchDraft
+    arms: list[LaunchDraft]  # in the spec's order
     ranges: list[tuple[str, range]]  # arm name -> the HIT indexes of that arm
     hashes: list[str]  # each arm's instrument hash, in the same order
 
@@ -55,51 +78,108 @@ class ArmsDraft:
 
     def arms_line(self) -> str:
         """The arms and their HITs, for the person reading the plan."""
+        one_reward = len({d.plan.settings.reward for d in self.arms}) == 1
         return f"  {len(self.ranges)} arms: " + ", ".join(
-            f"{name} ({len(r)} HITs, instrument {h[:12]})"
-            for (name, r), h in zip(self.ranges, self.hashes, strict=True)
+            f"{name} ({len(r)} HITs, instrument {h[:12]}"
+            + ("" if one_reward else f", ${d.plan.settings.reward} each, ${d.plan.cost.total}")
+            + ")"
+            for (name, r), h, d in zip(self.ranges, self.hashes, self.arms, strict=True)
         )
+
+    def cost_of(self, indexes: Sequence[int]) -> Decimal:
+        """Rewards and fees of the study's HITs at ``indexes``, each at its arm's reward."""
+        wanted = set(indexes)
+        return sum(
+            (d.plan.cost_of(len(wanted.intersection(r))) for (_n, r), d in
+             zip(self.ranges, self.arms, strict=True)),
+            Decimal(0),
+        )  # fmt: skip
 
 
 def draft_arms_launch(
     armed: ArmedSpec, target: str | None, endpoint_url: str | None, public_url: str | None
 ) -> ArmsDraft:
-    """Plan every arm on ``target``; refused on a platform without places, or when arms'
-    rewards differ (one published study pays one reward)."""
-    drafts = [draft_launch(a.loaded, target, endpoint_url, public_url) for a in armed.arms]
+    """Plan every arm on ``target``; refused on a platform that cannot keep a worker to one
+    arm, and on a platform with places when the arms' rewards differ (one published study
+    pays one reward)."""
+    drafts: list[LaunchDraft] = []
+    ranges: list[tuple[str, range]] = []
+    for arm in armed.arms:
+        start = sum(len(d.hit_plans) for d in drafts)
+        drafts.append(draft_launch(arm.loaded, target, endpoint_url, public_url,
+                                   first_index=start))  # fmt: skip
+        ranges.append((arm.name, range(start, start + len(drafts[-1].hit_plans))))
     first = drafts[0]
     platform = first.plan.platform
-    if not isinstance(platform, PlacesPlatform):
+    rewards = sorted({d.plan.settings.reward for d in drafts})
+    per_unit = first.plan.assignments_per_hit
+    total = sum(len(d.hit_plans) for d in drafts)
+    if isinstance(platform, PlacesPlatform):
+        if len(rewards) > 1:
+            raise LaunchRefused(
+                f"{armed.path}: the arms pay different rewards "
+                f"({', '.join(f'${r}' for r in rewards)}); on {platform.label} one study "
+                "pays one reward: give every arm the same hit.reward"
+            )
+        cost = platform.estimate(rewards[0], total, per_unit)
+    elif getattr(platform, "arm_groups", False):
+        cost = _sum_costs([d.plan.cost for d in drafts])
+    else:
         raise LaunchRefused(
             f"{armed.path}: a study with arms runs on a platform with places (link, prolific) "
-            f"for now, not on {platform.name}: there each worker is kept in one arm by the "
-            "allocator; give --target link (or a prolific target)"
+            f"or on MTurk, not on {platform.name}: {platform.label} has no way to keep a "
+            "worker to one arm; give --target link (or a prolific or MTurk target)"
         )
-    rewards = {d.plan.settings.reward for d in drafts}
-    if len(rewards) > 1:
-        raise LaunchRefused(
-            f"{armed.path}: the arms pay different rewards "
-            f"({', '.join(f'${r}' for r in sorted(rewards))}); on {platform.label} one study "
-            "pays one reward: give every arm the same hit.reward"
-        )
-    hit_plans: list[HitPlan] = []
-    documents: list[str] = []
-    ranges: list[tuple[str, range]] = []
-    for arm, d in zip(armed.arms, drafts, strict=True):
-        start = len(hit_plans)
-        hit_plans += [replace(p, index=start + i) for i, p in enumerate(d.hit_plans)]
-        documents += d.documents
-        ranges.append((arm.name, range(start, len(hit_plans))))
-    total = len(hit_plans)
-    per_unit = first.plan.assignments_per_hit
+    warnings = list(dict.fromkeys(w for d in drafts for w in d.plan.warnings))
+    warnings += _listing_warning(armed, drafts)
     plan = replace(
         first.plan,
         hits=total,
-        cost=platform.estimate(first.plan.settings.reward, total, per_unit),
+        cost=cost,
+        warnings=warnings,
+        reward_text=None if len(rewards) == 1 else (
+            f"${rewards[0]} to ${rewards[-1]} each (each arm its own)"),  # fmt: skip
     )
-    hashes = [a.instrument_hash for a in armed.arms]
-    draft = replace(first, plan=plan, hit_plans=hit_plans, documents=documents)
-    return ArmsDraft(draft, ranges, hashes)
+    draft = replace(
+        first,
+        plan=plan,
+        hit_plans=[p for d in drafts for p in d.hit_plans],
+        documents=[doc for d in drafts for doc in d.documents],
+    )
+    return ArmsDraft(draft, drafts, ranges, [a.instrument_hash for a in armed.arms])
+
+
+def _sum_costs(costs: Sequence[CostEstimate]) -> CostEstimate:
+    return CostEstimate(
+        sum(c.assignments for c in costs),
+        sum((c.rewards for c in costs), Decimal(0)),
+        sum((c.fees for c in costs), Decimal(0)),
+    )
+
+
+def _listing_warning(armed: ArmedSpec, drafts: Sequence[LaunchDraft]) -> list[str]:
+    """With MTurk hosting a worker's arm is the HIT group they take first: arms that differ in
+    what the list of groups shows let workers choose their arm by it."""
+    plan = drafts[0].plan
+    if plan.hosting != "mturk" or isinstance(plan.platform, PlacesPlatform):
+        return []
+    differ = [
+        name for name in LISTED
+        if len({_listed(d.plan.settings, name) for d in drafts}) > 1
+    ]  # fmt: skip
+    if not differ:
+        return []
+    return [
+        f"hosting mturk: a worker's arm is the HIT group they take first, and the arms differ "
+        f"in what MTurk lists ({', '.join(differ)}), so workers may choose their arm by it; "
+        "give every arm the same, or use external hosting, where harness assigns the arms at "
+        "random"
+    ]
+
+
+def _listed(settings: WorkSettings, name: str) -> object:
+    value = getattr(settings, name)
+    return tuple(value) if name == "keywords" else value
 
 
 def launch_arms(
@@ -107,14 +187,16 @@ def launch_arms(
     arms_draft: ArmsDraft,
     armed: ArmedSpec,
     *,
+    notification_queue: str | None = None,
     say: Callable[[str], None] = lambda _line: None,
     progress: Callable[[int], Callable[[int], None]] | None = None,
 ) -> LaunchResult:
-    """Record the study, its arms and every arm's HITs, then open its places (resumable: a
-    re-run finds the study, its arms and HITs again and opens nothing twice)."""
+    """Record the study, its arms and every arm's HITs, then open its places or post each
+    arm's HITs in its own group (resumable: a re-run finds the study, its arms, their groups
+    and HITs again and makes nothing twice)."""
     draft = arms_draft.draft
     plan = draft.plan
-    provider, existing = connect_for_the_rest(engine, draft, say)
+    provider, existing = connect_for_the_rest(engine, draft, say, arms_draft.cost_of)
     showings = [p.showings for p in draft.hit_plans]
     base = armed.arms[0].loaded
     with session_scope(engine) as session:
@@ -140,6 +222,15 @@ def launch_arms(
         for ref, (_name, indexes) in zip(refs, arms_draft.ranges, strict=True):
             assign_hits(session, ref.id, [hits[i] for i in indexes])
     units = work_units(plan, draft.documents, running.platform.launch_id)
+    unit_types = None
+    if isinstance(provider, GroupsProvider) and not isinstance(provider, PlacesProvider):
+        groups = _make_groups(engine, provider, running, refs)
+        plan = replace(plan, settings=_arm_settings(arms_draft, groups, 0))
+
+        def unit_types(prepared: Prepared) -> Mapping[int, str]:
+            return _arm_types(engine, provider, running, arms_draft, refs, groups, prepared,
+                              notification_queue)  # fmt: skip
+
     return post_hits(
         engine,
         provider,
@@ -148,5 +239,64 @@ def launch_arms(
         units,
         reconcile=not created,
         exclude_studies=base.spec.qualifications.exclude_studies,
+        notification_queue=notification_queue,
         on_posted=progress(plan.hits - existing) if progress else None,
+        unit_types=unit_types,
     )
+
+
+def _study_key(running: LaunchedStudy) -> str:
+    return f"{running.name} {running.platform.launch_id}"
+
+
+def _make_groups(
+    engine: sa.Engine, provider: GroupsProvider, running: LaunchedStudy, refs: Sequence[ArmRef]
+) -> list[str]:
+    """Each arm's group of workers, made once and recorded before the next is made."""
+    groups = []
+    for ref in refs:
+        group = ref.group_ref
+        if group is None:
+            group = provider.make_group(_study_key(running), ref.name)
+            with session_scope(engine) as session:
+                set_platform_refs(session, ref.id, group_ref=group)
+                record_event(session, EventKind.ARM_GROUP, study_id=running.id, subject=group,
+                             payload={"arm": ref.name})  # fmt: skip
+        groups.append(group)
+    return groups
+
+
+def _arm_settings(arms_draft: ArmsDraft, groups: Sequence[str], position: int) -> WorkSettings:
+    """The arm's own settings (reward, title, ...), closed to the other arms' workers."""
+    own = arms_draft.arms[position].plan.settings
+    return replace(own, keep_out=[g for i, g in enumerate(groups) if i != position])
+
+
+def _arm_types(
+    engine: sa.Engine,
+    provider: Provider,
+    running: LaunchedStudy,
+    arms_draft: ArmsDraft,
+    refs: Sequence[ArmRef],
+    groups: Sequence[str],
+    prepared: Prepared,
+    queue: str | None,
+) -> dict[int, str]:
+    """Each HIT's HIT type: the first arm's is the study's (``prepared``); every other arm's
+    is made now, with the study's exclusion group, and recorded."""
+    types: dict[int, str] = {}
+    for position, ref in enumerate(refs):
+        work_type = prepared.work_type_id
+        if position:
+            settings = _arm_settings(arms_draft, groups, position)
+            work_type = provider.prepare(_study_key(running), settings,
+                                         prepared.exclude_ref).work_type_id  # fmt: skip
+            if queue:
+                provider.watch(work_type, queue)
+        if ref.work_type_id != work_type:
+            with session_scope(engine) as session:
+                set_platform_refs(session, ref.id, work_type_id=work_type)
+                record_event(session, EventKind.PREPARED, study_id=running.id,
+                             subject=work_type, payload={"arm": ref.name})  # fmt: skip
+        types.update(dict.fromkeys(arms_draft.ranges[position][1], work_type))
+    return types

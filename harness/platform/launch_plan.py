@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -36,6 +36,7 @@ class LaunchPlan:
     cost: CostEstimate
     budget: Decimal | None
     warnings: list[str] = field(default_factory=list)
+    reward_text: str | None = None  # what each assignment pays, when not one reward (arms)
 
     @property
     def assignments(self) -> int:
@@ -53,7 +54,7 @@ class LaunchPlan:
             f"study {self.study_name} on {self.target} (instrument {self.instrument_hash[:12]},"
             f" hosting {self.hosting})",
             f"  {units}: {self.hits} x {self.assignments_per_hit} assignments = "
-            f"{self.assignments} assignments at ${s.reward} each",
+            f"{self.assignments} assignments at {self.reward_text or f'${s.reward} each'}",
             f"  cost: ${self.cost.total} = ${self.cost.rewards} rewards + ${self.cost.fees} fees"
             + (f" (budget ${self.budget})" if self.budget is not None else " (no budget set)"),
             f"  lifetime {s.lifetime} s, {s.assignment_duration} s per assignment, "
@@ -197,10 +198,16 @@ class LaunchDraft:
 
 
 def draft_launch(
-    loaded: LoadedSpec, target: str | None, endpoint_url: str | None, public_url: str | None
+    loaded: LoadedSpec,
+    target: str | None,
+    endpoint_url: str | None,
+    public_url: str | None,
+    *,
+    first_index: int = 0,
 ) -> LaunchDraft:
     """Plan ``loaded``'s launch on ``target`` (None: the spec's): refused with every problem
-    the platform has with the spec, or without the page address external hosting needs."""
+    the platform has with the spec, or without the page address external hosting needs. The
+    HITs are numbered from ``first_index`` (an arm's HITs follow the earlier arms')."""
     from harness.errors import SpecError
     from harness.render.plan import plan_hits
 
@@ -210,7 +217,7 @@ def draft_launch(
         raise SpecError(problems)
     check_public_url(platform, chosen, loaded.spec.hosting.value, public_url)
     endpoint = platform.endpoint(chosen, endpoint_url)
-    hit_plans = plan_hits(loaded)
+    hit_plans = [replace(p, index=first_index + i) for i, p in enumerate(plan_hits(loaded))]
     documents = unit_documents(platform, loaded, hit_plans, public_url)
     plan = plan_launch(loaded, platform, chosen)
     return LaunchDraft(plan, hit_plans, documents, endpoint, public_url, note)

@@ -1,7 +1,8 @@
 """What a study has committed and spent, from the store, priced by its platform's fees.
 
 Committed: every assignment slot of the posted HITs (the platform takes it when a HIT is
-posted or extended) plus the bonuses paid. Spent: approved assignments plus bonuses.
+posted or extended) plus the bonuses paid. Spent: approved assignments plus bonuses. A HIT pays
+its study's reward, or in a study with arms its arm's (arms on MTurk may pay differently).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from decimal import Decimal
 from sqlmodel import Session, col, select
 
 from harness.platform.provider import Platform
+from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.events import EventKind
-from harness.store.models import Assignment, AssignmentStatus, Event, Hit
+from harness.store.models import Assignment, AssignmentStatus, Event, Hit, InstrumentVersion
 from harness.store.studies import LaunchedStudy
 
 ZERO = Decimal("0")
@@ -32,25 +34,44 @@ def bonuses_paid(session: Session, study_id: int) -> Decimal:
     return sum((Decimal(str(e.payload.get("cost", "0"))) for e in events), ZERO)
 
 
-def committed(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
-    """What the study's posted HITs and paid bonuses take from the account."""
-    reward = study.platform.reward
+def hit_rewards(session: Session, study: LaunchedStudy) -> dict[int, Decimal]:
+    """The reward of each HIT of a study with arms whose arm pays its own (the others pay the
+    study's, `LaunchedStudy.platform.reward`)."""
+    rows = session.exec(
+        select(ArmHit.hit_id, InstrumentVersion.spec)
+        .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
+        .join(InstrumentVersion, col(InstrumentVersion.id) == col(StudyArm.instrument_id))
+        .where(StudyArm.study_id == study.id)
+    ).all()
+    return {hit_id: Decimal(str(spec["hit"]["reward"])) for hit_id, spec in rows}
+
+
+def hit_reward(session: Session, study: LaunchedStudy, hit_id: int | None) -> Decimal:
+    """What one assignment of the HIT pays."""
+    found = hit_rewards(session, study).get(hit_id or 0)
+    return study.platform.reward if found is None else found
+
+
+def _posted(session: Session, study: LaunchedStudy) -> list[tuple[Decimal, int]]:
+    """(reward, assignments) of every posted HIT of the study."""
+    rewards = hit_rewards(session, study)
     hits = session.exec(
-        select(Hit.max_assignments).where(
+        select(Hit.id, Hit.max_assignments).where(
             Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None)
         )
     ).all()
-    return _sum(hit_total(platform, reward, n) for n in hits) + bonuses_paid(session, study.id)
+    return [(rewards.get(h or 0, study.platform.reward), n) for h, n in hits]
+
+
+def committed(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
+    """What the study's posted HITs and paid bonuses take from the account."""
+    return _sum(hit_total(platform, r, n) for r, n in _posted(session, study)) + bonuses_paid(
+        session, study.id
+    )
 
 
 def fees(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
     """The platform's fees within what is committed: of the posted HITs and the paid bonuses."""
-    reward = study.platform.reward
-    hits = session.exec(
-        select(Hit.max_assignments).where(
-            Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None)
-        )
-    ).all()
     events = session.exec(
         select(Event).where(Event.study_id == study.id, Event.kind == EventKind.BONUS_PAID)
     )
@@ -58,14 +79,15 @@ def fees(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
         Decimal(str(e.payload.get("cost", "0"))) - Decimal(str(e.payload.get("amount", "0")))
         for e in events
     )
-    return _sum(platform.estimate(reward, 1, n).fees for n in hits) + bonus_fees
+    posted = _posted(session, study)
+    return _sum(platform.estimate(r, 1, n).fees for r, n in posted) + bonus_fees
 
 
 def spent(
     session: Session, platform: Platform, study: LaunchedStudy, hits: Iterable[Hit]
 ) -> Decimal:
     """What approved work and paid bonuses cost."""
-    reward = study.platform.reward
+    rewards = hit_rewards(session, study)
     size = {h.id: h.max_assignments for h in hits}
     approved = session.exec(
         select(Assignment.hit_id).where(
@@ -73,7 +95,10 @@ def spent(
             Assignment.status == AssignmentStatus.APPROVED,
         )
     ).all()
-    each = _sum(hit_total(platform, reward, size[h]) / size[h] for h in approved)
+    each = _sum(
+        hit_total(platform, rewards.get(h, study.platform.reward), size[h]) / size[h]
+        for h in approved
+    )
     return each + bonuses_paid(session, study.id)
 
 

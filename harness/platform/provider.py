@@ -38,6 +38,7 @@ __all__ = [
     "Arrival",
     "CostEstimate",
     "EventTopic",
+    "GroupsProvider",
     "LocalService",
     "Pauses",
     "Pausing",
@@ -109,6 +110,7 @@ class WorkSettings:
     countries: Sequence[str] = ()
     min_approval_rate: int | None = None
     min_approved: int | None = None
+    keep_out: Sequence[str] = ()  # groups (`GroupsProvider`) whose workers may not take it
 
 
 @dataclass(frozen=True)
@@ -349,6 +351,23 @@ class Provider(Protocol):
 
     def expire(self, platform_id: str) -> None:
         """Stop a unit taking new workers now; what was submitted stays."""
+        ...
+
+
+@runtime_checkable
+class GroupsProvider(Protocol):
+    """A platform that can keep workers to one part of a study's work: a named group the
+    platform knows workers by, and work closed to the workers of other groups
+    (`WorkSettings.keep_out`). MTurk: a qualification type per group, which work closed to it
+    requires not to exist. A study with arms on MTurk uses one group per arm (docs/arms.md)."""
+
+    def make_group(self, study_key: str, group: str) -> str:
+        """Create (or find, after a lost answer) the study's group ``group``; its reference."""
+        ...
+
+    def join_group(self, group_ref: str, worker_id: str, *, once: bool = False) -> None:
+        """Put the worker in the group (without telling them; repeating changes nothing);
+        ``once``: one attempt, no retries (a worker is waiting for a page)."""
         ...
 
 

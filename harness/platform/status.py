@@ -20,7 +20,8 @@ from sqlmodel import Session, col, func, select
 from harness.platform import money
 from harness.platform.pricing import format_amount
 from harness.platform.provider import Platform
-from harness.store.arm_tables import hit_instruments
+from harness.store.arm_assignment import study_arms
+from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions
 from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment
 from harness.store.quarantine import quarantine_counts
@@ -48,6 +49,8 @@ class StudyReport:
     blocked: int = 0
     flagged: int = 0
     decisions: dict[str, int] = field(default_factory=dict)
+    arms: list[tuple[str, int, int]] = field(default_factory=list)  # (arm, HITs, workers)
+    out_of_arm: int = 0  # submissions outside their worker's arm (counted in no arm)
 
     @property
     def left(self) -> Decimal | None:
@@ -73,7 +76,16 @@ class StudyReport:
             f"  money: committed ${money(self.committed)}, spent ${money(self.spent)} ({budget})",
             f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
             f"(decisions {counts(self.decisions)})",
-        ] + self._quarantine_line()
+        ] + self._arms_line() + self._quarantine_line()
+
+    def _arms_line(self) -> list[str]:
+        """A study with arms: each arm's HITs and workers (raters above are per item and arm)."""
+        if not self.arms:
+            return []
+        arms = ", ".join(f"{name} {hits} HITs, {workers} workers assigned"
+                         for name, hits, workers in self.arms)  # fmt: skip
+        out = f"; {self.out_of_arm} out-of-arm submissions (not counted)" if self.out_of_arm else ""
+        return [f"  arms: {arms}{out}"]
 
     def _quarantine_line(self) -> list[str]:
         """Submissions the platform has not vouched for: kept apart, counted nowhere above."""
@@ -121,6 +133,31 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         blocked=_blocked(session, study.id),
         flagged=sum(1 for d in flags if d.flag),
         decisions=dict(Counter(d.state.value for d in flags if d.flag)),
+        arms=_arms(session, running.id),
+        out_of_arm=_count_events(session, running.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+    )
+
+
+def _arms(session: Session, study_id: int) -> list[tuple[str, int, int]]:
+    """Each arm of a study with arms: its name, HITs and workers (none without arms)."""
+    out = []
+    for arm in study_arms(session, study_id):
+        hits = session.exec(
+            select(func.count()).select_from(ArmHit).where(ArmHit.arm_id == arm.id)
+        ).one()
+        workers = session.exec(
+            select(func.count()).select_from(WorkerArm).where(WorkerArm.arm_id == arm.id)
+        ).one()
+        out.append((arm.name, int(hits), int(workers)))
+    return out
+
+
+def _count_events(session: Session, study_id: int, kind: EventKind) -> int:
+    return int(
+        session.exec(
+            select(func.count()).select_from(Event).where(
+                Event.study_id == study_id, Event.kind == kind)  # fmt: skip
+        ).one()
     )
 
 

@@ -10,7 +10,7 @@ Idempotent: a second run writes nothing, not even an event.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.platform.after_submission import AfterSubmission, run_after_submission
+from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
 from harness.platform.provider import EventTopic, Provider, Submission, SubmissionState
 from harness.platform.verification import settle_submitted
 from harness.render.plan import HitPlan
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 
 AnswerParser = Callable[[str, HitPlan], list[Answer]]
 """Reads a platform answer document into answers (`Platform.read_answers`)."""
-AnswerChecker = Callable[[HitPlan, list[Answer]], list[str]]
-"""Problems with answers against the instrument (empty: valid)."""
+AnswerChecker = Callable[[Hit, HitPlan, list[Answer]], list[str]]
+"""Problems with a HIT's answers against its instrument (empty: valid)."""
 
 _STATUS = {
     SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
@@ -60,13 +61,25 @@ class SyncReport:
     invalid: list[str] = field(default_factory=list)  # assignment ids with unreadable answers
     new: list[int] = field(default_factory=list)  # store ids of assignments stored now
     hook_failures: list[str] = field(default_factory=list)  # after_submission errors
+    # a study with arms on MTurk (harness.platform.arms_sync)
+    out_of_arm: list[str] = field(default_factory=list)  # new ones outside their worker's arm
+    joined: int = 0  # workers the platform was told the arm of now
+    replaced: int = 0  # assignments added for what out-of-arm submissions took
+    arm_failures: list[str] = field(default_factory=list)  # what could not be done (retried)
 
     def line(self, study: str) -> str:
+        arms = ""
+        if self.out_of_arm or self.joined or self.replaced or self.arm_failures:
+            arms = (
+                f"; arms: {len(self.out_of_arm)} out-of-arm submissions (not counted), "
+                f"{self.replaced} assignments added for them, {self.joined} workers given "
+                f"their arm's qualification, {len(self.arm_failures)} failures"
+            )
         return (
             f"{study}: {self.hits} HITs, {self.submissions} submitted assignments; "
             f"{self.stored} stored now ({self.recovered} recovered from the platform), "
             f"{self.status_changes} assignment and {self.hit_changes} HIT status changes, "
-            f"{len(self.invalid)} unreadable"
+            f"{len(self.invalid)} unreadable{arms}"
         )
 
 
@@ -80,13 +93,19 @@ class SyncHooks:
 
     @classmethod
     def of(
-        cls, provider: Provider, instrument: Instrument, after: AfterSubmission | None
+        cls,
+        provider: Provider,
+        instrument: Instrument,
+        after: AfterSubmission | None,
+        by_hit: Mapping[int, Instrument] | None = None,
     ) -> SyncHooks:
-        """Answers read with the platform's codec and checked against the stored instrument."""
+        """Answers read with the platform's codec and checked against the stored instrument
+        (``by_hit``: a HIT's own, in a study with arms: its arm's)."""
         from harness.render.validation import check_answers
 
-        def check(plan: HitPlan, answers: list[Answer]) -> list[str]:
-            return list(check_answers(instrument, plan, answers))
+        def check(hit: Hit, plan: HitPlan, answers: list[Answer]) -> list[str]:
+            used = (by_hit or {}).get(hit.id or 0, instrument)
+            return list(check_answers(used, plan, answers))
 
         return cls(parse=provider.platform.read_answers, check=check, after_submission=after)
 
@@ -124,12 +143,16 @@ def sync_study(
             for h in session.exec(
                 select(Hit).where(Hit.study_id == study.id).order_by(col(Hit.index))
             )
-            if h.platform_hit_id is not None
+            if h.id is not None and h.platform_hit_id is not None
         ]
-    for hit_id, platform_id in hits:
-        assert platform_id is not None
-        unit = provider.unit(platform_id)
-        submissions = provider.submissions(platform_id)
+    arms = has_arms(engine, study)
+    fetched: Iterable[Fetched] = (
+        (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits if pid
+    )
+    if arms and study.platform.hosting == "mturk":  # workers' arms in the order they came
+        fetched = list(fetched)
+        first_arms(engine, study, fetched)
+    for hit_id, unit, submissions in fetched:
         with session_scope(engine) as session:
             hit = session.get(Hit, hit_id)
             assert hit is not None
@@ -140,6 +163,8 @@ def sync_study(
                 apply_submission(session, study, hit, submission, hooks, report)
         run_hooks(engine, study, hooks, report)
         report.hits += 1
+    if arms:
+        settle_arms(engine, provider, study, report)
     return report
 
 
@@ -161,7 +186,9 @@ def apply_submission(
             report.new.append(settled.assignment_pk)
     assignment = _assignment(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
-    if not has_judgments and (hosting != "external" or submission.answer):
+    # a study with arms: work outside the worker's arm is counted in no arm
+    outside = not has_judgments and outside_arm(session, study, hit, submission, report)
+    if not has_judgments and not outside and (hosting != "external" or submission.answer):
         answers = _read(session, study, hit, submission, hooks, report)
         if answers is not None:
             stored = store_submission(
@@ -221,7 +248,7 @@ def _read(
     plan = HitPlan.from_showings(hit.index, hit.items)
     try:
         answers = hooks.parse(submission.answer, plan)
-        problems = hooks.check(plan, answers) if hooks.check is not None else []
+        problems = hooks.check(hit, plan, answers) if hooks.check is not None else []
     except ValueError as exc:
         problems = [str(exc)]
     if not problems:
@@ -329,6 +356,7 @@ def sync_from_queue(
             seen_hits.add(event.unit_id)
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     report.hits = len(seen_hits)
+    settle_arms(engine, provider, study, report)
     return report
 
 

@@ -29,9 +29,11 @@ def run_crowd(
     seed: int = 0,
     profile: Mapping[str, Any] | None = None,
     on_submitted: Callable[[str], None] | None = None,
+    keep_group: bool = False,
 ) -> DriverReport:
     """Let ``workers`` do what they can of ``study`` and return what they did
-    (``on_submitted`` is told each submission as it lands: a progress bar)."""
+    (``on_submitted`` is told each submission as it lands: a progress bar; ``keep_group``: a
+    study with arms on MTurk, each worker keeps to the HIT group of their first HIT)."""
     report = DriverReport(on_submitted=on_submitted)
     door = getattr(platform, "crowd_door", None)
     if door is not None:
@@ -43,5 +45,6 @@ def run_crowd(
     if endpoint is None:
         raise ValueError(f"platform {platform.name!r} names no local service for a crowd")
     return SimulatedWorkers(
-        endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE
+        endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE,
+        keep_group=keep_group,
     ).run(report=report)

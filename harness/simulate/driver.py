@@ -6,6 +6,12 @@ with its archetype's response model, and submits the way the page does: for ``ex
 hosting the answers go to the task server first and then to MTurk's ``externalSubmit``; for
 ``mturk`` hosting the form fields go to ``externalSubmit`` only. Timings are simulated too
 (each item shown and answered at the worker's pace).
+
+A task page that asks the worker to return the HIT (a study with arms: a HIT of another arm
+than theirs, 409) is returned at once and another HIT taken, as a person would. With
+``keep_group`` (a study with arms) a worker takes HITs only of the HIT group of their first
+submitted HIT, as the study asks: with MTurk hosting nothing else keeps them there until sync
+tells MTurk their arm.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ from harness.spec.scale import Scale
 from harness.web.tokens import token_in_page
 
 _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
+RETURN_ASKED = 409
+"""The task server's answer to a HIT of another arm than the worker's: return it."""
+TRIES = 3
+"""HITs a worker takes in one turn when pages ask them to return the ones before."""
 
 
 @dataclass
@@ -34,6 +44,7 @@ class DriverReport:
     submitted: list[str] = field(default_factory=list)  # assignment ids
     by_worker: dict[str, int] = field(default_factory=dict)  # MTurk worker id -> HITs done
     refused: list[str] = field(default_factory=list)  # what the servers refused, and why
+    returned: list[str] = field(default_factory=list)  # HITs returned as their page asked
     on_submitted: Callable[[str], None] | None = None  # told each submission as it lands
 
     def submit(self, assignment: str, worker: str) -> None:
@@ -61,6 +72,9 @@ class SimulatedWorkers:
     seed: int = 0
     profile: Mapping[str, Any] = field(default_factory=dict)
     start: datetime = field(default_factory=lambda: datetime.now(UTC))
+    keep_group: bool = False  # each worker keeps to the HIT group of their first HIT
+    _groups: dict[str, str] = field(default_factory=dict)  # worker -> HIT type (keep_group)
+    _types: dict[str, str] = field(default_factory=dict)  # HIT -> its HIT type (keep_group)
 
     def run(self, rounds: int | None = None, report: DriverReport | None = None) -> DriverReport:
         """Workers take turns, one HIT each per round, until nobody can take any (or ``rounds``);
@@ -71,27 +85,45 @@ class SimulatedWorkers:
         while rounds is None or done < rounds:
             took = 0
             for worker in self.workers:
-                hit = self._next_hit(worker)
-                if hit is None:
-                    continue
-                if self.work(worker, hit, rng, report):
+                if self._take(worker, rng, report):
                     took += 1
             done += 1
             if took == 0:
                 break
         return report
 
+    def _take(self, worker: Worker, rng: np.random.Generator, report: DriverReport) -> bool:
+        """One HIT done by ``worker``; another tried when a page asked to return one."""
+        for _ in range(TRIES):
+            hit = self._next_hit(worker)
+            if hit is None:
+                return False
+            returned = len(report.returned)
+            if self.work(worker, hit, rng, report):
+                return True
+            if len(report.returned) == returned:
+                return False  # refused for another reason than the HIT's arm
+        return False
+
     def _next_hit(self, worker: Worker) -> str | None:
-        listed = self._get(  # the list is paged: ask only for what this worker can take
-            "/worker/hits",
-            workerId=mturk_worker_id(worker.worker_id),
-            acceptable=1,
-            **self.profile,
-        )
-        for hit in listed["HITs"]:
-            if hit["canAccept"]:
-                return str(hit["HITId"])
-        return None
+        group = self._groups.get(worker.worker_id)
+        token: str | None = None
+        while True:
+            listed = self._get(  # the list is paged: ask only for what this worker can take
+                "/worker/hits",
+                workerId=mturk_worker_id(worker.worker_id),
+                acceptable=1,
+                **self.profile,
+                **({"nextToken": token} if token else {}),
+            )
+            for hit in listed["HITs"]:
+                if hit["canAccept"] and group in (None, hit["HITTypeId"]):
+                    if self.keep_group:
+                        self._types[str(hit["HITId"])] = str(hit["HITTypeId"])
+                    return str(hit["HITId"])
+            token = listed.get("NextToken")
+            if not token or group is None:
+                return None
 
     def work(
         self, worker: Worker, hit_id: str, rng: np.random.Generator, report: DriverReport
@@ -109,8 +141,13 @@ class SimulatedWorkers:
         assignment_id = task["AssignmentId"]
         if task["QuestionType"] == "ExternalQuestion":
             page = self.http.get(task["ExternalURL"])
-            if page.status_code != 200:
-                report.refused.append(f"page of {hit_id}: {page.status_code}")
+            if page.status_code != 200:  # a person gives back a HIT they cannot do
+                self.http.post(f"{self.mturk_url}/worker/assignments/{assignment_id}/return",
+                               data={"workerId": worker_id})  # fmt: skip
+                if page.status_code == RETURN_ASKED:
+                    report.returned.append(hit_id)
+                else:
+                    report.refused.append(f"page of {hit_id}: {page.status_code}")
                 return False
             keys = _shown_keys(page.text)
             fields = encode_answers(self.answers(worker, keys, rng))
@@ -133,6 +170,8 @@ class SimulatedWorkers:
             report.refused.append(f"externalSubmit {assignment_id}: {submitted.text}")
             return False
         report.submit(assignment_id, worker_id)
+        if self.keep_group and hit_id in self._types:
+            self._groups.setdefault(worker.worker_id, self._types[hit_id])
         return True
 
     def answers(

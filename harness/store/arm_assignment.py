@@ -13,12 +13,18 @@ worker) and one per (study, arrival number). Two processes seeing the same arriv
 insert; one insert fails on the unique arrival, and that process counts again. A worker
 arriving twice at once gets one arm: the loser of the (study, worker) insert reads the
 winner's row. `allocate_in_arm` does this under the study's lock, before the allocator
-(`harness.store.allocation.allocate`) gives the worker a slot of one of their arm's HITs.
+(`harness.store.allocation.allocate`) gives the worker a slot of one of their arm's HITs;
+`arrive_at_hit` does it when a worker opens a HIT of a study whose HITs a platform lists one by
+one (MTurk's external hosting), and says whether the HIT is of the worker's arm.
+
+`record_arm` records an arm chosen elsewhere, with the same constraints: with MTurk hosting,
+harness first sees a worker in a submission, and their arm is the one of the HIT group they
+took first (docs/arms.md, "Arms on MTurk").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -30,7 +36,7 @@ from harness.errors import StoreError
 from harness.store.allocation import Allocation, Refused, allocate
 from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
 from harness.store.locks import lock_study
-from harness.store.models import InstrumentVersion, Worker
+from harness.store.models import InstrumentVersion, Worker, utcnow
 from harness.store.submissions import worker_row
 
 ATTEMPTS = 20
@@ -54,11 +60,15 @@ class ArmRef:
     name: str
     position: int
     instrument_id: int
+    work_type_id: str | None = None  # its own work type (MTurk: HIT type), if it has one
+    group_ref: str | None = None  # the platform's group of its workers (MTurk: qualification)
 
 
 def _ref(row: StudyArm) -> ArmRef:
     assert row.id is not None
-    return ArmRef(row.id, row.name, row.position, row.instrument_id)
+    return ArmRef(
+        row.id, row.name, row.position, row.instrument_id, row.work_type_id, row.group_ref
+    )
 
 
 def record_arms(session: Session, study_id: int, arms: Sequence[tuple[str, int]]) -> list[ArmRef]:
@@ -108,6 +118,31 @@ def study_arms(session: Session, study_id: int) -> list[ArmRef]:
     return [_ref(r) for r in rows]
 
 
+def set_platform_refs(
+    session: Session, arm_id: int, *, work_type_id: str | None = None, group_ref: str | None = None
+) -> None:
+    """Record the arm's platform references as the platform returns them (the caller commits
+    before the next platform call)."""
+    row = session.get(StudyArm, arm_id)
+    assert row is not None
+    if work_type_id is not None:
+        row.work_type_id = work_type_id
+    if group_ref is not None:
+        row.group_ref = group_ref
+    session.add(row)
+    session.flush()
+
+
+def hit_arm(session: Session, hit_id: int) -> ArmRef | None:
+    """The arm a HIT belongs to (None: a study without arms)."""
+    row = session.exec(
+        select(StudyArm)
+        .join(ArmHit, col(ArmHit.arm_id) == col(StudyArm.id))
+        .where(ArmHit.hit_id == hit_id)
+    ).first()
+    return None if row is None else _ref(row)
+
+
 def arm_hits(session: Session, arm_id: int) -> set[int]:
     """The ids of the arm's HITs."""
     return set(session.exec(select(ArmHit.hit_id).where(ArmHit.arm_id == arm_id)))
@@ -144,6 +179,27 @@ def assign_arm(
     if not arms:
         raise StoreError(f"study {study_id} has no arms")
     seed = assignment_seed(session, arms) if seed is None else seed
+    return _record(
+        session, study_id, worker_id, lambda n: arms[arm_for_arrival(seed, len(arms), n)], now
+    )
+
+
+def record_arm(
+    session: Session, study_id: int, worker_id: int, arm: ArmRef, *, now: datetime | None = None
+) -> ArmRef:
+    """The worker's arm: the one recorded, else ``arm``, recorded now as the study's next
+    arrival (the same constraints as `assign_arm`). The caller commits."""
+    return _record(session, study_id, worker_id, lambda _n: arm, now)
+
+
+def _record(
+    session: Session,
+    study_id: int,
+    worker_id: int,
+    choose: Callable[[int], ArmRef],
+    now: datetime | None,
+) -> ArmRef:
+    """The worker's recorded arm, else ``choose(arrival number)`` recorded as that arrival."""
     for _ in range(ATTEMPTS):
         found = worker_arm(session, study_id, worker_id)
         if found is not None:
@@ -151,7 +207,7 @@ def assign_arm(
         arrival = session.exec(
             select(func.count()).select_from(WorkerArm).where(WorkerArm.study_id == study_id)
         ).one()
-        arm = arms[arm_for_arrival(seed, len(arms), int(arrival))]
+        arm = choose(int(arrival))
         row = WorkerArm(study_id=study_id, worker_id=worker_id, arm_id=arm.id, arrival=arrival)
         if now is not None:
             row.assigned_at = now
@@ -195,3 +251,91 @@ def allocate_in_arm(
         now=now,
         allowed=lambda candidate: candidate.hit_id in hits,
     )
+
+
+@dataclass(frozen=True)
+class HitArrival:
+    """A worker at a HIT of a study with arms: their arm, the HIT's, and whether the platform
+    was told the worker's arm (`WorkerArm.joined_at`)."""
+
+    worker: ArmRef
+    hit: ArmRef
+    joined: bool
+
+    @property
+    def in_arm(self) -> bool:
+        return self.worker.id == self.hit.id
+
+
+def arrive_at_hit(
+    session: Session,
+    study_id: int,
+    hit_id: int,
+    platform_worker_id: str,
+    *,
+    now: datetime | None = None,
+) -> HitArrival | None:
+    """A worker opening one of the study's HITs: their arm (given now on their first arrival,
+    under the study's lock) and the HIT's; None for a HIT of a study without arms. The
+    caller commits (the arm is recorded even when the HIT is of another arm)."""
+    arm = hit_arm(session, hit_id)
+    if arm is None:
+        return None
+    lock_study(session, study_id)  # before writing: arrivals of a study take turns
+    worker: Worker = worker_row(session, platform_worker_id)
+    assert worker.id is not None
+    mine = assign_arm(session, study_id, worker.id, now=now)
+    joined = session.exec(
+        select(WorkerArm.joined_at).where(
+            WorkerArm.study_id == study_id, WorkerArm.worker_id == worker.id
+        )
+    ).first()
+    return HitArrival(mine, arm, joined is not None)
+
+
+def out_of_arm(session: Session, study_id: int, hit_id: int, platform_worker_id: str) -> bool:
+    """Whether the HIT belongs to an arm the worker does not have (another arm's, or the
+    worker has no arm yet): their work on it is not the study's (reads only)."""
+    arm = hit_arm(session, hit_id)
+    if arm is None:
+        return False
+    worker = session.exec(
+        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
+    ).first()
+    mine = None if worker is None or worker.id is None else worker_arm(session, study_id, worker.id)
+    return mine is None or mine.id != arm.id
+
+
+def unjoined(session: Session, study_id: int) -> list[tuple[str, ArmRef]]:
+    """The workers (platform ids) the platform has not been told the arm of yet, with their
+    arm: every worker of an arm with a group (`StudyArm.group_ref`) not joined yet."""
+    rows = session.exec(
+        select(Worker.platform_worker_id, StudyArm)
+        .join(WorkerArm, col(WorkerArm.worker_id) == col(Worker.id))
+        .join(StudyArm, col(StudyArm.id) == col(WorkerArm.arm_id))
+        .where(
+            WorkerArm.study_id == study_id,
+            col(WorkerArm.joined_at).is_(None),
+            col(StudyArm.group_ref).is_not(None),
+        )
+        .order_by(col(WorkerArm.arrival))
+    ).all()
+    return [(worker, _ref(arm)) for worker, arm in rows]
+
+
+def mark_joined(
+    session: Session, study_id: int, platform_worker_id: str, *, now: datetime | None = None
+) -> None:
+    """Record that the platform put the worker in their arm's group (idempotent)."""
+    worker = session.exec(
+        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
+    ).first()
+    if worker is None:
+        return
+    row = session.exec(
+        select(WorkerArm).where(WorkerArm.study_id == study_id, WorkerArm.worker_id == worker.id)
+    ).first()
+    if row is not None and row.joined_at is None:
+        row.joined_at = now or utcnow()
+        session.add(row)
+        session.flush()

@@ -8,6 +8,12 @@ number of a study is given once (unique study, arrival), so two processes assign
 same moment cannot both count the same arrival (`harness.store.arm_assignment`).
 `hit_instrument_id` is the one lookup the submission path needs: which instrument a HIT's
 judgments are stored under.
+
+On a platform whose units are published one by one (MTurk), each arm also has its own work type
+(`StudyArm.work_type_id`: its HIT group, whose reward and title may differ) and its own group of
+workers (`StudyArm.group_ref`: a qualification type every worker of the arm is given, which the
+other arms' HITs require not to exist); `WorkerArm.joined_at` says when the platform was told a
+worker's arm (None: not yet; `harness sync` tells it). See docs/arms.md, "Arms on MTurk".
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ class StudyArm(SQLModel, table=True):
     name: str = Field(max_length=40)
     position: int
     instrument_id: int = Field(foreign_key="instrument_version.id", index=True)
+    work_type_id: str | None = Field(default=None, max_length=200)  # MTurk: its HIT type
+    group_ref: str | None = Field(default=None, max_length=200)  # MTurk: its qualification type
 
 
 class ArmHit(SQLModel, table=True):
@@ -59,6 +67,9 @@ class WorkerArm(SQLModel, table=True):
     assigned_at: datetime = Field(
         default_factory=utcnow, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=False)
     )
+    joined_at: datetime | None = Field(
+        default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True)
+    )  # when the platform put the worker in the arm's group (None: not yet, or no group)
 
 
 def hit_instrument_id(session: Session, hit: Hit) -> int:

@@ -145,6 +145,10 @@ class EventKind(StrEnum):
     BONUS_UNCERTAIN = "review.bonus.uncertain"
     # an attempt at a platform action (block, reject, return) that failed after its intent
     ACTION_FAILED = "platform.action.failed"
+    # arms on a platform listing units one by one (MTurk): groups of workers, one per arm
+    ARM_GROUP = "platform.arm.group"
+    ARM_JOINED = "worker.arm.joined"
+    ASSIGNMENT_OUT_OF_ARM = "assignment.out_of_arm"
 
 
 class InstrumentVersion(SQLModel, table=True):

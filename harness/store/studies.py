@@ -90,13 +90,13 @@ def instrument_of(session: Session, study: Study) -> InstrumentVersion:
     return version
 
 
-def posted_count(session: Session, study: Study | None) -> int:
-    """How many of the study's HITs the store knows to be posted (0 for no study yet)."""
+def posted_indexes(session: Session, study: Study | None) -> set[int]:
+    """The indexes of the study's HITs the store knows to be posted (none for no study yet)."""
     if study is None or study.id is None:
-        return 0
-    return len(
+        return set()
+    return set(
         session.exec(
-            select(Hit.id).where(Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None))
+            select(Hit.index).where(Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None))
         ).all()
     )
 

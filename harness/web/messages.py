@@ -15,6 +15,8 @@ line-height:1.5;color:#1b1f24}h1{font-size:1.4rem}button{font:inherit;font-weigh
 padding:.6rem 1.2rem;border-radius:.5rem;border:2px solid #0b5cad;background:#0b5cad;
 color:#fff;cursor:pointer}</style></head>
 <body><h1>{{ title }}</h1><p>{{ text }}</p>
+{% if link %}<p><a id="next" href="{{ link }}" target="_top" rel="noopener">{{ link_text }}</a></p>
+{% endif %}
 {% if complete_url %}<form method="post" action="{{ complete_url }}">
 <input type="hidden" name="assignmentId" value="{{ assignment_id }}">
 <input type="hidden" name="harness" value="already-recorded">
@@ -30,9 +32,11 @@ def message_page(
     *,
     complete_url: str = "",
     assignment_id: str = "",
+    link: str = "",
+    link_text: str = "",
 ) -> Response:
-    """A plain page with a title and what to do; optionally a button completing the HIT."""
-    html = _PAGE.render(
-        title=title, text=text, complete_url=complete_url, assignment_id=assignment_id
-    )
+    """A plain page with a title and what to do; optionally a button completing the HIT, or
+    a link to where to go (opened in the whole window, not the HIT's frame)."""
+    html = _PAGE.render(title=title, text=text, complete_url=complete_url,
+                        assignment_id=assignment_id, link=link, link_text=link_text)  # fmt: skip
     return Response(html, status, mimetype="text/html")

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from harness.platform.after_submission import AfterSubmission
 from harness.render.instrument import Instrument, stored_instrument
 from harness.render.plan import HitPlan, parse_hit_key
+from harness.store.arm_tables import hit_instrument_id
 from harness.store.hits import study_hit
 from harness.store.instruments import frozen_instrument
 from harness.store.models import Hit, Study
@@ -74,5 +75,5 @@ def find_task_hit(session: Session, key: str) -> TaskHit | None:
     hit = study_hit(session, study.id, index)
     if hit is None:
         return None
-    instrument = web_state().instrument(session, study.instrument_id)
+    instrument = web_state().instrument(session, hit_instrument_id(session, hit))  # its arm's
     return TaskHit(study, hit, HitPlan.from_showings(hit.index, hit.items), instrument)

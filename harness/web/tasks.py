@@ -28,11 +28,13 @@ from harness.platform.verification import Verdict
 from harness.render.answers import SKEW, AnswerFormatError, decode_fields
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
+from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
-from harness.store.models import utcnow
+from harness.store.models import StudyPlatform, utcnow
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
+from harness.web.arm_pages import OTHER_ARM_TITLE, other_arm_page, tell_platform
 from harness.web.messages import message_page
 from harness.web.security import (
     UnknownHost,
@@ -91,6 +93,7 @@ def task_page(key: str) -> Response:
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id, hitId=hit_id)
     if malformed is not None:
         return message_page("Bad link", malformed, 400)
+    arrival: HitArrival | None = None
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
@@ -127,25 +130,40 @@ def task_page(key: str) -> Response:
                     complete_url=complete,
                     assignment_id=assignment_id,
                 ), origins)  # fmt: skip
-        nonce = new_nonce()
+        # signed before anything is written: the store's key may be made in a session of its own
         token = "" if preview else trust().keys.sign(
             SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id)  # fmt: skip
-        html = render_page(
-            task.instrument,
-            task.plan,
-            study_name=task.study.name,
-            hosting="external",
-            worker_id=None if preview else worker_id,
-            assignment_id=assignment_id,
-            hit_id=hit_id,
-            submit_to=submit_to,
-            preview=preview,
-            page_token=token,
-            csp_nonce=nonce,
-        )
-    # never from a cache: the page carries this assignment's state (accepted, preview, done)
-    response = Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
-    return secure_headers(response, nonce=nonce, frame_origins=origins)
+        if not preview:
+            assert task.study.id is not None and task.hit.id is not None
+            # a study with arms: the worker's arm, given on their first arrival (docs/arms.md)
+            arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
+        where = None if arrival is None else session.get(StudyPlatform, task.study.id)
+        if arrival is not None and not arrival.in_arm:
+            response = _secured(other_arm_page(session, task.study, arrival), origins)
+        else:
+            nonce = new_nonce()
+            html = render_page(
+                task.instrument,
+                task.plan,
+                study_name=task.study.name,
+                hosting="external",
+                worker_id=None if preview else worker_id,
+                assignment_id=assignment_id,
+                hit_id=hit_id,
+                submit_to=submit_to,
+                preview=preview,
+                page_token=token,
+                csp_nonce=nonce,
+            )
+            # never from a cache: the page carries this assignment's state (accepted, preview)
+            response = secure_headers(
+                Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"}),
+                nonce=nonce,
+                frame_origins=origins,
+            )
+    if arrival is not None:  # the arm is recorded (committed): tell the platform
+        tell_platform(where, task.study, arrival, worker_id)
+    return response
 
 
 def _secured(response: Response, origins: tuple[str, ...]) -> Response:
@@ -228,6 +246,10 @@ def _store(
         return _refuse(403, NOT_YOURS.format(assignment=assignment_id))
     if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+    assert task.study.id is not None and task.hit.id is not None
+    if out_of_arm(session, task.study.id, task.hit.id, worker_id):
+        return _refuse(403, f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
+                       "study's HITs than yours; your answers were not stored.")  # fmt: skip
     try:
         answers = decode_fields(fields)
     except AnswerFormatError as exc:

@@ -18,10 +18,16 @@ from harness.store.allocation import Allocation, Refusal
 from harness.store.arm_assignment import (
     allocate_in_arm,
     arm_for_arrival,
+    arrive_at_hit,
     assign_arm,
     assign_hits,
+    mark_joined,
+    out_of_arm,
+    record_arm,
     record_arms,
+    set_platform_refs,
     study_arms,
+    unjoined,
 )
 from harness.store.arm_tables import WorkerArm, hit_instrument_id
 from harness.store.hits import add_planned_hits
@@ -147,3 +153,68 @@ def test_two_processes_assigning_at_once_record_one_arm_per_worker(engine, study
     recorded = {r.worker_id: r.arm_id for r in rows}
     assert all(recorded[w] == arm for w, arm in results)  # every caller got the recorded arm
     assert Counter(recorded.values()).most_common()[0][1] == 4  # balanced: 4 and 4
+
+
+def _hits(session, study_id):
+    return {h.index: h.id for h in session.exec(select(Hit).where(Hit.study_id == study_id))}
+
+
+def test_a_worker_arriving_at_a_hit_gets_an_arm_once_and_learns_whether_it_is_the_hits(
+    engine, study_id
+):
+    """MTurk's external hosting: the arm is given at the first HIT a worker opens, whatever its
+    arm; the same worker at any HIT later keeps it (balanced like any arrivals)."""
+    with session_scope(engine) as session:
+        hits = _hits(session, study_id)
+        first = [arrive_at_hit(session, study_id, hits[0], f"A{i}", now=T0) for i in range(6)]
+    assert [a.worker.position for a in first] == [arm_for_arrival(0, 2, n) for n in range(6)]
+    assert [a.in_arm for a in first] == [a.worker.position == 0 for a in first]
+    assert not any(a.joined for a in first)
+    with session_scope(engine) as session:
+        later = [arrive_at_hit(session, study_id, hits[3], f"A{i}") for i in range(6)]
+        assert [a.worker for a in later] == [a.worker for a in first]
+        assert [a.in_arm for a in later] == [a.worker.position == 1 for a in first]
+        assert session.exec(select(sa.func.count()).select_from(WorkerArm)).one() == 6
+        # out of arm: the HIT is another arm's, or the worker has no arm (reads only)
+        assert [out_of_arm(session, study_id, hits[0], f"A{i}") for i in range(6)] == [
+            not a.in_arm for a in first]  # fmt: skip
+        assert out_of_arm(session, study_id, hits[0], "ANOBODY")
+        assert session.exec(select(Worker).where(Worker.platform_worker_id == "ANOBODY")).first() \
+            is None  # fmt: skip
+
+
+def test_an_arm_chosen_elsewhere_is_recorded_once_as_the_next_arrival(engine, study_id):
+    """MTurk hosting: a worker's arm is the arm of the HIT they took first, recorded with the
+    same constraints; a recorded arm is never changed."""
+    with session_scope(engine) as session:
+        plain, anchored = study_arms(session, study_id)
+        one, two = _worker_id(session, "B1"), _worker_id(session, "B2")
+        assert record_arm(session, study_id, one, anchored) == anchored
+        assert record_arm(session, study_id, two, anchored) == anchored  # not balanced: chosen
+        assert record_arm(session, study_id, one, plain) == anchored  # kept
+        rows = session.exec(select(WorkerArm).order_by(WorkerArm.arrival)).all()
+        assert [(r.worker_id, r.arrival) for r in rows] == [(one, 0), (two, 1)]
+
+
+def test_workers_not_yet_told_their_arm_are_listed_until_marked(engine, study_id):
+    with session_scope(engine) as session:
+        plain, anchored = study_arms(session, study_id)
+        for name in ("C1", "C2", "C3"):
+            assign_arm(session, study_id, _worker_id(session, name))
+        assert unjoined(session, study_id) == []  # arms without a group: nothing to tell
+        set_platform_refs(session, plain.id, work_type_id="TYPE-P", group_ref="Q-PLAIN")
+        set_platform_refs(session, anchored.id, group_ref="Q-ANCHORED")
+    with session_scope(engine) as session:
+        todo = unjoined(session, study_id)
+        assert [w for w, _ in todo] == ["C1", "C2", "C3"]
+        assert {a.group_ref for _, a in todo} == {"Q-PLAIN", "Q-ANCHORED"}
+        mark_joined(session, study_id, "C2", now=T0)
+        mark_joined(session, study_id, "C2")  # again: kept as first marked
+        mark_joined(session, study_id, "CNOBODY")  # unknown: nothing
+    with session_scope(engine) as session:
+        assert [w for w, _ in unjoined(session, study_id)] == ["C1", "C3"]
+        row = session.exec(select(WorkerArm).where(
+            WorkerArm.worker_id == _worker_id(session, "C2"))).one()  # fmt: skip
+        when = row.joined_at  # SQLite gives back naive UTC
+        assert (when if when.tzinfo else when.replace(tzinfo=UTC)) == T0
+        assert study_arms(session, study_id)[0].work_type_id == "TYPE-P"

@@ -1,7 +1,8 @@
-"""Real headless Chromium (issue #18): two participants of a study with arms, arriving by the
-same study link, are put into different arms and each sees, answers and submits their arm's
-page: the shipped statements_variants spec, launched on a study link through the real CLI and
-served by the real task server."""
+"""Real headless Chromium (issue #18): two workers of a study with arms are put into different
+arms and each sees, answers and submits their arm's page: the shipped statements_variants
+spec, launched through the real CLI and served by the real task server, arriving by the same
+study link, and on MTurk (the local service) with external hosting, where a worker who opens a
+HIT of another arm is asked to return it and takes one of their own arm's group."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from harness.store.arm_assignment import study_arms, worker_arm
 from harness.store.models import Worker
 from tests.browser import chromium
 from tests.factories import TASK_SPECS
-from tests.platform.factories import harness_cli
-from tests.serving import ServedApp
+from tests.platform.factories import WORKER_PROFILE, harness_cli, launch_args
+from tests.platform.mturk_local.factories import LocalMTurk
+from tests.serving import ServedApp, until_rechecked
 from tests.web.person import answer_all, wait
 
 pytestmark = [
@@ -91,3 +93,61 @@ def test_two_participants_in_different_arms_see_and_submit_their_arms_page(tmp_p
     engine.dispose()
     assert table["instrument_hash"].nunique() == 2 and len(hashes) == 4
     assert table.groupby("worker_id")["instrument_hash"].nunique().max() == 1
+
+
+def _acceptable(mturk, worker):
+    listed = mturk.get("/worker/hits", workerId=worker, acceptable=1, **WORKER_PROFILE)
+    listed = listed.json()["HITs"]
+    return [h["HITId"] for h in listed]
+
+
+def test_two_mturk_workers_in_different_arms_see_and_submit_their_arms_page(tmp_path):
+    from harness.web import create_app
+
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    # threaded, as `harness mturk-local` is: Chromium holds idle connections to MTurk's site
+    # open, which would keep a one-request-at-a-time server from the task server's calls (the
+    # arm's qualification, the verification of each submission) until it lets them go
+    mturk = LocalMTurk(tmp_path / "mturk.sqlite", threaded=True).start()
+    app = create_app(db)
+    seen, asked_back = {}, []
+    try:
+        with ServedApp(app) as served, chromium() as driver:
+            launched = harness_cli(*launch_args(SPEC, mturk.url, db, "--public-url", served.url))
+            assert launched.exit_code == 0, launched.output
+            for worker in ("AALICE", "ABOB"):
+                first = _acceptable(mturk, worker)[0]  # the first HIT listed: the arm ascending
+                accepted = mturk.accept(first, worker, **WORKER_PROFILE)
+                driver.get(accepted["ExternalURL"])
+                arm = _arm_of(db, worker)
+                if arm != "ascending":  # asked to return it, told which group is theirs
+                    body = wait(driver).until(lambda d: d.find_element(By.TAG_NAME, "h1"))
+                    assert body.text == "Please return this HIT"
+                    assert "Nothing was recorded from this page." in driver.page_source
+                    assert not driver.find_elements(By.CSS_SELECTOR, ".card")
+                    returned = mturk.post(
+                        f"/worker/assignments/{accepted['AssignmentId']}/return", workerId=worker
+                    )
+                    assert returned.status_code == 200
+                    asked_back.append(worker)
+                    mine = _acceptable(mturk, worker)  # MTurk now lists their arm's HITs only
+                    assert first not in mine and len(mine) == 2
+                    accepted = mturk.accept(mine[0], worker, **WORKER_PROFILE)
+                    driver.get(accepted["ExternalURL"])
+                assert _shown(driver) == EXPECTED[arm], (worker, arm)
+                answer_all(driver, "likert")
+                wait(driver, 20).until(lambda d: "/mturk/externalSubmit" in d.current_url)
+                seen[worker] = arm
+            until_rechecked(app, 30)
+    finally:
+        app.extensions["harness"].close()
+        mturk.stop()
+    assert seen["AALICE"] != seen["ABOB"]  # arrivals 0 and 1 of a permuted block
+    assert asked_back  # at most one of the two arms is the arm of the HIT both took first
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        table = study_judgments(session, 1)
+    engine.dispose()
+    assert table.groupby("worker_id")["instrument_hash"].nunique().to_dict() == {
+        "AALICE": 1, "ABOB": 1}  # fmt: skip
+    assert table["instrument_hash"].nunique() == 2

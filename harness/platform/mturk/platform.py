@@ -42,6 +42,11 @@ WORKER_SITES = {
     "production": "https://www.mturk.com",
 }
 """MTurk's worker-facing sites, where workers accept and complete assignments."""
+GROUP_PAGES = {
+    "sandbox": "https://workersandbox.mturk.com/projects/{group}/tasks",
+    "production": "https://worker.mturk.com/projects/{group}/tasks",
+}
+"""Where a worker finds the HITs of one HIT group (its HIT type id) on MTurk's worker site."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 ASSIGNMENT_EVENTS = {"AssignmentSubmitted", "AssignmentApproved", "AssignmentRejected"}
@@ -62,6 +67,7 @@ class MTurkPlatform:
         "(workers already on it can still submit). To stop new workers, expire the study; to "
         "collect more work later, launch a new study.",
     )
+    arm_groups = True  # keeps a worker to one arm's HITs (a qualification per arm; docs/arms.md)
 
     def is_local(self, target: str) -> bool:
         return target == "local"
@@ -98,6 +104,12 @@ class MTurkPlatform:
             port = f":{parts.port}" if parts.port else ""  # the same service by any loopback name
             return tuple(f"{parts.scheme}://{name}{port}" for name in LOOPBACK_NAMES)
         return (WORKER_SITES[target],)
+
+    def group_url(self, target: str, work_type_id: str) -> str | None:
+        """The worker site's page of a HIT group (None on the local service, which has no
+        pages for people)."""
+        page = GROUP_PAGES.get(target)
+        return None if page is None else page.format(group=work_type_id)
 
     def start_local(self, endpoint_url: str | None) -> str:
         from harness.platform.local_service import start_service

@@ -94,7 +94,9 @@ class MTurkProvider:
     def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
         created = []
         if exclude_ref is None:
-            exclude_ref = self._exclusion_type(study_key)
+            exclude_ref = self._qualification_type(
+                requests.exclusion_qualification(study_key), "the exclusion qualification"
+            )
             created.append(f"qualification type {exclude_ref}")
         answer = self._call(
             "create_hit_type",
@@ -104,13 +106,33 @@ class MTurkProvider:
         )
         return Prepared(answer["HITTypeId"], exclude_ref, created)
 
-    def _exclusion_type(self, study_key: str) -> str:
-        """Create the study's exclusion qualification type, or find it when it exists already.
+    def make_group(self, study_key: str, group: str) -> str:
+        """The qualification type of one group of the study's workers (an arm)."""
+        return self._qualification_type(
+            requests.group_qualification(study_key, group), f"the qualification of group {group}"
+        )
+
+    def join_group(self, group_ref: str, worker_id: str, *, once: bool = False) -> None:
+        params = {"QualificationTypeId": group_ref, "WorkerId": worker_id, "IntegerValue": 1,
+                  "SendNotification": False}  # fmt: skip
+        doing = f"give worker {worker_id} the qualification {group_ref}"
+        if not once:  # sets a value: repeating sets the same value
+            self._call("associate_qualification_with_worker", doing, safe=True, **params)
+            return
+        try:
+            self.client.associate_qualification_with_worker(**params)
+        except ClientError as exc:
+            raise _platform_error(exc, doing) from exc
+        except LOST as exc:
+            raise PlatformError(f"could not reach MTurk to {doing}: {exc}") from exc
+
+    def _qualification_type(self, params: dict[str, Any], what: str) -> str:
+        """Create a qualification type of the study (the exclusion group, an arm's group), or
+        find it when it exists already.
 
         Creating is not safe to repeat (names are unique), so after an uncertain failure the
         type is looked up by name before trying again.
         """
-        params = requests.exclusion_qualification(study_key)
         for attempt in range(self.backoff.attempts):
             if attempt:
                 self.backoff.sleep(self.backoff.delay(attempt))
@@ -123,17 +145,17 @@ class MTurkProvider:
                     found = self._find_qualification_type(params["Name"], strict=True)
                     if found is not None:
                         return found
-                    raise _platform_error(exc, "create the exclusion qualification") from exc
+                    raise _platform_error(exc, f"create {what}") from exc
                 if code in THROTTLED:
                     continue
                 if code not in UNCERTAIN:
-                    raise _platform_error(exc, "create the exclusion qualification") from exc
+                    raise _platform_error(exc, f"create {what}") from exc
             except LOST:
                 pass
             found = self._find_qualification_type(params["Name"], strict=False)
             if found is not None:
                 return found
-        raise PlatformError("could not create the exclusion qualification: MTurk kept failing")
+        raise PlatformError(f"could not create {what}: MTurk kept failing")
 
     def _find_qualification_type(self, name: str, *, strict: bool) -> str | None:
         """The id of the caller's qualification type named ``name``; None if there is none (or,

@@ -29,8 +29,21 @@ def exclusion_qualification(study_key: str) -> dict[str, Any]:
     }
 
 
+def group_qualification(study_key: str, group: str) -> dict[str, Any]:
+    """CreateQualificationType for one group of a study's workers (an arm): the workers of the
+    group hold it, and the HITs of the other groups require it not to exist."""
+    return {
+        "Name": f"harness group {group} {study_key}",
+        "Description": (
+            f"Workers of group {group} of study {study_key}: they take that group's HITs only."
+        ),
+        "QualificationTypeStatus": "Active",
+    }
+
+
 def requirements(settings: WorkSettings, exclude_ref: str | None) -> list[dict[str, Any]]:
-    """Qualification requirements: countries, approval rate and count, and the exclusion group.
+    """Qualification requirements: countries, approval rate and count, the exclusion group,
+    and the groups kept out (the other arms' workers).
 
     Every requirement hides the HIT from workers who fail it (DiscoverPreviewAndAccept).
     """
@@ -57,10 +70,10 @@ def requirements(settings: WorkSettings, exclude_ref: str | None) -> list[dict[s
                     "ActionsGuarded": HIDE,
                 }
             )
-    if exclude_ref is not None:
+    for type_id in ([exclude_ref] if exclude_ref is not None else []) + list(settings.keep_out):
         out.append(
             {
-                "QualificationTypeId": exclude_ref,
+                "QualificationTypeId": type_id,
                 "Comparator": "DoesNotExist",
                 "ActionsGuarded": HIDE,
             }

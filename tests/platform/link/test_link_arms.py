@@ -58,13 +58,28 @@ def test_a_dry_run_of_a_spec_with_arms_sends_nothing(tmp_path):
     assert not (tmp_path / "none.db").exists()
 
 
-def test_mturk_refuses_a_study_with_arms_and_says_why(tmp_path):
+def test_a_platform_that_cannot_keep_a_worker_to_one_arm_refuses_a_study_with_arms(
+    tmp_path, monkeypatch
+):
+    from harness.platform.registry import PLATFORMS
+    from tests.platform.noop.platform import NOOP, NoopPlatform
+
+    monkeypatch.setitem(PLATFORMS, "noop", "tests.platform.noop.platform:NOOP")
+    monkeypatch.setattr(NOOP, "world", NoopPlatform().world)
+    spec = small_spec(tmp_path, items=4, hosting="external", platform="{name: noop}", **ARMS)
+    result = harness_cli("launch", str(spec), "--dry-run", "--public-url", "http://tasks.test")
+    assert result.exit_code == 1
+    assert "a study with arms runs on a platform with places (link, prolific) or on MTurk, " \
+           "not on noop: Noop has no way to keep a worker to one arm" in result.output  # fmt: skip
+
+
+def test_a_dry_run_of_a_study_with_arms_on_mturk_plans_every_arm(tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
     result = harness_cli("launch", str(spec), "--target", "local", "--dry-run",
                          "--public-url", "http://tasks.test")  # fmt: skip
-    assert result.exit_code == 1
-    assert "a study with arms runs on a platform with places (link, prolific) for now, not on " \
-           "mturk" in result.output  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "2 arms: long (2 HITs, instrument " in result.output
+    assert "(dry run: nothing sent)" in result.output
 
 
 def _do_one(client, db, armed, worker):

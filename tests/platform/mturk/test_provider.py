@@ -228,6 +228,57 @@ def test_the_hit_type_carries_every_requirement(stubbed):
     )
 
 
+def test_an_arms_hit_type_is_closed_to_the_other_arms_groups(stubbed):
+    provider, stub = stubbed
+    settings = WorkSettings(title="t", description="d", keywords=[], reward=Decimal("0.20"),
+                            assignment_duration=600, lifetime=3600, auto_approval_delay=3600,
+                            keep_out=["3GROUPA", "3GROUPC"])  # fmt: skip
+    closed = [
+        {"QualificationTypeId": q, "Comparator": "DoesNotExist",
+         "ActionsGuarded": "DiscoverPreviewAndAccept"}
+        for q in ("3EXCLUDE", "3GROUPA", "3GROUPC")
+    ]  # fmt: skip
+    stub.add_response(
+        "create_hit_type",
+        {"HITTypeId": "TYPEB"},
+        {"Title": "t", "Description": "d", "Reward": "0.20", "AssignmentDurationInSeconds": 600,
+         "AutoApprovalDelayInSeconds": 3600, "QualificationRequirements": closed},
+    )  # fmt: skip
+    assert provider.prepare("s x", settings, "3EXCLUDE").work_type_id == "TYPEB"
+
+
+def test_a_group_found_after_a_lost_answer_is_not_made_twice(stubbed):
+    provider, stub = stubbed
+    name = "harness group b s x"
+    made = {"Name": name, "Description": "Workers of group b of study s x: they take that "
+            "group's HITs only.", "QualificationTypeStatus": "Active"}  # fmt: skip
+    stub.add_client_error("create_qualification_type", "ServiceUnavailable", http_status_code=503,
+                          expected_params=made)  # fmt: skip
+    stub.add_response(
+        "list_qualification_types",
+        {"QualificationTypes": [{"QualificationTypeId": "3GROUPB", "Name": name}]},
+        {"Query": name, "MustBeRequestable": False, "MustBeOwnedByCaller": True,
+         "MaxResults": 100},
+    )  # fmt: skip
+    assert provider.make_group("s x", "b") == "3GROUPB"
+
+
+def test_joining_a_group_once_is_one_call_and_its_failure_an_error(stubbed):
+    provider, stub = stubbed
+    grant = {"QualificationTypeId": "3GROUPB", "WorkerId": "AW1", "IntegerValue": 1,
+             "SendNotification": False}  # fmt: skip
+    stub.add_response("associate_qualification_with_worker", {}, grant)
+    provider.join_group("3GROUPB", "AW1", once=True)
+    stub.add_client_error("associate_qualification_with_worker", "ServiceUnavailable",
+                          http_status_code=503, expected_params=grant)  # fmt: skip
+    with pytest.raises(PlatformError, match="MTurk refused to give worker AW1 the qualification"):
+        provider.join_group("3GROUPB", "AW1", once=True)  # a waiting worker: not retried
+    stub.add_client_error("associate_qualification_with_worker", "ServiceUnavailable",
+                          http_status_code=503, expected_params=grant)  # fmt: skip
+    stub.add_response("associate_qualification_with_worker", {}, grant)
+    provider.join_group("3GROUPB", "AW1")  # sync: retried (setting a value is safe to repeat)
+
+
 def test_submissions_are_listed_from_every_page(stubbed):
     provider, stub = stubbed
     wanted = {

@@ -58,10 +58,11 @@ class LocalMTurk:
     db_path: Path
     settings: dict[str, Any] = field(default_factory=dict)
     served: ServedApp | None = None
+    threaded: bool = False  # True: a browser's idle connection holds no other client up
 
     def start(self) -> LocalMTurk:
         self.app = create_app(Settings(db_path=self.db_path, **self.settings))
-        self.served = ServedApp(self.app, threaded=False).start()
+        self.served = ServedApp(self.app, threaded=self.threaded).start()
         self.session = requests.Session()
         return self
 

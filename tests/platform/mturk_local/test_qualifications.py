@@ -278,3 +278,39 @@ def test_notify_workers_takes_at_most_100_ids(client):
             Subject="s", MessageText="m", WorkerIds=[f"AW{i}" for i in range(101)]
         )
     assert "At most 100 can be given" in str(info.value)
+
+
+def test_groups_closed_to_each_other_by_does_not_exist_hide_and_refuse_the_other_group(
+    mturk, client
+):
+    """Mutual exclusion as a study with arms uses it (docs/arms.md): each group's HITs require
+    every other group's qualification not to exist, guarding discover, preview and accept. A
+    worker in no group sees and may take both; once granted one group, the other group's HITs
+    are gone from their list, their preview and accept are refused, and several requirements
+    on one HIT must all be met (here: two DoesNotExist on one HIT type)."""
+    groups = {name: qual_type(client, f"group {name}") for name in ("a", "b", "c")}
+    hits = {}
+    for name in groups:
+        req = [{"QualificationTypeId": other, "Comparator": "DoesNotExist",
+                "ActionsGuarded": "DiscoverPreviewAndAccept"}
+               for g, other in groups.items() if g != name]  # fmt: skip
+        hits[name] = client.create_hit(**hit_params(QualificationRequirements=req))["HIT"]["HITId"]
+    seen = visible(mturk, "ANEW")
+    assert all(seen[h] == (True, True) for h in hits.values())
+    client.associate_qualification_with_worker(
+        QualificationTypeId=groups["b"], WorkerId="AINB", IntegerValue=1, SendNotification=False
+    )
+    seen = visible(mturk, "AINB")
+    assert set(seen) & set(hits.values()) == {hits["b"]}
+    for other in ("a", "c"):
+        assert mturk.get(f"/worker/hits/{hits[other]}", workerId="AINB").status_code == 403
+        refused = mturk.post(f"/worker/hits/{hits[other]}/accept", workerId="AINB")
+        assert refused.status_code == 403 and refused.json()["code"] == "NotQualified"
+    assert can_accept(mturk, hits["b"], "AINB")
+    # granting the same again changes nothing; revoking it opens the other groups again
+    client.associate_qualification_with_worker(
+        QualificationTypeId=groups["b"], WorkerId="AINB", IntegerValue=1, SendNotification=False
+    )
+    assert set(visible(mturk, "AINB")) & set(hits.values()) == {hits["b"]}
+    client.disassociate_qualification_from_worker(QualificationTypeId=groups["b"], WorkerId="AINB")
+    assert can_accept(mturk, hits["a"], "AINB")
