@@ -89,7 +89,8 @@ def compare_stored(
     resamples: int = 1000,
     seed: int = 0,
     power: float = 0.8,
-    reweight_workers: bool = True,
+    difference: str = "relabel",
+    relabelings: int = 1000,
 ) -> ArmComparison:
     """`compare_arms` on a stored study's arms, at its study type's level of alpha."""
     from harness.spec.model import StudyType
@@ -106,7 +107,8 @@ def compare_stored(
         resamples=resamples,
         seed=seed,
         power=power,
-        reweight_workers=reweight_workers,
+        difference=difference,
+        relabelings=relabelings,
         cost_per_judgment=stored.cost_per_judgment,
         controls=stored.checks,
     )

@@ -5,13 +5,16 @@ skipped, seconds]``); definitions in docs/arms.md. In short, for each arm, on th
 arm rated (each with at least two values in every arm), after dropping the workers screening
 excluded:
 
-- **alpha** (Krippendorff, at the study type's level) with a percentile interval from the
-  bootstrap below;
-- **difference of alphas** of each arm against the first arm (the base), with a percentile
-  interval from a bootstrap that resamples *items jointly*: each resample draws the items once,
-  with replacement, and every arm's alpha is computed on that same draw, so the shared
-  difficulty of the items cancels in the difference; each resample also reweights every
-  worker (their bias is shared by all their items), see `harness.characterize.arm_bootstrap`;
+- **alpha** (Krippendorff, at the study type's level) with a percentile interval from a
+  bootstrap of the items (`harness.characterize.arm_bootstrap`);
+- **difference of alphas** of each arm against the first arm (the base), with an interval and
+  a p-value from the **relabeling test** (`harness.characterize.arm_relabel`): the workers of
+  the two arms are split between them again at random, many times, and the observed difference
+  is compared with the differences those splits give. Workers were randomized between arms, so
+  this uses the design itself, and is calibrated where the bootstraps are not (docs/arms.md).
+  The bootstraps stay as named methods (`DifferenceMethod`): ``items`` (items resampled
+  jointly, so the items' shared difficulty cancels; too narrow when workers have biases) and
+  ``items-workers`` (items jointly, workers reweighted; too wide);
 - **item sd**: the mean over items of the standard deviation of an item's values (precision of a
   single judgment; smaller is more precise);
 - **time per item**: the median seconds of a judgment;
@@ -32,7 +35,8 @@ excluded:
   base with Newcombe's (`harness.characterize.arm_controls`);
 - **raters per item needed** to tell the two apart at the observed difference d, with power
   1 - beta at the interval's level: normal approximation, the standard error of the difference
-  (the bootstrap's) assumed to shrink as 1 / sqrt(raters per item) with the items fixed, so
+  (the one its interval implies: width / (2 z_{1-a/2})) assumed to shrink as
+  1 / sqrt(raters per item) with the items fixed, so
   r_needed = ceil(r * (se * (z_{1-a/2} + z_{1-beta}) / |d|)^2).
 """
 
@@ -41,13 +45,16 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from harness.characterize.arm_bootstrap import ArmValues, two_way_bootstrap
+from harness.characterize.arm_alpha import ArmValues
+from harness.characterize.arm_bootstrap import two_way_bootstrap
 from harness.characterize.arm_controls import ArmControls, controls_passed
+from harness.characterize.arm_relabel import relabeling_test
 from harness.errors import JudgmentsError, StatsError
 from harness.stats.alpha import Level, alpha_parts
 from harness.stats.dependent import williams_t
@@ -56,6 +63,14 @@ from harness.stats.pairable import Pairable, pairable_from_codes
 SPEARMAN_SE = 1.06  # Fieller, Hartley & Pearson (1957): var(atanh rho_s) ~ 1.06 / (n - 3)
 MAX_RATERS = 10_000
 RELIABLE_MEAN = 0.8  # the reliability of an item mean the cost figure is for
+
+
+class DifferenceMethod(StrEnum):
+    """How the interval of a difference of alphas is made (module docstring)."""
+
+    RELABEL = "relabel"  # the relabeling test of workers (the default: calibrated)
+    ITEMS = "items"  # bootstrap of items jointly (too narrow when workers have biases)
+    ITEMS_WORKERS = "items-workers"  # items jointly, workers reweighted (too wide)
 
 
 @dataclass(frozen=True)
@@ -85,11 +100,14 @@ class ArmDifference:
     difference: float  # alpha(arm) - alpha(base)
     ci_low: float
     ci_high: float
-    se: float
+    se: float  # relabel: the interval's width / (2 z); bootstraps: sd of the resampled differences
     raters_needed: int | None  # None: no difference observed, or more than MAX_RATERS
     rho: float  # Spearman rho of the two arms' item means
     rho_low: float
     rho_high: float
+    method: DifferenceMethod = DifferenceMethod.RELABEL
+    p_value: float | None = None  # the relabeling test's (None for the bootstraps)
+    too_few_workers: bool = False  # too few splits of the workers for a test at the level
 
     @property
     def distinguishable(self) -> bool:
@@ -103,9 +121,14 @@ class ArmDifference:
             return f"arm {self.arm} is more reliable than {self.base}: {figures}"
         if self.ci_high < 0:
             return f"arm {self.arm} is less reliable than {self.base}: {figures}"
+        few = (
+            "; too few workers to tell arms apart by relabeling them at this level"
+            if self.too_few_workers
+            else ""
+        )
         return (
             f"arms {self.arm} and {self.base} are not distinguishable with this many raters: "
-            f"{figures}"
+            f"{figures}{few}"
         )
 
 
@@ -133,7 +156,8 @@ class ArmComparison:
     differences: list[ArmDifference]
     reference: list[ReferenceFit]
     samples: np.ndarray  # resamples x arms: each arm's alpha on each joint item draw
-    reweight_workers: bool = True
+    difference_method: DifferenceMethod = DifferenceMethod.RELABEL
+    relabelings: int = 0  # relabelings per difference (relabel only)
     controls: list[ArmControls] = field(default_factory=list)  # empty: no checks given
 
     @property
@@ -153,6 +177,7 @@ class ArmComparison:
                     "difference": d.difference,
                     "diff_low": d.ci_low,
                     "diff_high": d.ci_high,
+                    "diff_p": d.p_value,
                     "raters_needed": d.raters_needed,
                     "rho_base": d.rho,
                     "rho_low": d.rho_low,
@@ -165,6 +190,7 @@ class ArmComparison:
                 "difference",
                 "diff_low",
                 "diff_high",
+                "diff_p",
                 "raters_needed",
                 "rho_base",
                 "rho_low",
@@ -185,16 +211,19 @@ def compare_arms(
     resamples: int = 1000,
     seed: int = 0,
     power: float = 0.8,
-    reweight_workers: bool = True,
+    difference: DifferenceMethod | str = DifferenceMethod.RELABEL,
+    relabelings: int = 1000,
     cost_per_judgment: Mapping[str, float] | None = None,
     controls: pd.DataFrame | None = None,
 ) -> ArmComparison:
     """Compare the arms of ``judgments`` (see the module docstring). ``arms`` gives their order
     (the first is the base; default: order of first appearance); ``screened`` the worker ids
-    screening excluded; ``reference`` item id -> a published value; ``reweight_workers``
-    False resamples items only (`harness.characterize.arm_bootstrap`); ``cost_per_judgment``
-    (arm -> money per judgment) adds each arm's cost of a reliable item mean; ``controls``
+    screening excluded; ``reference`` item id -> a published value; ``difference`` how the
+    difference of alphas gets its interval (`DifferenceMethod`), ``relabelings`` how many
+    splits the relabeling test draws; ``cost_per_judgment`` (arm -> money per judgment) adds
+    each arm's cost of a reliable item mean; ``controls``
     (one row per control check: ``arm, worker_id, passed[, control]``) the controls passed."""
+    method = DifferenceMethod(difference)
     table = _checked(judgments)
     names = list(arms) if arms is not None else list(pd.unique(table["arm"]))
     if len(names) < 2:
@@ -224,8 +253,9 @@ def compare_arms(
         for rows in (valued[valued["arm"] == a] for a in names)
     ]  # fmt: skip
     samples = two_way_bootstrap(
-        values, resamples, np.random.default_rng(seed), reweight_workers=reweight_workers
-    )
+        values, resamples, np.random.default_rng(seed),
+        reweight_workers=method == DifferenceMethod.ITEMS_WORKERS,
+    )  # fmt: skip
     tail = (1 - confidence) / 2 * 100
     means = valued.groupby(["arm", "item_id"])["value"].mean().unstack("arm")[names]
     summaries = []
@@ -259,23 +289,37 @@ def compare_arms(
         )
     differences = []
     for j, name in enumerate(names[1:], start=1):
-        diff = samples[:, j] - samples[:, 0]
-        diff = diff[np.isfinite(diff)]
-        low, high = _percentiles(diff, tail)
-        se = float(diff.std(ddof=1)) if len(diff) > 1 else math.nan
         d = float(point[j] - point[0])
+        p_value, few = None, False
+        if method == DifferenceMethod.RELABEL:
+            pair = valued[valued["arm"].isin([names[0], name])]
+            test = relabeling_test(
+                pair["item_id"].map(codes).to_numpy(), pair["worker_id"].to_numpy(),
+                pair["value"].to_numpy(), (pair["arm"] == name).to_numpy(), len(common), level,
+                relabelings, confidence, np.random.default_rng([seed, j]),
+            )  # fmt: skip
+            low, high, se, p_value = test.ci_low, test.ci_high, test.se, test.p
+            few = test.too_few_splits
+        else:
+            diff = samples[:, j] - samples[:, 0]
+            diff = diff[np.isfinite(diff)]
+            low, high = _percentiles(diff, tail)
+            se = float(diff.std(ddof=1)) if len(diff) > 1 else math.nan
         r = (summaries[0].raters_per_item + summaries[j].raters_per_item) / 2
         rho, rho_low, rho_high = spearman_interval(
             means[names[0]].to_numpy(), means[name].to_numpy(), confidence
         )
         differences.append(
             ArmDifference(name, names[0], d, low, high, se,
-                          raters_needed(d, se, r, confidence, power), rho, rho_low, rho_high)
+                          raters_needed(d, se, r, confidence, power), rho, rho_low, rho_high,
+                          method, p_value, few)
         )  # fmt: skip
     fits = _reference_fits(means, names, reference, confidence) if reference else []
     checked = [] if controls is None else controls_passed(controls, names, confidence)
     return ArmComparison(level, confidence, resamples, seed, power, summaries, differences,
-                         fits, samples, reweight_workers, checked)  # fmt: skip
+                         fits, samples, method,
+                         relabelings if method == DifferenceMethod.RELABEL else 0,
+                         checked)  # fmt: skip
 
 
 def spearman_interval(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # --help imports no statistics
 @click.command("compare-arms")
 @click.argument("study")
 @db_option
-@resamples_option("Bootstrap resamples (items jointly, workers reweighted).")
+@resamples_option("Bootstrap resamples of the items (each arm's interval; the bootstrap methods).")
 @seed_option
 @click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95,
               show_default=True, help="Level of every interval.")  # fmt: skip
@@ -31,11 +31,17 @@ if TYPE_CHECKING:  # --help imports no statistics
     "value; says which arm reproduces it best.",
 )
 @click.option(
-    "--items-only",
-    is_flag=True,
-    help="Resample items only, without reweighting workers: narrower intervals, too narrow "
-    "when workers have biases (docs/arms.md).",
+    "--difference",
+    "method",
+    type=click.Choice(["relabel", "items", "items-workers"]),
+    default="relabel",
+    show_default=True,
+    help="Interval of a difference: relabel (the relabeling test of workers, calibrated), or a "
+    "bootstrap of items (too narrow when workers have biases) or of items and workers (too "
+    "wide); docs/arms.md.",
 )
+@click.option("--relabelings", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Relabelings of workers per difference (--difference relabel).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def compare_arms_command(
     study: str,
@@ -45,7 +51,8 @@ def compare_arms_command(
     confidence: float,
     power: float,
     reference: str | None,
-    items_only: bool,
+    method: str,
+    relabelings: int,
     as_json: bool,
 ) -> None:
     """Compare STUDY's arms: alpha per arm, differences with intervals, a verdict, raters needed.
@@ -73,7 +80,8 @@ def compare_arms_command(
         resamples=resamples,
         seed=seed,
         power=power,
-        reweight_workers=not items_only,
+        difference=method,
+        relabelings=relabelings,
     )
     if as_json:
         from harness.characterize.arm_figures import arms_record
@@ -114,13 +122,20 @@ def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) ->
         percent,
         raters_needed_phrase,
     )
+    from harness.characterize.arms import DifferenceMethod
 
     level = int(round(100 * r.confidence))
     first = r.arms[0]
-    how = "items jointly, workers reweighted" if r.reweight_workers else "items jointly only"
+    intervals = {
+        DifferenceMethod.RELABEL: f"each arm's from {r.resamples} resamples of items, "
+        f"differences from {r.relabelings} relabelings of workers",
+        DifferenceMethod.ITEMS: f"from {r.resamples} resamples of items",
+        DifferenceMethod.ITEMS_WORKERS: f"from {r.resamples} resamples of items, workers "
+        "reweighted",
+    }[r.difference_method]
     out = [
         f"study {study}: {len(r.arms)} arms, {r.level} alpha, {first.items} items compared; "
-        f"{level}% intervals from {r.resamples} resamples ({how}), seed {r.seed}",
+        f"{level}% intervals {intervals}; seed {r.seed}",
         f"  {'arm':<14}{'workers':>8}{'raters':>8}  {'alpha [' + str(level) + '%]':<22}"
         f"{'item sd':>8}{'s/item':>8}{'screened':>10}{'$/reliable mean':>17}",
     ]
@@ -136,8 +151,9 @@ def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) ->
                "reliability 0.8)")  # fmt: skip
     out.append(f"against {first.arm} (the base):")
     for d in r.differences:
+        tested = "" if d.p_value is None else f" (relabeling test p={d.p_value:.3f})"
         out += [
-            f"  {d.verdict}",
+            f"  {d.verdict}{tested}",
             f"    item means agree: Spearman rho {d.rho:.2f} [{d.rho_low:.2f}, {d.rho_high:.2f}]",
             f"    to tell them apart at this difference with power {r.power:.0%}: "
             f"{raters_needed_phrase(d)}",

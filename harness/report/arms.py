@@ -113,7 +113,14 @@ def _which(a: ArmsFigures) -> str:
 
 
 def _how(r: ArmComparison) -> str:
-    return "items jointly, workers reweighted" if r.reweight_workers else "items jointly only"
+    from harness.characterize.arms import DifferenceMethod
+
+    return {
+        DifferenceMethod.RELABEL: f"items resampled for each arm; differences tested by "
+        f"{r.relabelings} relabelings of workers",
+        DifferenceMethod.ITEMS: "items jointly only",
+        DifferenceMethod.ITEMS_WORKERS: "items jointly, workers reweighted",
+    }[r.difference_method]
 
 
 def _interval(low: float | None, high: float | None) -> str:

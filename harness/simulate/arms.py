@@ -1,8 +1,9 @@
 """A simulated study with arms (issue #18): the same items, each arm's raters with their own
 noise, so a comparison of arms can be checked against a known answer.
 
-Each arm cuts the items into HITs of ``items_per_hit``; each HIT gets ``raters_per_item`` new
-workers of that arm (a worker is in one arm and does one HIT). A worker answers an item with
+Each arm cuts the items into HITs of ``items_per_hit`` (one number for every arm, or one per
+arm); each HIT gets ``raters_per_item`` new workers of that arm (likewise), so a worker is in one
+arm and does one HIT, and an arm with smaller HITs has more workers. A worker answers an item with
 ``truth + bias + noise`` on the scale, rounded to its step and clipped: the bias is the
 worker's (normal, ``bias_sd``), the noise is the arm's (normal, the arm's sd), so an arm with a
 larger sd has noisier raters and a lower alpha. The same seed gives the same table.
@@ -20,9 +21,9 @@ def simulate_arms(
     noise: Mapping[str, float],
     *,
     items: int | Mapping[str, float] = 60,
-    raters_per_item: int = 5,
-    items_per_hit: int = 20,
-    bias_sd: float = 0.5,
+    raters_per_item: int | Mapping[str, int] = 5,
+    items_per_hit: int | Mapping[str, int] = 20,
+    bias_sd: float | Mapping[str, float] = 0.5,
     scale: tuple[float, float, float] = (0.0, 10.0, 1.0),
     seed: int = 0,
 ) -> pd.DataFrame:
@@ -38,12 +39,15 @@ def simulate_arms(
     keys = list(truths)
     frames = []
     for arm, sd in noise.items():
+        per_hit = items_per_hit if isinstance(items_per_hit, int) else items_per_hit[arm]
+        raters = raters_per_item if isinstance(raters_per_item, int) else raters_per_item[arm]
+        bias = bias_sd if isinstance(bias_sd, int | float) else bias_sd[arm]
         order = rng.permutation(len(keys))
-        for h, start in enumerate(range(0, len(keys), items_per_hit)):
-            hit = [keys[i] for i in order[start : start + items_per_hit]]
+        for h, start in enumerate(range(0, len(keys), per_hit)):
+            hit = [keys[i] for i in order[start : start + per_hit]]
             truth = np.array([truths[k] for k in hit])
-            for r in range(raters_per_item):
-                raw = truth + rng.normal(0, bias_sd) + rng.normal(0, sd, len(hit))
+            for r in range(raters):
+                raw = truth + rng.normal(0, bias) + rng.normal(0, sd, len(hit))
                 value = np.clip(np.round((raw - low) / step) * step + low, low, high)
                 frames.append(
                     pd.DataFrame(

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from harness.characterize.arm_bootstrap import ArmValues, two_way_bootstrap
+from harness.characterize.arm_alpha import ArmValues
+from harness.characterize.arm_bootstrap import two_way_bootstrap
+from harness.characterize.arm_relabel import relabeling_test
 from harness.characterize.arms import compare_arms, raters_needed, spearman_interval
 from harness.errors import JudgmentsError, StatsError
 from harness.simulate.arms import simulate_arms
@@ -122,13 +124,55 @@ def test_each_arms_figures_match_independent_computations(noisy):
         assert summary.ci_low < summary.alpha < summary.ci_high
         assert summary.items == 80 and summary.workers == 20 - (2 if summary.arm == "a" else 1)
     assert [a.screened_share for a in result.arms] == [2 / 20, 1 / 20]
+    # each arm's interval: percentiles of its alpha over the bootstrap of items
+    for j, summary in enumerate(result.arms):
+        expected = tuple(np.percentile(result.samples[:, j], [2.5, 97.5]))
+        assert (summary.ci_low, summary.ci_high) == pytest.approx(expected)
     (diff,) = result.differences
-    samples = result.samples[:, 1] - result.samples[:, 0]
     assert diff.difference == pytest.approx(result.arms[1].alpha - result.arms[0].alpha)
-    assert (diff.ci_low, diff.ci_high) == pytest.approx(tuple(np.percentile(samples, [2.5, 97.5])))
-    assert diff.se == pytest.approx(samples.std(ddof=1))
+    # the difference's interval and p from the relabeling test of the two arms' values
+    codes = {item: i for i, item in enumerate(sorted(kept["item_id"].unique()))}
+    test = relabeling_test(kept["item_id"].map(codes).to_numpy(), kept["worker_id"].to_numpy(),
+                           kept["value"].to_numpy(), (kept["arm"] == "b").to_numpy(), len(codes),
+                           "interval", 1000, 0.95, np.random.default_rng([2, 1]))  # fmt: skip
+    assert (diff.ci_low, diff.ci_high, diff.p_value) == pytest.approx(
+        (test.ci_low, test.ci_high, test.p)
+    )
+    assert diff.method == "relabel" and result.relabelings == 1000
+    # the power figure uses the standard error the interval implies
+    assert diff.se == pytest.approx((diff.ci_high - diff.ci_low) / (2 * 1.959963984540054))
+    assert diff.raters_needed == raters_needed(diff.difference, diff.se, 5, 0.95, 0.8)
     means = kept.groupby(["arm", "item_id"])["value"].mean().unstack("arm")
     assert diff.rho == pytest.approx(stats.spearmanr(means["a"], means["b"]).statistic)
+
+
+def test_the_bootstrap_differences_stay_as_named_options(noisy):
+    items = compare_arms(noisy, resamples=200, seed=2, difference="items")
+    both = compare_arms(noisy, resamples=200, seed=2, difference="items-workers")
+    for result in (items, both):
+        (diff,) = result.differences
+        samples = result.samples[:, 1] - result.samples[:, 0]
+        assert (diff.ci_low, diff.ci_high) == pytest.approx(
+            tuple(np.percentile(samples, [2.5, 97.5]))
+        )
+        assert diff.se == pytest.approx(samples.std(ddof=1)) and diff.p_value is None
+    # reweighting workers on top of the same item draws widens every interval
+    assert both.arms[0].ci_high - both.arms[0].ci_low > items.arms[0].ci_high - items.arms[0].ci_low
+    wide, narrow = both.differences[0], items.differences[0]
+    assert wide.ci_high - wide.ci_low > narrow.ci_high - narrow.ci_low
+
+
+@pytest.mark.parametrize("level", ["ordinal", "nominal"])
+def test_ordinal_and_nominal_arms_are_compared_at_their_level(noisy, level):
+    result = compare_arms(noisy, level=level, resamples=50, relabelings=200)
+    a, b = (
+        krippendorff.alpha(_reliability_data(noisy[noisy["arm"] == arm].rename(
+            columns={"item_id": "unit"})), level_of_measurement=level)
+        for arm in "ab"
+    )  # fmt: skip
+    (diff,) = result.differences
+    assert diff.difference == pytest.approx(b - a, abs=1e-12)
+    assert diff.ci_low < diff.difference < diff.ci_high
 
 
 def test_a_noisier_arm_is_told_apart_with_a_plain_verdict(noisy):
@@ -146,9 +190,47 @@ def test_arms_that_do_not_differ_are_not_told_apart():
     assert diff.verdict.startswith("arms b and a are not distinguishable with this many raters")
 
 
-def test_the_bootstrap_repeats_for_a_seed_and_resamples_items_jointly(noisy):
-    one = compare_arms(noisy, resamples=50, seed=9).samples
-    assert np.array_equal(one, compare_arms(noisy, resamples=50, seed=9).samples)
+def test_with_three_workers_per_arm_the_verdict_says_relabeling_cannot_reach_the_level():
+    """3 + 3 workers allow 20 splits, so no p-value falls below 2 / 20; 5 + 5 allow 252."""
+    few = simulate_arms({"a": 0.5, "b": 3.0}, items=20, raters_per_item=3, items_per_hit=20,
+                        seed=1)  # fmt: skip
+    (diff,) = compare_arms(few, resamples=20, relabelings=400).differences
+    assert diff.too_few_workers and not diff.distinguishable and diff.p_value >= 0.1
+    assert diff.verdict.endswith("; too few workers to tell arms apart by relabeling them at "
+                                 "this level")  # fmt: skip
+    more = simulate_arms({"a": 0.5, "b": 3.0}, items=20, raters_per_item=5, items_per_hit=20,
+                         seed=1)  # fmt: skip
+    (diff,) = compare_arms(more, resamples=20, relabelings=400).differences
+    assert not diff.too_few_workers and diff.distinguishable and diff.p_value < 0.05
+
+
+@pytest.mark.slow
+def test_over_seeds_equal_arms_are_rarely_told_apart_and_a_noisier_arm_mostly_is():
+    """30 small studies of each kind (30 items, 4 raters per item per arm, HITs of 10): at 95%
+    the relabeling test calls about 1.5 of the equal pairs different (3 allowed), and tells
+    noise sd 2.5 from 1.5 in about three quarters (18 required; the items-and-workers bootstrap
+    manages about half)."""
+
+    def told(noise_b: float) -> int:
+        return sum(
+            compare_arms(
+                simulate_arms({"a": 1.5, "b": noise_b}, items=30, raters_per_item=4,
+                              items_per_hit=10, seed=seed),
+                resamples=10, relabelings=200, seed=seed,
+            ).differences[0].distinguishable
+            for seed in range(30)
+        )  # fmt: skip
+
+    assert told(1.5) <= 3
+    assert told(2.5) >= 18
+
+
+def test_the_comparison_repeats_for_a_seed_and_resamples_items_jointly(noisy):
+    first = compare_arms(noisy, resamples=50, relabelings=100, seed=9)
+    again = compare_arms(noisy, resamples=50, relabelings=100, seed=9)
+    assert np.array_equal(first.samples, again.samples)
+    assert first.differences == again.differences
+    one = first.samples
     # jointly: the arms' alphas move together across resamples (shared item draws)
     assert np.corrcoef(one[:, 0], one[:, 1])[0, 1] > 0
 
@@ -175,7 +257,7 @@ def test_a_reference_names_the_arm_that_reproduces_it_best(noisy):
     truths = simulate_arms({"t": 0.0}, items=80, raters_per_item=1, bias_sd=0.0, seed=11)
     # the same seed draws the same truths: the noiseless arm's values are the truths, rounded
     reference = dict(zip(truths["item_id"], truths["value"], strict=True))
-    result = compare_arms(noisy, reference=reference, resamples=50)
+    result = compare_arms(noisy, reference=reference, resamples=50, relabelings=50)
     assert result.best_reference == "a"
     fits = {f.arm: f for f in result.reference}
     assert fits["a"].rho > fits["b"].rho and fits["a"].p_vs_best is None
@@ -215,7 +297,7 @@ def test_on_ws353_the_arm_with_less_noisy_raters_reproduces_the_published_means_
     means = _reference("ws353")
     table = simulate_arms({"original": 1.0, "short": 2.5}, items=means, raters_per_item=5,
                           items_per_hit=30, seed=353)  # fmt: skip
-    result = compare_arms(table, reference=means, resamples=100)
+    result = compare_arms(table, reference=means, resamples=100, relabelings=50)
     assert result.best_reference == "original"
     fits = {f.arm: f for f in result.reference}
     assert fits["original"].rho_low > fits["short"].rho
@@ -228,8 +310,21 @@ def test_the_cost_of_a_reliable_item_mean_is_spearman_brown_times_the_cost_per_j
     # alpha 0.5: one judgment's reliability; 0.8 needs k = 0.8 * 0.5 / (0.5 * 0.2) = 4 judgments
     assert cost_of_reliable_mean(0.5, 0.025) == pytest.approx(0.1)
     assert cost_of_reliable_mean(-0.1, 0.025) is None
-    result = compare_arms(noisy, resamples=20, cost_per_judgment={"a": 0.02, "b": 0.01})
+    result = compare_arms(noisy, resamples=20, relabelings=20,
+                          cost_per_judgment={"a": 0.02, "b": 0.01})  # fmt: skip
     a, b = result.arms
     assert a.cost_reliable == pytest.approx(0.8 * (1 - a.alpha) / (a.alpha * 0.2) * 0.02)
     assert b.cost_reliable == pytest.approx(0.8 * (1 - b.alpha) / (b.alpha * 0.2) * 0.01)
-    assert compare_arms(noisy, resamples=20).arms[0].cost_reliable is None
+    assert compare_arms(noisy, resamples=20, relabelings=20).arms[0].cost_reliable is None
+
+
+def test_the_table_has_one_row_per_arm_and_the_difference_on_the_compared_arm(noisy):
+    result = compare_arms(noisy, resamples=20, relabelings=50)
+    table = result.table()
+    assert list(table.index) == ["a", "b"]
+    (diff,) = result.differences
+    assert table.loc["b", ["difference", "diff_low", "diff_high", "diff_p"]].tolist() == [
+        diff.difference, diff.ci_low, diff.ci_high, diff.p_value
+    ]  # fmt: skip
+    assert table.loc["a", ["difference", "diff_p"]].isna().all()
+    assert table.loc["a", "alpha"] == result.arms[0].alpha
