@@ -125,12 +125,12 @@ def test_the_arms_section_reads_on_a_phone_verdict_first(arms_report_html, tmp_p
         assert headings[:2] == ["Summary", "Arms"]
         section = driver.find_element("id", "arms")
         meaning = section.find_element("css selector", "p.meaning").text
-        assert meaning.startswith("Arm short is less reliable than long: difference -0.")
+        assert meaning.startswith("Arms short and long are not distinguishable with this many")
         cells = driver.execute_script(
             "return Array.from(document.querySelectorAll('#arms td')).map(n => n.textContent)"
         )
         assert "long" in cells and "short" in cells
-        assert any(c.startswith("less reliable: -0.") for c in cells)
+        assert any(c.startswith("not distinguishable: -0.") for c in cells)
         driver.execute_script("document.getElementById('arms').scrollIntoView()")
         shot = tmp_path / "arms-phone.png"
         driver.save_screenshot(str(shot))
