@@ -60,6 +60,13 @@ _FALSE = {"false", "0", "no", "n", "f", ""}
 _MAX_REPORTED = 5
 
 
+def _column_names(columns: pd.Index) -> str:
+    """The header's names on one line: a name holding a line break or another control
+    character (a quoted header cell may) is shown quoted with it escaped."""
+    shown = [n if n.isprintable() else repr(n) for n in map(str, columns)]
+    return ", ".join(shown) or "none"
+
+
 def read_judgments(path: str | Path, *, numeric: bool = True) -> pd.DataFrame:
     """Read a long judgment CSV and return it validated and typed (see the module docstring).
 
@@ -223,7 +230,7 @@ def normalize_judgments(
     if missing:
         raise JudgmentsError(
             f"{source}: missing column(s) {', '.join(missing)}; a judgments table needs "
-            f"{', '.join(REQUIRED_COLUMNS)} (found: {', '.join(map(str, frame.columns)) or 'none'})"
+            f"{', '.join(REQUIRED_COLUMNS)} (found: {_column_names(frame.columns)})"
         )
     if frame.empty:
         raise JudgmentsError(f"{source}: no judgments (the table has a header but no rows)")

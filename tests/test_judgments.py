@@ -52,6 +52,15 @@ def test_missing_columns_are_named(tmp_path):
         read_judgments(_csv(tmp_path, "item_id,worker_id\na,w1\n"))
 
 
+def test_a_header_cell_holding_a_line_break_is_named_on_the_messages_one_line(tmp_path):
+    path = _csv(tmp_path, '"item_id,worker_id,value\n"a,w1,2\n')
+    with pytest.raises(JudgmentsError) as refused:
+        read_judgments(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: missing column(s) item_id, worker_id, value")
+    assert "\n" not in message and "(found: 'item_id,worker_id,value\\na'" in message
+
+
 def test_bad_values_are_reported_with_their_lines(tmp_path):
     path = _csv(tmp_path, "item_id,worker_id,value\na,w1,7\nb,w1,seven\n,w2,3\nc,w2,\n")
     with pytest.raises(JudgmentsError) as caught:
