@@ -89,7 +89,8 @@ def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(
     arms = data["arms"]
     assert arms["characterized_arm"] == "long" and arms["arms_in_order"] == ["long", "short"]
     assert [a["arm"] for a in arms["arms"]] == ["long", "short"]
-    assert arms["differences"][0]["verdict"].startswith("arms short and long are not distinguishable")
+    verdict = arms["differences"][0]["verdict"]
+    assert verdict.startswith("arms short and long are not distinguishable")
     assert arms["reference_name"] == "orig" and arms["best_reference"] == "long"
     posted = built["posted"].checks
     assert [c["checks"] for c in arms["controls"]] == [sum(posted["long"].values()),
