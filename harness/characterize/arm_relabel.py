@@ -23,11 +23,12 @@ bootstraps of crossed data get wrong (`harness.characterize.arm_bootstrap`).
   [d - H, d - L]. It excludes 0 exactly when the test rejects at 1 - confidence (up to the
   quantiles' interpolation).
 
-It is exact only if a worker's values would be the same whichever arm took them and the arms
-have the same design; keeping each arm's number of values makes it close when the arms' HITs
-differ in size (docs/arms.md gives the false-positive rates measured on simulated studies).
-The split is drawn with the arms' sizes fixed, not within the arrival blocks of the actual
-assignment, which the comparison does not see.
+It is exact when a worker would have rated the same items with the same values in either arm.
+When the arms' HITs differ (another items per HIT, or each arm's own HITs), a worker's items
+depend on their arm, and a relabeled side holds parts of HITs; keeping each arm's number of
+values keeps the test close to its level (docs/arms.md gives the false-positive rates measured
+on simulated studies). The split is drawn with the arms' sizes fixed, not within the arrival
+blocks of the actual assignment, which the comparison does not see.
 """
 
 from __future__ import annotations
