@@ -54,9 +54,9 @@ def test_every_arms_control_checks_are_read_with_their_arm(worked):
     arms = {w: a for w, a in posted.arms.items()}
     assert dict(zip(checks["worker_id"], checks["arm"], strict=True)) == arms
     # a link pays no fees: the money per judgment is the reward's: $0.10 per HIT of 4 items,
-    # one identical pair and one repeat, 6 judgments of which 5 are stored as content (the
-    # repeat's second showing is stored with its item's role)
-    assert stored.cost_per_judgment == pytest.approx({"long": 0.02, "short": 0.02})
+    # one identical pair and one repeat, 6 judgments of which the 4 items' first showings
+    # are content (the repeat's second showing is a control)
+    assert stored.cost_per_judgment == pytest.approx({"long": 0.025, "short": 0.025})
     result = compare_stored(stored, resamples=50)
     long, short = result.controls
     assert (long.share, short.share) == (1.0, 0.0)
