@@ -96,3 +96,14 @@ def test_a_pause_of_harness_under_way_is_left_to_finish(prolific, launched):
     finished = harness_cli("pause", "small", "--db", db)
     assert finished.output.startswith("small: paused.")
     assert _prolific_study(prolific)["status"] == "PAUSED"
+
+
+def test_status_prints_the_stores_figures_when_prolific_cannot_be_read(prolific, launched):
+    from tests.platform.prolific.conftest import faults
+
+    _spec, db, _output = launched
+    faults(prolific.url, unavailable_share=1.0)
+    status = harness_cli("status", "small", "--db", db)
+    assert status.exit_code == 0, status.output
+    assert "study small on prolific-local: running" in status.output
+    assert "could not read the study's status from Prolific" in status.output
