@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+import numpy as np
 import pandas as pd
 
 from harness.answer import Answer
@@ -55,14 +56,16 @@ def mark_repeats(table: pd.DataFrame) -> pd.DataFrame:
     twice = table.duplicated(keys, keep=False).to_numpy()
     if not twice.any():
         return table
-    at = pd.RangeIndex(len(table))[twice]  # row positions: the index need not be unique
-    shown = table.iloc[at][keys].set_axis(at)
-    if "position" in table.columns:
-        position = pd.to_numeric(table["position"].iloc[at], errors="coerce").to_numpy()
-        shown = shown.iloc[pd.Series(position).sort_values(kind="stable").index]
-    later = shown.index[shown.duplicated(keys, keep="first").to_numpy()]
+    at = np.flatnonzero(twice)  # row positions: the index need not be unique
+    shown = table.iloc[at]
+    if "position" in shown.columns:
+        position = pd.to_numeric(shown["position"], errors="coerce").to_numpy()
+        order = pd.Series(position).sort_values(kind="stable").index.to_numpy()
+        at, shown = at[order], shown.iloc[order]
+    later = at[shown.duplicated(keys, keep="first").to_numpy()]
     out = table.copy()
     role = out["role"].astype(object).to_numpy(copy=True)
     role[later] = ItemRole.REPEAT.value
     out["role"] = role
     return out
+
