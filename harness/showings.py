@@ -68,4 +68,3 @@ def mark_repeats(table: pd.DataFrame) -> pd.DataFrame:
     role[later] = ItemRole.REPEAT.value
     out["role"] = role
     return out
-

@@ -99,9 +99,7 @@ def test_money_per_judgment_counts_the_platforms_fees():
     assert with_fees(0.0, Decimal("0"), 5, mturk) == 0.0
 
 
-def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(
-    worked, monkeypatch
-):
+def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(worked, monkeypatch):
     import harness.store.arm_judgments as arm_module
     from harness.screening.controls import control_checks
     from harness.screening.stored import instrument_context
