@@ -31,6 +31,7 @@ import pandas as pd
 
 from harness.errors import JudgmentsError
 from harness.roles import ItemRole
+from harness.showings import mark_repeats
 from harness.text_input import NotText, check_characters, decode_utf8
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("item_id", "worker_id", "value")
@@ -71,7 +72,9 @@ def read_judgments(path: str | Path, *, numeric: bool = True) -> pd.DataFrame:
     """Read a long judgment CSV and return it validated and typed (see the module docstring).
 
     Raises `JudgmentsError` naming the file, the line and the column of every problem found
-    (up to a few per kind), and never returns a half-valid table.
+    (up to a few per kind), and never returns a half-valid table. In a table with ``role``, an
+    item's later showing within an assignment is a ``repeat`` (`harness.showings`), as
+    harness writes it now, also in a file exported before it did.
 
     Fast path: pandas' C parser reads the numeric columns as numbers directly (explicit
     dtypes), and text is stripped only when the file has whitespace at a cell's edge. A cell
@@ -83,11 +86,13 @@ def read_judgments(path: str | Path, *, numeric: bool = True) -> pd.DataFrame:
     typed = _read_typed(path, numeric=numeric, expected_header=expected)
     if typed is not None:
         frame, padded = typed
-        return normalize_judgments(
+        table = normalize_judgments(
             frame, source=str(path), numeric=numeric, first_line=2, stripped=not padded
         )
-    raw = read_text_csv(path, expected_header=expected)
-    return normalize_judgments(raw, source=str(path), numeric=numeric, first_line=2)
+    else:
+        raw = read_text_csv(path, expected_header=expected)
+        table = normalize_judgments(raw, source=str(path), numeric=numeric, first_line=2)
+    return mark_repeats(table)  # a file exported before repeats had their own role
 
 
 def read_text_csv(path: Path, *, expected_header: str) -> pd.DataFrame:

@@ -58,3 +58,28 @@ def until_rechecked(app: Any, seconds: float = 30.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"the task server's rechecks still running after {seconds:g} s")
         time.sleep(0.05)
+
+
+def until_healthy(
+    process: Any, url: str, log: Any, *, seconds: float = 180.0, request_timeout: float = 5.0
+) -> None:
+    """Wait until the server ``process`` started (a ``subprocess.Popen``) answers
+    ``GET {url}/health`` with a success, polling every 50 ms: at once on a quiet machine, and
+    up to ``seconds`` on a loaded one (a CI runner), where start-up (imports, migrations, the
+    start-up screening, forking workers) can take many times longer. Not yet listening, an
+    error answer or a request that hangs past ``request_timeout`` all mean "not yet"; the
+    process exiting fails at once, with its log (``log``: a path)."""
+    import requests
+
+    deadline = time.monotonic() + seconds
+    while True:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited ({process.returncode}): {log.read_text()}")
+        try:
+            if requests.get(f"{url}/health", timeout=request_timeout).ok:
+                return
+        except requests.RequestException:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server did not answer in {seconds:g} s: {log.read_text()}")
+        time.sleep(0.05)

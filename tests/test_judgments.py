@@ -19,6 +19,7 @@ from harness.judgments import (
     wide_to_long,
     write_judgments,
 )
+from harness.showings import mark_repeats
 
 
 def _csv(tmp_path, text):
@@ -176,9 +177,9 @@ def test_the_typed_read_gives_what_the_text_read_gives(data, numeric):
         path = Path(directory) / "j.csv"
         path.write_bytes(data)
         try:
-            expected = normalize_judgments(
+            expected = mark_repeats(normalize_judgments(
                 read_text_csv(path, expected_header="x"), source=str(path), numeric=numeric
-            )
+            ))  # fmt: skip
         except JudgmentsError as exc:
             with pytest.raises(JudgmentsError) as caught:
                 read_judgments(path, numeric=numeric)

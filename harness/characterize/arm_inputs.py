@@ -27,7 +27,6 @@ from harness.screening.stored import instrument_context
 from harness.stats._table import valued
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_judgments import ArmJudgments, arm_judgments
-from harness.store.judgment_table import study_judgments
 from harness.store.models import InstrumentVersion, Study
 
 if TYPE_CHECKING:
@@ -54,12 +53,11 @@ def read_arms(session: Session, study: Study) -> StoredArms:
     running = launched(session, study)
     platform = platform_named(running.platform.provider)
     per_unit = running.platform.assignments_per_hit
-    table = study_judgments(session, study.id)
     checks, cost = [], {}
     for arm in study_arms(session, study.id):
         version = session.get(InstrumentVersion, arm.instrument_id)
         assert version is not None
-        rows = table[table["instrument_hash"] == version.hash] if len(table) else table
+        rows = data.arm_shown(arm.name)  # the arm's judgments, controls too (read once)
         found = control_checks(rows, instrument_context(session, arm.instrument_id))
         checks.append(found.assign(arm=arm.name))
         rewards_only = data.cost_per_judgment.get(arm.name)

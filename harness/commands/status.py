@@ -3,9 +3,16 @@ the store; with --watch, refreshed in place with pace, alpha, blocks and the lat
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from harness.commands.options import db_option
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from harness.store.studies import LaunchedStudy
 
 
 @click.command("status")
@@ -33,11 +40,14 @@ def status(study: str, db: str | None, watch: bool, every: float, updates: int) 
     from harness.store.database import open_store
 
     engine = open_store(db)
+    note = None
     try:
         with session_scope(engine) as session:
             running = launched_study(session, study)
             if not watch:
                 platform = platform_named(running.platform.provider)
+                note = _platform_pause(session, running)
+                running = launched_study(session, study)  # as the platform's pause left it
                 report = study_report(session, platform, running)
         if watch:
             _watch(engine, running.id, every, updates)
@@ -46,6 +56,28 @@ def status(study: str, db: str | None, watch: bool, every: float, updates: int) 
         engine.dispose()
     for line in report.lines():
         click.echo(line)
+    if note:
+        click.echo(f"  {note}")
+
+
+def _platform_pause(session: Session, running: LaunchedStudy) -> str | None:
+    """On a platform that pauses studies itself (Prolific), read whether the study is paused
+    there and record a pause or resume made there (`harness.platform.pause`); what was
+    recorded, or why the platform could not be read (the rest comes from the store)."""
+    from harness.errors import HarnessError
+    from harness.platform.pause import read_platform_pause
+    from harness.platform.provider import pausing
+    from harness.platform.registry import platform_named, provider_for
+
+    platform = platform_named(running.platform.provider)
+    support = pausing(platform)
+    if not support.can or support.at_entry:
+        return None  # no pause, or harness's own (a study link): the store has it all
+    try:
+        return read_platform_pause(session, provider_for(running), running)
+    except HarnessError as exc:
+        session.rollback()
+        return f"could not read the study's status from {platform.label}: {exc}"
 
 
 def _watch(engine: object, study_id: int, every: float, updates: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -246,13 +246,22 @@ class ControlResult:
     workers: int
     error: float | None
     expected: str
+    arm: str | None = None  # a study with arms: the arm whose workers these are
 
 
 def control_results(
-    rows: pd.DataFrame, gold: Mapping[str, float], top: float
+    rows: pd.DataFrame, gold: Mapping[str, float], top: float, arms: Sequence[str] = ()
 ) -> list[ControlResult]:
     """Per control role among ``rows`` (``item_id, worker_id, value, role``): showings,
-    workers and the mean absolute error against what is expected."""
+    workers and the mean absolute error against what is expected.
+
+    With ``arms`` (a study with arms; ``rows`` then has ``arm``), per arm in that order and
+    role: each arm is its own instrument, so its controls are never pooled with another's.
+    """
+    if arms:
+        parts = {arm: rows[rows["arm"] == arm] if len(rows) else rows for arm in arms}
+        return [replace(c, arm=a) for a, part in parts.items()
+                for c in control_results(part, gold, top)]  # fmt: skip
     if rows.empty:
         return []
     answered = rows[np.isfinite(pd.to_numeric(rows["value"], errors="coerce").astype(float))]
@@ -271,8 +280,8 @@ def control_results(
                 error = float((values - known).abs().mean())
             expected = "the gold answer"
         elif role == "repeat":
-            firsts = (
-                answered[answered["role"] == "item"]
+            firsts = (  # the first showing has the item's role (a gold item may be repeated)
+                answered[answered["role"] != "repeat"]
                 .groupby(["worker_id", "item_id"])["value"]
                 .first()
             )

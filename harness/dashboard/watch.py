@@ -325,7 +325,8 @@ class Watcher:
             moved = self._take_in(session, state)
             rows = state.rows
             if moved and rows is not None:
-                state.controls = control_results(rows, state.gold, state.context.scale.max)
+                state.controls = control_results(rows, state.gold, state.context.scale.max,
+                                                 list(state.arm_items))  # fmt: skip
                 if state.arm_items:
                     state.arm_progress = arm_progress(rows, state.arm_items, state.target)
             if rows is None or rows.empty or len(rows) == state.alpha_rows:

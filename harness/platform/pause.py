@@ -11,11 +11,17 @@ records its intent and the new status before the platform call and its result af
 committed at once: a process killed in between leaves the intent with no result, and the next
 pause (or resume) finishes it (the platform calls are idempotent). A platform that refuses puts
 the status back and logs why (``study.pause.failed``, ``study.resume.failed``).
+
+A platform may pause a study itself (Prolific does, on its own checks), and a person may pause
+or resume it on the platform's website: `read_platform_pause` reads the platform's study
+(`ReportsPause`) and records what it finds (``study.paused`` / ``study.resumed`` with
+``source: platform``), so `harness status`, sync, the dashboard and `harness resume` know.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from sqlmodel import Session, col, select
 
@@ -45,6 +51,58 @@ PAUSE = Move("pause", StudyStatus.RUNNING, StudyStatus.PAUSED, EventKind.STUDY_P
 RESUME = Move("resume", StudyStatus.PAUSED, StudyStatus.RUNNING, EventKind.STUDY_RESUME_INTENT,
               EventKind.STUDY_RESUMED, EventKind.STUDY_RESUME_FAILED)  # fmt: skip
 MOVE_KINDS = (PAUSE.intent, PAUSE.done, PAUSE.failed, RESUME.intent, RESUME.done, RESUME.failed)
+_INTENTS = (PAUSE.intent, RESUME.intent)
+
+
+@runtime_checkable
+class ReportsPause(Protocol):
+    """A provider that can say whether the platform's study takes new workers now."""
+
+    def paused_on_platform(self, study_ref: str) -> bool | None:
+        """True: paused; False: taking workers; None: neither (not published, stopped for
+        good, ...: nothing to record as a pause or a resume)."""
+        ...
+
+
+PLATFORM_PAUSED = "paused on the platform (by the platform itself or on its website)"
+PLATFORM_RESUMED = "resumed on the platform (on its website)"
+
+
+def read_platform_pause(session: Session, provider: Provider, study: LaunchedStudy) -> str | None:
+    """Read whether the platform's study is paused and record a pause or resume made there:
+    a line saying what was recorded, None when nothing changed (or the platform cannot say).
+
+    Only a running study becomes paused and a paused one running; a move of harness's own
+    whose platform call has no result yet (an intent, `_move`) is left for it to finish, and
+    one made while the platform was read makes what was read stale: nothing is recorded (the
+    next read sees the platform after it). Commits what it records. `HarnessError` when the
+    platform cannot be read.
+    """
+    if not isinstance(provider, ReportsPause):
+        return None
+    session.commit()  # what the caller read is not this transaction's concern
+    ref = published_ref(session, study.id)
+    if ref is None:
+        return None
+    before = _last_move(session, study.id)
+    paused = provider.paused_on_platform(ref)  # outside the lock: a platform call may be slow
+    if paused is None:
+        return None
+    move = PAUSE if paused else RESUME
+    lock_study(session, study.id)
+    row = _study(session, study.id)
+    last = _last_move(session, study.id)
+    moved = (last.id if last else None) != (before.id if before else None)
+    if row.status is not move.source or moved or (last is not None and last.kind in _INTENTS):
+        session.commit()
+        return None
+    reason = PLATFORM_PAUSED if paused else PLATFORM_RESUMED
+    row.status = move.to
+    session.add(row)
+    record_event(session, move.done, study_id=study.id, subject=study.name,
+                 payload={"reason": reason, "platform": ref, "source": "platform"})  # fmt: skip
+    session.commit()
+    return f"{study.name}: {reason}; recorded as {move.to.value}"
 
 
 def pause_study(session: Session, provider: Provider, study: LaunchedStudy, reason: str) -> bool:
@@ -65,6 +123,10 @@ def _move(
     support = pausing(provider.platform)
     if not support.can or not isinstance(provider, Pauses):
         raise PlatformError(support.says)
+    try:
+        read_platform_pause(session, provider, study)  # paused or resumed there: known first
+    except HarnessError:
+        session.rollback()  # unreadable now: the move's own call says what is wrong
     session.commit()  # what the caller read is not this transaction's concern
     lock_study(session, study.id)
     row = _study(session, study.id)

@@ -66,6 +66,7 @@ class SyncReport:
     joined: int = 0  # workers the platform was told the arm of now
     replaced: int = 0  # assignments added for what out-of-arm submissions took
     arm_failures: list[str] = field(default_factory=list)  # what could not be done (retried)
+    pause: str | None = None  # a pause or resume made on the platform, recorded now
 
     def line(self, study: str) -> str:
         arms = ""
@@ -75,11 +76,12 @@ class SyncReport:
                 f"{self.replaced} assignments added for them, {self.joined} workers given "
                 f"their arm's qualification, {len(self.arm_failures)} failures"
             )
+        pause = f"\n{self.pause}" if self.pause else ""
         return (
             f"{study}: {self.hits} HITs, {self.submissions} submitted assignments; "
             f"{self.stored} stored now ({self.recovered} recovered from the platform), "
             f"{self.status_changes} assignment and {self.hit_changes} HIT status changes, "
-            f"{len(self.invalid)} unreadable{arms}"
+            f"{len(self.invalid)} unreadable{arms}{pause}"
         )
 
 
@@ -129,14 +131,21 @@ def sync_study(
     engine: sa.Engine, provider: Provider, study: LaunchedStudy, hooks: SyncHooks
 ) -> SyncReport:
     """Reconcile every posted HIT of the study with the platform (one transaction per HIT); on a
-    platform with places, every submission of its one study (`harness.platform.places_sync`)."""
+    platform with places, every submission of its one study (`harness.platform.places_sync`).
+    First, a pause or resume made on the platform (Prolific's own, or on its website) is read
+    and recorded (`harness.platform.pause.read_platform_pause`)."""
+    from harness.platform.pause import read_platform_pause
     from harness.platform.provider import PlacesProvider
 
+    with session_scope(engine) as session:
+        pause = read_platform_pause(session, provider, study)
     if isinstance(provider, PlacesProvider):
         from harness.platform.places_sync import sync_places
 
-        return sync_places(engine, provider, study, hooks)
-    report = SyncReport()
+        report = sync_places(engine, provider, study, hooks)
+        report.pause = pause
+        return report
+    report = SyncReport(pause=pause)
     with session_scope(engine) as session:
         hits = [
             (h.id, h.platform_hit_id)

@@ -23,14 +23,21 @@ class ArmJudgments:
     study: str
     study_type: str
     arms: list[str]  # the spec's order: the first is the base
-    judgments: pd.DataFrame  # item_id, worker_id, arm, value, skipped, seconds, role, ...
+    judgments: pd.DataFrame  # content: item_id, worker_id, arm, value, skipped, seconds, ...
     screened: set[str]  # workers a screening decision excludes (acted on, not overruled)
     cost_per_judgment: dict[str, float]  # arm -> its reward per assignment / content judgments
+    shown: pd.DataFrame  # every judgment, controls too, with ``arm``: the checks read it
+
+    def arm_shown(self, arm: str) -> pd.DataFrame:
+        """Every judgment of ``arm``, controls included: what its control checks read."""
+        return self.shown[self.shown["arm"] == arm] if len(self.shown) else self.shown
 
 
 def arm_judgments(session: Session, study: Study) -> ArmJudgments:
-    """The study's content judgments labelled with their arm; `InputError` for a study
-    without arms (compare its instrument with `harness characterize` instead)."""
+    """The study's judgments labelled with their arm, read once: the content judgments the
+    comparison reads, and every judgment (controls too) for the controls per arm;
+    `InputError` for a study without arms (compare its instrument with `harness
+    characterize` instead)."""
     assert study.id is not None
     arms = study_arms(session, study.id)
     if not arms:
@@ -44,10 +51,9 @@ def arm_judgments(session: Session, study: Study) -> ArmJudgments:
         assert version is not None
         hashes[version.hash] = arm.name
         rewards[arm.name] = float(version.spec["hit"]["reward"])
-    table = study_judgments(session, study.id)
-    if "role" in table.columns:
-        table = table[table["role"].isin(CONTENT_ROLES)]
-    table = table.assign(arm=table["instrument_hash"].map(hashes))
+    shown = study_judgments(session, study.id)
+    shown = shown.assign(arm=shown["instrument_hash"].map(hashes))
+    table = shown[shown["role"].isin(CONTENT_ROLES)] if "role" in shown.columns else shown
     workers = {w.id: w.platform_worker_id for w in session.exec(select(Worker)) if w.id is not None}
     screened = {
         workers[d.worker_id]
@@ -61,4 +67,5 @@ def arm_judgments(session: Session, study: Study) -> ArmJudgments:
     version = session.get(InstrumentVersion, study.instrument_id)
     assert version is not None
     return ArmJudgments(study.name, version.study_type, [a.name for a in arms],
-                        table.reset_index(drop=True), screened, cost)  # fmt: skip
+                        table.reset_index(drop=True), screened, cost,
+                        shown.reset_index(drop=True))  # fmt: skip

@@ -1,4 +1,9 @@
-"""Stored judgments in and out as the long table (`harness.judgments`)."""
+"""Stored judgments in and out as the long table (`harness.judgments`).
+
+An item's second showing within an assignment is read as a ``repeat`` however it was stored
+(`harness.showings.mark_repeats`): stores written before the store gave it that role hold both
+showings with the item's role.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col
 
+from harness.showings import mark_repeats
 from harness.store.models import Assignment, Hit, InstrumentVersion, Item, Judgment, Worker
 
 
@@ -49,7 +55,7 @@ def study_judgments(session: Session, study_id: int) -> pd.DataFrame:
         col(InstrumentVersion.hash).label("instrument_hash"),
         Item.display,
     ).join(InstrumentVersion, col(InstrumentVersion.id) == col(Judgment.instrument_id))
-    frame = _frame(session, query)
+    frame = mark_repeats(_frame(session, query))  # stores written before repeats had a role
     if frame.empty:
         return frame.drop(columns=["display"])
     display = pd.json_normalize(frame.pop("display").tolist())
@@ -81,7 +87,7 @@ def screening_rows(
     )
     if assignments is not None:
         query = query.where(col(Judgment.assignment_id).in_(list(assignments)))
-    return _frame(session, query)
+    return mark_repeats(_frame(session, query))  # stores written before repeats had a role
 
 
 def judged_assignments(session: Session, study_id: int) -> set[int]:

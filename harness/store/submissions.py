@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import StoreError
+from harness.showings import showing_roles
 from harness.store.arm_tables import hit_instrument_id
 from harness.store.events import EventKind, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Study, utcnow
@@ -63,7 +64,7 @@ def store_submission(
     unknown = sorted(keys - items.keys())
     if unknown:
         raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
-    for answer in answers:
+    for answer, role in zip(answers, showing_roles(answers, items), strict=True):
         item = items[answer.item_key]
         assert item.id is not None
         session.add(
@@ -75,7 +76,7 @@ def store_submission(
                 position=answer.position,
                 value=answer.value,
                 skipped=answer.skipped,
-                role=item.role,
+                role=role,  # an item's second showing: repeat (harness.showings)
                 shown_at=answer.shown_at,
                 answered_at=answer.answered_at,
                 seconds=answer.seconds,

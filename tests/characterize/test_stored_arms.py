@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import pandas as pd
 import pytest
 
 from harness.characterize.arm_inputs import compare_stored, read_arms, with_fees
@@ -54,9 +55,9 @@ def test_every_arms_control_checks_are_read_with_their_arm(worked):
     arms = {w: a for w, a in posted.arms.items()}
     assert dict(zip(checks["worker_id"], checks["arm"], strict=True)) == arms
     # a link pays no fees: the money per judgment is the reward's: $0.10 per HIT of 4 items,
-    # one identical pair and one repeat, 6 judgments of which 5 are stored as content (the
-    # repeat's second showing is stored with its item's role)
-    assert stored.cost_per_judgment == pytest.approx({"long": 0.02, "short": 0.02})
+    # one identical pair and one repeat, 6 judgments of which the 4 items' first showings
+    # are content (the repeat's second showing is a control)
+    assert stored.cost_per_judgment == pytest.approx({"long": 0.025, "short": 0.025})
     result = compare_stored(stored, resamples=50)
     long, short = result.controls
     assert (long.share, short.share) == (1.0, 0.0)
@@ -96,3 +97,45 @@ def test_money_per_judgment_counts_the_platforms_fees():
     )
     assert per_place.fees > 0
     assert with_fees(0.0, Decimal("0"), 5, mturk) == 0.0
+
+
+def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(worked, monkeypatch):
+    import harness.store.arm_judgments as arm_module
+    from harness.screening.controls import control_checks
+    from harness.screening.stored import instrument_context
+    from harness.store.arm_assignment import study_arms
+    from harness.store.judgment_table import study_judgments
+
+    db, posted = worked
+    reads = []
+
+    def counted(session, study_id):
+        reads.append(study_id)
+        return study_judgments(session, study_id)
+
+    import harness.characterize.arm_inputs as inputs_module
+
+    monkeypatch.setattr(arm_module, "study_judgments", counted)
+    monkeypatch.setattr(inputs_module, "study_judgments", counted, raising=False)
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            study = find_study(session, "small")
+            stored = read_arms(session, study)
+            assert study.id is not None
+            table = study_judgments(session, study.id)
+            contexts = {a.name: instrument_context(session, a.instrument_id)
+                        for a in study_arms(session, study.id)}  # fmt: skip
+    finally:
+        engine.dispose()
+    assert len(reads) == 1
+    data = stored.data
+    assert len(data.shown) == len(table)  # every judgment, controls too
+    assert set(data.judgments["role"]) == {"item", "gold"}  # the comparison's: content only
+    assert set(data.shown["role"]) == {"item", "gold", "identical", "repeat"}
+    for arm, context in contexts.items():
+        workers = {w for w, a in posted.arms.items() if a == arm}
+        own = table[table["worker_id"].isin(workers)]
+        expected = control_checks(own, context).assign(arm=arm)
+        found = stored.checks[stored.checks["arm"] == arm].reset_index(drop=True)
+        pd.testing.assert_frame_equal(found, expected[found.columns], check_dtype=False)

@@ -4,6 +4,8 @@ participants posted and the store holds."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness.dashboard.watch import Watcher
@@ -57,3 +59,59 @@ def test_a_snapshot_shows_each_arm_and_each_workers_arm(tmp_path, database_url):
     rows = watcher.rows(study.id)
     assert len(rows) == len(table)
     assert dict(zip(rows["worker_id"], rows["arm"], strict=True)) == posted.arms
+
+
+def test_the_control_items_table_is_per_arm_and_never_pools_the_arms(tmp_path, database_url):
+    spec = arms_spec(tmp_path)
+    launch(spec, database_url)
+    app, client = _client(database_url)
+    try:
+        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
+                          careful_long_careless_short())  # fmt: skip
+    finally:
+        app.extensions["harness"].close()
+    engine = make_engine(database_url)
+    try:
+        with session_scope(engine) as session:
+            study = find_study(session, "small")
+            assert study.id is not None
+            table = study_judgments(session, study.id)
+        snapshot = Watcher(engine, background=False).snapshot(study.id)
+    finally:
+        engine.dispose()
+    arm_of = table["worker_id"].map(posted.arms)
+    assert [c.arm for c in snapshot.controls] == sorted(
+        [c.arm for c in snapshot.controls], key=["long", "short"].index
+    )  # the arms in the spec's order
+    shown = {(c.arm, c.role): c for c in snapshot.controls}
+    expected = table[table["role"] != "item"].groupby([arm_of, "role"]).size().to_dict()
+    assert {k: c.showings for k, c in shown.items()} == expected
+    for arm in ("long", "short"):
+        assert {r for a, r in shown if a == arm} == {"identical", "repeat", "gold"}
+        assert shown[(arm, "identical")].workers == 2  # its own two workers, not all four
+    # the long arm's careful workers answer every control as expected, the short arm's do not
+    assert shown[("long", "identical")].error == 0.0 and shown[("long", "repeat")].error == 0.0
+    assert shown[("short", "identical")].error > 0 and shown[("short", "repeat")].error > 0
+    page = _study_page(database_url)
+    table_html = page[page.index('<table id="controls">') :]
+    table_html = table_html[: table_html.index("</table>")]
+    assert "<th>arm</th>" in table_html
+    rows = re.findall(r'<tr data-arm="(\w+)"><td>\w+</td><td>(\w+)</td>', table_html)
+    assert rows == [(c.arm, c.role) for c in snapshot.controls]
+
+
+def _study_page(db: str) -> str:
+    """The dashboard's page of the study ``small``, logged in."""
+    from harness.dashboard import create_dashboard_app
+    from tests.dashboard.factories import SETTINGS
+    from tests.dashboard.test_access import log_in
+
+    app = create_dashboard_app(db, SETTINGS)
+    try:
+        client = app.test_client()
+        assert log_in(client).status_code == 303
+        page = client.get("/dashboard/study/small")
+        assert page.status_code == 200
+        return page.get_data(as_text=True)
+    finally:
+        app.extensions["harness.dashboard"].engine.dispose()

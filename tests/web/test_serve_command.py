@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from harness.store import session_scope
 from harness.store.models import Assignment
 from harness.web.tokens import token_in_page
 from tests.factories import PROJECT_ROOT
+from tests.serving import until_healthy
 from tests.web.factories import plan_study, write_task_spec
 from tests.web.test_task_server import fields, page_url
 
@@ -37,16 +37,13 @@ def start_serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes
     with log.open("wb") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        if process.poll() is not None:
-            raise AssertionError(f"harness serve exited: {log.read_text()}")
-        try:
-            if requests.get(f"{url}/health", timeout=1).ok:
-                return process, url
-        except requests.ConnectionError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"harness serve did not answer: {log.read_text()}")
+    try:
+        until_healthy(process, url, log)  # polls: as fast as the server starts, up to 3 min
+    except AssertionError:
+        process.kill()
+        process.wait(timeout=30)
+        raise
+    return process, url
 
 
 def screened(engine) -> dict[str, bool]:

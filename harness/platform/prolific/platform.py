@@ -27,6 +27,7 @@ from harness.platform.provider import (
     WorkSettings,
     WorkUnit,
 )
+from harness.platform.task_page_question import task_page_question
 
 if TYPE_CHECKING:
     from harness.answer import Answer
@@ -123,11 +124,7 @@ class ProlificPlatform:
         return None
 
     # -- documents ----------------------------------------------------------------------------
-    def question(self, instrument: Any, plan: HitPlan, *, hosting: str, public_url: str | None,
-                 study_name: str) -> str:  # fmt: skip
-        from harness.render.plan import hit_key
-
-        return f"{(public_url or '').rstrip('/')}/hit/{hit_key(study_name, plan.index)}"
+    question = task_page_question  # the HIT's task page on harness's server
 
     def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
         raise ValueError("Prolific keeps no answers: harness's task server stored them")

@@ -39,6 +39,7 @@ _STATE = {
 _UNIT = {"UNPUBLISHED": UnitState.ASSIGNABLE, "ACTIVE": UnitState.ASSIGNABLE,
          "PAUSED": UnitState.UNASSIGNABLE, "AWAITING REVIEW": UnitState.REVIEWABLE,
          "COMPLETED": UnitState.REVIEWABLE}  # fmt: skip
+_PAUSED = {"PAUSED": True, "ACTIVE": False}  # a study's status -> paused (others: neither)
 REJECTION_CATEGORY = "FAILED_CHECK"
 RETURN_REASON = "Your answers did not pass the study's checks; please return the submission."
 MIN_MESSAGE = 100
@@ -289,6 +290,11 @@ class ProlificProvider:
 
     def resume(self, study_ref: str) -> None:
         self._move(study_ref, "START", "ACTIVE", "PAUSED")
+
+    def paused_on_platform(self, study_ref: str) -> bool | None:
+        """Whether Prolific's study is PAUSED (by `pause`, by Prolific itself, or on its
+        website) or ACTIVE; None in any other state (`harness.platform.pause.ReportsPause`)."""
+        return _PAUSED.get(str(self._get(f"studies/{study_ref}/")["status"]))
 
     def _move(self, study_ref: str, action: str, wanted: str, source: str) -> None:
         """Transition the study unless it is in ``wanted`` already (read first: Prolific does

@@ -4,6 +4,8 @@ Every answer is JSON. Errors have Prolific's shape, ``{"error": {"status", "erro
 "title", "detail"}}``; the requester API wants ``Authorization: Token <anything>`` (401
 otherwise). Fault switches (``POST /_control/faults``) apply to the requester API only: a share
 of calls answered 429 with ``Retry-After``, a share answered 503, added latency.
+``POST /_control/studies/<id>/pause`` pauses a study as Prolific itself does (its automatic
+pause), or a person on its website: harness learns of it only by reading the study.
 """
 
 from __future__ import annotations
@@ -166,6 +168,21 @@ def create_app(settings: Settings) -> Flask:
             store.set_meta(db, "clock_offset", str(offset))
             now = store.now(db)
         return jsonify(now=now)
+
+    @app.post("/_control/studies/<sid>/pause")
+    def pause_by_prolific(sid: str) -> Response:
+        """Pause an ACTIVE study as Prolific does on its own (its automatic pause) or as a
+        person does on its website: not through the requester API, so no fault applies."""
+        store = service().store
+        with store.tx() as db:
+            study = store.study(db, sid)
+            if study is None:
+                raise ApiError(404, f"Study {sid} not found.")
+            if study["status"] not in ("ACTIVE", "PAUSED"):
+                raise ApiError(400, f"Cannot pause a study that is {study['status']}.")
+            study["status"] = "PAUSED"
+            store.save_study(db, study)
+        return jsonify(id=sid, status="PAUSED")
 
     @app.get("/health")
     def health() -> Response:
