@@ -50,12 +50,14 @@ from typing import Any
 import numpy as np
 import requests
 import sqlalchemy as sa
+import urllib3
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from load_cpu import BackendCpu, check_pinnable, cpu_seconds, crowd_seconds, measure, pin  # noqa: E402
+from load_http import Browser, Reply  # noqa: E402
 
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
@@ -162,35 +164,42 @@ class Timings:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class TimedSession(requests.Session):
+class TimedSession(Browser):
     """A worker's browser: times task-server pages and submissions, and retries what a person
-    would (a cut connection or a 5xx: reload, submit again)."""
+    would (a cut connection or a 5xx: reload, submit again). Platform calls reuse a kept-alive
+    connection; task-server requests each open a new one (see `request`)."""
 
     def __init__(self, timings: Timings) -> None:
         super().__init__()
         self.timings = timings
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
-        url = str(url)
+    def request(
+        self,
+        method: str,
+        url: str,
+        params: Any = None,
+        data: Any = None,
+        headers: Any = None,
+    ) -> Reply:
         if not url.startswith(self.timings.serve_url):  # the platform's worker side
             for attempt in range(RETRIES - 1):
                 try:
-                    return super().request(method, url, *args, **kwargs)
-                except requests.ConnectionError as exc:  # e.g. a kept-alive connection closed
+                    return super().request(method, url, params, data, headers)
+                except urllib3.exceptions.HTTPError as exc:  # refused, cut
                     self._error(f"platform (not the task server): {type(exc).__name__}")
                     time.sleep(0.2 * (attempt + 1))
-            return super().request(method, url, *args, **kwargs)
+            return super().request(method, url, params, data, headers)
         kind = "submit" if url.endswith("/submit") else "page"
-        kwargs.setdefault("timeout", 60)
         # a new connection per request, as the reverse proxy in front of the task server opens
         # them (nginx's default); a browser's reused keep-alive connection the server closed
         # meanwhile is retried by the browser and never seen
-        kwargs["headers"] = {**(kwargs.get("headers") or {}), "Connection": "close"}
+        headers = {**(headers or {}), "Connection": "close"}
+        response = None
         for attempt in range(RETRIES):
             start = time.perf_counter()
             try:
-                response = super().request(method, url, *args, **kwargs)
-            except requests.RequestException as exc:  # cut: before or in the middle of the answer
+                response = super().request(method, url, params, data, headers)
+            except urllib3.exceptions.HTTPError as exc:  # cut: before or in the middle of it
                 self._error(f"{kind}: {type(exc).__name__} {str(exc)[-60:]}")
                 time.sleep(0.2 * (attempt + 1))
                 continue
@@ -202,9 +211,9 @@ class TimedSession(requests.Session):
             with self.timings.lock:
                 getattr(self.timings, kind).append(spent)
                 if kind == "submit" and response.status_code == 200:
-                    self.timings.acknowledged.add(str(kwargs.get("data", {}).get("assignmentId")))
+                    self.timings.acknowledged.add(str((data or {}).get("assignmentId")))
             return response
-        return response if "response" in locals() else super().request(method, url, **kwargs)
+        return response or super().request(method, url, params, data, headers)
 
     def _error(self, what: str) -> None:
         with self.timings.lock:
