@@ -672,7 +672,10 @@ def print_report(
     print(f"  task-server errors: {sum(mine.values())} {mine if mine else ''}")
     platform = {e: n for e, n in timings.errors.items() if e.startswith("platform")}
     if platform:
-        print(f"  local MTurk service connection errors (retried): {sum(platform.values())}")
+        print(
+            f"  local MTurk service connection errors (retried): {sum(platform.values())} "
+            + str({e.split(": ", 1)[1]: n for e, n in platform.items()})
+        )
     refusals = Counter(r.split(" ", 1)[0] for r in report.refused)
     print(f"  refused by the servers (not errors): {dict(refusals)}")
     print(

@@ -29,9 +29,18 @@ A = models.assignments
 H = models.hits
 W = models.workers
 LIVE_STATUSES = ("Accepted", "Submitted", "Approved", "Rejected")
+
+
+def status_in(statuses: tuple[str, ...]) -> str:
+    """SQL for an assignment status among `statuses`, written out (no list bound per call)."""
+    quoted = ", ".join(f"'{s}'" for s in statuses)
+    return f"assignments.status IN ({quoted})"
+
+
 # Written as the `ux_assignments_live` index's condition is (one live assignment per worker
 # and HIT), so SQLite's planner can use that index.
-LIVE_CONDITION = "assignments.status IN ('Accepted', 'Submitted', 'Approved', 'Rejected')"
+LIVE_CONDITION = status_in(LIVE_STATUSES)
+
 # Which count on the HIT row (and on the worker row) an assignment in each status adds to.
 HIT_COUNT = {
     "Accepted": "n_pending",

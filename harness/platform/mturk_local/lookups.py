@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select, text
 
-from harness.platform.mturk_local import models
+from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.api_errors import (
     RequestError,
     assignment_not_found,
@@ -28,7 +28,7 @@ VISIBLE = ("Submitted", "Approved", "Rejected")
 _HIT = hit_query().where(models.hits.c.id == bindparam("hit_id"))
 _ASSIGNMENT = select(models.assignments).where(
     models.assignments.c.id == bindparam("assignment_id"),
-    models.assignments.c.status.in_(VISIBLE),
+    text(lifecycle.status_in(VISIBLE)),
 )
 
 

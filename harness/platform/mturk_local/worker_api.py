@@ -99,7 +99,7 @@ _ANY_HIT = hit_query().where(H.c.id == bindparam("hit_id"))
 _HELD = select(A.c.id).where(
     A.c.worker_id == bindparam("wid"),
     A.c.hit_id == bindparam("hit_id"),
-    A.c.status.in_(lifecycle.LIVE_STATUSES),
+    text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
 )
 _ASSIGNMENT = select(A).where(A.c.id == bindparam("aid"))
 
