@@ -107,7 +107,7 @@ def server(
             try:
                 if requests.get(url + probe, timeout=1).ok:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or slow to answer
                 time.sleep(0.05)
         yield process, url
     finally:
@@ -305,7 +305,18 @@ def run(args: argparse.Namespace) -> int:
             serve_args.append("--screen-inline")
         with (
             server(
-                ["mturk-local", "--db", str(directory / "mturk.sqlite"), "--threads", "64"],
+                # workers keep their connection while on the task server's page: longer than
+                # the default 5 s under load, and a connection closed just as it is reused is
+                # a retried error
+                [
+                    "mturk-local",
+                    "--db",
+                    str(directory / "mturk.sqlite"),
+                    "--threads",
+                    "64",
+                    "--keepalive",
+                    "60",
+                ],
                 directory / "mturk.log",
                 "/_control/clock",
                 1 if args.pin else None,
