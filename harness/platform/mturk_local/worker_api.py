@@ -221,10 +221,13 @@ def _hit(ctx: Ctx, hit_id: str) -> Any:
     return row
 
 
-def _worker_level(ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False) -> int:
+def _worker_level(
+    ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False, profile: Any = None
+) -> int:
+    """What the worker may do with the HIT (`allowed`); `profile`: their row, if read."""
     if not block_checked and blocked(ctx, worker_id):
         return 0
-    return _level(worker_view(ctx.conn, worker_id), hit.ht_requirements)
+    return _level(worker_view(ctx.conn, worker_id, profile), hit.ht_requirements)
 
 
 @bp.get("/worker/hits/<hit_id>")
@@ -255,11 +258,13 @@ def accept(hit_id: str) -> Response:
     values = params()
     service = current_service()
     with service.transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
+        worker_id, profile = recorded(ctx, values)  # written only when it changed
+        if profile is None:
+            worker_id = record_worker(ctx, values)
         hit = _hit(ctx, hit_id)
         if blocked(ctx, worker_id):
             raise WorkerError(403, "WorkerBlocked", f"worker {worker_id} is blocked")
-        if _worker_level(ctx, worker_id, hit, block_checked=True) < 3:
+        if _worker_level(ctx, worker_id, hit, block_checked=True, profile=profile) < 3:
             raise WorkerError(
                 403, "NotQualified", f"worker {worker_id} does not meet the requirements"
             )
