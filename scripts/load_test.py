@@ -50,10 +50,14 @@ from typing import Any
 import numpy as np
 import requests
 import sqlalchemy as sa
+import urllib3
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from load_cpu import BackendCpu, check_pinnable, cpu_seconds, crowd_seconds, measure, pin  # noqa: E402
+from load_http import Browser, Reply  # noqa: E402
 
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
@@ -81,8 +85,11 @@ def harness(*args: str, check: bool = True) -> str:
 
 
 @contextmanager
-def server(args: list[str], log: Path, probe: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``harness <args> --port <free>`` in the background until it answers ``probe``."""
+def server(
+    args: list[str], log: Path, probe: str, cpu: int | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``harness <args> --port <free>`` in the background until it answers ``probe`` (on CPU
+    ``cpu`` only, when given)."""
     port = free_port()
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -90,6 +97,7 @@ def server(args: list[str], log: Path, probe: str) -> Iterator[tuple[subprocess.
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
+            preexec_fn=None if cpu is None else pin(cpu),
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -99,7 +107,7 @@ def server(args: list[str], log: Path, probe: str) -> Iterator[tuple[subprocess.
             try:
                 if requests.get(url + probe, timeout=1).ok:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or slow to answer
                 time.sleep(0.05)
         yield process, url
     finally:
@@ -156,35 +164,42 @@ class Timings:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class TimedSession(requests.Session):
+class TimedSession(Browser):
     """A worker's browser: times task-server pages and submissions, and retries what a person
-    would (a cut connection or a 5xx: reload, submit again)."""
+    would (a cut connection or a 5xx: reload, submit again). Platform calls reuse a kept-alive
+    connection; task-server requests each open a new one (see `request`)."""
 
     def __init__(self, timings: Timings) -> None:
         super().__init__()
         self.timings = timings
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
-        url = str(url)
+    def request(
+        self,
+        method: str,
+        url: str,
+        params: Any = None,
+        data: Any = None,
+        headers: Any = None,
+    ) -> Reply:
         if not url.startswith(self.timings.serve_url):  # the platform's worker side
             for attempt in range(RETRIES - 1):
                 try:
-                    return super().request(method, url, *args, **kwargs)
-                except requests.ConnectionError as exc:  # e.g. a kept-alive connection closed
+                    return super().request(method, url, params, data, headers)
+                except urllib3.exceptions.HTTPError as exc:  # refused, cut
                     self._error(f"platform (not the task server): {type(exc).__name__}")
                     time.sleep(0.2 * (attempt + 1))
-            return super().request(method, url, *args, **kwargs)
+            return super().request(method, url, params, data, headers)
         kind = "submit" if url.endswith("/submit") else "page"
-        kwargs.setdefault("timeout", 60)
         # a new connection per request, as the reverse proxy in front of the task server opens
         # them (nginx's default); a browser's reused keep-alive connection the server closed
         # meanwhile is retried by the browser and never seen
-        kwargs["headers"] = {**(kwargs.get("headers") or {}), "Connection": "close"}
+        headers = {**(headers or {}), "Connection": "close"}
+        response = None
         for attempt in range(RETRIES):
             start = time.perf_counter()
             try:
-                response = super().request(method, url, *args, **kwargs)
-            except requests.RequestException as exc:  # cut: before or in the middle of the answer
+                response = super().request(method, url, params, data, headers)
+            except urllib3.exceptions.HTTPError as exc:  # cut: before or in the middle of it
                 self._error(f"{kind}: {type(exc).__name__} {str(exc)[-60:]}")
                 time.sleep(0.2 * (attempt + 1))
                 continue
@@ -196,9 +211,9 @@ class TimedSession(requests.Session):
             with self.timings.lock:
                 getattr(self.timings, kind).append(spent)
                 if kind == "submit" and response.status_code == 200:
-                    self.timings.acknowledged.add(str(kwargs.get("data", {}).get("assignmentId")))
+                    self.timings.acknowledged.add(str((data or {}).get("assignmentId")))
             return response
-        return response if "response" in locals() else super().request(method, url, **kwargs)
+        return response or super().request(method, url, params, data, headers)
 
     def _error(self, what: str) -> None:
         with self.timings.lock:
@@ -265,19 +280,6 @@ def kill_workers(
             killed.append(pid)
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of a process and its children, living or waited for."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return total
-    return total + sum(cpu_seconds(int(c)) for c in children)
-
-
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) * 1000 if values else float("nan")
 
@@ -303,11 +305,26 @@ def run(args: argparse.Namespace) -> int:
             serve_args.append("--screen-inline")
         with (
             server(
-                ["mturk-local", "--db", str(directory / "mturk.sqlite"), "--threads", "64"],
+                # workers keep their connection while on the task server's page: longer than
+                # the default 5 s under load, and a connection closed just as it is reused is
+                # a retried error
+                [
+                    "mturk-local",
+                    "--db",
+                    str(directory / "mturk.sqlite"),
+                    "--threads",
+                    "64",
+                    "--keepalive",
+                    "60",
+                ],
                 directory / "mturk.log",
                 "/_control/clock",
+                1 if args.pin else None,
             ) as (mturk, mturk_url),
-            server(serve_args, directory / "serve.log", "/health") as (serve, serve_url),
+            server(serve_args, directory / "serve.log", "/health", 0 if args.pin else None) as (
+                serve,
+                serve_url,
+            ),
         ):
             harness(
                 "launch",
@@ -350,6 +367,17 @@ def run(args: argparse.Namespace) -> int:
                     target=terminate_connections, args=(db, args.terminate_every, stop, cut)
                 )
                 cutter.start()
+            since = measure(
+                {
+                    "task server": lambda: cpu_seconds(serve.pid),
+                    "local MTurk": lambda: cpu_seconds(mturk.pid),
+                    "simulated crowd": crowd_seconds,
+                }
+            )
+            backends = None
+            if args.store == "postgresql":
+                backends = BackendCpu(POSTGRES_ADMIN, sa.engine.make_url(db).database or "")
+                backends.start()
             start = time.perf_counter()
             deadline = start + args.seconds
 
@@ -369,6 +397,9 @@ def run(args: argparse.Namespace) -> int:
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
             wall = time.perf_counter() - start
+            during = since()
+            if backends is not None:
+                during["PostgreSQL backends"] = backends.stop()
             cpu = {
                 "task server": cpu_seconds(serve.pid),
                 "local MTurk": cpu_seconds(mturk.pid),
@@ -398,6 +429,7 @@ def run(args: argparse.Namespace) -> int:
             for line in (directory / "serve.log").read_text(errors="replace").splitlines()
             if "Error" in line or "Exception" in line
         ]
+        print_cpu(during, len(report.submitted), args.pin)
         if errors:  # what the task server logged (its 500s): the last line of each traceback
             print("  task-server log: " + "\n    ".join(dict.fromkeys(errors[-10:])))
     return 0 if all(ok for ok, _ in checks.values()) else 1
@@ -651,7 +683,10 @@ def print_report(
     print(f"  task-server errors: {sum(mine.values())} {mine if mine else ''}")
     platform = {e: n for e, n in timings.errors.items() if e.startswith("platform")}
     if platform:
-        print(f"  local MTurk service connection errors (retried): {sum(platform.values())}")
+        print(
+            f"  local MTurk service connection errors (retried): {sum(platform.values())} "
+            + str({e.split(": ", 1)[1]: n for e, n in platform.items()})
+        )
     refusals = Counter(r.split(" ", 1)[0] for r in report.refused)
     print(f"  refused by the servers (not errors): {dict(refusals)}")
     print(
@@ -663,6 +698,22 @@ def print_report(
         print(f"  sync: {line}")
     for name, (ok, found) in checks.items():
         print(f"  [{'ok' if ok else 'FAIL'}] {name}: {found}")
+
+
+def print_cpu(during: dict[str, float | None], done: int, pinned: bool) -> None:
+    """CPU milliseconds per assignment of each part over the crowd's run, and the task
+    server's capacity: assignments per second of its own CPU."""
+    per = ", ".join(
+        f"{name} {'n/a' if spent is None else f'{1000 * spent / max(done, 1):.1f}'}"
+        for name, spent in during.items()
+    )
+    print(f"  CPU ms per assignment (crowd start to end): {per}")
+    serving = during["task server"] or 0.0
+    capacity = done / serving if serving > 0 else float("nan")
+    print(
+        f"  task-server capacity: {capacity:.1f} assignments per task-server CPU-second"
+        + (" (task server pinned to CPU 0, the rest to CPU 1)" if pinned else "")
+    )
 
 
 def main() -> int:
@@ -694,6 +745,11 @@ def main() -> int:
         help="share of the platform's requester calls answered 429 or 503 during the crowd",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the task server on CPU 0 and the local MTurk service and the crowd on CPU 1",
+    )
     args = parser.parse_args()
     if not 1 <= args.workers <= 500:
         parser.error("--workers: 1 to 500 (a bounded load test)")
@@ -701,6 +757,11 @@ def main() -> int:
         parser.error("--terminate-every: PostgreSQL only")
     if args.seconds > 300:
         parser.error("--seconds: at most 300")
+    if args.pin:
+        why = check_pinnable()
+        if why is not None:
+            parser.error(why)
+        os.sched_setaffinity(0, {1})  # the crowd (and the harness commands it runs)
     return run(args)
 
 

@@ -69,6 +69,13 @@ def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal
     show_default=True,
     help="Seconds requests in flight get to finish when stopped with SIGTERM.",
 )
+@click.option(
+    "--keepalive",
+    type=click.IntRange(1, 3600),
+    default=5,
+    show_default=True,
+    help="Seconds an idle kept-alive client connection stays open.",
+)
 def mturk_local_command(
     host: str,
     port: int,
@@ -82,6 +89,7 @@ def mturk_local_command(
     threads: int,
     timeout: int,
     graceful_timeout: int,
+    keepalive: int,
 ) -> None:
     """Run the local MTurk service: boto3's `mturk` client with
     endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/... (see
@@ -132,5 +140,6 @@ def mturk_local_command(
             threads=threads,
             timeout=timeout,
             graceful_timeout=graceful_timeout,
+            keepalive=keepalive,
         ),
     )

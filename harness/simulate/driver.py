@@ -149,13 +149,14 @@ class SimulatedWorkers:
                 else:
                     report.refused.append(f"page of {hit_id}: {page.status_code}")
                 return False
-            keys = _shown_keys(page.text)
+            text = page.text  # decoded once
+            keys = _shown_keys(text)
             fields = encode_answers(self.answers(worker, keys, rng))
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
                 data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id,
-                      "pageToken": token_in_page(page.text)}
+                      "pageToken": token_in_page(text)}
                 | fields,
                 headers={"Accept": "application/json"},
             )

@@ -58,6 +58,7 @@ def create_app(settings: Settings) -> Flask:
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # clients read keys, not order
     app.extensions["mturk_local"] = Service(settings)
     app.register_blueprint(requester_api.bp)
     app.register_blueprint(worker_api.bp)

@@ -109,6 +109,14 @@ assignments = Table(
     Column("answer", Text),
     Column("requester_feedback", Text),
     Index("ix_assignments_worker_hit", "worker_id", "hit_id"),
+    # One live assignment per worker and HIT (returned and abandoned ones do not count).
+    Index(
+        "ux_assignments_live",
+        "worker_id",
+        "hit_id",
+        unique=True,
+        sqlite_where=text("status IN ('Accepted', 'Submitted', 'Approved', 'Rejected')"),
+    ),
     # What the clock can make due: deadlines of accepted work, auto-approval of submitted work.
     Index("ix_assignments_deadline_due", "deadline", sqlite_where=text("status = 'Accepted'")),
     Index(

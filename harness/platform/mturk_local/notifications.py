@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError
-from sqlalchemy import Engine, insert, select, text, update
+from sqlalchemy import Engine, bindparam, insert, select, text, update
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import RequestError
@@ -94,6 +94,15 @@ def enqueue(ctx: Ctx, spec: dict[str, Any], event: dict[str, Any]) -> None:
     )
 
 
+_NOTIFICATION = (
+    select(models.hit_types.c.id, models.hit_types.c.notification)
+    .join(models.hits, models.hits.c.hit_type_id == models.hit_types.c.id)
+    .where(
+        models.hits.c.id == bindparam("hit_id"), models.hit_types.c.notification_active.is_(True)
+    )
+)
+
+
 def queue_event(
     ctx: Ctx,
     hit_id: str,
@@ -102,11 +111,7 @@ def queue_event(
     at: float | None = None,
 ) -> None:
     """Queue `event_type` for a HIT if its HIT type has an active notification asking for it."""
-    row = ctx.conn.execute(
-        select(models.hit_types.c.id, models.hit_types.c.notification)
-        .join(models.hits, models.hits.c.hit_type_id == models.hit_types.c.id)
-        .where(models.hits.c.id == hit_id, models.hit_types.c.notification_active.is_(True))
-    ).first()
+    row = ctx.conn.execute(_NOTIFICATION, {"hit_id": hit_id}).first()
     if row is None or not row.notification:
         return
     spec = json.loads(row.notification)

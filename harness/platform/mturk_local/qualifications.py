@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
@@ -102,8 +102,17 @@ class WorkerView:
     adult: bool = False
 
 
-def worker_view(conn: Connection, worker_id: str) -> WorkerView:
-    profile = conn.execute(select(models.workers).where(models.workers.c.id == worker_id)).first()
+_PROFILE = select(models.workers).where(models.workers.c.id == bindparam("wid"))
+_GRANTED = select(models.qualifications.c.type_id, models.qualifications.c.integer_value).where(
+    models.qualifications.c.worker_id == bindparam("wid"),
+    models.qualifications.c.status == "Granted",
+)
+
+
+def worker_view(conn: Connection, worker_id: str, profile: Any = None) -> WorkerView:
+    """What requirements are checked against; `profile` is the worker's row if already read."""
+    if profile is None:
+        profile = conn.execute(_PROFILE, {"wid": worker_id}).first()
     approved = 0 if profile is None else profile.n_approved
     decided = 0 if profile is None else profile.n_approved + profile.n_rejected
     percent = 100 if decided < 100 else (100 * approved) // decided
@@ -111,12 +120,7 @@ def worker_view(conn: Connection, worker_id: str) -> WorkerView:
         percent = profile.percent_approved
     if profile is not None and profile.number_approved is not None:
         approved = profile.number_approved
-    q = models.qualifications
-    granted = conn.execute(
-        select(q.c.type_id, q.c.integer_value).where(
-            q.c.worker_id == worker_id, q.c.status == "Granted"
-        )
-    ).all()
+    granted = conn.execute(_GRANTED, {"wid": worker_id}).all()
     return WorkerView(
         worker_id=worker_id,
         country=None if profile is None else profile.country,

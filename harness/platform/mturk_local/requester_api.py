@@ -1,7 +1,8 @@
 """The requester API: AWS JSON 1.1 on `POST /`, the operation named by `X-Amz-Target`.
 
 Each call: fault switches, then the operation name, then the body checked against botocore's
-model, then the operation in one transaction, then any notifications it caused are sent.
+model, then the operation in one transaction (a read-only one, taking no lock, for the
+operations in `READS`), then any notifications it caused are sent.
 """
 
 from __future__ import annotations
@@ -47,6 +48,26 @@ OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
     **ops_quals.OPERATIONS,
 }
 
+# Operations that only read: served from a snapshot without the write lock.
+READS = frozenset(
+    {
+        "GetAccountBalance",
+        "GetAssignment",
+        "ListAssignmentsForHIT",
+        "ListBonusPayments",
+        "GetHIT",
+        "ListHITs",
+        "ListHITsForQualificationType",
+        "ListReviewableHITs",
+        "GetQualificationType",
+        "ListQualificationTypes",
+        "ListWorkersWithQualificationType",
+        "GetQualificationScore",
+        "ListQualificationRequests",
+        "ListWorkerBlocks",
+    }
+)
+
 bp = Blueprint("requester", __name__)
 
 
@@ -73,7 +94,8 @@ def _call(service: Any) -> dict[str, Any]:
     except BodyError as exc:
         raise SerializationException(f"The request body is refused: {exc}") from exc
     validate(model, params)
-    with service.transaction(request.host_url) as ctx:
+    begin = service.reading if name in READS else service.transaction
+    with begin(request.host_url) as ctx:
         return OPERATIONS[name](ctx, params)
 
 

@@ -1,9 +1,13 @@
 """The running service: database, clock, fault switches, notification sender, locks.
 
-Requests are served by several threads (gunicorn's threaded worker); their transactions run one
-at a time under one lock, which keeps SQLite free of write conflicts and makes every check-then-
-write (the last free slot of a HIT, a request token) atomic. Work outside a transaction (added
-latency, sending notifications) runs concurrently.
+Requests are served by several threads (gunicorn's threaded worker). Write transactions run one
+at a time under one lock: SQLite lets one writer in at a time anyway (BEGIN IMMEDIATE), and a
+lock queues them without SQLite's busy-wait polling. What must happen once is not left to the
+lock: the database enforces it (a slot is taken by a conditional update, one live assignment
+per worker and HIT by a unique index). Reads (listing HITs, previews, the requester's Get and
+List calls) take no lock: each reads a consistent snapshot (WAL) while a writer commits, unless
+something has fallen due, when the request runs as a write transaction that first sweeps. Work
+outside a transaction (added latency, sending notifications) runs concurrently.
 
 Two things a request would otherwise look up every time are kept in memory: when the next
 deadline, auto-approval or expiry falls due (the lifecycle sweep is skipped until then; every
@@ -27,7 +31,14 @@ from harness.platform.mturk_local.clock import Clock, ClockError
 from harness.platform.mturk_local.faults import FaultSwitches
 from harness.platform.mturk_local.notifications import SqsSender, deliver_pending
 from harness.platform.mturk_local.settings import Settings
-from harness.platform.mturk_local.state import Ctx, get_meta, init_balance, open_engine, set_meta
+from harness.platform.mturk_local.state import (
+    READ_ONLY,
+    Ctx,
+    get_meta,
+    init_balance,
+    open_engine,
+    set_meta,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +47,7 @@ class Service:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine = open_engine(settings.db_path)
+        self.read_engine = self.engine.execution_options(**{READ_ONLY: True})
         self.lock = threading.RLock()
         self._delivering = threading.Lock()
         self._more_to_deliver = False
@@ -72,6 +84,27 @@ class Service:
             # Committed: what this transaction did now holds.
             self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
             self._outbox_dirty = self._outbox_dirty or ctx.queued
+
+    @contextmanager
+    def reading(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
+        """A read-only request's transaction: no lock, a snapshot of what is committed.
+
+        When something has fallen due by the clock it is a write transaction instead (the sweep
+        must run first). Writing in it is a bug: it is rolled back and raised.
+        """
+        now = self.clock.now()
+        if now >= self._next_due:
+            with self.transaction(host_url) as ctx:
+                yield ctx
+            return
+        with self.read_engine.connect() as conn, conn.begin() as tx:
+            raw = conn.connection.dbapi_connection
+            changes = raw.total_changes if raw is not None else 0
+            ctx = Ctx(conn=conn, now=now, host_url=host_url, sqs_endpoint=self.sender.endpoint_url)
+            yield ctx
+            if (raw.total_changes if raw is not None else 0) != changes or ctx.queued:
+                tx.rollback()
+                raise RuntimeError("a read-only request of the local MTurk service wrote")
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:

@@ -2,9 +2,10 @@
 
 Each request runs in one transaction (`Ctx.conn`); a restart (a new app on the same file) sees
 everything that was committed. SQLite is used safely from several threads: each thread gets its
-own connection from the pool, transactions start with BEGIN IMMEDIATE (a writer waits for the
-write lock up front instead of failing to upgrade a read), and a busy timeout makes a second
-process on the same file wait rather than fail.
+own connection from the pool, write transactions start with BEGIN IMMEDIATE (a writer waits for
+the write lock up front instead of failing to upgrade a read), read-only ones (connections with
+the `READ_ONLY` execution option) with a plain BEGIN, which in WAL mode never waits for a
+writer, and a busy timeout makes a second process on the same file wait rather than fail.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def new_id(length: int = 30) -> str:
 
 
 BUSY_TIMEOUT_MS = 10_000
+READ_ONLY = "mturk_local_read_only"  # execution option: a read transaction (plain BEGIN)
+POOL_SIZE = 64  # connections kept open: one per serving thread (reads run side by side)
 
 
 def open_engine(path: Path) -> Engine:
@@ -43,8 +46,8 @@ def open_engine(path: Path) -> Engine:
     engine = create_engine(
         f"sqlite:///{path}",
         connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
-        pool_size=8,
-        max_overflow=32,
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_SIZE,
     )
 
     @event.listens_for(engine, "connect")
@@ -59,7 +62,8 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        read = conn.get_execution_options().get(READ_ONLY, False)
+        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
     schema.upgrade(engine)
     return engine

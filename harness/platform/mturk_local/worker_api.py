@@ -23,21 +23,24 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, text
+from sqlalchemy.exc import IntegrityError
 
 from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.notifications import queue_event
 from harness.platform.mturk_local.qualifications import WorkerView, allowed, worker_view
 from harness.platform.mturk_local.questions import (
+    Question,
     answer_xml,
     answers_for,
     external_url_for,
     parse_question,
 )
-from harness.platform.mturk_local.serialize import encode_token, hit_query
+from harness.platform.mturk_local.serialize import HIT_TYPE_COLUMNS, HT, encode_token, hit_query
 from harness.platform.mturk_local.service import current_service
 from harness.platform.mturk_local.state import Ctx, new_id
 from harness.platform.mturk_local.worker_params import (
@@ -48,6 +51,7 @@ from harness.platform.mturk_local.worker_params import (
     next_token,
     params,
     record_worker,
+    recorded,
     worker_error_response,
 )
 
@@ -61,8 +65,60 @@ DEFAULT_PAGE, MOST_PAGE = 20, 1000
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
+# Statements built once (SQLAlchemy then reuses their compiled form without rebuilding them).
+# A HIT the worker may take, with the worker's live assignment of it if any (at most one: the
+# `ux_assignments_live` index), in creation order after a position (the `ix_hits_open` index).
+_OPEN_HITS = (
+    select(
+        H.c.seq,
+        H.c.id,
+        H.c.hit_type_id,
+        H.c.reward,
+        H.c.max_assignments,
+        H.c.n_pending,
+        H.c.n_submitted,
+        H.c.n_completed,
+        H.c.expiration,
+        *HIT_TYPE_COLUMNS,
+        A.c.id.label("held"),
+    )
+    .select_from(H)
+    .join(HT, HT.c.id == H.c.hit_type_id)
+    .outerjoin(
+        A,
+        (A.c.hit_id == H.c.id)
+        & (A.c.worker_id == bindparam("wid"))
+        & text(lifecycle.LIVE_CONDITION),
+    )
+    .where(lifecycle.HAS_FREE_SLOT, H.c.expiration > bindparam("now"), H.c.seq > bindparam("after"))
+    .order_by(H.c.seq)
+    .limit(bindparam("size"))
+)
+_HIT = hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False))
+_ANY_HIT = hit_query().where(H.c.id == bindparam("hit_id"))
+_HELD = select(A.c.id).where(
+    A.c.worker_id == bindparam("wid"),
+    A.c.hit_id == bindparam("hit_id"),
+    text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
+)
+_ASSIGNMENT = select(A).where(A.c.id == bindparam("aid"))
+
+
+@lru_cache(maxsize=1024)
+def _requirements(requirements: str) -> list[dict[str, Any]]:
+    """A HIT type's requirements as stored (JSON), parsed once; never changed by callers."""
+    parsed: list[dict[str, Any]] = json.loads(requirements)
+    return parsed
+
+
+@lru_cache(maxsize=1024)
+def _question(question: str) -> Question:
+    """A stored Question, parsed once (it was checked when the HIT was made)."""
+    return parse_question(question)
+
+
 def _level(view: WorkerView, requirements: str) -> int:
-    return allowed(view, json.loads(requirements))
+    return allowed(view, _requirements(requirements))
 
 
 def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
@@ -85,62 +141,65 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
     return out
 
 
-def _held(ctx: Ctx, worker_id: str, hit_ids: list[str]) -> dict[str, str]:
-    """The worker's live assignment of each of these HITs (one per worker per HIT)."""
-    rows = ctx.conn.execute(
-        select(A.c.hit_id, A.c.id).where(
-            A.c.worker_id == worker_id,
-            A.c.hit_id.in_(hit_ids),
-            A.c.status.in_(lifecycle.LIVE_STATUSES),
-        )
-    )
-    return {hit_id: assignment_id for hit_id, assignment_id in rows}
+def _held(ctx: Ctx, worker_id: str, hit_id: str) -> str | None:
+    """The worker's live assignment of this HIT (one per worker per HIT), if any."""
+    row = ctx.conn.execute(_HELD, {"wid": worker_id, "hit_id": hit_id}).first()
+    return None if row is None else str(row[0])
 
 
-def _open_hits(ctx: Ctx, after: int | None, size: int) -> list[Any]:
-    """Assignable HITs after position `after`, in creation order (the `ix_hits_open` index)."""
-    query = hit_query().where(lifecycle.HAS_FREE_SLOT, H.c.expiration > ctx.now)
-    if after is not None:
-        query = query.where(H.c.seq > after)
-    return list(ctx.conn.execute(query.order_by(H.c.seq).limit(size)).all())
+def _listing(
+    ctx: Ctx, worker_id: str, profile: Any, after: int | None, size: int, only_acceptable: bool
+) -> dict[str, Any]:
+    """The worker's page of HITs (see `list_hits`) and the NextToken after it."""
+    out: list[dict[str, Any]] = []
+    if not blocked(ctx, worker_id):
+        view = worker_view(ctx.conn, worker_id, profile)
+        levels: dict[str, int] = {}
+        while len(out) < size:
+            rows = ctx.conn.execute(
+                _OPEN_HITS,
+                {"wid": worker_id, "now": ctx.now, "after": -(2**63) if after is None else after,
+                 "size": size},
+            ).all()  # fmt: skip
+            for hit in rows:
+                after = hit.seq
+                if hit.hit_type_id not in levels:
+                    levels[hit.hit_type_id] = _level(view, hit.ht_requirements)
+                summary = _summary(hit, levels[hit.hit_type_id], hit.held)
+                if levels[hit.hit_type_id] >= 1 and (summary["canAccept"] or not only_acceptable):
+                    out.append(summary)
+                    if len(out) == size:
+                        break
+            if len(rows) < size:
+                break  # no open HIT after these
+    body: dict[str, Any] = {"HITs": out}
+    if out and after is not None:
+        body["NextToken"] = encode_token(after)
+    return body
 
 
 @bp.get("/worker/hits")
 def list_hits() -> Response:
+    """A read: no lock and no write, unless the worker states a profile not yet recorded."""
     values = params()
     size = integer(values, "maxResults", 1, MOST_PAGE) or DEFAULT_PAGE
     after = next_token(values)
     only_acceptable = bool(flag(values, "acceptable"))
-    out: list[dict[str, Any]] = []
-    with current_service().transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
-        if not blocked(ctx, worker_id):
-            view = worker_view(ctx.conn, worker_id)
-            levels: dict[str, int] = {}
-            while len(out) < size:
-                rows = _open_hits(ctx, after, size)
-                held = _held(ctx, worker_id, [r.id for r in rows])
-                for hit in rows:
-                    after = hit.seq
-                    if hit.hit_type_id not in levels:
-                        levels[hit.hit_type_id] = _level(view, hit.ht_requirements)
-                    summary = _summary(hit, levels[hit.hit_type_id], held.get(hit.id))
-                    if levels[hit.hit_type_id] >= 1 and (
-                        summary["canAccept"] or not only_acceptable
-                    ):
-                        out.append(summary)
-                        if len(out) == size:
-                            break
-                if len(rows) < size:
-                    break  # no open HIT after these
-    body: dict[str, Any] = {"HITs": out}
-    if out and after is not None:
-        body["NextToken"] = encode_token(after)
+    service = current_service()
+    with service.reading(request.host_url) as ctx:
+        worker_id, profile = recorded(ctx, values)
+        body = None if profile is None else _listing(
+            ctx, worker_id, profile, after, size, only_acceptable
+        )  # fmt: skip
+    if body is None:
+        with service.transaction(request.host_url) as ctx:
+            worker_id = record_worker(ctx, values)
+            body = _listing(ctx, worker_id, None, after, size, only_acceptable)
     return jsonify(body)
 
 
 def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None) -> dict:
-    question = parse_question(hit.question)
+    question = _question(hit.question)
     view: dict[str, Any] = {"QuestionType": question.kind, "FrameHeight": question.frame_height}
     submit_to = ctx.host_url.rstrip("/")
     if question.external_url is not None:
@@ -156,30 +215,41 @@ def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None
 
 
 def _hit(ctx: Ctx, hit_id: str) -> Any:
-    row = ctx.conn.execute(hit_query().where(H.c.id == hit_id, H.c.disposed.is_(False))).first()
+    row = ctx.conn.execute(_HIT, {"hit_id": hit_id}).first()
     if row is None:
         raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
     return row
 
 
-def _worker_level(ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False) -> int:
+def _worker_level(
+    ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False, profile: Any = None
+) -> int:
+    """What the worker may do with the HIT (`allowed`); `profile`: their row, if read."""
     if not block_checked and blocked(ctx, worker_id):
         return 0
-    return _level(worker_view(ctx.conn, worker_id), hit.ht_requirements)
+    return _level(worker_view(ctx.conn, worker_id, profile), hit.ht_requirements)
 
 
 @bp.get("/worker/hits/<hit_id>")
 def preview(hit_id: str) -> Response:
     values = params()
-    with current_service().transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
-        hit = _hit(ctx, hit_id)
-        level = _worker_level(ctx, worker_id, hit)
-        if level < 2:
-            raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
-        held = _held(ctx, worker_id, [hit.id]).get(hit.id)
-        view = _summary(hit, level, held) | _question_view(ctx, hit, PREVIEW_ASSIGNMENT, None)
+    service = current_service()
+    with service.reading(request.host_url) as ctx:
+        worker_id, profile = recorded(ctx, values)
+        view = None if profile is None else _preview(ctx, worker_id, hit_id)
+    if view is None:
+        with service.transaction(request.host_url) as ctx:
+            view = _preview(ctx, record_worker(ctx, values), hit_id)
     return jsonify(view)
+
+
+def _preview(ctx: Ctx, worker_id: str, hit_id: str) -> dict[str, Any]:
+    hit = _hit(ctx, hit_id)
+    level = _worker_level(ctx, worker_id, hit)
+    if level < 2:
+        raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
+    held = _held(ctx, worker_id, hit.id)
+    return _summary(hit, level, held) | _question_view(ctx, hit, PREVIEW_ASSIGNMENT, None)
 
 
 @bp.post("/worker/hits/<hit_id>/accept")
@@ -188,32 +258,43 @@ def accept(hit_id: str) -> Response:
     values = params()
     service = current_service()
     with service.transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
+        worker_id, profile = recorded(ctx, values)  # written only when it changed
+        if profile is None:
+            worker_id = record_worker(ctx, values)
         hit = _hit(ctx, hit_id)
         if blocked(ctx, worker_id):
             raise WorkerError(403, "WorkerBlocked", f"worker {worker_id} is blocked")
-        if _worker_level(ctx, worker_id, hit, block_checked=True) < 3:
+        if _worker_level(ctx, worker_id, hit, block_checked=True, profile=profile) < 3:
             raise WorkerError(
                 403, "NotQualified", f"worker {worker_id} does not meet the requirements"
             )
-        held = _held(ctx, worker_id, [hit.id]).get(hit.id)
+        held = _held(ctx, worker_id, hit.id)
         if held is not None:
             raise WorkerError(
                 409, "AlreadyAccepted", f"worker {worker_id} already has assignment {held}"
             )
-        state = lifecycle.status(hit, ctx.now)
-        if state != "Assignable":
-            raise WorkerError(409, "NotAssignable", f"HIT {hit_id} is {state}")
         assignment_id = new_id()
         deadline = ctx.now + hit.ht_assignment_duration
-        lifecycle.add_assignment(
-            ctx,
-            id=assignment_id,
-            hit_id=hit.id,
-            worker_id=worker_id,
-            accept_time=ctx.now,
-            deadline=deadline,
-        )
+        # The database decides: a slot is taken only if one is free, and a second live
+        # assignment of the same worker and HIT breaks a unique index (the transaction is
+        # then rolled back whole).
+        if not lifecycle.take_slot(ctx, hit.id):
+            raise WorkerError(
+                409, "NotAssignable", f"HIT {hit_id} is {lifecycle.status(hit, ctx.now)}"
+            )
+        try:
+            lifecycle.add_assignment(
+                ctx,
+                id=assignment_id,
+                hit_id=hit.id,
+                worker_id=worker_id,
+                accept_time=ctx.now,
+                deadline=deadline,
+            )
+        except IntegrityError as exc:
+            raise WorkerError(
+                409, "AlreadyAccepted", f"worker {worker_id} already has an assignment of {hit_id}"
+            ) from exc
         queue_event(ctx, hit.id, "AssignmentAccepted", assignment_id)
         view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
         view |= _question_view(ctx, hit, assignment_id, worker_id)
@@ -222,7 +303,7 @@ def accept(hit_id: str) -> Response:
 
 
 def _accepted(ctx: Ctx, assignment_id: str) -> Any:
-    row = ctx.conn.execute(select(A).where(A.c.id == assignment_id)).first()
+    row = ctx.conn.execute(_ASSIGNMENT, {"aid": assignment_id}).first()
     if row is None:
         raise WorkerError(404, "AssignmentNotFound", f"assignment {assignment_id} does not exist")
     if row.status != "Accepted":
@@ -258,8 +339,8 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
     service = current_service()
     with service.transaction(request.host_url) as ctx:
         a = _accepted(ctx, assignment_id)
-        hit = ctx.conn.execute(hit_query().where(H.c.id == a.hit_id)).one()
-        answers = answers_for(parse_question(hit.question), fields)
+        hit = ctx.conn.execute(_ANY_HIT, {"hit_id": a.hit_id}).one()
+        answers = answers_for(_question(hit.question), fields)
         lifecycle.set_status(
             ctx,
             a,

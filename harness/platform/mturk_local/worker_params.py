@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from flask import Response, jsonify, request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.sqlite import insert
 
 from harness.platform.mturk_local import models
@@ -119,8 +119,8 @@ def worker_id(values: dict[str, Any]) -> str:
     return found
 
 
-def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
-    """The worker id of this call; records (and updates) the profile the worker states."""
+def stated_profile(values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The worker id of this call and the profile values it states (checked)."""
     wid = worker_id(values)
     profile = {
         "country": text(values, "country", COUNTRY, "a two-letter country code such as US"),
@@ -130,7 +130,33 @@ def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
         "master": flag(values, "master"),
         "adult": flag(values, "adult"),
     }
-    given = {k: v for k, v in profile.items() if v is not None}
+    return wid, {k: v for k, v in profile.items() if v is not None}
+
+
+_WORKER = select(models.workers).where(models.workers.c.id == bindparam("wid"))
+_BLOCKED = select(models.worker_blocks.c.seq).where(
+    models.worker_blocks.c.worker_id == bindparam("wid")
+)
+
+
+def worker_row(ctx: Ctx, wid: str) -> Any:
+    """The worker's row (profile and history counts), or None for a worker never seen."""
+    return ctx.conn.execute(_WORKER, {"wid": wid}).first()
+
+
+def recorded(ctx: Ctx, values: dict[str, Any]) -> tuple[str, Any]:
+    """The worker id of this call and the worker's row if it already holds the stated profile
+    (nothing to write), else None."""
+    wid, given = stated_profile(values)
+    row = worker_row(ctx, wid)
+    if row is None or any(getattr(row, k) != v for k, v in given.items()):
+        return wid, None
+    return wid, row
+
+
+def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
+    """The worker id of this call; records (and updates) the profile the worker states."""
+    wid, given = stated_profile(values)
     upsert = insert(models.workers).values(id=wid, **given)
     if given:
         ctx.conn.execute(upsert.on_conflict_do_update(index_elements=["id"], set_=given))
@@ -140,5 +166,4 @@ def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
 
 
 def blocked(ctx: Ctx, wid: str) -> bool:
-    B = models.worker_blocks
-    return ctx.conn.execute(select(B.c.seq).where(B.c.worker_id == wid)).first() is not None
+    return ctx.conn.execute(_BLOCKED, {"wid": wid}).first() is not None

@@ -30,7 +30,13 @@ def test_bad_fault_share_is_reported(tmp_path):
 
 def test_serving_options_are_listed():
     result = CliRunner().invoke(main, ["mturk-local", "--help"])
-    for option in ("--threads", "--timeout", "--graceful-timeout", "--sqs-endpoint-url"):
+    for option in (
+        "--threads",
+        "--timeout",
+        "--graceful-timeout",
+        "--keepalive",
+        "--sqs-endpoint-url",
+    ):
         assert option in result.output
 
 
