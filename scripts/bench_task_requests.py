@@ -5,6 +5,7 @@ Run from the project root (SQLite in a temporary file; PostgreSQL in a database 
 
     python scripts/bench_task_requests.py --store sqlite --assignments 200
     python scripts/bench_task_requests.py --store postgresql --assignments 200
+    python scripts/bench_task_requests.py --store postgresql --before /work/main  # and main's
 
 The study is the load test's (the WS353 reproduction, ``--items-per-hit`` pairs per HIT),
 launched on the local MTurk target with every HIT posted, served by `harness.web.create_app`
@@ -13,12 +14,17 @@ platform answers is another part's cost). Each simulated assignment loads its pa
 accepted assignment: token, worker's order) and posts its answers. Reported: CPU ms (process
 time, this process only) per page load and per submission, SQL statements each, and both as a
 ratio to a trivial Flask route measured in the same run (``/health``), which is what makes
-figures of different runs and machine loads comparable.
+figures of different runs and machine loads comparable. ``--before DIR`` first measures the
+checkout at DIR the same way (a subprocess; the study, spec and data are this checkout's) and
+prints how many times cheaper this one is.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +40,8 @@ import sqlalchemy as sa
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TREE = Path(os.environ.get("BENCH_TREE", ROOT))  # the checkout whose harness is measured
+sys.path.insert(0, str(TREE))
 
 from harness.answer import Answer  # noqa: E402
 from harness.platform.verification import Vouches  # noqa: E402
@@ -182,22 +189,62 @@ def bench(url: str, args: argparse.Namespace) -> dict[str, float]:
         state.close()
 
 
+def measure(args: argparse.Namespace) -> dict[str, float]:
+    """This checkout's figures (see `bench`), or those of ``--before``'s checkout."""
+    if args.before is None:
+        with store(args.store) as url:
+            return bench(url, args)
+    command = [
+        sys.executable,
+        __file__,
+        "--store",
+        args.store,
+        "--json",
+        "--assignments",
+        str(args.assignments),
+        "--items-per-hit",
+        str(args.items_per_hit),
+    ]
+    env = {**os.environ, "BENCH_TREE": str(Path(args.before).resolve())}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def report(title: str, found: dict[str, float]) -> None:
+    ref = found["reference"]
+    print(f"{title}: reference (GET /health) {ref:.3f} CPU ms")
+    for part in ("page", "submit"):
+        ms = found[part]
+        print(f"  {part:7s}: {ms:7.2f} CPU ms = {ms / ref:6.1f} x reference; "
+              f"{found[part + '_sql']:.1f} SQL statements")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--assignments", type=int, default=200)
     parser.add_argument("--items-per-hit", type=int, default=10)
     parser.add_argument("--show-sql", action="store_true", help="print one page's statements")
+    parser.add_argument("--before", help="another checkout to measure first (e.g. /work/main)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with store(args.store) as url:
-        found = bench(url, args)
-    ref = found["reference"]
-    print(f"store {args.store}, {args.assignments} assignments, {args.items_per_hit} per HIT")
-    print(f"reference (GET /health): {ref:.3f} CPU ms")
-    for part in ("page", "submit"):
-        ms = found[part]
-        print(f"{part:7s}: {ms:7.2f} CPU ms = {ms / ref:6.1f} x reference; "
-              f"{found[part + '_sql']:.1f} SQL statements")  # fmt: skip
+    print(f"store {args.store}, {args.assignments} assignments, {args.items_per_hit} per HIT",
+          file=sys.stderr if args.json else sys.stdout)  # fmt: skip
+    before = measure(args) if args.before else None
+    args.before = None
+    after = measure(args)
+    if args.json:
+        print(json.dumps(after))
+        return
+    if before is not None:
+        report("before (the --before checkout)", before)
+    report(f"this checkout ({TREE})", after)
+    if before is not None:
+        for part in ("page", "submit"):
+            raw = before[part] / after[part]
+            relative = (before[part] / before["reference"]) / (after[part] / after["reference"])
+            print(f"  {part:7s}: {raw:.2f}x less CPU ({relative:.2f}x against the reference)")
 
 
 if __name__ == "__main__":
