@@ -45,6 +45,13 @@ class Instrument:
     template_dirs: list[Path] = field(default_factory=lambda: [templates_dir()])
     display: tuple[str, ...] = ()
 
+    # kept as worked out: (hosting, plan, study, worker) -> order, oldest first; key -> sides
+    _orders: OrderedDict[tuple[object, ...], tuple[str, ...]] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
+    _orders_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _side_cache: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False)
+
     @classmethod
     def from_loaded(cls, loaded: LoadedSpec) -> Instrument:
         return cls(
@@ -116,14 +123,6 @@ class Instrument:
                 self._orders.popitem(last=False)
         return made
 
-    @cached_property
-    def _orders(self) -> OrderedDict[tuple[object, ...], tuple[str, ...]]:
-        return OrderedDict()
-
-    @cached_property
-    def _orders_lock(self) -> threading.Lock:
-        return threading.Lock()
-
     def sides(self, item_key: str) -> list[str]:
         """What the worker reads for an item: its display columns' text, in order."""
         return list(self._sides(item_key))
@@ -138,10 +137,6 @@ class Instrument:
             found = tuple("" if row.get(c) is None else str(row.get(c)) for c in columns)
             self._side_cache[item_key] = found
         return found
-
-    @cached_property
-    def _side_cache(self) -> dict[str, tuple[str, ...]]:
-        return {}
 
     def has_item(self, item_key: str) -> bool:
         return item_key in self._rows()
