@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -34,11 +34,10 @@ class ItemRef:
 
 @dataclass(frozen=True)
 class PostedHit:
-    """A HIT's arm (None: a study without arms), its instrument and that instrument's items."""
+    """A HIT's arm (None: a study without arms) and its instrument."""
 
     arm_id: int | None
     instrument_id: int
-    items: Mapping[str, ItemRef]
 
 
 class _Known:
@@ -65,7 +64,7 @@ def _known(session: Session) -> _Known:
 
 
 def hit_facts(session: Session, hit: Hit) -> PostedHit:
-    """``hit``'s arm, instrument and items: from this process's cache once it is posted."""
+    """``hit``'s arm and instrument: from this process's cache once it is posted."""
     assert hit.id is not None
     known = _known(session)
     with known.lock:
@@ -81,9 +80,8 @@ def hit_facts(session: Session, hit: Hit) -> PostedHit:
         arm_id, instrument_id = arm
     else:
         arm_id, instrument_id = None, _study_instrument(session, hit.study_id)
-    posted = hit.platform_hit_id is not None  # then committed (a launch posts planned HITs)
-    facts = PostedHit(arm_id, instrument_id, _items(session, known, instrument_id, keep=posted))
-    if posted:
+    facts = PostedHit(arm_id, instrument_id)
+    if hit.platform_hit_id is not None:
         with known.lock:
             known.hits[hit.id] = facts
     return facts
@@ -95,21 +93,25 @@ def _study_instrument(session: Session, study_id: int) -> int:
     return study.instrument_id
 
 
-def _items(
-    session: Session, known: _Known, instrument_id: int, *, keep: bool
+def hit_items(
+    session: Session, hit: Hit, instrument_id: int, keys: Collection[str]
 ) -> Mapping[str, ItemRef]:
-    """The frozen instrument's items by key; kept (``keep``) only when the caller knows the
-    instrument is committed: ids read in a transaction that is then rolled back can be given
-    again to other rows (SQLite)."""
+    """Those of ``keys`` that are items of ``hit``'s instrument (``instrument_id``, see
+    `hit_facts`), by key (maybe more). All the instrument's items are read and kept once the
+    HIT is posted: then its instrument is committed (ids read in a transaction that is then
+    rolled back can be given again to other rows, on SQLite)."""
+    known = _known(session)
     with known.lock:
         found = known.items.get(instrument_id)
     if found is not None:
         return found
-    rows = session.exec(
-        select(Item.key, Item.id, Item.role).where(Item.instrument_id == instrument_id)
-    ).all()
+    posted = hit.platform_hit_id is not None
+    query = select(Item.key, Item.id, Item.role).where(Item.instrument_id == instrument_id)
+    if not posted:
+        query = query.where(col(Item.key).in_(list(keys)))
+    rows = session.exec(query).all()
     items = {key: ItemRef(row_id, role) for key, row_id, role in rows if row_id is not None}
-    if keep:
+    if posted:
         with known.lock:
             known.items[instrument_id] = items
     return items

@@ -20,7 +20,7 @@ from harness.answer import Answer
 from harness.errors import StoreError
 from harness.store.events import EventKind, log_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, utcnow
-from harness.store.posted import hit_facts
+from harness.store.posted import hit_facts, hit_items
 from harness.store.received import accept, record_accept, worker_row
 
 __all__ = ["StoredSubmission", "record_accept", "store_submission", "worker_row"]
@@ -59,14 +59,16 @@ def store_submission(
         if already is not None:
             return StoredSubmission(assignment, created=False)
     facts = hit_facts(session, hit)  # an arm's HIT: the arm's instrument and items
-    unknown = sorted({a.item_key for a in answers} - facts.items.keys())
+    keys = {a.item_key for a in answers}
+    items = hit_items(session, hit, facts.instrument_id, keys)
+    unknown = sorted(keys - items.keys())
     if unknown:
         study = session.get(Study, hit.study_id)
         assert study is not None
         raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
     rows = []
     for answer in answers:
-        item = facts.items[answer.item_key]
+        item = items[answer.item_key]
         rows.append(
             {
                 "assignment_id": assignment.id,

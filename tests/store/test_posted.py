@@ -16,7 +16,7 @@ from harness.store.arm_assignment import assign_hits, record_arms
 from harness.store.hits import add_planned_hits, study_hit
 from harness.store.instruments import freeze_instrument
 from harness.store.models import Assignment, AssignmentStatus, Event, Judgment
-from harness.store.posted import hit_facts
+from harness.store.posted import hit_facts, hit_items
 from harness.store.submissions import Answer, store_submission
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
@@ -64,6 +64,12 @@ def _facts(engine, study_id, index):
         return hit_facts(session, study_hit(session, study_id, index))
 
 
+def _items(engine, study_id, index, keys=("a",)):
+    with session_scope(engine) as session:
+        hit = study_hit(session, study_id, index)
+        return hit_items(session, hit, hit_facts(session, hit).instrument_id, keys)
+
+
 def test_a_posted_hits_arm_instrument_and_items_are_read_once(engine, armed_study):
     study_id, versions = armed_study
     _post(engine, study_id, 1, "PH1")
@@ -72,8 +78,11 @@ def test_a_posted_hits_arm_instrument_and_items_are_read_once(engine, armed_stud
     reads = len(seen.sent)
     again = _facts(engine, study_id, 1)
     assert first.instrument_id == again.instrument_id == versions[1]  # the arm's, not the study's
-    assert sorted(first.items) == ["a", "b", "c", "d"]
     assert len(seen.sent) - reads == 1  # only the HIT itself was read again
+    assert sorted(_items(engine, study_id, 1)) == ["a", "b", "c", "d"]  # all of them, kept
+    reads = len(seen.sent)
+    assert sorted(_items(engine, study_id, 1)) == ["a", "b", "c", "d"]
+    assert len(seen.sent) - reads == 1
 
 
 def test_a_hit_not_posted_yet_is_read_again_every_time(engine, armed_study):
@@ -83,6 +92,10 @@ def test_a_hit_not_posted_yet_is_read_again_every_time(engine, armed_study):
     reads = len(seen.sent)
     assert _facts(engine, study_id, 0).instrument_id == versions[0]
     assert len(seen.sent) - reads == reads  # the same reads again: nothing was kept
+    assert sorted(_items(engine, study_id, 0, {"b", "nope"})) == ["b"]  # only those asked for
+    reads = len(seen.sent)
+    assert sorted(_items(engine, study_id, 0, {"c"})) == ["c"]
+    assert len(seen.sent) - reads == 3  # the HIT, its arm and the items again
 
 
 def test_the_cache_of_one_database_is_not_used_for_another(engine, armed_study, database_url):
