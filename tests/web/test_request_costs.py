@@ -69,17 +69,18 @@ def test_a_page_load_and_a_submission_send_the_pinned_number_of_statements(
 ):
     app, statements = app_and_statements
     client = app.test_client()
-    assert _page(client, launched, "A0", "W0").status_code == 200  # the first reads the study
+    assert _page(client, launched, "A0", "W0").status_code == 200  # the first reads the study,
+    submit(client, launched, fields(launched, "A0", "W0", hitId="PH0"))  # its HIT and items
     response, page = statements.during(lambda: _page(client, launched, "A1", "W1"))
     assert response.status_code == 200
-    assert len(page) == PAGE_STATEMENTS, page
+    assert len(page) == PAGE_STATEMENTS, "\n".join(page)
     data = fields(launched, "A1", "W1", hitId="PH0")
     response, posted = statements.during(lambda: submit(client, launched, data))
     assert response.json["created"] is True
-    assert len(posted) == SUBMIT_STATEMENTS, posted
+    assert len(posted) == SUBMIT_STATEMENTS, "\n".join(posted)
     data = fields(launched, "A2", "W1", hitId="PH0")  # a worker already known: not inserted
     _response, again = statements.during(lambda: submit(client, launched, data))
-    assert len(again) == SUBMIT_STATEMENTS - 1, again
+    assert len(again) == SUBMIT_STATEMENTS - 1, "\n".join(again)
 
 
 def test_a_hit_posted_after_its_first_page_is_checked_against_its_platform_id(
