@@ -11,6 +11,7 @@ fetches anything from anywhere.
 
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
 from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
+from harness.resources import templates_dir
 from harness.spec.model import Hosting
 from harness.spec.study_types import definition
 
@@ -56,6 +58,7 @@ def render_page(
     """
     hosting = Hosting(hosting)
     spec = instrument.spec
+    parts = _parts(instrument)
     key = hit_key(study_name, plan.index)
     if hosting is Hosting.EXTERNAL and worker_id and not preview:
         order = instrument.page_order(
@@ -82,22 +85,50 @@ def render_page(
             "study": study_name,
             "minGap": instrument.min_gap,
         },
-        "scale": _scale_config(instrument),
+        "scale": parts.scale_config,
     }
     context = {
         "title": spec.hit.title,
         "study_type": spec.type.value,
         "hosting": hosting.value,
         "preview": bool(preview),
-        "guidelines": guidelines_html(instrument.guidelines),
-        "examples": _examples(instrument),
-        "scale": _scale_context(instrument),
+        "guidelines": parts.guidelines,
+        "examples": parts.examples,
+        "scale": parts.scale,
         "showings": [_showing(instrument, position, k) for position, k in enumerate(order)],
         "config": config,
         "csp_nonce": csp_nonce,
     }
-    template = _environment(tuple(instrument.template_dirs)).get_template(instrument.template_name)
-    return template.render(**context)
+    return parts.template.render(**context)
+
+
+class _Parts:
+    """What every page of an instrument shares, worked out on its first page: the guidelines
+    as HTML, the examples, the scale (for the template and the page's script) and the loaded
+    template."""
+
+    def __init__(self, instrument: Instrument) -> None:
+        self.guidelines = guidelines_html(instrument.guidelines)
+        self.examples = _examples(instrument)
+        self.scale = _scale_context(instrument)
+        self.scale_config = _scale_config(instrument)
+        environment = _environment(tuple(instrument.template_dirs))
+        self.template = environment.get_template(instrument.template_name)
+
+
+_PARTS: weakref.WeakKeyDictionary[Instrument, _Parts] = weakref.WeakKeyDictionary()
+
+
+def _parts(instrument: Instrument) -> _Parts:
+    """``instrument``'s shared page parts (an instrument never changes once built). A custom
+    template is looked up again on every page, so an edit shows on the next one."""
+    found = _PARTS.get(instrument)
+    if found is None:
+        found = _PARTS[instrument] = _Parts(instrument)
+    elif found.template.environment.auto_reload:
+        environment = found.template.environment
+        found.template = environment.get_template(instrument.template_name)
+    return found
 
 
 def html_question(instrument: Instrument, plan: HitPlan, *, study_name: str) -> str:
@@ -113,11 +144,13 @@ def external_question(public_url: str, *, study_name: str, plan: HitPlan) -> str
 
 @lru_cache(maxsize=32)
 def _environment(template_dirs: tuple[Path, ...]) -> Environment:
+    """The templates of these folders, each parsed once; only a custom template's folder is
+    watched for edits (the built-in templates do not change while harness runs)."""
     return Environment(
         loader=FileSystemLoader([str(d) for d in template_dirs]),
         autoescape=True,
         undefined=StrictUndefined,
-        auto_reload=True,
+        auto_reload=template_dirs != (templates_dir(),),
         trim_blocks=True,
         lstrip_blocks=True,
     )

@@ -32,7 +32,6 @@ def check_answers(
     expected = Counter(plan.showings)
     total = sum(expected.values())
     scale = instrument.scale
-    kind = definition(instrument.spec.type)
     may_skip = scale.skip or instrument.spec.scale.gate is not None
     problems: list[str] = []
 
@@ -58,32 +57,40 @@ def check_answers(
     for answer in sorted(answers, key=lambda a: a.position):
         if answer.item_key not in expected:
             continue
-        where = f"question {answer.position + 1} ({_label(instrument, answer.item_key)})"
-        if worker_order is not None and 0 <= answer.position < len(worker_order):
-            if worker_order[answer.position] != answer.item_key:
-                problems.append(
-                    f"{where}: this page showed another item there; reload the HIT page and "
-                    "answer again"
-                )
-                continue
-        if answer.skipped:
-            if not may_skip:
-                problems.append(f"{where}: skipping is not possible in this task; please answer")
-            elif answer.value is not None:
-                problems.append(f"{where}: marked as skipped but also answered; choose one")
-            continue
-        if answer.value is None:
-            problems.append(f"{where}: no answer; {_allowed(instrument, scale)}")
-        elif not kind.accepts(scale, answer.value):
-            problems.append(
-                f"{where}: {answer.value:g} is not allowed; {_allowed(instrument, scale)}"
-            )
+        problem = _problem(instrument, scale, answer, worker_order, may_skip)
+        if problem is not None:  # named only then: an item's label is work for a problem
+            where = f"question {answer.position + 1} ({_label(instrument, answer.item_key)})"
+            problems.append(f"{where}: {problem}")
 
     missing = expected - seen
     for key in sorted(missing):
         times = "" if missing[key] == 1 else f" ({missing[key]} showings)"
         problems.append(f"{_name(instrument, key)} has no answer{times}; please answer every item")
     return problems
+
+
+def _problem(
+    instrument: Instrument,
+    scale: Scale,
+    answer: Answer,
+    worker_order: Sequence[str] | None,
+    may_skip: bool,
+) -> str | None:
+    """What is wrong with one answer to an item of the HIT, or None."""
+    if worker_order is not None and 0 <= answer.position < len(worker_order):
+        if worker_order[answer.position] != answer.item_key:
+            return "this page showed another item there; reload the HIT page and answer again"
+    if answer.skipped:
+        if not may_skip:
+            return "skipping is not possible in this task; please answer"
+        if answer.value is not None:
+            return "marked as skipped but also answered; choose one"
+        return None
+    if answer.value is None:
+        return f"no answer; {_allowed(instrument, scale)}"
+    if not definition(instrument.spec.type).accepts(scale, answer.value):
+        return f"{answer.value:g} is not allowed; {_allowed(instrument, scale)}"
+    return None
 
 
 def _allowed(instrument: Instrument, scale: Scale) -> str:

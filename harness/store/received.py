@@ -13,6 +13,7 @@ page loads of known assignments take no write lock.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -29,28 +30,57 @@ def insert_or_read(session: Session, model: type[Row], values: dict[str, Any], *
     """The row of ``model`` whose unique ``key`` columns have these values: inserted with
     ``values`` (which include the key) unless present, then read. Joins the caller's
     transaction; of concurrent callers one inserts and all get the same row."""
-    table = model.__table__  # type: ignore[attr-defined]
+    return inserted_or_read(session, model, values, **key)[0]
+
+
+def inserted_or_read(
+    session: Session, model: type[Row], values: dict[str, Any], **key: Any
+) -> tuple[Row, bool]:
+    """`insert_or_read`, and whether this call inserted the row. On SQLite and PostgreSQL the
+    insert returns the new row (one statement); only the loser of a race reads it after. The
+    statements are built once per model (and key columns) and take the values as parameters,
+    so SQLAlchemy compiles each once per process."""
     dialect = session.get_bind().dialect.name
     if dialect in ("postgresql", "sqlite"):
-        insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-        session.execute(insert(table).values(**values).on_conflict_do_nothing())
+        made = session.execute(
+            _insert_returning(dialect, model),
+            values,
+            execution_options={"populate_existing": True},
+        ).scalar_one_or_none()
+        if made is not None:
+            return made, True
     else:  # other databases: a savepoint whose unique-constraint failure is dropped
         try:
             with session.begin_nested():
-                session.execute(sa.insert(table).values(**values))
+                session.execute(sa.insert(model.__table__).values(**values))  # type: ignore[attr-defined]
         except sa.exc.IntegrityError:
             pass
-    query = select(model)
-    for column, value in key.items():
-        query = query.where(getattr(model, column) == value)
-    return session.exec(query.execution_options(populate_existing=True)).one()
+    found = session.execute(
+        _by_key(model, tuple(key)), key, execution_options={"populate_existing": True}
+    ).scalar_one()
+    return found, False
+
+
+@cache
+def _insert_returning(dialect: str, model: type[SQLModel]) -> Any:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the row, loaded as ``model``."""
+    table = model.__table__  # type: ignore[attr-defined]
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(table).on_conflict_do_nothing().returning(*table.c)
+    return select(model).from_statement(statement)
+
+
+@cache
+def _by_key(model: type[SQLModel], columns: tuple[str, ...]) -> Any:
+    """The row of ``model`` whose ``columns`` equal the parameters of the same names."""
+    return select(model).where(*(getattr(model, c) == sa.bindparam(c) for c in columns))
 
 
 def worker_row(session: Session, platform_worker_id: str) -> Worker:
     """The worker's row, created on first sight."""
-    found = session.exec(
-        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
-    ).first()
+    found = session.execute(
+        _by_key(Worker, ("platform_worker_id",)), {"platform_worker_id": platform_worker_id}
+    ).scalar_one_or_none()
     if found is not None:
         return found
     values = {"platform_worker_id": platform_worker_id, "first_seen": utcnow()}
@@ -66,11 +96,29 @@ def record_accept(
 ) -> Assignment:
     """The assignment's row, created when first seen (accepted); `StoreError` when it belongs
     to another worker or HIT (also when another request created it so a moment ago)."""
+    return accept(session, hit, platform_assignment_id, platform_worker_id, accepted_at)[0]
+
+
+def accept(
+    session: Session,
+    hit: Hit,
+    platform_assignment_id: str,
+    platform_worker_id: str,
+    accepted_at: datetime | None = None,
+    *,
+    submitted_at: datetime | None = None,
+) -> tuple[Assignment, bool]:
+    """`record_accept`, and whether this call created the row (then no other transaction can
+    have stored anything for it yet). With ``submitted_at``, a row this call creates is
+    stored as submitted then (a submission of an assignment not seen before), in the same
+    statement."""
     assert hit.id is not None
-    assignment = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == platform_assignment_id)
-    ).first()
+    key = {"platform_assignment_id": platform_assignment_id}
+    assignment = session.execute(
+        _by_key(Assignment, ("platform_assignment_id",)), key
+    ).scalar_one_or_none()
     worker = worker_row(session, platform_worker_id)
+    created = False
     if assignment is None:
         values = {
             "hit_id": hit.id,
@@ -79,9 +127,11 @@ def record_accept(
             "status": AssignmentStatus.ACCEPTED,
             "accepted_at": accepted_at or utcnow(),
         }
-        assignment = insert_or_read(
+        if submitted_at is not None:
+            values.update(status=AssignmentStatus.SUBMITTED, submitted_at=submitted_at)
+        assignment, created = inserted_or_read(
             session, Assignment, values, platform_assignment_id=platform_assignment_id
         )
     if assignment.worker_id != worker.id or assignment.hit_id != hit.id:
         raise StoreError(f"assignment {platform_assignment_id} belongs to another worker or HIT")
-    return assignment
+    return assignment, created

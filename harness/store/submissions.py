@@ -12,15 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import sqlalchemy as sa
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import StoreError
 from harness.showings import showing_roles
-from harness.store.arm_tables import hit_instrument_id
-from harness.store.events import EventKind, record_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Study, utcnow
-from harness.store.received import record_accept, worker_row
+from harness.store.events import EventKind, log_event
+from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, utcnow
+from harness.store.posted import hit_facts, hit_items
+from harness.store.received import accept, record_accept, worker_row
 
 __all__ = ["StoredSubmission", "record_accept", "store_submission", "worker_row"]
 
@@ -42,55 +44,63 @@ def store_submission(
     """Write the assignment's judgments and mark it submitted; nothing if already stored.
 
     Raises `StoreError` (nothing written) when an answer names an item that is not in the
-    HIT's instrument, or the assignment belongs to another worker or HIT.
+    HIT's instrument, or the assignment belongs to another worker or HIT. The judgments go in
+    as one insert of many rows; their unique (assignment, item, position) keeps a concurrent
+    second submission of the assignment from storing anything (it fails, and is rolled back).
     """
-    assignment = record_accept(session, hit, platform_assignment_id, platform_worker_id)
+    when = submitted_at or utcnow()
+    assignment, created = accept(
+        session, hit, platform_assignment_id, platform_worker_id, submitted_at=when
+    )  # a new row is stored as submitted at once
     assert assignment.id is not None
-    already = session.exec(
-        select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
-    ).first()
-    if already is not None:
-        return StoredSubmission(assignment, created=False)
-    study = session.get(Study, hit.study_id)
-    assert study is not None
-    instrument_id = hit_instrument_id(session, hit)  # an arm's HIT: the arm's instrument
+    if not created:  # an assignment this call did not create may have its answers already
+        already = session.exec(
+            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
+        ).first()
+        if already is not None:
+            return StoredSubmission(assignment, created=False)
+    facts = hit_facts(session, hit)  # an arm's HIT: the arm's instrument and items
     keys = {a.item_key for a in answers}
-    items = {
-        i.key: i
-        for i in session.exec(
-            select(Item).where(Item.instrument_id == instrument_id, Item.key.in_(keys))  # type: ignore[attr-defined]
-        )
-    }
+    items = hit_items(session, hit, facts.instrument_id, keys)
     unknown = sorted(keys - items.keys())
     if unknown:
+        study = session.get(Study, hit.study_id)
+        assert study is not None
         raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
+    rows = []
     for answer, role in zip(answers, showing_roles(answers, items), strict=True):
         item = items[answer.item_key]
-        assert item.id is not None
-        session.add(
-            Judgment(
-                assignment_id=assignment.id,
-                item_id=item.id,
-                worker_id=assignment.worker_id,
-                instrument_id=instrument_id,
-                position=answer.position,
-                value=answer.value,
-                skipped=answer.skipped,
-                role=role,  # an item's second showing: repeat (harness.showings)
-                shown_at=answer.shown_at,
-                answered_at=answer.answered_at,
-                seconds=answer.seconds,
-            )
+        rows.append(
+            {
+                "assignment_id": assignment.id,
+                "item_id": item.id,
+                "worker_id": assignment.worker_id,
+                "instrument_id": facts.instrument_id,
+                "position": answer.position,
+                "value": answer.value,
+                "skipped": answer.skipped,
+                "role": role,  # an item's second showing: repeat (harness.showings)
+                "shown_at": answer.shown_at,
+                "answered_at": answer.answered_at,
+                "seconds": answer.seconds,
+            }
         )
-    assignment.status = AssignmentStatus.SUBMITTED
-    assignment.submitted_at = submitted_at or utcnow()
-    session.add(assignment)
-    record_event(
+    if rows:
+        session.execute(sa.insert(Judgment.__table__), rows)  # type: ignore[attr-defined]
+    if not created:
+        table = Assignment.__table__  # type: ignore[attr-defined]
+        session.execute(
+            sa.update(table)
+            .where(table.c.id == assignment.id)
+            .values(status=AssignmentStatus.SUBMITTED, submitted_at=when)
+        )
+        set_committed_value(assignment, "status", AssignmentStatus.SUBMITTED)  # as now stored
+        set_committed_value(assignment, "submitted_at", when)
+    log_event(
         session,
         EventKind.ASSIGNMENT_SUBMITTED,
-        study_id=study.id,
+        study_id=hit.study_id,
         subject=platform_assignment_id,
         payload={"worker": platform_worker_id, "hit": hit.index, "judgments": len(answers)},
     )
-    session.flush()
     return StoredSubmission(assignment, created=True)

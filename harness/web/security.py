@@ -33,6 +33,7 @@ __all__ = [
     "cross_site",
     "new_nonce",
     "origin_of",
+    "platform_origins",
     "secure_headers",
     "worker_origins",
 ]
@@ -64,15 +65,18 @@ def origin_of(url: str) -> str | None:
 def worker_origins(session: Session, study: Study) -> tuple[str, ...]:
     """The origins of the platform site ``study``'s workers come from (empty: the study was
     never launched, or its platform sends nobody to harness's pages from a site)."""
+    where = session.get(StudyPlatform, study.id)
+    return () if where is None else platform_origins(where, study.target)
+
+
+def platform_origins(where: StudyPlatform, target: str) -> tuple[str, ...]:
+    """The origins of the worker site of the platform a study was launched on (``where``)."""
     from harness.platform.registry import platform_named
 
-    where = session.get(StudyPlatform, study.id)
-    if where is None:
-        return ()
     sites = getattr(platform_named(where.provider), "worker_origins", None)
     if sites is None:
         return ()
-    found = (origin_of(site) for site in sites(study.target, where.endpoint_url))
+    found = (origin_of(site) for site in sites(target, where.endpoint_url))
     return tuple(o for o in found if o is not None)
 
 

@@ -1,4 +1,14 @@
-"""What the task server keeps between requests: the engine, the hook, and built instruments."""
+"""What the task server keeps between requests: the engine, the hook, built instruments, and
+what never changes once a study is launched and its HITs posted (so a request reads only what
+can change).
+
+Kept per process: a study's row by name (its id, name, target and instrument never change; its
+status is not kept up to date and nothing here reads it), the origins of the platform site its
+workers come from once it is launched, and each posted HIT found by its public key with its arm
+and instrument (`harness.store.posted`). A HIT not posted yet, a study not launched yet and
+anything not seen before are read from the database: a HIT added by a later launch is a miss
+that finds it there, never a wrong answer.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +24,12 @@ from sqlmodel import Session
 from harness.platform.after_submission import AfterSubmission
 from harness.render.instrument import Instrument, stored_instrument
 from harness.render.plan import HitPlan, parse_hit_key
-from harness.store.arm_tables import hit_instrument_id
 from harness.store.hits import study_hit
 from harness.store.instruments import frozen_instrument
-from harness.store.models import Hit, Study
+from harness.store.models import Hit, Study, StudyPlatform
+from harness.store.posted import hit_facts
 from harness.store.studies import study_named
+from harness.web.security import platform_origins
 
 
 @dataclass
@@ -28,6 +39,9 @@ class WebState:
     template_dirs: list[Path] | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run first by close
     _instruments: dict[int, Instrument] = field(default_factory=dict)
+    _studies: dict[str, Study] = field(default_factory=dict)
+    _origins: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _hits: dict[str, TaskHit] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -46,15 +60,71 @@ class WebState:
             self._instruments[instrument_id] = built
         return built
 
+    def study(self, session: Session, name: str) -> Study | None:
+        """The study called ``name`` (its row as first read), or None."""
+        with self._lock:
+            found = self._studies.get(name)
+        if found is not None:
+            return found
+        found = study_named(session, name)
+        if found is not None and found.id is not None:
+            with self._lock:
+                self._studies[name] = found
+        return found
+
+    def worker_origins(self, session: Session, study: Study) -> tuple[str, ...]:
+        """`harness.web.security.worker_origins`, kept once the study is launched (its platform,
+        target and endpoint never change after)."""
+        assert study.id is not None
+        with self._lock:
+            found = self._origins.get(study.id)
+        if found is not None:
+            return found
+        where = session.get(StudyPlatform, study.id)
+        if where is None:  # not launched (yet): nothing to keep
+            return ()
+        found = platform_origins(where, study.target)
+        with self._lock:
+            self._origins[study.id] = found
+        return found
+
+    def task_hit(self, session: Session, key: str) -> TaskHit | None:
+        """The HIT with public key ``key``; a posted one is kept (see the module's notes)."""
+        with self._lock:
+            found = self._hits.get(key)
+        if found is not None:
+            return found
+        try:
+            study_name, index = parse_hit_key(key)
+        except ValueError:
+            return None
+        study = self.study(session, study_name)
+        if study is None or study.id is None:
+            return None
+        hit = study_hit(session, study.id, index)
+        if hit is None:
+            return None
+        facts = hit_facts(session, hit)  # its arm's instrument, in a study with arms
+        plan = HitPlan.from_showings(hit.index, hit.items)
+        found = TaskHit(study, hit, plan, self.instrument(session, facts.instrument_id),
+                        facts.arm_id)  # fmt: skip
+        if hit.platform_hit_id is not None:
+            with self._lock:
+                self._hits[key] = found
+        return found
+
 
 @dataclass(frozen=True)
 class TaskHit:
-    """A HIT found from its public key: the study, the stored HIT, its plan and instrument."""
+    """A HIT found from its public key: the study, the stored HIT, its plan and instrument,
+    and its arm (None: a study without arms). The rows are snapshots: what can change (a
+    study's status, a HIT's) is read again by whoever needs it."""
 
     study: Study
     hit: Hit
     plan: HitPlan
     instrument: Instrument
+    arm_id: int | None = None
 
 
 def web_state() -> WebState:
@@ -65,15 +135,4 @@ def web_state() -> WebState:
 
 def find_task_hit(session: Session, key: str) -> TaskHit | None:
     """The HIT with public key ``key`` (``<study>-<index>``), or None when there is none."""
-    try:
-        study_name, index = parse_hit_key(key)
-    except ValueError:
-        return None
-    study = study_named(session, study_name)
-    if study is None or study.id is None:
-        return None
-    hit = study_hit(session, study.id, index)
-    if hit is None:
-        return None
-    instrument = web_state().instrument(session, hit_instrument_id(session, hit))  # its arm's
-    return TaskHit(study, hit, HitPlan.from_showings(hit.index, hit.items), instrument)
+    return web_state().task_hit(session, key)

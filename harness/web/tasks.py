@@ -43,7 +43,6 @@ from harness.web.security import (
     cross_site,
     new_nonce,
     secure_headers,
-    worker_origins,
 )
 from harness.web.state import find_task_hit, web_state
 from harness.web.tokens import FIELD
@@ -98,7 +97,7 @@ def task_page(key: str) -> Response:
         task = find_task_hit(session, key)
         if task is None:
             return message_page("HIT not found", NO_HIT.format(key=key), 404)
-        origins = worker_origins(session, task.study)
+        origins = web_state().worker_origins(session, task.study)
         if hit_id and task.hit.platform_hit_id and hit_id != task.hit.platform_hit_id:
             return _secured(message_page(
                 "Wrong HIT",
@@ -133,7 +132,7 @@ def task_page(key: str) -> Response:
         # signed before anything is written: the store's key may be made in a session of its own
         token = "" if preview else trust().keys.sign(
             SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id)  # fmt: skip
-        if not preview:
+        if not preview and task.arm_id is not None:
             assert task.study.id is not None and task.hit.id is not None
             # a study with arms: the worker's arm, given on their first arrival (docs/arms.md)
             arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
@@ -247,7 +246,7 @@ def _store(
     if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     assert task.study.id is not None and task.hit.id is not None
-    if out_of_arm(session, task.study.id, task.hit.id, worker_id):
+    if task.arm_id is not None and out_of_arm(session, task.study.id, task.hit.id, worker_id):
         return _refuse(403, f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
                        "study's HITs than yours; your answers were not stored.")  # fmt: skip
     try:
