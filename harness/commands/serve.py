@@ -86,6 +86,7 @@ def serve(
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
+    from harness.web.warm import warm_up
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
@@ -119,9 +120,12 @@ def serve(
         app = create_app(
             url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
         )
+        trust = app.extensions["harness.trust"]
+        # scipy, boto3 and the platform clients loaded now, not by the crowd's first requests
+        warm_up(app.extensions["harness"].engine, trust.verifier)
         # made good within seconds by any live process: rechecks due (a stopped process's
         # too), assignments left unscreened and decisions left half done by a killed one
-        app.extensions["harness.trust"].rechecks.watch()
+        trust.rechecks.watch()
         if inline_or_queued is not None:
             state = app.extensions["harness"]
             sweep = Sweep(state.engine, inline_or_queued, acting=apply_decisions).start()

@@ -116,10 +116,12 @@ Connect = Callable[[StudyPlatform, str], Provider]
 
 
 def connect_platform(where: StudyPlatform, target: str) -> Provider:
-    """A provider for the platform and target a study was launched on."""
-    from harness.platform.registry import platform_named
+    """The process's provider for the platform and target a study was launched on: one client
+    per process, shared with the after-submission work (`shared_provider`; a boto3 client is
+    thread-safe, and making one costs a read of its service model)."""
+    from harness.platform.registry import shared_provider
 
-    return platform_named(where.provider).connect(target, where.endpoint_url)
+    return shared_provider(where.provider, target, where.endpoint_url)
 
 
 class Verifier:
