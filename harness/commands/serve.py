@@ -86,7 +86,7 @@ def serve(
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
-    from harness.web.warm import warm_up
+    from harness.web.warm import import_modules, warm_up
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
@@ -121,7 +121,8 @@ def serve(
             url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
         )
         trust = app.extensions["harness.trust"]
-        # scipy, boto3 and the platform clients loaded now, not by the crowd's first requests
+        # the platform clients made (and the modules imported, if not yet) now, not by the
+        # crowd's first requests
         warm_up(app.extensions["harness"].engine, trust.verifier)
         # made good within seconds by any live process: rechecks due (a stopped process's
         # too), assignments left unscreened and decisions left half done by a killed one
@@ -132,6 +133,9 @@ def serve(
             state.closers.insert(0, sweep.close)
         return app
 
+    # before gunicorn forks (and binds): each worker process, a restarted one too, starts
+    # with them; no connection is open here (the engine is disposed, no platform client)
+    import_modules()
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
         f"{workers} processes x {threads} threads)"

@@ -4,10 +4,12 @@ takes most of a second of CPU), and a platform client for each platform a launch
 on (boto3 reads its service model as it makes one).
 
 Without it the first submissions each worker process takes pay for all of that during the
-crowd, several at once, and their workers wait. Done after the fork (`harness.commands.serve`
-calls `warm_up` in each worker's app factory), so no database connection or platform client
-crosses a fork. A failure only costs the speed-up: it is logged, and the first request that
-needs a client makes it, as it would have.
+crowd, several at once, and their workers wait. `harness serve` imports the modules in the
+gunicorn master before it forks (`import_modules`: no connection is open there, and numpy was
+imported there already), so each worker process, a restarted one too, starts with them, and
+calls `warm_up` in each worker's app factory, after the fork, so no database connection or
+platform client crosses a fork. A failure only costs the speed-up: it is logged, and the first
+request that needs a client makes it, as it would have.
 """
 
 from __future__ import annotations
@@ -34,9 +36,13 @@ MODULES = (
 
 
 def import_modules() -> list[str]:
-    """Import `MODULES` (those already imported cost nothing); the names imported."""
+    """Import `MODULES` and read the platforms' client data (boto3's MTurk service model);
+    what was loaded already costs nothing. The names imported."""
+    from harness.platform.mturk.client import preload
+
     for name in MODULES:
         importlib.import_module(name)
+    preload()
     return list(MODULES)
 
 

@@ -83,3 +83,18 @@ def test_a_forked_process_makes_its_own_client(monkeypatch):
     childs = shared_provider("mturk", "local", ENDPOINT)
     assert childs is not parents and childs.client is not parents.client
     assert shared_provider("mturk", "local", ENDPOINT) is childs
+
+
+def test_a_process_reads_the_mturk_service_model_once(monkeypatch):
+    from botocore.loaders import JSONFileLoader
+
+    from harness.platform.mturk.client import make_client, preload
+
+    preload()
+
+    def read(*_args, **_kwargs):
+        raise AssertionError("botocore's data was read again")
+
+    monkeypatch.setattr(JSONFileLoader, "load_file", read)
+    client = make_client("local", ENDPOINT)  # a session of its own, the data already read
+    assert client.meta.service_model.service_name == "mturk"
