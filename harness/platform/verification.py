@@ -164,6 +164,9 @@ class Verifier:
     def __init__(self, connect: Connect = connect_platform) -> None:
         self._connect = connect
         self._providers: dict[tuple[str, str, str | None], Provider] = {}
+        # study id -> its platform's provider: a study's platform, target and endpoint are
+        # fixed by its launch, so its platform row is read once
+        self._of_study: dict[int, Provider] = {}
         self._lock = threading.Lock()
 
     def provider(self, where: StudyPlatform, target: str) -> Provider:
@@ -191,8 +194,10 @@ class Verifier:
     ) -> list[Verification]:
         """What the study's platform says about each (assignment, worker) claim on ``hit``,
         asked at once (`verify_many`)."""
-        where = session.get(StudyPlatform, study.id)
-        if where is None:
+        assert study.id is not None
+        provider = self._of_study.get(study.id)
+        where = None if provider is not None else session.get(StudyPlatform, study.id)
+        if provider is None and where is None:
             return [
                 Verification(
                     Verdict.UNVERIFIED,
@@ -204,11 +209,14 @@ class Verifier:
         if hit.platform_hit_id is None:
             never = f"HIT {hit.index} of {study.name} was never posted"
             return [Verification(Verdict.UNVERIFIED, never) for _ in claims]
-        try:
-            provider = self.provider(where, study.target)
-        except HarnessError as exc:
-            failed = f"could not connect to {where.provider}: {exc}"
-            return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+        if where is not None:
+            try:
+                provider = self.provider(where, study.target)
+            except HarnessError as exc:
+                failed = f"could not connect to {where.provider}: {exc}"
+                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+            self._of_study[study.id] = provider
+        assert provider is not None
         plan = HitPlan.from_showings(hit.index, hit.items)
         return verify_many(provider, claims, hit.platform_hit_id, plan)
 
