@@ -86,7 +86,7 @@ def serve(
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
-    from harness.web.warm import import_modules, warm_up
+    from harness.web.warm import before_fork, warm_up
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
@@ -135,7 +135,7 @@ def serve(
 
     # before gunicorn forks (and binds): each worker process, a restarted one too, starts
     # with them; no connection is open here (the engine is disposed, no platform client)
-    import_modules()
+    before_fork()
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
         f"{workers} processes x {threads} threads)"

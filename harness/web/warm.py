@@ -5,7 +5,7 @@ on (boto3 reads its service model as it makes one).
 
 Without it the first submissions each worker process takes pay for all of that during the
 crowd, several at once, and their workers wait. `harness serve` imports the modules in the
-gunicorn master before it forks (`import_modules`: no connection is open there, and numpy was
+gunicorn master before it forks (`before_fork`: no connection is open there, and numpy was
 imported there already), so each worker process, a restarted one too, starts with them, and
 calls `warm_up` in each worker's app factory, after the fork, so no database connection or
 platform client crosses a fork. A failure only costs the speed-up: it is logged, and the first
@@ -44,6 +44,15 @@ def import_modules() -> list[str]:
         importlib.import_module(name)
     preload()
     return list(MODULES)
+
+
+def before_fork() -> None:
+    """`import_modules` in a server's master process, before it forks its workers; a failure
+    is logged (each worker process tries again in `warm_up`)."""
+    try:
+        import_modules()
+    except Exception:  # noqa: BLE001 - a warm-up never stops a server from serving
+        LOG.warning("importing ahead of the worker processes failed", exc_info=True)
 
 
 def connect_launched(engine: sa.Engine, verifier: Verifier) -> int:
