@@ -39,7 +39,12 @@ from sqlmodel import select  # noqa: E402
 
 from harness.store import make_engine, session_scope  # noqa: E402
 from harness.store.migrations import upgrade  # noqa: E402
-from harness.store.models import Hit, QuarantinedSubmission, QuarantineState  # noqa: E402
+from harness.store.models import (  # noqa: E402
+    Hit,
+    QuarantinedSubmission,
+    QuarantineState,
+    StudyPlatform,
+)
 from tests.factories import create_postgres_database, drop_postgres_database  # noqa: E402
 
 FIRST_PASS = """
@@ -110,8 +115,6 @@ def clients(count: int = 5) -> dict[str, float]:
 
 def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, dict[str, float]]:
     """Quarantined submissions of one HIT settled one at a time, and together."""
-    from harness.platform.registry import shared_provider
-    from harness.platform.verification import Verifier
     from harness.web import create_app
     from tests.platform.mturk_local.factories import LocalMTurk, hit_params
     from tests.web.test_trust import Posted
@@ -124,8 +127,11 @@ def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, d
         return apps[-1]
 
     posted = Posted(make_engine(url), make_app, mturk, directory)
-    provider = shared_provider("mturk", "local", mturk.url)
+    verifier = posted.app.extensions["harness.trust"].verifier
+    with session_scope(posted.engine) as session:
+        provider = verifier.provider(session.exec(select(StudyPlatform)).one(), "local")
     calls: Counter[str] = Counter()
+
     def counting(name: str) -> Any:
         asked = getattr(provider.client, name)
 
@@ -141,7 +147,6 @@ def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, d
     sa.event.listen(posted.app.extensions["harness"].engine, "before_cursor_execute",
                     lambda *_args: statements.update(["sql"]))  # fmt: skip
     rechecks = posted.app.extensions["harness.trust"].rechecks
-    assert isinstance(rechecks._verifier, Verifier)
     results: dict[str, list[tuple[float, int, int]]] = {"one at a time": [], "together": []}
     for round_ in range(rounds):
         for mode in ("one at a time", "together"):
@@ -201,7 +206,8 @@ def main() -> int:
         try:
             report = {
                 "first screening pass of a fresh process (s)": first_pass(
-                    url, directory, args.repeats),
+                    url, directory, args.repeats
+                ),
                 "making an MTurk client (CPU s)": clients(),
             }
         finally:
@@ -211,7 +217,8 @@ def main() -> int:
         url = fresh_store(args.store, directory / "r")
         try:
             report["settling quarantined submissions of one HIT"] = rechecks(
-                url, directory, args.rounds, args.raters)
+                url, directory, args.rounds, args.raters
+            )
         finally:
             if args.store == "postgresql":
                 drop_postgres_database(url)

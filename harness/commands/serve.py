@@ -80,6 +80,7 @@ def serve(
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
     from harness.platform.after_submission import catch_up, hook
     from harness.platform.background import BackgroundHook, Sweep
+    from harness.platform.verification import Verifier, shared_platform
     from harness.store import database_url
     from harness.store.database import open_store, safe_url, session_scope
     from harness.store.models import Study
@@ -117,9 +118,9 @@ def serve(
 
     def build() -> Any:
         inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        app = create_app(
-            url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
-        )
+        # verification, rechecks and the after-submission work share one client per platform
+        app = create_app(url, after_submission=inline_or_queued, pool_size=threads,
+                         dashboard=dashboard, verifier=Verifier(shared_platform))  # fmt: skip
         trust = app.extensions["harness.trust"]
         # the platform clients made (and the modules imported, if not yet) now, not by the
         # crowd's first requests

@@ -148,9 +148,17 @@ Connect = Callable[[StudyPlatform, str], Provider]
 
 
 def connect_platform(where: StudyPlatform, target: str) -> Provider:
-    """The process's provider for the platform and target a study was launched on: one client
-    per process, shared with the after-submission work (`shared_provider`; a boto3 client is
-    thread-safe, and making one costs a read of its service model)."""
+    """A provider for the platform and target a study was launched on."""
+    from harness.platform.registry import platform_named
+
+    return platform_named(where.provider).connect(target, where.endpoint_url)
+
+
+def shared_platform(where: StudyPlatform, target: str) -> Provider:
+    """The process's provider for the platform and target a study was launched on, shared
+    with the after-submission work (`shared_provider`): what a task server verifies with, so
+    that it keeps one client per platform (a boto3 client is thread-safe, and making one
+    costs a session and a client class)."""
     from harness.platform.registry import shared_provider
 
     return shared_provider(where.provider, target, where.endpoint_url)

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pytest
 from sqlmodel import func, select
 
-from harness.platform.registry import platform_named, shared_provider
+from harness.platform.registry import platform_named
 from harness.platform.status import study_report
 from harness.platform.sync import SyncHooks, sync_study
 from harness.platform.verification import Verifier, settle_study, verify
@@ -28,6 +28,7 @@ from harness.store.models import (
     QuarantinedSubmission,
     QuarantineState,
     Study,
+    StudyPlatform,
     Worker,
 )
 from harness.store.quarantine import quarantine_counts
@@ -239,7 +240,9 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
         ids = [r.id for r in rows]
         claims = [(r.platform_assignment_id, r.platform_worker_id) for r in rows]
     assert len(ids) == 4
-    provider = shared_provider("mturk", "local", posted.mturk.url)  # the verifier's client
+    verifier = posted.app.extensions["harness.trust"].verifier
+    with session_scope(posted.engine) as session:
+        provider = verifier.provider(session.exec(select(StudyPlatform)).one(), "local")
     one_at_a_time = [verify(provider, a, w, posted.hit_id) for a, w in claims]
     calls = Counter()
     def counted(name):
@@ -257,7 +260,7 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     with session_scope(posted.engine) as session:
         hit = session.exec(select(Hit)).one()
         study = session.exec(select(Study)).one()
-        at_once = rechecks._verifier.check_many(session, study, hit, claims)
+        at_once = verifier.check_many(session, study, hit, claims)
     assert [(v.verdict, v.reason, v.final) for v in at_once] == [
         (v.verdict, v.reason, v.final) for v in one_at_a_time
     ]

@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from harness.platform.registry import shared_provider
-from harness.platform.verification import Verifier
+from harness.platform.verification import Verifier, shared_platform
 from harness.store import session_scope
 from harness.store.models import StudyPlatform
 from harness.web.warm import connect_launched
@@ -24,11 +24,12 @@ ENDPOINT = "http://127.0.0.1:9"  # never called: making a client asks nothing
 
 WORKER_START = """
 import json, sys
+from harness.platform.verification import Verifier, shared_platform
 from harness.web import create_app
 from harness.web.warm import warm_up
 heavy = ("scipy.stats", "harness.screening.live", "boto3", "botocore.client")
 before = [m for m in heavy if m in sys.modules]
-app = create_app(sys.argv[1])
+app = create_app(sys.argv[1], verifier=Verifier(shared_platform))  # as harness serve makes it
 trust = app.extensions["harness.trust"]
 warm_up(app.extensions["harness"].engine, trust.verifier)
 after = [m for m in heavy if m in sys.modules]
@@ -59,13 +60,13 @@ def test_a_worker_process_imports_scipy_and_makes_its_client_before_serving(
 
 def test_verification_and_after_submission_work_share_one_client_per_process(engine, tmp_path):
     _launched(engine, tmp_path)
-    verifier = Verifier()
+    verifier = Verifier(shared_platform)  # as harness serve makes it
     assert connect_launched(engine, verifier) == 1
     with session_scope(engine) as session:
         where = session.exec(select(StudyPlatform)).one()
         made = verifier.provider(where, "local")
     assert made is shared_provider("mturk", "local", ENDPOINT)  # what screen_and_act uses
-    assert made is Verifier().provider(where, "local")  # a second app of the process too
+    assert made is Verifier(shared_platform).provider(where, "local")  # another app's too
 
 
 def test_a_platform_that_cannot_be_connected_does_not_stop_the_worker(engine, tmp_path):
