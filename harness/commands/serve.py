@@ -80,12 +80,14 @@ def serve(
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
     from harness.platform.after_submission import catch_up, hook
     from harness.platform.background import BackgroundHook, Sweep
+    from harness.platform.verification import Verifier, shared_platform
     from harness.store import database_url
     from harness.store.database import open_store, safe_url, session_scope
     from harness.store.models import Study
     from harness.web import create_app
     from harness.web.server import ServeOptions
     from harness.web.server import serve as run
+    from harness.web.warm import before_fork, warm_up
 
     url = database_url(db)
     after = None if no_screening else hook(apply_decisions)
@@ -116,18 +118,25 @@ def serve(
 
     def build() -> Any:
         inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        app = create_app(
-            url, after_submission=inline_or_queued, pool_size=threads, dashboard=dashboard
-        )
+        # verification, rechecks and the after-submission work share one client per platform
+        app = create_app(url, after_submission=inline_or_queued, pool_size=threads,
+                         dashboard=dashboard, verifier=Verifier(shared_platform))  # fmt: skip
+        trust = app.extensions["harness.trust"]
+        # the platform clients made (and the modules imported, if not yet) now, not by the
+        # crowd's first requests
+        warm_up(app.extensions["harness"].engine, trust.verifier)
         # made good within seconds by any live process: rechecks due (a stopped process's
         # too), assignments left unscreened and decisions left half done by a killed one
-        app.extensions["harness.trust"].rechecks.watch()
+        trust.rechecks.watch()
         if inline_or_queued is not None:
             state = app.extensions["harness"]
             sweep = Sweep(state.engine, inline_or_queued, acting=apply_decisions).start()
             state.closers.insert(0, sweep.close)
         return app
 
+    # before gunicorn forks (and binds): each worker process, a restarted one too, starts
+    # with them; no connection is open here (the engine is disposed, no platform client)
+    before_fork()
     click.echo(
         f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
         f"{workers} processes x {threads} threads)"

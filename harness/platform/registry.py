@@ -8,6 +8,7 @@ platform is one line here (and its subpackage).
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -76,7 +77,7 @@ def resolve_target(
     return platform, platform.targets[0]
 
 
-_PROVIDERS: dict[tuple[str, str, str | None], Provider] = {}
+_PROVIDERS: dict[tuple[int, str, str, str | None], Provider] = {}
 _LOCK = threading.Lock()
 
 
@@ -92,8 +93,10 @@ def provider_for(study: LaunchedStudy) -> Provider:
 
 def shared_provider(name: str, target: str, endpoint_url: str | None) -> Provider:
     """One provider per (platform, target, endpoint) for a long-running process (the task
-    server's after-submission work), made on first use."""
-    key = (name, target, endpoint_url)
+    server's verification, rechecks and after-submission work share it), made on first use.
+    Kept per process id: a client made before a fork (its open connections) is never used by
+    the forked process, which makes its own."""
+    key = (os.getpid(), name, target, endpoint_url)
     with _LOCK:
         provider = _PROVIDERS.get(key)
         if provider is None:

@@ -83,6 +83,38 @@ def verify(
     return compare(found, worker_id, unit_id, label, provider.platform.read_answers, plan)
 
 
+LIST_FROM = 3
+"""Claims on one unit from which `verify_many` lists the unit's submissions."""
+
+
+def verify_many(
+    provider: Provider,
+    claims: Sequence[tuple[str, str]],
+    unit_id: str,
+    plan: HitPlan | None = None,
+) -> list[Verification]:
+    """`verify` for several (assignment, worker) claims on one unit, as one question when there
+    are several: the unit's submitted assignments (MTurk: ListAssignmentsForHIT) instead of one
+    GetAssignment each. An assignment the unit's list lacks is asked about on its own, so the
+    answers are `verify`'s (one of another unit is refused, as `verify` refuses it). A listing
+    takes two calls (MTurk gives a NextToken with its last page too): fewer than `LIST_FROM`
+    claims are asked about one by one."""
+    if len(claims) < LIST_FROM:
+        return [verify(provider, a, w, unit_id, plan) for a, w in claims]
+    label = provider.platform.label
+    try:
+        listed = {s.assignment_id: s for s in provider.submissions(unit_id)}
+    except HarnessError as exc:
+        return [Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+                for _ in claims]  # fmt: skip
+    return [
+        compare(listed[a], w, unit_id, label, provider.platform.read_answers, plan)
+        if a in listed
+        else verify(provider, a, w, unit_id, plan)
+        for a, w in claims
+    ]
+
+
 def compare(
     found: Submission,
     worker_id: str,
@@ -122,6 +154,16 @@ def connect_platform(where: StudyPlatform, target: str) -> Provider:
     return platform_named(where.provider).connect(target, where.endpoint_url)
 
 
+def shared_platform(where: StudyPlatform, target: str) -> Provider:
+    """The process's provider for the platform and target a study was launched on, shared
+    with the after-submission work (`shared_provider`): what a task server verifies with, so
+    that it keeps one client per platform (a boto3 client is thread-safe, and making one
+    costs a session and a client class)."""
+    from harness.platform.registry import shared_provider
+
+    return shared_provider(where.provider, target, where.endpoint_url)
+
+
 class Verifier:
     """Asks the platform a study runs on about its assignments; one provider per platform and
     target, made on first use (thread-safe). ``connect`` makes providers (tests may point it
@@ -130,6 +172,9 @@ class Verifier:
     def __init__(self, connect: Connect = connect_platform) -> None:
         self._connect = connect
         self._providers: dict[tuple[str, str, str | None], Provider] = {}
+        # study id -> its platform's provider: a study's platform, target and endpoint are
+        # fixed by its launch, so its platform row is read once
+        self._of_study: dict[int, Provider] = {}
         self._lock = threading.Lock()
 
     def provider(self, where: StudyPlatform, target: str) -> Provider:
@@ -150,25 +195,38 @@ class Verifier:
         self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
     ) -> Verification:
         """What the study's platform says about ``assignment_id`` and ``worker_id``."""
-        where = session.get(StudyPlatform, study.id)
-        if where is None:
-            return Verification(
-                Verdict.UNVERIFIED,
-                f"study {study.name} was never launched: no platform can vouch for "
-                f"assignment {assignment_id}",
-            )
+        return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
+
+    def check_many(
+        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+    ) -> list[Verification]:
+        """What the study's platform says about each (assignment, worker) claim on ``hit``,
+        asked at once (`verify_many`)."""
+        assert study.id is not None
+        provider = self._of_study.get(study.id)
+        where = None if provider is not None else session.get(StudyPlatform, study.id)
+        if provider is None and where is None:
+            return [
+                Verification(
+                    Verdict.UNVERIFIED,
+                    f"study {study.name} was never launched: no platform can vouch for "
+                    f"assignment {assignment_id}",
+                )
+                for assignment_id, _ in claims
+            ]
         if hit.platform_hit_id is None:
-            return Verification(
-                Verdict.UNVERIFIED, f"HIT {hit.index} of {study.name} was never posted"
-            )
-        try:
-            provider = self.provider(where, study.target)
-        except HarnessError as exc:
-            return Verification(
-                Verdict.UNVERIFIED, f"could not connect to {where.provider}: {exc}", final=False
-            )
+            never = f"HIT {hit.index} of {study.name} was never posted"
+            return [Verification(Verdict.UNVERIFIED, never) for _ in claims]
+        if where is not None:
+            try:
+                provider = self.provider(where, study.target)
+            except HarnessError as exc:
+                failed = f"could not connect to {where.provider}: {exc}"
+                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+            self._of_study[study.id] = provider
+        assert provider is not None
         plan = HitPlan.from_showings(hit.index, hit.items)
-        return verify(provider, assignment_id, worker_id, hit.platform_hit_id, plan)
+        return verify_many(provider, claims, hit.platform_hit_id, plan)
 
 
 def check_arrival(
@@ -209,10 +267,10 @@ class Vouches(Verifier):
         super().__init__()
         self._why = why
 
-    def check(
-        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
-    ) -> Verification:
-        return Verification(Verdict.VERIFIED, self._why)
+    def check_many(
+        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+    ) -> list[Verification]:
+        return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
 
     def arrival(
         self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None

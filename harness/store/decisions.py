@@ -128,14 +128,32 @@ def pending_decisions(
     counts (of each assignment, for a heuristic judged per assignment): a flag raised and since
     cleared is not pending."""
     at = now or utcnow()
+    table = ScreeningDecision.__table__  # type: ignore[attr-defined]
+    # the latest of each key from plain columns; whole decisions only for those still open
+    # (a screening pass after each burst asks, and most of a study's decisions are settled)
+    rows = session.execute(
+        sa.select(table.c.id, table.c.worker_id, table.c.heuristic, table.c.assignment_id,
+                  table.c.flag, table.c.action, table.c.state)
+        .where(table.c.study_id == study_id)
+        .order_by(table.c.id)
+    ).all()  # fmt: skip
+    latest = {decision_key(r.worker_id, r.heuristic, r.assignment_id): r for r in rows}
+    open_states = (DecisionState.PENDING, DecisionState.CLAIMED)
+    wanted = sorted(
+        r.id for r in latest.values() if r.state in open_states and acts(r.flag, r.action)
+    )
+    if not wanted:
+        return []
+    found = session.exec(
+        select(ScreeningDecision)
+        .where(col(ScreeningDecision.id).in_(wanted))
+        .order_by(col(ScreeningDecision.id))
+    ).all()
     return [
         d
-        for d in latest_decisions(session, study_id)
-        if acts(d.flag, d.action)
-        and (
-            d.state is DecisionState.PENDING
-            or (d.state is DecisionState.CLAIMED and _abandoned(session, d, at))
-        )
+        for d in found
+        if d.state is DecisionState.PENDING
+        or (d.state is DecisionState.CLAIMED and _abandoned(session, d, at))
     ]
 
 

@@ -13,6 +13,7 @@ the last delay a pending submission is left to `harness sync`, which asks about 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -69,28 +70,51 @@ def take_recheck(
 ) -> Taken | None:
     """Take the recheck of row ``row_id`` that follows ``done`` rechecks, scheduling the next,
     and commit; None when another process took it (or the row is settled, or not due)."""
+    return take_rechecks(session, [(row_id, done)], now).get(row_id)
+
+
+def take_rechecks(
+    session: Session, due: Sequence[tuple[int, int]], now: datetime | None = None
+) -> dict[int, Taken]:
+    """Take every recheck of ``due`` (row id, rechecks done so far) that no other process took,
+    as `take_recheck` takes one, in one conditional update per number of rechecks done (the
+    next delay depends on it), and commit; the rechecks taken, by row id."""
     at = now or utcnow()
-    following = done + 1
-    due = (
-        at + timedelta(seconds=RECHECK_DELAYS[following])
-        if following < len(RECHECK_DELAYS)
-        else None
-    )
     table = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
-    result = session.execute(
-        sa.update(table)
-        .where(
-            table.c.id == row_id,
+    by_done: dict[int, list[int]] = {}
+    for row_id, done in due:
+        by_done.setdefault(done, []).append(row_id)
+    taken: dict[int, Taken] = {}
+    for done, ids in sorted(by_done.items()):
+        following = done + 1
+        next_at = (
+            at + timedelta(seconds=RECHECK_DELAYS[following])
+            if following < len(RECHECK_DELAYS)
+            else None
+        )
+        still_due = (
+            table.c.id.in_(ids),
             table.c.state == QuarantineState.PENDING.name,
             table.c.rechecks == done,
             table.c.recheck_at <= at,
         )
-        .values(rechecks=following, recheck_at=due)
-    )
+        # rows locked in one order, those another process is taking skipped (PostgreSQL; on
+        # SQLite one writer at a time): two processes taking overlapping rows never deadlock
+        free = (
+            sa.select(table.c.id)
+            .where(*still_due)
+            .order_by(table.c.id)
+            .with_for_update(skip_locked=True)
+        )
+        result = session.execute(
+            sa.update(table)
+            .where(table.c.id.in_(free), *still_due)
+            .values(rechecks=following, recheck_at=next_at)
+            .returning(table.c.id)
+        )
+        taken.update((int(row_id), Taken(next_at)) for (row_id,) in result)
     session.commit()
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        return None
-    return Taken(due)
+    return taken
 
 
 def stop_rechecks(session: Session, row_id: int) -> None:

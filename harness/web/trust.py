@@ -7,10 +7,12 @@ platform can vouch for it: it is quarantined, and the platform is asked again a 
 the next minute, on a schedule kept in the store (`harness.store.rechecks`; then `harness
 sync` settles what is still pending). `Rechecks` carries the schedule out: it wakes when a
 submission quarantined here is due, and a task server's (`watch`) also looks every `POLL`
-seconds for any due recheck, so those of a process that stopped are done by the others. Each
-recheck is taken in the store first, so exactly one process does it. A recheck that verifies a
-submission stores the answers as the assignment's judgments and runs the after-submission
-hook (live screening) as a verified submission at once would have.
+seconds for any due recheck, so those of a process that stopped are done by the others. The
+rechecks due are taken in the store first, together (`take_rechecks`), so exactly one process
+does each; the platform is asked once per HIT about its due submissions (`Verifier.check_many`).
+A recheck that verifies a submission stores the answers as the assignment's judgments; then
+the after-submission hook (live screening) runs once per study with new assignments, as it
+would have after each.
 """
 
 from __future__ import annotations
@@ -19,16 +21,18 @@ import heapq
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from flask import current_app
+from sqlmodel import col, select
 
 from harness.platform.after_submission import AfterSubmission, run_after_submission
-from harness.platform.verification import Settled, Verifier, settle
+from harness.platform.verification import Settled, Verification, Verifier, settle
 from harness.store.database import session_scope
 from harness.store.models import Hit, QuarantinedSubmission, QuarantineState, Study, utcnow
-from harness.store.rechecks import RECHECK_DELAYS, due_rechecks, stop_rechecks, take_recheck
+from harness.store.rechecks import RECHECK_DELAYS, due_rechecks, stop_rechecks, take_rechecks
 from harness.web.tokens import PageKeys
 
 LOG = logging.getLogger(__name__)
@@ -90,43 +94,78 @@ class Rechecks:
         here."""
         with session_scope(self._engine) as session:
             due = due_rechecks(session)
-        done = 0
-        for row_id, asked in due:
-            with session_scope(self._engine) as session:
-                taken = take_recheck(session, row_id, asked)
-            if taken is None:  # another process took it
-                continue
-            try:
-                settled = self.recheck(row_id)
-            except Exception:  # a failed recheck must not stop the others; the next is due
-                LOG.exception("recheck of quarantined submission %s failed", row_id)
-                continue
-            done += 1
-            pending = settled is not None and settled.state is QuarantineState.PENDING
-            if pending and taken.next_at is not None:
-                self._wake(time.monotonic() + (taken.next_at - utcnow()).total_seconds())
-        return done
+            taken = take_rechecks(session, due) if due else {}
+        if not taken:
+            return 0
+        settled = self.recheck_many(sorted(taken))
+        for row_id, result in settled.items():
+            next_at = taken[row_id].next_at
+            if result is not None and result.state is QuarantineState.PENDING and next_at:
+                self._wake(time.monotonic() + (next_at - utcnow()).total_seconds())
+        return len(settled)
 
     def recheck(self, row_id: int) -> Settled | None:
         """Ask the platform about quarantined submission ``row_id`` now and settle it (None:
         it was settled already); when the platform's answer will not change, ask no more."""
+        return self.recheck_many([row_id]).get(row_id)
+
+    def recheck_many(self, row_ids: Sequence[int]) -> dict[int, Settled | None]:
+        """`recheck` each of ``row_ids``, the platform asked once per HIT about its rows
+        (`Verifier.check_many`), each settled in a transaction of its own; then the
+        after-submission hook runs once per study that has new assignments. The rows
+        settled (None: settled already); a row whose settling failed is logged and left out
+        (its next recheck is due)."""
+        with session_scope(self._engine) as session:
+            rows = session.exec(
+                select(QuarantinedSubmission).where(
+                    col(QuarantinedSubmission.id).in_(row_ids),
+                    QuarantinedSubmission.state == QuarantineState.PENDING,
+                )
+            ).all()
+            by_hit: dict[int, list[QuarantinedSubmission]] = {}
+            for row in rows:
+                by_hit.setdefault(row.hit_id, []).append(row)
+            checked: dict[int, Verification] = {}
+            for hit_id, group in by_hit.items():
+                study = session.get(Study, group[0].study_id)
+                hit = session.get(Hit, hit_id)
+                assert study is not None and hit is not None
+                claims = [(r.platform_assignment_id, r.platform_worker_id) for r in group]
+                answers = self._verifier.check_many(session, study, hit, claims)
+                checked.update((r.id, a) for r, a in zip(group, answers, strict=True)
+                               if r.id is not None)  # fmt: skip
+        out: dict[int, Settled | None] = {}
+        new: dict[int, int] = {}  # study id -> its newest assignment stored here
+        for row_id in row_ids:
+            if row_id not in checked:
+                out[row_id] = None
+                continue
+            try:
+                out[row_id], study_id = self._settle(row_id, checked[row_id])
+            except Exception:  # a failed recheck must not stop the others; the next is due
+                LOG.exception("recheck of quarantined submission %s failed", row_id)
+                continue
+            settled = out[row_id]
+            if settled is not None and settled.assignment_pk is not None:
+                new[study_id] = settled.assignment_pk
+        if self._after is not None:
+            for study_id, assignment_pk in new.items():
+                run_after_submission(self._engine, self._after, study_id, assignment_pk)
+        return out
+
+    def _settle(self, row_id: int, checked: Verification) -> tuple[Settled | None, int]:
+        """Settle row ``row_id`` from the platform's answer (None: settled meanwhile); with
+        its study's id."""
         with session_scope(self._engine) as session:
             row = session.get(QuarantinedSubmission, row_id)
-            if row is None or row.state is not QuarantineState.PENDING:
-                return None
-            study = session.get(Study, row.study_id)
-            hit = session.get(Hit, row.hit_id)
-            assert study is not None and hit is not None
-            checked = self._verifier.check(session, study, hit, row.platform_assignment_id,
-                                           row.platform_worker_id)  # fmt: skip
+            assert row is not None
+            study_id = row.study_id
+            if row.state is not QuarantineState.PENDING:
+                return None, study_id
             settled = settle(session, row, checked)
             if settled.state is QuarantineState.PENDING and checked.final:
                 stop_rechecks(session, row_id)
-            study_id = study.id
-        if settled.assignment_pk is not None and self._after is not None:
-            assert study_id is not None
-            run_after_submission(self._engine, self._after, study_id, settled.assignment_pk)
-        return settled
+        return settled, study_id
 
     def _wake(self, when: float) -> None:
         with self._cond:

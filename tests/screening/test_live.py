@@ -258,3 +258,46 @@ def test_live_screening_judges_h7_per_assignment_as_batch_screening_does(engine)
     # ... and only it: the same workers' careful assignments pass
     h7 = {aids[d.assignment_id] for d in pending if d.heuristic == "low_correlation"}
     assert h7 == failing  # a decision per failing assignment, naming it
+
+
+def _outcome(session, study_id: int) -> tuple[dict[tuple, bool], set[tuple]]:
+    """A study's latest flag per (worker, heuristic, assignment), and its pending decisions,
+    by the names the simulation gave (the store prefixes assignments with the study's id)."""
+    names = _names(session)
+    aids = {a.id: a.platform_assignment_id.split("-", 1)[1]
+            for a in session.exec(select(Assignment))}  # fmt: skip
+    query = select(ScreeningDecision).where(ScreeningDecision.study_id == study_id)
+    latest: dict[tuple, bool] = {}
+    for d in session.exec(query.order_by(col(ScreeningDecision.id))).all():
+        latest[(names[d.worker_id], d.heuristic, aids.get(d.assignment_id))] = d.flag
+    pending = {(names[d.worker_id], d.heuristic, aids.get(d.assignment_id), d.action)
+               for d in pending_decisions(session, study_id)}  # fmt: skip
+    return latest, pending
+
+
+def test_one_screening_pass_per_batch_of_arrivals_decides_as_one_per_assignment(engine):
+    """What a task server does under a burst (one pass over everything stored since the last,
+    `harness.platform.background`) ends with the flags and pending decisions of screening
+    each assignment as it arrives, with fewer decisions along the way."""
+    table = _crowd_table()
+    one_by_one, _ = _run_study(engine, table)
+    with session_scope(engine) as session:
+        batched = create_study(session, load_spec(SPEC), name="batched")
+    parts = [p.drop(columns=["hit", "bad"]) for _, p in table.groupby("assignment_id", sort=False)]
+    passes = 0
+    for start in range(0, len(parts), 5):  # five assignments arrive between two passes
+        with session_scope(engine) as session:
+            for part in parts[start : start + 5]:
+                list(store_assignments(session, batched, part))
+        screen_pending(engine, batched.id)
+        passes += 1
+    assert passes < len(parts)
+    with session_scope(engine) as session:
+        expected = _outcome(session, one_by_one.id)
+        got = _outcome(session, batched.id)
+        unscreened = session.exec(
+            select(Assignment.id).where(Assignment.screened_at.is_(None))  # type: ignore[union-attr]
+        ).all()
+    assert got == expected
+    assert any(flag for flag in expected[0].values()) and expected[1]  # something to decide
+    assert unscreened == []

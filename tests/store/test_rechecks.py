@@ -22,11 +22,13 @@ from harness.store.models import (
 from harness.store.quarantine import quarantine, resolve
 from harness.store.rechecks import (
     RECHECK_DELAYS,
+    Taken,
     due_rechecks,
     first_recheck,
     next_recheck,
     stop_rechecks,
     take_recheck,
+    take_rechecks,
 )
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
@@ -115,3 +117,37 @@ def test_a_quarantined_submission_is_settled_once(row):
         ).all()
         assert [e.payload["state"] for e in resolved] == ["verified"]
         assert due_rechecks(session, utcnow() + timedelta(days=1)) == []
+
+
+def test_due_rechecks_are_taken_together_each_once_with_its_own_next_delay(row):
+    engine, first_id = row
+    with session_scope(engine) as session:
+        study_id, hit_id = session.exec(
+            select(QuarantinedSubmission.study_id, QuarantinedSubmission.hit_id)
+        ).one()
+        ids = [first_id]
+        for n in (2, 3):
+            kept, _ = quarantine(
+                session, study_id=study_id, hit_id=hit_id, assignment_id=f"A{n}",
+                worker_id=f"W{n}", fields=[("x", "1")], reason="not yet",
+                recheck_at=first_recheck(),
+            )  # fmt: skip
+            ids.append(kept.id)
+    now = utcnow() + timedelta(seconds=1)
+    with session_scope(engine) as other:  # another process takes the second one first
+        assert take_recheck(other, ids[1], 0, now) is not None
+    later = now + timedelta(seconds=RECHECK_DELAYS[1] + 0.1)
+    with session_scope(engine) as session:
+        due = due_rechecks(session, later)
+        assert sorted(due) == [(ids[0], 0), (ids[1], 1), (ids[2], 0)]
+        stale = [(ids[0], 0), (ids[1], 0), (ids[2], 0)]  # as read before the other took it
+        taken = take_rechecks(session, stale, later)
+    assert taken == {
+        ids[0]: Taken(later + timedelta(seconds=RECHECK_DELAYS[1])),
+        ids[2]: Taken(later + timedelta(seconds=RECHECK_DELAYS[1])),
+    }
+    with session_scope(engine) as session:
+        assert take_rechecks(session, due, later) == {  # only the one not taken yet
+            ids[1]: Taken(later + timedelta(seconds=RECHECK_DELAYS[2]))
+        }
+        assert take_rechecks(session, due, later) == {}

@@ -8,6 +8,7 @@ externalSubmit. What counts is asked of MTurk (GetAssignment), not taken from th
 
 from __future__ import annotations
 
+from collections import Counter
 from urllib.parse import urlencode
 
 import pytest
@@ -16,7 +17,7 @@ from sqlmodel import func, select
 from harness.platform.registry import platform_named
 from harness.platform.status import study_report
 from harness.platform.sync import SyncHooks, sync_study
-from harness.platform.verification import Verifier, settle_study
+from harness.platform.verification import Verifier, settle_study, verify
 from harness.render.answers import encode_answers
 from harness.render.pages import external_question
 from harness.store import session_scope
@@ -27,6 +28,7 @@ from harness.store.models import (
     QuarantinedSubmission,
     QuarantineState,
     Study,
+    StudyPlatform,
     Worker,
 )
 from harness.store.quarantine import quarantine_counts
@@ -218,6 +220,62 @@ def test_a_wrong_hit_id_in_the_post_is_refused(posted):
     assert response.status_code == 400
     assert "These answers name HIT SOMEOTHERHIT" in response.json["errors"][0]
     assert posted.quarantined() == []
+
+
+def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(posted, monkeypatch):
+    """Several quarantined submissions of one HIT are verified with one listing of it;
+    only those the HIT's list lacks are asked about one by one (GetAssignment), so each is
+    settled as its own recheck would have settled it."""
+    done, waiting, taken = posted.accept("AW1"), posted.accept("AW2"), posted.accept("AW3")
+    assert posted.post(done, "AW1", value=7.0).status_code == 200
+    assert posted.post(waiting, "AW2").status_code == 200  # not completed on MTurk yet
+    assert posted.post(taken, ATTACKER, value=1.0).status_code == 200  # AW3's assignment
+    assert posted.post("FORGED1", "AX").status_code == 200  # MTurk never heard of it
+    posted.complete_on_mturk(done, "AW1", value=7.0)
+    posted.complete_on_mturk(taken, "AW3", value=1.0)
+    with session_scope(posted.engine) as session:
+        rows = session.exec(
+            select(QuarantinedSubmission).order_by(QuarantinedSubmission.id)
+        ).all()
+        ids = [r.id for r in rows]
+        claims = [(r.platform_assignment_id, r.platform_worker_id) for r in rows]
+    assert len(ids) == 4
+    verifier = posted.app.extensions["harness.trust"].verifier
+    with session_scope(posted.engine) as session:
+        provider = verifier.provider(session.exec(select(StudyPlatform)).one(), "local")
+    one_at_a_time = [verify(provider, a, w, posted.hit_id) for a, w in claims]
+    calls = Counter()
+    def counted(name):
+        asked = getattr(provider.client, name)
+
+        def call(**params):
+            calls.update([name])
+            return asked(**params)
+
+        return call
+
+    for name in ("list_assignments_for_hit", "get_assignment"):
+        monkeypatch.setattr(provider.client, name, counted(name))
+    rechecks = posted.app.extensions["harness.trust"].rechecks
+    with session_scope(posted.engine) as session:
+        hit = session.exec(select(Hit)).one()
+        study = session.exec(select(Study)).one()
+        at_once = verifier.check_many(session, study, hit, claims)
+    assert [(v.verdict, v.reason, v.final) for v in at_once] == [
+        (v.verdict, v.reason, v.final) for v in one_at_a_time
+    ]
+    # one listing (two pages: MTurk gives a NextToken with the last one too), then AW2's
+    # and FORGED1's assignments asked about on their own
+    assert calls == {"list_assignments_for_hit": 2, "get_assignment": 2}
+    calls.clear()
+    settled = rechecks.recheck_many(ids)
+    assert calls == {"list_assignments_for_hit": 2, "get_assignment": 2}
+    states = [QuarantineState.VERIFIED, QuarantineState.PENDING, QuarantineState.REFUSED,
+              QuarantineState.PENDING]  # fmt: skip
+    assert {i: s.state for i, s in settled.items()} == dict(zip(ids, states, strict=True))
+    assert posted.counted() == [(done, "AW1", len(posted.study.plans[0].showings))]
+    assert rechecks.recheck_many(ids) == {  # settled once: asked no more
+        ids[0]: None, ids[1]: settled[ids[1]], ids[2]: None, ids[3]: settled[ids[3]]}  # fmt: skip
 
 
 # --- hole 3: turkSubmitTo and the page's policy ---------------------------------------------

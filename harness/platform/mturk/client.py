@@ -10,6 +10,7 @@ calls that are safe to repeat (see `retry.py`).
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from harness.errors import InputError
@@ -42,6 +43,7 @@ def endpoint_for(target: str, endpoint_url: str | None = None) -> str:
 def make_client(target: str, endpoint_url: str | None = None, *, timeout: float = 60.0) -> Any:
     """boto3's MTurk client for ``target`` (one attempt per call; harness retries)."""
     import boto3
+    import botocore.session
     from botocore.config import Config
 
     config = Config(
@@ -57,5 +59,30 @@ def make_client(target: str, endpoint_url: str | None = None, *, timeout: float 
     }
     if target == "local":
         kwargs |= {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
-    # A session of its own: credentials are resolved now, not cached from an earlier client.
-    return boto3.session.Session().client("mturk", **kwargs)
+    # A session of its own: credentials are resolved now, not cached from an earlier client;
+    # botocore's data (the service model, the endpoints) is read once per process.
+    core = botocore.session.Session()
+    core.register_component("data_loader", _data_loader())
+    return boto3.session.Session(botocore_session=core).client("mturk", **kwargs)
+
+
+_LOADER: Any = None
+_LOADER_LOCK = threading.Lock()
+
+
+def _data_loader() -> Any:
+    """botocore's data loader shared by every client of the process: it keeps what it read,
+    so a client after the first costs about a tenth (no JSON read and parsed again)."""
+    global _LOADER
+    with _LOADER_LOCK:
+        if _LOADER is None:
+            from botocore.loaders import create_loader
+
+            _LOADER = create_loader()
+        return _LOADER
+
+
+def preload() -> None:
+    """Import boto3 and read MTurk's service model now (a server, before it forks its worker
+    processes): a throwaway client for a local endpoint, which opens no connection."""
+    make_client("local", "http://127.0.0.1:9")
