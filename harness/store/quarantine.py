@@ -136,23 +136,43 @@ class Owner(StrEnum):
     OTHER = "other"  # another worker's, as the platform said
 
 
+_assignment_a = Assignment.__table__  # type: ignore[attr-defined]
+_worker_w = Worker.__table__  # type: ignore[attr-defined]
+_judgment_j = Judgment.__table__  # type: ignore[attr-defined]
+_kept_q = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
+_STORED_OWNER = (
+    sa.select(
+        _worker_w.c.platform_worker_id,
+        sa.exists().where(_judgment_j.c.assignment_id == _assignment_a.c.id).label("answered"),
+    )
+    .select_from(_assignment_a.outerjoin(_worker_w, _worker_w.c.id == _assignment_a.c.worker_id))
+    .where(_assignment_a.c.platform_assignment_id == sa.bindparam("assignment"))
+    .limit(1)
+)
+_KEPT_STATE = (
+    sa.select(_kept_q.c.state)
+    .where(
+        _kept_q.c.platform_assignment_id == sa.bindparam("assignment"),
+        _kept_q.c.platform_worker_id == sa.bindparam("worker"),
+    )
+    .limit(1)
+)
+"""Built once: a task page asks on every load, and needs neither rows nor their answers."""
+
+
 def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner | None:
     """Whether ``assignment_id`` already has answers from ``worker_id`` (SAME), belongs to
     another worker by the platform's word (OTHER), or neither (None). Another worker's
     quarantined answers do not count: they are not the platform's word."""
-    stored = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == assignment_id)
-    ).first()
+    stored = session.execute(_STORED_OWNER, {"assignment": assignment_id}).first()
     if stored is not None:
-        owner = session.get(Worker, stored.worker_id)
-        if owner is None or owner.platform_worker_id != worker_id:
+        if stored.platform_worker_id != worker_id:
             return Owner.OTHER
-        answered = session.exec(
-            select(Judgment.id).where(Judgment.assignment_id == stored.id).limit(1)
-        ).first()
-        if answered is not None:
+        if stored.answered:
             return Owner.SAME
-    kept = _find(session, assignment_id, worker_id)
-    if kept is None:
+    state = session.execute(
+        _KEPT_STATE, {"assignment": assignment_id, "worker": worker_id}
+    ).scalar()
+    if state is None:
         return None
-    return Owner.OTHER if kept.state is QuarantineState.REFUSED else Owner.SAME
+    return Owner.OTHER if state is QuarantineState.REFUSED else Owner.SAME

@@ -1,0 +1,76 @@
+"""Whose answers an assignment already has, as a task page asks on every load: the stored
+assignment's worker, a quarantined submission's poster unless the platform refused it, or
+nobody; another worker's quarantined answers are not the platform's word."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.answer import Answer
+from harness.spec import load_spec
+from harness.store import create_study, make_engine, session_scope
+from harness.store.models import Hit, QuarantineState
+from harness.store.quarantine import Owner, quarantine, resolve, submitted_by
+from harness.store.received import record_accept
+from harness.store.submissions import store_submission
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+
+@pytest.fixture
+def store(database_url, tmp_path):
+    """An engine and a HIT of a minimal study (its first item's key)."""
+    engine = make_engine(database_url)
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        key = str(loaded.items["item_id"].iloc[0])
+        hit = Hit(study_id=study.id, index=0, max_assignments=3, items=[key])
+        session.add(hit)
+        session.flush()
+        hit_id = hit.id
+    yield engine, hit_id, key
+    engine.dispose()
+
+
+def test_nobody_has_answered_an_assignment_the_store_has_never_seen(store):
+    engine, _, _ = store
+    with session_scope(engine) as session:
+        assert submitted_by(session, "A-new", "W1") is None
+
+
+def test_an_accepted_assignment_without_answers_is_its_workers_to_answer(store):
+    engine, hit_id, _ = store
+    with session_scope(engine) as session:
+        record_accept(session, session.get(Hit, hit_id), "A1", "W1")
+    with session_scope(engine) as session:
+        assert submitted_by(session, "A1", "W1") is None
+        assert submitted_by(session, "A1", "W2") is Owner.OTHER
+
+
+def test_stored_answers_belong_to_their_worker_and_to_nobody_else(store):
+    engine, hit_id, key = store
+    with session_scope(engine) as session:
+        answers = [Answer(item_key=key, position=0, value=3.0)]
+        store_submission(session, session.get(Hit, hit_id), "A1", "W1", answers)
+    with session_scope(engine) as session:
+        assert submitted_by(session, "A1", "W1") is Owner.SAME
+        assert submitted_by(session, "A1", "W2") is Owner.OTHER
+
+
+def test_quarantined_answers_count_for_their_poster_until_the_platform_refuses_them(store):
+    engine, hit_id, _ = store
+    with session_scope(engine) as session:
+        hit = session.get(Hit, hit_id)
+        kept, _ = quarantine(
+            session, study_id=hit.study_id, hit_id=hit_id, assignment_id="A1", worker_id="W1",
+            fields=[("x", "1")], reason="not submitted yet",
+        )  # fmt: skip
+        kept_id = kept.id
+    with session_scope(engine) as session:
+        assert submitted_by(session, "A1", "W1") is Owner.SAME
+        assert submitted_by(session, "A1", "W2") is None  # not the platform's word
+        row = session.get(type(kept), kept_id)
+        assert resolve(session, row, QuarantineState.REFUSED, "another worker's")
+    with session_scope(engine) as session:
+        assert submitted_by(session, "A1", "W1") is Owner.OTHER
