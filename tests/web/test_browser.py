@@ -37,7 +37,9 @@ KINDS = ["rating", "likert", "pair_comparison"]
 
 @pytest.fixture
 def mturk(tmp_path):
-    service = LocalMTurk(tmp_path / "mturk.sqlite").start()
+    # threaded: Chromium opens connections it may leave idle (a preconnect, a kept-alive
+    # one); one thread would wait on them and every other client with it
+    service = LocalMTurk(tmp_path / "mturk.sqlite", threaded=True).start()
     yield service
     service.stop()
 

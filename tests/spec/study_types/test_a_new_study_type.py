@@ -224,7 +224,9 @@ def test_a_page_of_the_new_type_answered_in_chromium_parses_back_and_passes_the_
     monkeypatch.setitem(person.ANSWER, "yes_no", answer)
     loaded = load_spec(_write(tmp_path))
     instrument, plan = Instrument.from_loaded(loaded), plan_hits(loaded)[0]
-    mturk = LocalMTurk(tmp_path / "mturk.sqlite").start()
+    # threaded: Chromium opens connections it may leave idle (a preconnect, a kept-alive
+    # one); one thread would wait on them and every other client with it
+    mturk = LocalMTurk(tmp_path / "mturk.sqlite", threaded=True).start()
     try:
         client = mturk.client()
         question = html_question(instrument, plan, study_name="related")
