@@ -6,8 +6,8 @@ a HIT belongs to (each arm has its own HITs, so every item reaches its raters in
 database's: a worker has at most one arm per study (unique study, worker), and each arrival
 number of a study is given once (unique study, arrival), so two processes assigning at the
 same moment cannot both count the same arrival (`harness.store.arm_assignment`).
-`hit_instrument_id` is the one lookup the submission path needs: which instrument a HIT's
-judgments are stored under.
+`hit_arm` is the one lookup the submission path needs: a HIT's arm and the instrument its
+judgments are stored under (kept per process once posted: `harness.store.posted`).
 
 On a platform whose units are published one by one (MTurk), each arm also has its own work type
 (`StudyArm.work_type_id`: its HIT group, whose reward and title may differ) and its own group of
@@ -72,19 +72,19 @@ class WorkerArm(SQLModel, table=True):
     )  # when the platform put the worker in the arm's group (None: not yet, or no group)
 
 
-def hit_instrument_id(session: Session, hit: Hit) -> int:
-    """The instrument a HIT's pages show and its judgments are stored under: its arm's, or
-    (a study without arms) the study's."""
+def hit_arm(session: Session, hit: Hit) -> tuple[int | None, int]:
+    """A HIT's arm (None: a study without arms) and the instrument its pages show and its
+    judgments are stored under: its arm's, or the study's."""
     found = session.exec(
-        select(StudyArm.instrument_id)
-        .join(ArmHit, col(ArmHit.arm_id) == col(StudyArm.id))
+        select(ArmHit.arm_id, StudyArm.instrument_id)
+        .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
         .where(ArmHit.hit_id == hit.id)
     ).first()
     if found is not None:
-        return found
+        return found[0], found[1]
     study = session.get(Study, hit.study_id)
     assert study is not None
-    return study.instrument_id
+    return None, study.instrument_id
 
 
 def hit_instruments(session: Session, hits: list[Hit]) -> dict[int, int]:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.arm_tables import ArmHit, StudyArm
-from harness.store.models import Hit, Item, Study
+from harness.store.arm_tables import hit_arm
+from harness.store.models import Hit, Item
 
 
 @dataclass(frozen=True)
@@ -71,26 +71,12 @@ def hit_facts(session: Session, hit: Hit) -> PostedHit:
         found = known.hits.get(hit.id)
     if found is not None:
         return found
-    arm = session.exec(
-        select(ArmHit.arm_id, StudyArm.instrument_id)
-        .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
-        .where(ArmHit.hit_id == hit.id)
-    ).first()
-    if arm is not None:
-        arm_id, instrument_id = arm
-    else:
-        arm_id, instrument_id = None, _study_instrument(session, hit.study_id)
+    arm_id, instrument_id = hit_arm(session, hit)
     facts = PostedHit(arm_id, instrument_id)
     if hit.platform_hit_id is not None:
         with known.lock:
             known.hits[hit.id] = facts
     return facts
-
-
-def _study_instrument(session: Session, study_id: int) -> int:
-    study = session.get(Study, study_id)
-    assert study is not None  # a foreign key keeps it there
-    return study.instrument_id
 
 
 def hit_items(

@@ -36,9 +36,9 @@ from harness.render.plan import HitPlan
 from harness.render.validation import check_answers
 from harness.store.allocation import Allocation, holds_slot, settle
 from harness.store.arm_assignment import allocate_in_arm
-from harness.store.arm_tables import hit_instrument_id
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
+from harness.store.posted import hit_facts
 from harness.store.studies import study_named
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
@@ -178,7 +178,8 @@ def task(name: str, ref: str) -> Response:
         worker = session.get(Worker, slot.worker_id)
         hit = session.get(Hit, slot.hit_id)
         assert worker is not None and hit is not None
-        instrument = web_state().instrument(session, hit_instrument_id(session, hit))  # its arm's
+        facts = hit_facts(session, hit)  # an arm's HIT: the arm's instrument
+        instrument = web_state().instrument(session, facts.instrument_id)
         nonce = new_nonce()
         html = render_page(
             instrument,
@@ -255,7 +256,7 @@ def _store(
         answers = decode_fields(fields)
     except AnswerFormatError as exc:
         return _refuse(400, *exc.problems)
-    instrument = web_state().instrument(session, hit_instrument_id(session, hit))
+    instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
     plan = HitPlan.from_showings(hit.index, hit.items)
     order = instrument.page_order(
         plan, study_name=entry.study.name, worker_id=worker.platform_worker_id, hosting="external"

@@ -29,7 +29,7 @@ from harness.store.arm_assignment import (
     study_arms,
     unjoined,
 )
-from harness.store.arm_tables import WorkerArm, hit_instrument_id
+from harness.store.arm_tables import WorkerArm, hit_arm
 from harness.store.hits import add_planned_hits
 from harness.store.instruments import freeze_instrument
 from harness.store.models import Hit, Worker
@@ -89,7 +89,7 @@ def test_arms_are_recorded_once_and_a_changed_spec_is_refused(engine, study_id):
         with pytest.raises(StoreError, match="launched with another instrument"):
             record_arms(session, study_id, [("plain", arms[1].instrument_id), ("anchored", 1)])
         hits = session.exec(select(Hit).where(Hit.study_id == study_id).order_by(Hit.index))
-        assert [hit_instrument_id(session, h) for h in hits] == [arms[0].instrument_id] * 2 + [
+        assert [hit_arm(session, h)[1] for h in hits] == [arms[0].instrument_id] * 2 + [
             arms[1].instrument_id
         ] * 2
 
