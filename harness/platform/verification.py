@@ -30,16 +30,13 @@ from harness.platform.provider import Arrival, Provider, Submission
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.models import (
-    Assignment,
     Hit,
-    Judgment,
     QuarantinedSubmission,
     QuarantineState,
     Study,
     StudyPlatform,
-    Worker,
 )
-from harness.store.quarantine import pending, resolve
+from harness.store.quarantine import pending, resolve, stored_answers_by
 from harness.store.submissions import store_submission
 
 
@@ -298,12 +295,9 @@ def settle(
     Settled once: a row another process settled first (a recheck and a sync at once) is left
     as that one settled it, and nothing is written.
     """
-    stored = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == row.platform_assignment_id)
-    ).first()
-    if stored is not None and _has_judgments(session, stored):
-        owner = session.get(Worker, stored.worker_id)
-        if owner is not None and owner.platform_worker_id == row.platform_worker_id:
+    answered_by = stored_answers_by(session, row.platform_assignment_id)
+    if answered_by is not None:
+        if answered_by == row.platform_worker_id:
             return _resolved(session, row, QuarantineState.VERIFIED,
                              "stored from the platform's record")  # fmt: skip
         return _resolved(session, row, QuarantineState.REFUSED,
@@ -379,15 +373,6 @@ def settle_study(session: Session, study: Study, verifier: Verifier) -> list[Set
                                  row.platform_worker_id)  # fmt: skip
         out.append(settle(session, row, checked))
     return out
-
-
-def _has_judgments(session: Session, assignment: Assignment) -> bool:
-    return (
-        session.exec(
-            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
-        ).first()
-        is not None
-    )
 
 
 def _essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:

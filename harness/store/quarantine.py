@@ -136,28 +136,35 @@ class Owner(StrEnum):
     OTHER = "other"  # another worker's, as the platform said
 
 
-_assignment_a = Assignment.__table__  # type: ignore[attr-defined]
-_worker_w = Worker.__table__  # type: ignore[attr-defined]
-_judgment_j = Judgment.__table__  # type: ignore[attr-defined]
-_kept_q = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
 _STORED_OWNER = (
     sa.select(
-        _worker_w.c.platform_worker_id,
-        sa.exists().where(_judgment_j.c.assignment_id == _assignment_a.c.id).label("answered"),
+        col(Worker.platform_worker_id),
+        sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id)).label("answered"),
     )
-    .select_from(_assignment_a.outerjoin(_worker_w, _worker_w.c.id == _assignment_a.c.worker_id))
-    .where(_assignment_a.c.platform_assignment_id == sa.bindparam("assignment"))
+    .select_from(Assignment)
+    .outerjoin(Worker, col(Worker.id) == col(Assignment.worker_id))
+    .where(col(Assignment.platform_assignment_id) == sa.bindparam("assignment"))
     .limit(1)
 )
 _KEPT_STATE = (
-    sa.select(_kept_q.c.state)
+    sa.select(col(QuarantinedSubmission.state))
     .where(
-        _kept_q.c.platform_assignment_id == sa.bindparam("assignment"),
-        _kept_q.c.platform_worker_id == sa.bindparam("worker"),
+        col(QuarantinedSubmission.platform_assignment_id) == sa.bindparam("assignment"),
+        col(QuarantinedSubmission.platform_worker_id) == sa.bindparam("worker"),
     )
     .limit(1)
 )
-"""Built once: a task page asks on every load, and needs neither rows nor their answers."""
+"""Built once: a task page asks on every load, and needs neither rows nor their answers. Of
+the models' columns, so the session flushes what it holds before reading, as for a query."""
+
+
+def stored_answers_by(session: Session, assignment_id: str) -> str | None:
+    """The platform id of the worker whose answers the store holds as ``assignment_id``'s
+    judgments ("" when the assignment's worker row is missing), or None when it holds none."""
+    stored = session.execute(_STORED_OWNER, {"assignment": assignment_id}).first()
+    if stored is None or not stored.answered:
+        return None
+    return stored.platform_worker_id or ""
 
 
 def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner | None:
