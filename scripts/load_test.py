@@ -7,6 +7,7 @@ Run from the project root (loopback only; every server is started here and stopp
     python scripts/load_test.py --store sqlite --workers 50
     python scripts/load_test.py --store postgresql --workers 200 --raters 16
     python scripts/load_test.py --store sqlite --workers 50 --kill-every 5   # fault run
+    python scripts/load_test.py --store postgresql --workers 200 --raters 48 --rate 60  # paced
 
 What runs: `harness mturk-local` (gunicorn) and `harness serve` (gunicorn, ``--server-workers``
 processes x ``--threads`` threads, live screening applying decisions) as subprocesses on free
@@ -18,6 +19,12 @@ threads at once, each one simulated worker (80% careful, 10% spammers, 10% strai
 passed: list, accept, load the page, submit the answers to the task server (retrying a
 connection cut or a 5xx, as a worker reloading would), submit to MTurk. ``--kill-every N``
 SIGKILLs one task-server worker process every N seconds (gunicorn starts another).
+
+Without ``--rate`` the crowd is a closed loop: the most the servers can do, with latency fixed by
+Little's law (workers / rate seconds per assignment). ``--rate R`` starts assignments at R per
+second across the crowd, as people pausing between assignments would (`load_pace.Pacer`): the
+page and submit latency at an offered rate, with starts the servers could not keep up with
+reported as late.
 
 Reported: assignments per second (stored and submitted on the platform, over the crowd's wall
 time), page and submit latency p50/p99, the task server's errors (5xx and cut connections),
@@ -58,6 +65,7 @@ sys.path.insert(0, str(ROOT))
 
 from load_cpu import BackendCpu, check_pinnable, cpu_seconds, crowd_seconds, measure, pin  # noqa: E402
 from load_http import Browser, Reply  # noqa: E402
+from load_pace import Pacer, littles_law  # noqa: E402
 
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
@@ -221,16 +229,25 @@ class TimedSession(Browser):
 
 
 def crowd_worker(
-    sim: SimulatedWorkers, worker: Any, seed: int, deadline: float, report: DriverReport
+    sim: SimulatedWorkers,
+    worker: Any,
+    seed: int,
+    deadline: float,
+    report: DriverReport,
+    pacer: Pacer | None = None,
 ) -> None:
-    """One simulated worker taking HITs until none is left for them or time is up."""
+    """One simulated worker taking HITs until none is left for them or time is up; with a
+    ``pacer``, each assignment waits for its slot (a refused accept tries again at once)."""
     rng = np.random.default_rng([seed, 4])
-    refused = 0
+    refused, retrying = 0, False
     while time.perf_counter() < deadline and refused < 20:
+        if pacer is not None and not retrying:
+            pacer.wait()
         hit = pick_hit(sim, worker, rng)
         if hit is None:
             return
-        if not sim.work(worker, hit, rng, report):
+        retrying = not sim.work(worker, hit, rng, report)
+        if retrying:
             refused += 1  # e.g. the HIT filled between listing and accepting: list again
 
 
@@ -378,6 +395,7 @@ def run(args: argparse.Namespace) -> int:
             if args.store == "postgresql":
                 backends = BackendCpu(POSTGRES_ADMIN, sa.engine.make_url(db).database or "")
                 backends.start()
+            pacer = Pacer(args.rate) if args.rate else None
             start = time.perf_counter()
             deadline = start + args.seconds
 
@@ -392,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
                         seed=args.seed + i,
                         profile=WORKER_PROFILE,
                     )
-                    crowd_worker(sim, workers[i], args.seed + i, deadline, report)
+                    crowd_worker(sim, workers[i], args.seed + i, deadline, report, pacer)
 
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
@@ -420,7 +438,7 @@ def run(args: argparse.Namespace) -> int:
                 ).raise_for_status()
                 synced += harness("sync", "load", "--db", db, check=False)
             checks = check(db, mturk_url, timings, report)
-        print_report(args, wall, timings, report, killed, drained, synced, checks)
+        print_report(args, wall, timings, report, killed, drained, synced, checks, pacer)
         print(
             "  CPU seconds during the crowd: " + ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
         )
@@ -661,6 +679,7 @@ def print_report(
     drained: float,
     synced: str,
     checks: dict[str, tuple[bool, str]],
+    pacer: Pacer | None = None,
 ) -> None:
     done = len(report.submitted)
     print(
@@ -671,6 +690,7 @@ def print_report(
         + (f", {args.platform_errors:.0%} platform errors" if args.platform_errors else "")
     )
     print(f"  {done} assignments in {wall:.1f} s: {done / wall:.1f} assignments/s")
+    print("  " + (pacer.summary() if pacer is not None else littles_law(args.workers, done / wall)))
     print(
         f"  page   p50 {percentile(timings.page, 50):.0f} ms, p99 "
         f"{percentile(timings.page, 99):.0f} ms ({len(timings.page)})"
@@ -744,6 +764,13 @@ def main() -> int:
         default=0.0,
         help="share of the platform's requester calls answered 429 or 503 during the crowd",
     )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="start assignments at this many per second across the crowd (an open loop: "
+        "latency at an offered rate); 0: each worker starts its next at once (a closed loop)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--pin",
@@ -755,6 +782,8 @@ def main() -> int:
         parser.error("--workers: 1 to 500 (a bounded load test)")
     if args.terminate_every and args.store != "postgresql":
         parser.error("--terminate-every: PostgreSQL only")
+    if args.rate < 0 or args.rate > 1000:
+        parser.error("--rate: 0 (a closed loop) to 1000 assignment starts per second")
     if args.seconds > 300:
         parser.error("--seconds: at most 300")
     if args.pin:
