@@ -39,8 +39,9 @@ class Pacer:
         if not self.rate > 0:
             raise ValueError(f"--rate: assignments per second must be above 0, not {self.rate}")
 
-    def wait(self) -> None:
-        """Take the next slot and wait until it comes (at once when it has passed)."""
+    def wait(self) -> float:
+        """Take the next slot and wait until it comes (at once when it has passed); how late
+        the start is, in seconds, for `started`."""
         with self._lock:
             now = self.clock()
             slot = now if self._next is None else self._next
@@ -48,9 +49,13 @@ class Pacer:
         delay = slot - self.clock()
         if delay > 0:
             self.sleep(delay)
-            delay = 0.0
+        return max(0.0, -delay)
+
+    def started(self, late: float) -> None:
+        """An assignment started in the slot `wait` gave (a worker who found no HIT left in its
+        slot started none, and is not counted)."""
         with self._lock:
-            self.late.append(-delay)
+            self.late.append(late)
 
     def summary(self) -> str:
         """How well the offered rate was kept: starts, and those late by more than `LATE`."""

@@ -169,6 +169,7 @@ class Timings:
     submit: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     acknowledged: set[str] = field(default_factory=set)  # assignments the task server stored
+    last_stored: float = 0.0  # when the task server last acknowledged one (perf_counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -220,6 +221,7 @@ class TimedSession(Browser):
                 getattr(self.timings, kind).append(spent)
                 if kind == "submit" and response.status_code == 200:
                     self.timings.acknowledged.add(str((data or {}).get("assignmentId")))
+                    self.timings.last_stored = time.perf_counter()
             return response
         return response or super().request(method, url, params, data, headers)
 
@@ -241,11 +243,12 @@ def crowd_worker(
     rng = np.random.default_rng([seed, 4])
     refused, retrying = 0, False
     while time.perf_counter() < deadline and refused < 20:
-        if pacer is not None and not retrying:
-            pacer.wait()
+        late = pacer.wait() if pacer is not None and not retrying else None
         hit = pick_hit(sim, worker, rng)
         if hit is None:
             return
+        if pacer is not None and late is not None:
+            pacer.started(late)
         retrying = not sim.work(worker, hit, rng, report)
         if retrying:
             refused += 1  # e.g. the HIT filled between listing and accepting: list again
@@ -415,6 +418,8 @@ def run(args: argparse.Namespace) -> int:
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
             wall = time.perf_counter() - start
+            if pacer is not None and timings.last_stored > start:  # not the slots taken at the end by workers with no HIT left
+                wall = min(wall, timings.last_stored - start)
             during = since()
             if backends is not None:
                 during["PostgreSQL backends"] = backends.stop()
