@@ -418,7 +418,8 @@ def run(args: argparse.Namespace) -> int:
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
             wall = time.perf_counter() - start
-            if pacer is not None and timings.last_stored > start:  # not the slots taken at the end by workers with no HIT left
+            # paced: not the slots taken at the end by workers with no HIT left
+            if pacer is not None and timings.last_stored > start:
                 wall = min(wall, timings.last_stored - start)
             during = since()
             if backends is not None:
