@@ -17,6 +17,17 @@ MIN_GOLD = 2  # H9 needs at least two gold items
 IDENTICAL_TOLERANCE = 0.10  # H10: identical pair below max - 10% of the range fails
 REPEAT_TOLERANCE = 0.25  # H10: two showings more than a quarter of the range apart fail
 MIN_CHECKS = 4  # H10 at its default: checks needed before a share of failures says anything
+REPEATABLE = (ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value)
+"""Roles of the items a plan may show twice (content items, gold included): the first showing
+keeps the item's role, the later one is ``repeat``."""
+
+
+def shown_twice(rows: pd.DataFrame) -> pd.DataFrame:
+    """Every showing of an item the worker answered twice or more: the later showings
+    (``repeat``) with the first, whatever the item's own role (a gold or control-group item
+    may be repeated too)."""
+    shown = rows[rows["role"].isin([*REPEATABLE, ItemRole.REPEAT.value])]
+    return shown[shown.duplicated(["worker_id", "item_id"], keep=False)]
 
 
 def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
@@ -70,8 +81,7 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     identical_fail = rows["value"].to_numpy()[identical] < (
         scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
     )
-    shown = rows[np.isin(role, [ItemRole.ITEM.value, ItemRole.REPEAT.value])]
-    shown = shown[shown.duplicated(["worker_id", "item_id"], keep=False)]  # shown twice or more
+    shown = shown_twice(rows)
     repeated: np.ndarray = np.empty(0, dtype=object)
     repeat_fail: np.ndarray = np.empty(0, dtype=bool)
     if len(shown):
@@ -117,8 +127,7 @@ def control_checks(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Dat
             "passed": identical["value"] >= scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9,
         })
     ]  # fmt: skip
-    shown = rows[rows["role"].isin([ItemRole.ITEM.value, ItemRole.REPEAT.value])]
-    shown = shown[shown.duplicated(["worker_id", "item_id"], keep=False)]
+    shown = shown_twice(rows)
     if len(shown):
         spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min"])
         gap = spread["max"] - spread["min"]

@@ -45,6 +45,24 @@ def test_every_check_passes_or_fails_by_the_heuristics_tolerances():
     }
 
 
+def test_a_repeated_gold_or_control_group_item_is_a_repeat_check_too():
+    # the plan may repeat any content item; its first showing keeps the item's role
+    frame = pd.DataFrame(
+        [
+            ("g1", "a", 5.0, "gold"), ("g1", "a", 9.0, "repeat"),  # 4 apart: failed
+            ("c1", "a", 3.0, "control_group"), ("c1", "a", 3.0, "repeat"),  # passed
+            ("g2", "a", 1.0, "gold"),  # shown once: a gold check only
+        ],
+        columns=COLUMNS,
+    )  # fmt: skip
+    frame["gold"] = frame["item_id"].map({"g1": 5.0, "g2": 1.0})
+    checks = control_checks(frame, TEN)
+    repeats = checks[checks["control"] == "repeat"].set_index("item_id")["passed"].to_dict()
+    assert repeats == {"c1": True, "g1": False}
+    h10 = calibration_failure(frame, TEN).set_index("worker_id")
+    assert h10.loc["a", "evidence"] == 2 and h10.loc["a", "failures"] == 1
+
+
 def test_the_checks_failed_are_what_h9_and_h10_count():
     frame = _rows()
     checks = control_checks(frame, TEN)
