@@ -34,6 +34,8 @@ from harness.store.models import (
     Hit,
     Slot,
     SlotState,
+    Study,
+    StudyStatus,
     Worker,
     utcnow,
 )
@@ -58,6 +60,7 @@ class Refusal(StrEnum):
     BLOCKED = "blocked"  # screening (or a person) excluded the participant from the study
     FULL = "full"  # no HIT the participant may take needs a rater now
     DONE = "done"  # this session's work is submitted already
+    PAUSED = "paused"  # the study is paused at entry: nobody new starts (work under way goes on)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ MESSAGES = {
         "have done every part you may. Thank you for your interest."
     ),
     Refusal.DONE: "Your answers for this session are recorded already. Thank you!",
+    Refusal.PAUSED: (
+        "This study is paused: nobody new can start it now. Please try the same link again later."
+    ),
 }
 
 
@@ -178,6 +184,21 @@ def holds_slot(
     if session_ref is not None:
         query = query.where(Slot.session_ref == session_ref)
     return session.exec(query.limit(1)).first() is not None
+
+
+def paused_for_newcomers(
+    session: Session, study_id: int, platform_worker_id: str, session_ref: str | None
+) -> Refused | None:
+    """`Refused` (paused) when the study is paused and this participant holds no slot under
+    way; None otherwise. Read under the study's lock (`lock_study`, which pausing takes too),
+    so an arrival waiting for the lock while the study was paused does not start after the
+    pause: the status is read from the database, not from a study row read before the lock."""
+    status = session.exec(select(Study.status).where(Study.id == study_id)).one()
+    if status != StudyStatus.PAUSED:
+        return None
+    if holds_slot(session, study_id, platform_worker_id, session_ref):
+        return None
+    return Refused(Refusal.PAUSED, MESSAGES[Refusal.PAUSED])
 
 
 def _held(

@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
 from harness.errors import StoreError
-from harness.store.allocation import Allocation, Refused, allocate
+from harness.store.allocation import Allocation, Refused, allocate, paused_for_newcomers
 from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
 from harness.store.locks import lock_study
 from harness.store.models import InstrumentVersion, Worker, utcnow
@@ -231,10 +231,17 @@ def allocate_in_arm(
     *,
     hold: timedelta,
     now: datetime | None = None,
+    paused_stops_new: bool = False,
 ) -> Allocation | Refused:
     """`allocate`, kept to the worker's arm in a study with arms (assigned on first arrival);
-    exactly `allocate` in a study without."""
+    exactly `allocate` in a study without. With ``paused_stops_new`` (a platform paused at
+    entry: a study link), a paused study refuses anyone without work under way, decided under
+    the study's lock (`paused_for_newcomers`), before an arm is assigned."""
     lock_study(session, study_id)  # first statement: arrivals of a study take turns
+    if paused_stops_new:
+        paused = paused_for_newcomers(session, study_id, platform_worker_id, session_ref)
+        if paused is not None:
+            return paused
     arms = study_arms(session, study_id)
     if not arms:
         return allocate(session, study_id, platform_worker_id, session_ref, hold=hold, now=now)

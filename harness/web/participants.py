@@ -34,7 +34,7 @@ from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
 from harness.render.validation import check_answers
-from harness.store.allocation import Allocation, holds_slot, settle
+from harness.store.allocation import Allocation, Refusal, Refused, holds_slot, settle
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
@@ -143,9 +143,12 @@ def arrive(name: str) -> Response:
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
             got = allocate_in_arm(session, _id(entry.study), arrival.worker_id,
-                                  arrival.session_ref, hold=hold)  # fmt: skip
+                                  arrival.session_ref, hold=hold,
+                                  paused_stops_new=pausing(entry.platform).at_entry)  # fmt: skip
         except StoreError as exc:
             return message_page("Cannot start", str(exc), 409)
+    if isinstance(got, Refused) and got.reason is Refusal.PAUSED:  # paused while waiting
+        return _paused_page()
     if not isinstance(got, Allocation):
         return message_page("No task for you", got.message, 200)
     return redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)  # type: ignore[return-value]

@@ -22,9 +22,18 @@ from harness.store.allocation import (
     settle,
     slot_counts,
 )
+from harness.store.arm_assignment import allocate_in_arm
 from harness.store.events import EventKind, record_event
 from harness.store.hits import add_planned_hits
-from harness.store.models import Assignment, AssignmentStatus, Hit, Slot, SlotState
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    Slot,
+    SlotState,
+    Study,
+    StudyStatus,
+)
 from harness.store.slot_choice import Candidate, choose_slot, preference
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
@@ -187,3 +196,37 @@ def test_several_processes_allocating_at_once_fill_every_slot_exactly_once(
     assert sorted(hit for _, hit in got) == [0, 0, 0, 1, 1, 1]
     with session_scope(engine) as session:
         assert slot_counts(session, study_id) == {"open": 0, "reserved": 0, "submitted": 6}
+
+
+def _pause(engine, study_id):
+    with session_scope(engine) as session:
+        study = session.get(Study, study_id)
+        study.status = StudyStatus.PAUSED
+        session.add(study)
+
+
+def test_a_pause_committed_while_an_arrival_waited_stops_the_newcomer_not_work_under_way(
+    engine, study_id
+):
+    held = _allocate(engine, study_id, "W1", "S1")
+    assert isinstance(held, Allocation)
+    with session_scope(engine) as session:
+        seen = session.get(Study, study_id)  # the arrival read the study: not paused
+        assert seen.status is not StudyStatus.PAUSED
+        _pause(engine, study_id)  # meanwhile, pausing takes the study's lock and commits
+        got = allocate_in_arm(session, study_id, "W2", "S2", hold=HOLD, now=T0,
+                              paused_stops_new=True)  # fmt: skip
+        assert got == Refused(Refusal.PAUSED, got.message)
+        assert "paused" in got.message
+        again = allocate_in_arm(session, study_id, "W1", "S1", hold=HOLD, now=T0,
+                                paused_stops_new=True)  # fmt: skip
+        assert isinstance(again, Allocation) and again.resumed
+    with session_scope(engine) as session:  # no new place was taken
+        assert slot_counts(session, study_id).get("reserved") == 1
+
+
+def test_a_platform_that_pauses_itself_is_not_refused_at_entry(engine, study_id):
+    _pause(engine, study_id)  # Prolific stops sending people; harness does not turn them away
+    with session_scope(engine) as session:
+        got = allocate_in_arm(session, study_id, "W2", "S2", hold=HOLD, now=T0)
+    assert isinstance(got, Allocation)
