@@ -275,14 +275,20 @@ def terminate_connections(db: str, every: float, stop: threading.Event, cut: lis
 
 
 def pick_hit(sim: SimulatedWorkers, worker: Any, rng: np.random.Generator) -> str | None:
-    """One of the HITs the worker may accept, at random (people do not all take the first)."""
+    """One of the HITs the worker may accept, at random (people do not all take the first),
+    in proportion to its places left: a group with many places is the one people find and
+    take from, and a HIT about to fill is seldom the one a burst of workers all pick (which
+    made a third of the accepts refused and listed again)."""
     from harness.simulate.driver import mturk_worker_id
 
     listed = sim._get(  # noqa: SLF001 - the driver's own worker-side call
         "/worker/hits", workerId=mturk_worker_id(worker.worker_id), acceptable=1, **sim.profile
     )
-    open_hits = [str(h["HITId"]) for h in listed["HITs"] if h["canAccept"]]
-    return str(rng.choice(open_hits)) if open_hits else None
+    open_hits = [h for h in listed["HITs"] if h["canAccept"]]
+    places = np.array([max(int(h["NumberOfAssignmentsAvailable"]), 0) for h in open_hits])
+    if not open_hits or places.sum() == 0:
+        return None
+    return str(open_hits[int(rng.choice(len(open_hits), p=places / places.sum()))]["HITId"])
 
 
 def kill_workers(
