@@ -119,6 +119,8 @@ def do_one(fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value,
             posted.count(arm, "identical")
         elif a.item_key in GOLD:  # each showing of a gold item, a repeated one too (as H9)
             posted.count(arm, "gold")
+            if again:  # and a repeated gold item's two showings are a repeat check (H10)
+                posted.count(arm, "repeat")
         elif again:
             posted.count(arm, "repeat")
     data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
@@ -151,8 +153,8 @@ def original_csv(path: Path, items: int = 8, raters: int = 5, seed: int = 1) -> 
 
 def careful_long_careless_short(seed: int = 0, items: int = 8) -> Value:
     """``long``'s workers pass every control and answer near each item's truth; ``short``'s
-    fail every control (identical pairs at 2, gold 5 off, a repeat 5 apart) and answer
-    noisily."""
+    fail every control (identical pairs at 2, gold 5 off, a repeat 5 apart; a repeated gold
+    item 2 off at its second showing, 3 from its first) and answer noisily."""
     rng = np.random.default_rng(seed)
     truth = item_truths(items)
     first: dict[tuple[str, str], float] = {}
@@ -161,8 +163,11 @@ def careful_long_careless_short(seed: int = 0, items: int = 8) -> Value:
         key = (worker, a.item_key)
         if again:
             before = first[key]
-            if arm == "long" or a.item_key in GOLD:  # a gold item's second showing: as the first
+            if arm == "long":
                 return before
+            if a.item_key in GOLD:  # still 2 off the gold answer, and 3 from the first showing
+                gold = GOLD[a.item_key]
+                return gold + 2 if gold <= 5 else gold - 2
             return before + 5 if before <= 5 else before - 5
         if a.item_key.startswith("identical-"):
             v = 10.0 if arm == "long" else 2.0
