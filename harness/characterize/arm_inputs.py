@@ -43,13 +43,14 @@ class StoredArms:
     platform: str  # the platform whose fees are counted, as it names itself
 
 
-def read_arms(session: Session, study: Study) -> StoredArms:
-    """The study's arms (`InputError` for a study without arms, from `arm_judgments`)."""
+def read_arms(session: Session, study: Study, judgments: pd.DataFrame | None = None) -> StoredArms:
+    """The study's arms (`InputError` for a study without arms, from `arm_judgments`);
+    ``judgments``: the study's table when the caller read it already."""
     from harness.platform.registry import platform_named
     from harness.store.studies import launched
 
     assert study.id is not None
-    data = arm_judgments(session, study)
+    data = arm_judgments(session, study, judgments)
     running = launched(session, study)
     platform = platform_named(running.platform.provider)
     per_unit = running.platform.assignments_per_hit

@@ -45,17 +45,26 @@ DATASET_RATERS = {"ws353": 13, "ws353-13": 13, "ws353-16": 16}
 def read_instrument(ref: str, db: str | None, arm: str | None = None) -> Instrument:
     """A CSV path, ``ws353[-13|-16][:DIR]``, or a stored study's name (in the store ``db``);
     of a study with arms, the arm ``arm`` (default: the base)."""
+    return read_with_arms(ref, db, arm, arms=False)[0]
+
+
+def read_with_arms(
+    ref: str, db: str | None, arm: str | None = None, *, arms: bool = True
+) -> tuple[Instrument, StoredArms | None]:
+    """`read_instrument`, and (``arms``) of a stored study with arms every arm as the
+    comparison reads them (`harness.characterize.arm_inputs.read_arms`), from one read of
+    the study's judgments; None for a file, a dataset or a study without arms."""
     if is_dataset(ref):
         name, _, directory = ref.partition(":")
         _no_arms(ref, arm)
-        return instrument_from_ws353(load_ws353(directory or None), DATASET_RATERS[name])
+        return instrument_from_ws353(load_ws353(directory or None), DATASET_RATERS[name]), None
     path = Path(ref)
     if path.is_file():
         _no_arms(ref, arm)
-        return instrument_from_csv(path)
+        return instrument_from_csv(path), None
     if path.suffix.lower() == ".csv" or "/" in ref:
         raise InputError(f"{ref}: no such file")
-    return _stored(ref, db, arm)
+    return _stored(ref, db, arm, with_arms=arms)
 
 
 def _no_arms(ref: str, arm: str | None) -> None:
@@ -69,7 +78,10 @@ def is_dataset(ref: str) -> bool:
     return ref.partition(":")[0] in DATASET_RATERS
 
 
-def _stored(name: str, db: str | None, arm: str | None = None) -> Instrument:
+def _stored(
+    name: str, db: str | None, arm: str | None = None, *, with_arms: bool = False
+) -> tuple[Instrument, StoredArms | None]:
+    from harness.characterize.arm_inputs import read_arms
     from harness.store import find_study, load_study, session_scope
     from harness.store.arm_assignment import study_arms
     from harness.store.database import open_store
@@ -86,6 +98,7 @@ def _stored(name: str, db: str | None, arm: str | None = None) -> Instrument:
             assert found.id is not None
             arms = study_arms(session, found.id)
             chosen = _chosen_arm(name, [a.name for a in arms], arm)
+            compared = read_arms(session, found, stored.judgments) if arms and with_arms else None
             if chosen is not None:
                 ref = next(a for a in arms if a.name == chosen)
                 version = session.get(InstrumentVersion, ref.instrument_id)
@@ -94,7 +107,7 @@ def _stored(name: str, db: str | None, arm: str | None = None) -> Instrument:
     finally:
         engine.dispose()
     if chosen is None:
-        return instrument_from_study(stored.study, stored.instrument, stored.judgments)
+        return instrument_from_study(stored.study, stored.instrument, stored.judgments), None
     judgments = stored.judgments[stored.judgments["instrument_hash"] == instrument["hash"]]
     if judgments.empty:
         raise InputError(f"stored study {name!r} has no judgments in arm {chosen!r} yet")
@@ -104,7 +117,7 @@ def _stored(name: str, db: str | None, arm: str | None = None) -> Instrument:
     what = (f"{chosen}{base}, one of the study's {len(arms)} arms "
             f"({', '.join(a.name for a in arms)}); each arm is its own instrument")  # fmt: skip
     known = {k: v for k, v in one.known.items() if k == "source"}
-    return replace(one, known=known | {"arm": what} | one.known)
+    return replace(one, known=known | {"arm": what} | one.known), compared
 
 
 def _chosen_arm(study: str, arms: list[str], arm: str | None) -> str | None:
@@ -119,28 +132,6 @@ def _chosen_arm(study: str, arms: list[str], arm: str | None) -> str | None:
         raise InputError(f"--arm {arm}: study {study!r} has no such arm (its arms: "
                          f"{', '.join(arms)})")  # fmt: skip
     return arm
-
-
-def stored_arms(ref: str, db: str | None) -> StoredArms | None:
-    """The arms of the stored study ``ref`` as the comparison reads them (None: ``ref`` is a
-    file, a dataset, or a study without arms)."""
-    from harness.characterize.arm_inputs import read_arms
-    from harness.store import find_study, session_scope
-    from harness.store.arm_assignment import study_arms
-    from harness.store.database import open_store
-
-    if is_dataset(ref) or Path(ref).is_file():
-        return None
-    engine = open_store(db)
-    try:
-        with session_scope(engine) as session:
-            study = find_study(session, ref)
-            assert study.id is not None
-            if not study_arms(session, study.id):
-                return None
-            return read_arms(session, study)
-    finally:
-        engine.dispose()
 
 
 def ws353_items(original_ref: str) -> Callable[[], pd.DataFrame]:

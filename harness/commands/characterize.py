@@ -145,9 +145,9 @@ def characterize_command(
     from harness.characterize.arm_inputs import arms_figures
     from harness.characterize.inputs import (
         read_instrument,
+        read_with_arms,
         screen_with_spec,
         screened_inputs,
-        stored_arms,
         ws353_items,
     )
     from harness.datasets.systems import read_system_refs
@@ -161,8 +161,7 @@ def characterize_command(
     if sum(x is not None for x in (screened_path, flagged_path, screen_spec)) > 1:
         raise InputError("give one of --screened, --flagged or --screen")
     say(f"reading the new instrument ({new_ref})")
-    new = read_instrument(new_ref, db, arm)
-    arms = stored_arms(new_ref, db) if new.kind == "study" else None
+    new, arms = read_with_arms(new_ref, db, arm)  # a study's judgments read once, arms too
     if arms is not None:
         chosen = arm or arms.data.arms[0]
         say(f"{new_ref} has arms ({', '.join(arms.data.arms)}): characterizing arm {chosen}; "

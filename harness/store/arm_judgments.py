@@ -33,10 +33,13 @@ class ArmJudgments:
         return self.shown[self.shown["arm"] == arm] if len(self.shown) else self.shown
 
 
-def arm_judgments(session: Session, study: Study) -> ArmJudgments:
-    """The study's judgments labelled with their arm, read once: the content judgments the
-    comparison reads, and every judgment (controls too) for the controls per arm;
-    `InputError` for a study without arms (compare its instrument with `harness
+def arm_judgments(
+    session: Session, study: Study, judgments: pd.DataFrame | None = None
+) -> ArmJudgments:
+    """The study's judgments labelled with their arm, read once (or ``judgments``, the study's
+    table as `study_judgments` reads it, when the caller has it already): the content
+    judgments the comparison reads, and every judgment (controls too) for the controls per
+    arm; `InputError` for a study without arms (compare its instrument with `harness
     characterize` instead)."""
     assert study.id is not None
     arms = study_arms(session, study.id)
@@ -51,7 +54,7 @@ def arm_judgments(session: Session, study: Study) -> ArmJudgments:
         assert version is not None
         hashes[version.hash] = arm.name
         rewards[arm.name] = float(version.spec["hit"]["reward"])
-    shown = study_judgments(session, study.id)
+    shown = study_judgments(session, study.id) if judgments is None else judgments
     shown = shown.assign(arm=shown["instrument_hash"].map(hashes))
     table = shown[shown["role"].isin(CONTENT_ROLES)] if "role" in shown.columns else shown
     workers = {w.id: w.platform_worker_id for w in session.exec(select(Worker)) if w.id is not None}

@@ -139,3 +139,25 @@ def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(w
         expected = control_checks(own, context).assign(arm=arm)
         found = stored.checks[stored.checks["arm"] == arm].reset_index(drop=True)
         pd.testing.assert_frame_equal(found, expected[found.columns], check_dtype=False)
+
+
+def test_characterizing_a_study_with_arms_reads_its_judgments_once(worked, monkeypatch):
+    import harness.store.arm_judgments as arm_module
+    import harness.store.studies as studies_module
+    from harness.characterize.inputs import read_with_arms
+    from harness.store.judgment_table import study_judgments
+
+    db, _ = worked
+    reads = []
+
+    def counted(session, study_id):
+        reads.append(study_id)
+        return study_judgments(session, study_id)
+
+    monkeypatch.setattr(arm_module, "study_judgments", counted)
+    monkeypatch.setattr(studies_module, "study_judgments", counted)
+    instrument, arms = read_with_arms("small", db, "short")
+    assert len(reads) == 1
+    assert arms is not None and arms.data.arms == ["long", "short"]
+    assert instrument.name == "small (arm short)"
+    assert set(arms.data.arm_shown("short")["worker_id"]) == set(instrument.judgments["worker_id"])
