@@ -172,6 +172,7 @@ class Verifier:
         # study id -> its platform's provider: a study's platform, target and endpoint are
         # fixed by its launch, so its platform row is read once
         self._of_study: dict[int, Provider] = {}
+        self._launched: set[int] = set()  # studies whose platform row exists
         self._lock = threading.Lock()
 
     def provider(self, where: StudyPlatform, target: str) -> Provider:
@@ -194,15 +195,54 @@ class Verifier:
         """What the study's platform says about ``assignment_id`` and ``worker_id``."""
         return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
 
+    def at_submission(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        """What is known of ``assignment_id`` and ``worker_id`` when their page posts the
+        answers, without asking the platform: the page completes the assignment on MTurk only
+        after this post is answered, so MTurk cannot vouch for it yet, and asking (a
+        GetAssignment, with the request's transaction held open) would learn nothing. Unverified,
+        to be rechecked (`harness.web.trust.Rechecks`); finally so when no platform ever can
+        (the study never launched, the HIT never posted)."""
+        never = self._never(session, study, hit, [(assignment_id, worker_id)])
+        if never is not None:
+            return never[0]
+        return Verification(Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id),
+                            final=False)  # fmt: skip
+
     def check_many(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> list[Verification]:
         """What the study's platform says about each (assignment, worker) claim on ``hit``,
         asked at once (`verify_many`)."""
         assert study.id is not None
+        never = self._never(session, study, hit, claims)
+        if never is not None:
+            return never
         provider = self._of_study.get(study.id)
-        where = None if provider is not None else session.get(StudyPlatform, study.id)
-        if provider is None and where is None:
+        if provider is None:
+            where = session.get(StudyPlatform, study.id)
+            assert where is not None  # `_never` read it
+            try:
+                provider = self.provider(where, study.target)
+            except HarnessError as exc:
+                failed = f"could not connect to {where.provider}: {exc}"
+                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+            self._of_study[study.id] = provider
+        assert hit.platform_hit_id is not None
+        plan = HitPlan.from_showings(hit.index, hit.items)
+        return verify_many(provider, claims, hit.platform_hit_id, plan)
+
+    def _never(
+        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+    ) -> list[Verification] | None:
+        """The (final) answers when no platform can ever vouch for ``claims``: the study was
+        never launched, or the HIT never posted; None when one may."""
+        assert study.id is not None
+        if study.id not in self._launched:
+            if session.get(StudyPlatform, study.id) is not None:
+                self._launched.add(study.id)  # a launch is never undone: read once
+        if study.id not in self._launched:
             return [
                 Verification(
                     Verdict.UNVERIFIED,
@@ -214,16 +254,7 @@ class Verifier:
         if hit.platform_hit_id is None:
             never = f"HIT {hit.index} of {study.name} was never posted"
             return [Verification(Verdict.UNVERIFIED, never) for _ in claims]
-        if where is not None:
-            try:
-                provider = self.provider(where, study.target)
-            except HarnessError as exc:
-                failed = f"could not connect to {where.provider}: {exc}"
-                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
-            self._of_study[study.id] = provider
-        assert provider is not None
-        plan = HitPlan.from_showings(hit.index, hit.items)
-        return verify_many(provider, claims, hit.platform_hit_id, plan)
+        return None
 
 
 def check_arrival(
@@ -256,6 +287,13 @@ def check_arrival(
     return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
 
+NOT_YET = (
+    "posted before the assignment was completed on the platform: not asked yet, rechecked "
+    "(assignment {assignment})"
+)
+"""Why a submission is quarantined when it arrives (`Verifier.at_submission`)."""
+
+
 class Vouches(Verifier):
     """Vouches for every assignment, asking nobody: only for pages with no platform behind them
     (a researcher's own preview on loopback, tests of what happens once a submission counts)."""
@@ -268,6 +306,11 @@ class Vouches(Verifier):
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> list[Verification]:
         return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
+
+    def at_submission(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        return Verification(Verdict.VERIFIED, self._why)
 
     def arrival(
         self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
