@@ -80,8 +80,9 @@ def verify(
     return compare(found, worker_id, unit_id, label, provider.platform.read_answers, plan)
 
 
-LIST_FROM = 3
-"""Claims on one unit from which `verify_many` lists the unit's submissions."""
+LIST_FROM = 2
+"""Claims on one unit from which `verify_many` lists the unit's submissions (MTurk: one
+listing call instead of a GetAssignment each)."""
 
 
 def verify_many(
@@ -94,13 +95,15 @@ def verify_many(
     are several: the unit's submitted assignments (MTurk: ListAssignmentsForHIT) instead of one
     GetAssignment each. An assignment the unit's list lacks is asked about on its own, so the
     answers are `verify`'s (one of another unit is refused, as `verify` refuses it). A listing
-    takes two calls (MTurk gives a NextToken with its last page too): fewer than `LIST_FROM`
-    claims are asked about one by one."""
+    is one call when the platform's provider reads a short page as the last
+    (``listed_submissions``, MTurk's), else two (MTurk gives a NextToken with its last page
+    too); fewer than `LIST_FROM` claims are asked about one by one."""
     if len(claims) < LIST_FROM:
         return [verify(provider, a, w, unit_id, plan) for a, w in claims]
     label = provider.platform.label
+    listing = getattr(provider, "listed_submissions", provider.submissions)
     try:
-        listed = {s.assignment_id: s for s in provider.submissions(unit_id)}
+        listed = {s.assignment_id: s for s in listing(unit_id)}
     except HarnessError as exc:
         return [Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
                 for _ in claims]  # fmt: skip

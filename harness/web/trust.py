@@ -7,9 +7,11 @@ platform can vouch for it: it is quarantined, and the platform is asked again a 
 the next minute, on a schedule kept in the store (`harness.store.rechecks`; then `harness
 sync` settles what is still pending). `Rechecks` carries the schedule out: it wakes when a
 submission quarantined here is due, and a task server's (`watch`) also looks every `POLL`
-seconds for any due recheck, so those of a process that stopped are done by the others. The
-rechecks due are taken in the store first, together (`take_rechecks`), so exactly one process
-does each; the platform is asked once per HIT about its due submissions (`Verifier.check_many`).
+seconds for any due recheck, so those of a process that stopped are done by the others. Rounds
+are at least `GAP` seconds apart, so that under a burst one round covers several claims of a
+HIT. The rechecks due are taken in the store first, together (`take_rechecks`), so exactly one
+process does each; the platform is asked once per HIT about its due submissions
+(`Verifier.check_many`).
 A recheck that verifies a submission stores the answers as the assignment's judgments; then
 the after-submission hook (live screening) runs once per study with new assignments, as it
 would have after each.
@@ -38,6 +40,10 @@ from harness.web.tokens import PageKeys
 LOG = logging.getLogger(__name__)
 POLL = 2.0
 """Seconds between two looks for due rechecks in a task server (`Rechecks.watch`)."""
+GAP = 1.0
+"""Seconds at least between two rounds of rechecks in one process: the rechecks that fall due
+meanwhile wait for the next round, so a round asks the platform about more of a HIT's claims
+at once (one listing of the HIT instead of one GetAssignment each, `Verifier.check_many`)."""
 
 
 class Rechecks:
@@ -46,9 +52,14 @@ class Rechecks:
     `close`."""
 
     def __init__(
-        self, engine: sa.Engine, verifier: Verifier, after_submission: AfterSubmission | None
+        self,
+        engine: sa.Engine,
+        verifier: Verifier,
+        after_submission: AfterSubmission | None,
+        gap: float = GAP,
     ) -> None:
         self._engine = engine
+        self._gap = gap
         self._verifier = verifier
         self._after = after_submission
         self._wakes: list[float] = []  # when rechecks scheduled here are due (monotonic)
@@ -185,7 +196,7 @@ class Rechecks:
         times = [t for t in (self._wakes[0] if self._wakes else None,
                              self._looked + self._poll if self._poll else None)
                  if t is not None]  # fmt: skip
-        return min(times) if times else None
+        return max(min(times), self._looked + self._gap) if times else None
 
     def _run(self) -> None:
         while True:
