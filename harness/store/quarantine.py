@@ -18,7 +18,7 @@ from enum import StrEnum
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.events import EventKind, record_event
+from harness.store.events import EventKind, log_event, record_event
 from harness.store.models import (
     Assignment,
     Judgment,
@@ -27,6 +27,7 @@ from harness.store.models import (
     Worker,
     utcnow,
 )
+from harness.store.received import inserted_or_read
 
 
 def quarantine(
@@ -44,34 +45,28 @@ def quarantine(
     worker for the same assignment keeps the first answers (nothing is written).
     ``recheck_at``: when a task server should ask the platform again (`harness.store.rechecks`;
     None: only `harness sync` will)."""
-    found = _find(session, assignment_id, worker_id)
-    if found is not None:
-        return found, False
-    row = QuarantinedSubmission(
-        study_id=study_id,
-        hit_id=hit_id,
-        platform_assignment_id=assignment_id,
-        platform_worker_id=worker_id,
-        fields=[[k, v] for k, v in fields],
-        reason=reason[:500],
-        recheck_at=recheck_at,
-    )
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except sa.exc.IntegrityError:  # the same worker's concurrent retry
-        session.expire_all()
-        raced = _find(session, assignment_id, worker_id)
-        assert raced is not None
-        return raced, False
-    record_event(
-        session,
-        EventKind.ASSIGNMENT_QUARANTINED,
-        study_id=study_id,
-        subject=assignment_id,
-        payload={"worker": worker_id, "reason": reason[:500]},
-    )
-    return row, True
+    values = {
+        "study_id": study_id,
+        "hit_id": hit_id,
+        "platform_assignment_id": assignment_id,
+        "platform_worker_id": worker_id,
+        "fields": [[k, v] for k, v in fields],
+        "state": QuarantineState.PENDING,
+        "reason": reason[:500],
+        "received_at": utcnow(),
+        "recheck_at": recheck_at,
+        "rechecks": 0,
+    }
+    # inserted unless the same worker's answers are there (a retry, or a concurrent one): the
+    # database's unique constraint decides, in one statement (`harness.store.received`)
+    row, created = inserted_or_read(session, QuarantinedSubmission, values,
+                                    platform_assignment_id=assignment_id,
+                                    platform_worker_id=worker_id)  # fmt: skip
+    if created:
+        payload = {"worker": worker_id, "reason": reason[:500]}
+        log_event(session, EventKind.ASSIGNMENT_QUARANTINED, study_id=study_id,
+                  subject=assignment_id, payload=payload)  # fmt: skip
+    return row, created
 
 
 def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:
@@ -118,15 +113,6 @@ def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, 
     )
     counts = Counter(rows)
     return {state: counts.get(state, 0) for state in QuarantineState}
-
-
-def _find(session: Session, assignment_id: str, worker_id: str) -> QuarantinedSubmission | None:
-    return session.exec(
-        select(QuarantinedSubmission).where(
-            QuarantinedSubmission.platform_assignment_id == assignment_id,
-            QuarantinedSubmission.platform_worker_id == worker_id,
-        )
-    ).first()
 
 
 class Owner(StrEnum):
