@@ -331,7 +331,10 @@ class Settled:
 
 
 def settle(
-    session: Session, row: QuarantinedSubmission, verification: Verification | None
+    session: Session,
+    row: QuarantinedSubmission,
+    verification: Verification | None,
+    hit: Hit | None = None,
 ) -> Settled:
     """Settle a pending quarantined submission from what the store and the platform say.
 
@@ -339,7 +342,8 @@ def settle(
     platform's worker) settles it. Else ``verification``: verified stores the quarantined
     answers as the assignment's judgments; refused refuses it; unverified leaves it pending.
     Settled once: a row another process settled first (a recheck and a sync at once) is left
-    as that one settled it, and nothing is written.
+    as that one settled it, and nothing is written. ``hit``: the row's HIT, when the caller
+    has it (read otherwise).
     """
     answered_by = stored_answers_by(session, row.platform_assignment_id)
     if answered_by is not None:
@@ -352,8 +356,9 @@ def settle(
         return Settled(QuarantineState.PENDING)
     if verification.verdict is Verdict.REFUSED:
         return _resolved(session, row, QuarantineState.REFUSED, verification.reason)
-    hit = session.get(Hit, row.hit_id)
-    assert hit is not None
+    if hit is None:
+        hit = session.get(Hit, row.hit_id)
+    assert hit is not None and hit.id == row.hit_id
     try:
         answers = decode_fields((k, v) for k, v in row.fields)
     except AnswerFormatError as exc:  # checked before quarantine; a changed codec

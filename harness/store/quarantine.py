@@ -16,9 +16,10 @@ from datetime import datetime
 from enum import StrEnum
 
 import sqlalchemy as sa
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from harness.store.events import EventKind, log_event, record_event
+from harness.store.events import EventKind, log_event
 from harness.store.models import (
     Assignment,
     Judgment,
@@ -95,8 +96,11 @@ def resolve(
     if result.rowcount != 1:  # type: ignore[attr-defined]
         session.refresh(row)
         return False
-    session.expire(row)  # the row as stored
-    record_event(
+    # the row as stored, without reading it back: only these columns changed
+    for name, value in (("state", state), ("reason", reason[:500]), ("resolved_at", at),
+                        ("recheck_at", None)):  # fmt: skip
+        set_committed_value(row, name, value)
+    log_event(
         session,
         EventKind.QUARANTINE_RESOLVED,
         study_id=row.study_id,

@@ -137,10 +137,12 @@ class Rechecks:
             for row in rows:
                 by_hit.setdefault(row.hit_id, []).append(row)
             checked: dict[int, Verification] = {}
+            hits: dict[int, Hit] = {}  # row id -> its HIT (as read here, for settling)
             for hit_id, group in by_hit.items():
                 study = session.get(Study, group[0].study_id)
                 hit = session.get(Hit, hit_id)
                 assert study is not None and hit is not None
+                hits.update((r.id, hit) for r in group if r.id is not None)
                 claims = [(r.platform_assignment_id, r.platform_worker_id) for r in group]
                 answers = self._verifier.check_many(session, study, hit, claims)
                 checked.update((r.id, a) for r, a in zip(group, answers, strict=True)
@@ -152,7 +154,7 @@ class Rechecks:
                 out[row_id] = None
                 continue
             try:
-                out[row_id], study_id = self._settle(row_id, checked[row_id])
+                out[row_id], study_id = self._settle(row_id, checked[row_id], hits[row_id])
             except Exception:  # a failed recheck must not stop the others; the next is due
                 LOG.exception("recheck of quarantined submission %s failed", row_id)
                 continue
@@ -164,16 +166,18 @@ class Rechecks:
                 run_after_submission(self._engine, self._after, study_id, assignment_pk)
         return out
 
-    def _settle(self, row_id: int, checked: Verification) -> tuple[Settled | None, int]:
-        """Settle row ``row_id`` from the platform's answer (None: settled meanwhile); with
-        its study's id."""
+    def _settle(
+        self, row_id: int, checked: Verification, hit: Hit
+    ) -> tuple[Settled | None, int]:
+        """Settle row ``row_id`` of ``hit`` from the platform's answer (None: settled
+        meanwhile); with its study's id."""
         with session_scope(self._engine) as session:
             row = session.get(QuarantinedSubmission, row_id)
             assert row is not None
             study_id = row.study_id
             if row.state is not QuarantineState.PENDING:
                 return None, study_id
-            settled = settle(session, row, checked)
+            settled = settle(session, row, checked, hit)
             if settled.state is QuarantineState.PENDING and checked.final:
                 stop_rechecks(session, row_id)
         return settled, study_id
