@@ -144,8 +144,22 @@ _KEPT_STATE = (
     )
     .limit(1)
 )
-"""Built once: a task page asks on every load, and needs neither rows nor their answers. Of
-the models' columns, so the session flushes what it holds before reading, as for a query."""
+_BY_ID = col(Assignment.platform_assignment_id) == sa.bindparam("assignment")
+_WHOSE = sa.select(
+    sa.exists().where(_BY_ID).label("stored"),
+    sa.select(col(Worker.platform_worker_id))
+    .join(Assignment, col(Worker.id) == col(Assignment.worker_id))
+    .where(_BY_ID)
+    .limit(1)
+    .scalar_subquery()
+    .label("owner"),
+    sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id), _BY_ID).label("answered"),
+    _KEPT_STATE.scalar_subquery().label("kept"),
+)
+"""Built once: a task page asks on every load, and needs neither rows nor their answers; one
+statement (`submitted_by`) asks about the stored assignment and the quarantined answers at
+once. Of the models' columns, so the session flushes what it holds before reading, as for a
+query."""
 
 
 def stored_answers_by(session: Session, assignment_id: str) -> str | None:
@@ -161,15 +175,12 @@ def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner 
     """Whether ``assignment_id`` already has answers from ``worker_id`` (SAME), belongs to
     another worker by the platform's word (OTHER), or neither (None). Another worker's
     quarantined answers do not count: they are not the platform's word."""
-    stored = session.execute(_STORED_OWNER, {"assignment": assignment_id}).first()
-    if stored is not None:
-        if stored.platform_worker_id != worker_id:
+    whose = session.execute(_WHOSE, {"assignment": assignment_id, "worker": worker_id}).one()
+    if whose.stored:
+        if whose.owner != worker_id:  # another's (or a stored assignment without its worker)
             return Owner.OTHER
-        if stored.answered:
+        if whose.answered:
             return Owner.SAME
-    state = session.execute(
-        _KEPT_STATE, {"assignment": assignment_id, "worker": worker_id}
-    ).scalar()
-    if state is None:
+    if whose.kept is None:
         return None
-    return Owner.OTHER if state is QuarantineState.REFUSED else Owner.SAME
+    return Owner.OTHER if whose.kept is QuarantineState.REFUSED else Owner.SAME
