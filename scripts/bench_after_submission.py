@@ -158,10 +158,14 @@ def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, d
                 hit.platform_hit_id = hit_id
                 session.add(hit)
             posted.hit_id = hit_id
+            # a posted HIT's platform id never changes, so the task server keeps it: the bench,
+            # which points its one HIT at a new MTurk HIT each round, drops what it kept
+            posted.app.extensions["harness"]._hits.clear()  # noqa: SLF001
             workers = [f"AW{round_}{mode[0].upper()}{i}" for i in range(raters)]
             mine = [(posted.accept(w), w) for w in workers]
             for assignment, worker in mine:
-                assert posted.post(assignment, worker).status_code == 200
+                answer = posted.post(assignment, worker)
+                assert answer.status_code == 200, answer.get_data(as_text=True)
             for assignment, worker in mine:
                 posted.complete_on_mturk(assignment, worker)
             with session_scope(posted.engine) as session:

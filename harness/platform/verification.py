@@ -80,8 +80,9 @@ def verify(
     return compare(found, worker_id, unit_id, label, provider.platform.read_answers, plan)
 
 
-LIST_FROM = 3
-"""Claims on one unit from which `verify_many` lists the unit's submissions."""
+LIST_FROM = 2
+"""Claims on one unit from which `verify_many` lists the unit's submissions (MTurk: one
+listing call instead of a GetAssignment each)."""
 
 
 def verify_many(
@@ -94,13 +95,15 @@ def verify_many(
     are several: the unit's submitted assignments (MTurk: ListAssignmentsForHIT) instead of one
     GetAssignment each. An assignment the unit's list lacks is asked about on its own, so the
     answers are `verify`'s (one of another unit is refused, as `verify` refuses it). A listing
-    takes two calls (MTurk gives a NextToken with its last page too): fewer than `LIST_FROM`
-    claims are asked about one by one."""
+    is one call when the platform's provider reads a short page as the last
+    (``listed_submissions``, MTurk's), else two (MTurk gives a NextToken with its last page
+    too); fewer than `LIST_FROM` claims are asked about one by one."""
     if len(claims) < LIST_FROM:
         return [verify(provider, a, w, unit_id, plan) for a, w in claims]
     label = provider.platform.label
+    listing = getattr(provider, "listed_submissions", provider.submissions)
     try:
-        listed = {s.assignment_id: s for s in provider.submissions(unit_id)}
+        listed = {s.assignment_id: s for s in listing(unit_id)}
     except HarnessError as exc:
         return [Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
                 for _ in claims]  # fmt: skip
@@ -172,6 +175,7 @@ class Verifier:
         # study id -> its platform's provider: a study's platform, target and endpoint are
         # fixed by its launch, so its platform row is read once
         self._of_study: dict[int, Provider] = {}
+        self._launched: set[int] = set()  # studies whose platform row exists
         self._lock = threading.Lock()
 
     def provider(self, where: StudyPlatform, target: str) -> Provider:
@@ -194,15 +198,54 @@ class Verifier:
         """What the study's platform says about ``assignment_id`` and ``worker_id``."""
         return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
 
+    def at_submission(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        """What is known of ``assignment_id`` and ``worker_id`` when their page posts the
+        answers, without asking the platform: the page completes the assignment on MTurk only
+        after this post is answered, so MTurk cannot vouch for it yet, and asking (a
+        GetAssignment, with the request's transaction held open) would learn nothing. Unverified,
+        to be rechecked (`harness.web.trust.Rechecks`); finally so when no platform ever can
+        (the study never launched, the HIT never posted)."""
+        never = self._never(session, study, hit, [(assignment_id, worker_id)])
+        if never is not None:
+            return never[0]
+        return Verification(Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id),
+                            final=False)  # fmt: skip
+
     def check_many(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> list[Verification]:
         """What the study's platform says about each (assignment, worker) claim on ``hit``,
         asked at once (`verify_many`)."""
         assert study.id is not None
+        never = self._never(session, study, hit, claims)
+        if never is not None:
+            return never
         provider = self._of_study.get(study.id)
-        where = None if provider is not None else session.get(StudyPlatform, study.id)
-        if provider is None and where is None:
+        if provider is None:
+            where = session.get(StudyPlatform, study.id)
+            assert where is not None  # `_never` read it
+            try:
+                provider = self.provider(where, study.target)
+            except HarnessError as exc:
+                failed = f"could not connect to {where.provider}: {exc}"
+                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+            self._of_study[study.id] = provider
+        assert hit.platform_hit_id is not None
+        plan = HitPlan.from_showings(hit.index, hit.items)
+        return verify_many(provider, claims, hit.platform_hit_id, plan)
+
+    def _never(
+        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+    ) -> list[Verification] | None:
+        """The (final) answers when no platform can ever vouch for ``claims``: the study was
+        never launched, or the HIT never posted; None when one may."""
+        assert study.id is not None
+        if study.id not in self._launched:
+            if session.get(StudyPlatform, study.id) is not None:
+                self._launched.add(study.id)  # a launch is never undone: read once
+        if study.id not in self._launched:
             return [
                 Verification(
                     Verdict.UNVERIFIED,
@@ -214,16 +257,7 @@ class Verifier:
         if hit.platform_hit_id is None:
             never = f"HIT {hit.index} of {study.name} was never posted"
             return [Verification(Verdict.UNVERIFIED, never) for _ in claims]
-        if where is not None:
-            try:
-                provider = self.provider(where, study.target)
-            except HarnessError as exc:
-                failed = f"could not connect to {where.provider}: {exc}"
-                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
-            self._of_study[study.id] = provider
-        assert provider is not None
-        plan = HitPlan.from_showings(hit.index, hit.items)
-        return verify_many(provider, claims, hit.platform_hit_id, plan)
+        return None
 
 
 def check_arrival(
@@ -256,6 +290,13 @@ def check_arrival(
     return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
 
+NOT_YET = (
+    "posted before the assignment was completed on the platform: not asked yet, rechecked "
+    "(assignment {assignment})"
+)
+"""Why a submission is quarantined when it arrives (`Verifier.at_submission`)."""
+
+
 class Vouches(Verifier):
     """Vouches for every assignment, asking nobody: only for pages with no platform behind them
     (a researcher's own preview on loopback, tests of what happens once a submission counts)."""
@@ -268,6 +309,11 @@ class Vouches(Verifier):
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> list[Verification]:
         return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
+
+    def at_submission(
+        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+    ) -> Verification:
+        return Verification(Verdict.VERIFIED, self._why)
 
     def arrival(
         self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
@@ -285,7 +331,10 @@ class Settled:
 
 
 def settle(
-    session: Session, row: QuarantinedSubmission, verification: Verification | None
+    session: Session,
+    row: QuarantinedSubmission,
+    verification: Verification | None,
+    hit: Hit | None = None,
 ) -> Settled:
     """Settle a pending quarantined submission from what the store and the platform say.
 
@@ -293,7 +342,8 @@ def settle(
     platform's worker) settles it. Else ``verification``: verified stores the quarantined
     answers as the assignment's judgments; refused refuses it; unverified leaves it pending.
     Settled once: a row another process settled first (a recheck and a sync at once) is left
-    as that one settled it, and nothing is written.
+    as that one settled it, and nothing is written. ``hit``: the row's HIT, when the caller
+    has it (read otherwise).
     """
     answered_by = stored_answers_by(session, row.platform_assignment_id)
     if answered_by is not None:
@@ -306,8 +356,9 @@ def settle(
         return Settled(QuarantineState.PENDING)
     if verification.verdict is Verdict.REFUSED:
         return _resolved(session, row, QuarantineState.REFUSED, verification.reason)
-    hit = session.get(Hit, row.hit_id)
-    assert hit is not None
+    if hit is None:
+        hit = session.get(Hit, row.hit_id)
+    assert hit is not None and hit.id == row.hit_id
     try:
         answers = decode_fields((k, v) for k, v in row.fields)
     except AnswerFormatError as exc:  # checked before quarantine; a changed codec

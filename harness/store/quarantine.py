@@ -16,9 +16,10 @@ from datetime import datetime
 from enum import StrEnum
 
 import sqlalchemy as sa
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from harness.store.events import EventKind, record_event
+from harness.store.events import EventKind, log_event
 from harness.store.models import (
     Assignment,
     Judgment,
@@ -27,6 +28,7 @@ from harness.store.models import (
     Worker,
     utcnow,
 )
+from harness.store.received import inserted_or_read
 
 
 def quarantine(
@@ -44,34 +46,28 @@ def quarantine(
     worker for the same assignment keeps the first answers (nothing is written).
     ``recheck_at``: when a task server should ask the platform again (`harness.store.rechecks`;
     None: only `harness sync` will)."""
-    found = _find(session, assignment_id, worker_id)
-    if found is not None:
-        return found, False
-    row = QuarantinedSubmission(
-        study_id=study_id,
-        hit_id=hit_id,
-        platform_assignment_id=assignment_id,
-        platform_worker_id=worker_id,
-        fields=[[k, v] for k, v in fields],
-        reason=reason[:500],
-        recheck_at=recheck_at,
-    )
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except sa.exc.IntegrityError:  # the same worker's concurrent retry
-        session.expire_all()
-        raced = _find(session, assignment_id, worker_id)
-        assert raced is not None
-        return raced, False
-    record_event(
-        session,
-        EventKind.ASSIGNMENT_QUARANTINED,
-        study_id=study_id,
-        subject=assignment_id,
-        payload={"worker": worker_id, "reason": reason[:500]},
-    )
-    return row, True
+    values = {
+        "study_id": study_id,
+        "hit_id": hit_id,
+        "platform_assignment_id": assignment_id,
+        "platform_worker_id": worker_id,
+        "fields": [[k, v] for k, v in fields],
+        "state": QuarantineState.PENDING,
+        "reason": reason[:500],
+        "received_at": utcnow(),
+        "recheck_at": recheck_at,
+        "rechecks": 0,
+    }
+    # inserted unless the same worker's answers are there (a retry, or a concurrent one): the
+    # database's unique constraint decides, in one statement (`harness.store.received`)
+    row, created = inserted_or_read(session, QuarantinedSubmission, values,
+                                    platform_assignment_id=assignment_id,
+                                    platform_worker_id=worker_id)  # fmt: skip
+    if created:
+        payload = {"worker": worker_id, "reason": reason[:500]}
+        log_event(session, EventKind.ASSIGNMENT_QUARANTINED, study_id=study_id,
+                  subject=assignment_id, payload=payload)  # fmt: skip
+    return row, created
 
 
 def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:
@@ -100,8 +96,11 @@ def resolve(
     if result.rowcount != 1:  # type: ignore[attr-defined]
         session.refresh(row)
         return False
-    session.expire(row)  # the row as stored
-    record_event(
+    # the row as stored, without reading it back: only these columns changed
+    for name, value in (("state", state), ("reason", reason[:500]), ("resolved_at", at),
+                        ("recheck_at", None)):  # fmt: skip
+        set_committed_value(row, name, value)
+    log_event(
         session,
         EventKind.QUARANTINE_RESOLVED,
         study_id=row.study_id,
@@ -118,15 +117,6 @@ def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, 
     )
     counts = Counter(rows)
     return {state: counts.get(state, 0) for state in QuarantineState}
-
-
-def _find(session: Session, assignment_id: str, worker_id: str) -> QuarantinedSubmission | None:
-    return session.exec(
-        select(QuarantinedSubmission).where(
-            QuarantinedSubmission.platform_assignment_id == assignment_id,
-            QuarantinedSubmission.platform_worker_id == worker_id,
-        )
-    ).first()
 
 
 class Owner(StrEnum):
@@ -154,8 +144,22 @@ _KEPT_STATE = (
     )
     .limit(1)
 )
-"""Built once: a task page asks on every load, and needs neither rows nor their answers. Of
-the models' columns, so the session flushes what it holds before reading, as for a query."""
+_BY_ID = col(Assignment.platform_assignment_id) == sa.bindparam("assignment")
+_WHOSE = sa.select(
+    sa.exists().where(_BY_ID).label("stored"),
+    sa.select(col(Worker.platform_worker_id))
+    .join(Assignment, col(Worker.id) == col(Assignment.worker_id))
+    .where(_BY_ID)
+    .limit(1)
+    .scalar_subquery()
+    .label("owner"),
+    sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id), _BY_ID).label("answered"),
+    _KEPT_STATE.scalar_subquery().label("kept"),
+)
+"""Built once: a task page asks on every load, and needs neither rows nor their answers; one
+statement (`submitted_by`) asks about the stored assignment and the quarantined answers at
+once. Of the models' columns, so the session flushes what it holds before reading, as for a
+query."""
 
 
 def stored_answers_by(session: Session, assignment_id: str) -> str | None:
@@ -171,15 +175,12 @@ def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner 
     """Whether ``assignment_id`` already has answers from ``worker_id`` (SAME), belongs to
     another worker by the platform's word (OTHER), or neither (None). Another worker's
     quarantined answers do not count: they are not the platform's word."""
-    stored = session.execute(_STORED_OWNER, {"assignment": assignment_id}).first()
-    if stored is not None:
-        if stored.platform_worker_id != worker_id:
+    whose = session.execute(_WHOSE, {"assignment": assignment_id, "worker": worker_id}).one()
+    if whose.stored:
+        if whose.owner != worker_id:  # another's (or a stored assignment without its worker)
             return Owner.OTHER
-        if stored.answered:
+        if whose.answered:
             return Owner.SAME
-    state = session.execute(
-        _KEPT_STATE, {"assignment": assignment_id, "worker": worker_id}
-    ).scalar()
-    if state is None:
+    if whose.kept is None:
         return None
-    return Owner.OTHER if state is QuarantineState.REFUSED else Owner.SAME
+    return Owner.OTHER if whose.kept is QuarantineState.REFUSED else Owner.SAME

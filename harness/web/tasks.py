@@ -5,11 +5,15 @@
 it shows the task read-only. Opening a page writes nothing; ``turkSubmitTo`` must be the
 platform's own site (`harness.web.security`), and the page carries a token signing its HIT,
 assignment and worker (`harness.web.tokens`). ``POST /hit/<hit key>/submit`` refuses a
-cross-site post or a missing or wrong token, validates the answers, and asks the platform
-whose the assignment is (`harness.platform.verification`): confirmed, the answers are stored
-in one transaction, exactly once per assignment; not (yet) confirmed, they are quarantined
-(`harness.store.quarantine`) and rechecked; someone else's, refused. Every refusal is a 4xx
-with messages a worker can act on, and nothing partial is written.
+cross-site post or a missing or wrong token, validates the answers, and quarantines them
+(`harness.store.quarantine`) until the platform vouches for the assignment: the page completes
+the assignment on MTurk (externalSubmit) only after this post is answered, so MTurk cannot
+know it as submitted yet, and the post does not ask (`Verifier.at_submission`). The rechecks
+(`harness.web.trust`) ask, a HIT's due claims at once: confirmed, the answers are stored as
+the assignment's judgments, exactly once (the database's unique constraints); someone else's,
+refused and never counted. A post for an assignment this store already holds answers for is
+answered from the store (recorded already; another worker's: 403). Every refusal is a 4xx with
+messages a worker can act on, and nothing partial is written.
 """
 
 from __future__ import annotations
@@ -265,7 +269,9 @@ def _store(
     if problems:
         return _refuse(422, *problems)
     assert task.study.id is not None and task.hit.id is not None
-    checked = trust().verifier.check(session, task.study, task.hit, assignment_id, worker_id)
+    checked = trust().verifier.at_submission(
+        session, task.study, task.hit, assignment_id, worker_id
+    )
     if checked.verdict is Verdict.REFUSED:
         return _refuse(403, f"{checked.reason}; your answers were not stored. " + OPEN_OWN)
     if checked.verdict is Verdict.UNVERIFIED:

@@ -7,9 +7,11 @@ platform can vouch for it: it is quarantined, and the platform is asked again a 
 the next minute, on a schedule kept in the store (`harness.store.rechecks`; then `harness
 sync` settles what is still pending). `Rechecks` carries the schedule out: it wakes when a
 submission quarantined here is due, and a task server's (`watch`) also looks every `POLL`
-seconds for any due recheck, so those of a process that stopped are done by the others. The
-rechecks due are taken in the store first, together (`take_rechecks`), so exactly one process
-does each; the platform is asked once per HIT about its due submissions (`Verifier.check_many`).
+seconds for any due recheck, so those of a process that stopped are done by the others. Rounds
+are at least `GAP` seconds apart, so that under a burst one round covers several claims of a
+HIT. The rechecks due are taken in the store first, together (`take_rechecks`), so exactly one
+process does each; the platform is asked once per HIT about its due submissions
+(`Verifier.check_many`).
 A recheck that verifies a submission stores the answers as the assignment's judgments; then
 the after-submission hook (live screening) runs once per study with new assignments, as it
 would have after each.
@@ -38,6 +40,10 @@ from harness.web.tokens import PageKeys
 LOG = logging.getLogger(__name__)
 POLL = 2.0
 """Seconds between two looks for due rechecks in a task server (`Rechecks.watch`)."""
+GAP = 1.0
+"""Seconds at least between two rounds of rechecks in one process: the rechecks that fall due
+meanwhile wait for the next round, so a round asks the platform about more of a HIT's claims
+at once (one listing of the HIT instead of one GetAssignment each, `Verifier.check_many`)."""
 
 
 class Rechecks:
@@ -46,9 +52,14 @@ class Rechecks:
     `close`."""
 
     def __init__(
-        self, engine: sa.Engine, verifier: Verifier, after_submission: AfterSubmission | None
+        self,
+        engine: sa.Engine,
+        verifier: Verifier,
+        after_submission: AfterSubmission | None,
+        gap: float = GAP,
     ) -> None:
         self._engine = engine
+        self._gap = gap
         self._verifier = verifier
         self._after = after_submission
         self._wakes: list[float] = []  # when rechecks scheduled here are due (monotonic)
@@ -126,10 +137,12 @@ class Rechecks:
             for row in rows:
                 by_hit.setdefault(row.hit_id, []).append(row)
             checked: dict[int, Verification] = {}
+            hits: dict[int, Hit] = {}  # row id -> its HIT (as read here, for settling)
             for hit_id, group in by_hit.items():
                 study = session.get(Study, group[0].study_id)
                 hit = session.get(Hit, hit_id)
                 assert study is not None and hit is not None
+                hits.update((r.id, hit) for r in group if r.id is not None)
                 claims = [(r.platform_assignment_id, r.platform_worker_id) for r in group]
                 answers = self._verifier.check_many(session, study, hit, claims)
                 checked.update((r.id, a) for r, a in zip(group, answers, strict=True)
@@ -141,7 +154,7 @@ class Rechecks:
                 out[row_id] = None
                 continue
             try:
-                out[row_id], study_id = self._settle(row_id, checked[row_id])
+                out[row_id], study_id = self._settle(row_id, checked[row_id], hits[row_id])
             except Exception:  # a failed recheck must not stop the others; the next is due
                 LOG.exception("recheck of quarantined submission %s failed", row_id)
                 continue
@@ -153,16 +166,18 @@ class Rechecks:
                 run_after_submission(self._engine, self._after, study_id, assignment_pk)
         return out
 
-    def _settle(self, row_id: int, checked: Verification) -> tuple[Settled | None, int]:
-        """Settle row ``row_id`` from the platform's answer (None: settled meanwhile); with
-        its study's id."""
+    def _settle(
+        self, row_id: int, checked: Verification, hit: Hit
+    ) -> tuple[Settled | None, int]:
+        """Settle row ``row_id`` of ``hit`` from the platform's answer (None: settled
+        meanwhile); with its study's id."""
         with session_scope(self._engine) as session:
             row = session.get(QuarantinedSubmission, row_id)
             assert row is not None
             study_id = row.study_id
             if row.state is not QuarantineState.PENDING:
                 return None, study_id
-            settled = settle(session, row, checked)
+            settled = settle(session, row, checked, hit)
             if settled.state is QuarantineState.PENDING and checked.final:
                 stop_rechecks(session, row_id)
         return settled, study_id
@@ -185,7 +200,7 @@ class Rechecks:
         times = [t for t in (self._wakes[0] if self._wakes else None,
                              self._looked + self._poll if self._poll else None)
                  if t is not None]  # fmt: skip
-        return min(times) if times else None
+        return max(min(times), self._looked + self._gap) if times else None
 
     def _run(self) -> None:
         while True:

@@ -75,6 +75,7 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
     storing and before screening leaves."""
     from harness.web import create_app
     from harness.web.tokens import token_in_page
+    from tests.serving import until_rechecked
 
     spec = small_spec(
         directory,
@@ -107,6 +108,7 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
                         pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
             stored = client.post(f"/hit/{key}/submit", data=data)
             assert stored.json["created"], stored.json
+    until_rechecked(app)  # quarantined when posted, stored by the rechecks (the platform vouches)
     app.extensions["harness"].close()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from harness.platform.verification import Verifier
 from harness.store import session_scope
 from harness.store.hits import add_planned_hits, study_hit
 from harness.store.models import Study
@@ -15,8 +16,10 @@ from tests.web.factories import on_platform, plan_study, write_task_spec
 from tests.web.test_task_server import fields, page_url, submit
 
 SITE = "http://127.0.0.1:9"  # the local MTurk service the study is launched on
-PAGE_STATEMENTS = 2  # whose the assignment is: stored, or quarantined
-SUBMIT_STATEMENTS = 8  # those two; the assignment and the worker read, both inserted; the
+PAGE_STATEMENTS = 1  # whose the assignment is: stored, or quarantined (one statement)
+QUARANTINE_STATEMENTS = 3  # whose the assignment is; the quarantined answers inserted (one
+# insert, on conflict nothing) and their event; the platform is not asked
+SUBMIT_STATEMENTS = 7  # whose it is; the assignment and the worker read, both inserted; the
 # judgments (one insert of many rows) and the submission's event
 
 
@@ -117,3 +120,21 @@ def test_a_study_launched_after_its_first_page_takes_its_platforms_site(engine, 
     assert refused.status_code == 400 and "not opened" in refused.get_data(as_text=True).lower()
     on_platform(engine, study.name, "local", SITE)
     assert _page(client, study, "A1", "W1", hitId="HIT1").status_code == 200
+
+
+def test_a_quarantined_submission_sends_the_pinned_number_of_statements(launched, make_app):
+    """With the platform's verifier (MTurk cannot vouch for an assignment before its page posts
+    the answers), a submission is quarantined in a handful of statements and asks nothing."""
+    app = make_app(verifier=Verifier())
+    app.extensions["harness.trust"].rechecks.close()  # no recheck of this test's fake HIT
+    statements = Statements(app.extensions["harness"].engine)
+    client = app.test_client()
+    assert _page(client, launched, "A0", "W0").status_code == 200
+    submit(client, launched, fields(launched, "A0", "W0", hitId="PH0"))  # reads the study once
+    data = fields(launched, "A1", "W1", hitId="PH0")
+    response, posted = statements.during(lambda: submit(client, launched, data))
+    assert response.json["created"] is True and response.json["verified"] is False
+    assert len(posted) == QUARANTINE_STATEMENTS, "\n".join(posted)
+    _response, again = statements.during(lambda: submit(client, launched, data))
+    assert _response.json["created"] is False
+    assert len(again) == 1, "\n".join(again)  # recorded already: whose it is, nothing written

@@ -3,7 +3,8 @@
 
 A study's HIT is posted on the local service; workers accept there, open the task page with
 MTurk's parameters, post their answers, and complete the assignment at MTurk's
-externalSubmit. What counts is asked of MTurk (GetAssignment), not taken from the page's URL.
+externalSubmit. What counts is asked of MTurk (GetAssignment, ListAssignmentsForHIT) by the
+rechecks after the post, not taken from the page's URL.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from harness.store.models import (
 )
 from harness.store.quarantine import quarantine_counts
 from harness.store.studies import launched
+from harness.web.tasks import NOT_YOURS
 from harness.web.tokens import token_in_page
 from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 from tests.web.factories import on_platform, plan_study, write_task_spec
@@ -123,6 +125,24 @@ class Posted:
             )
 
 
+def count_calls(client, monkeypatch) -> Counter:
+    """The MTurk client's verification calls from now on, counted by operation."""
+    calls: Counter = Counter()
+
+    def counted(name):
+        asked = getattr(client, name)
+
+        def call(**params):
+            calls.update([name])
+            return asked(**params)
+
+        return call
+
+    for name in ("list_assignments_for_hit", "get_assignment"):
+        monkeypatch.setattr(client, name, counted(name))
+    return calls
+
+
 @pytest.fixture
 def posted(engine, make_app, mturk, tmp_path):
     return Posted(engine, make_app, mturk, tmp_path)
@@ -201,16 +221,43 @@ def test_ones_own_assignment_posted_as_the_victim_is_refused_once_mturk_answers(
     assert posted.post(victims, VICTIM, value=7.0).json["created"] is True
 
 
-def test_a_post_after_mturk_has_the_assignment_counts_at_once_or_is_refused(posted):
+def test_a_post_after_mturk_has_the_assignment_is_quarantined_then_refused_or_counted(posted):
+    """The post does not ask MTurk (its page completes the assignment there only afterwards):
+    even a claim MTurk could refuse at once is quarantined, and the recheck refuses it; the
+    real worker's counts once the recheck verifies it."""
     assignment = posted.accept(VICTIM)
     posted.complete_on_mturk(assignment, VICTIM)
-    refused = posted.post(assignment, ATTACKER)
-    assert refused.status_code == 403
-    assert refused.json["errors"][0].startswith(
-        f"MTurk gave assignment {assignment} to another worker; your answers were not stored."
-    )
-    counted = posted.post(assignment, VICTIM)
-    assert counted.status_code == 200 and counted.json["verified"] is True
+    token = token_in_page(posted.open(assignment, ATTACKER).get_data(as_text=True))
+    claimed = posted.post(assignment, ATTACKER, token=token, value=1.0)
+    assert claimed.status_code == 200 and claimed.json["verified"] is False
+    mine = posted.post(assignment, VICTIM)
+    assert mine.status_code == 200 and mine.json["verified"] is False
+    assert posted.counted() == []
+    posted.recheck_all()
+    assert posted.quarantined() == [
+        (assignment, ATTACKER, QuarantineState.REFUSED),
+        (assignment, VICTIM, QuarantineState.VERIFIED),
+    ]
+    assert posted.counted() == [(assignment, VICTIM, len(posted.study.plans[0].showings))]
+    # now the store knows whose it is: the attacker is refused at once, nothing written
+    again = posted.post(assignment, ATTACKER, token=token, value=1.0)
+    assert again.status_code == 403
+    assert again.json["errors"][0] == NOT_YOURS.format(assignment=assignment)
+
+
+def test_a_submission_asks_mturk_nothing_and_its_recheck_asks_once(posted, monkeypatch):
+    """The post stores (quarantines) without a platform call; the recheck asks."""
+    assignment = posted.accept(VICTIM)
+    verifier = posted.app.extensions["harness.trust"].verifier
+    with session_scope(posted.engine) as session:
+        provider = verifier.provider(session.exec(select(StudyPlatform)).one(), "local")
+    calls = count_calls(provider.client, monkeypatch)
+    response = posted.post(assignment, VICTIM)
+    assert response.status_code == 200 and response.json["created"] is True
+    assert calls == {}
+    posted.complete_on_mturk(assignment, VICTIM)
+    posted.recheck_all()
+    assert calls == {"get_assignment": 1}
     assert posted.counted() == [(assignment, VICTIM, len(posted.study.plans[0].showings))]
 
 
@@ -244,18 +291,7 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     with session_scope(posted.engine) as session:
         provider = verifier.provider(session.exec(select(StudyPlatform)).one(), "local")
     one_at_a_time = [verify(provider, a, w, posted.hit_id) for a, w in claims]
-    calls = Counter()
-    def counted(name):
-        asked = getattr(provider.client, name)
-
-        def call(**params):
-            calls.update([name])
-            return asked(**params)
-
-        return call
-
-    for name in ("list_assignments_for_hit", "get_assignment"):
-        monkeypatch.setattr(provider.client, name, counted(name))
+    calls = count_calls(provider.client, monkeypatch)
     rechecks = posted.app.extensions["harness.trust"].rechecks
     with session_scope(posted.engine) as session:
         hit = session.exec(select(Hit)).one()
@@ -264,12 +300,13 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     assert [(v.verdict, v.reason, v.final) for v in at_once] == [
         (v.verdict, v.reason, v.final) for v in one_at_a_time
     ]
-    # one listing (two pages: MTurk gives a NextToken with the last one too), then AW2's
-    # and FORGED1's assignments asked about on their own
-    assert calls == {"list_assignments_for_hit": 2, "get_assignment": 2}
+    # one listing (one page: a page shorter than MaxResults is the last, although MTurk
+    # gives a NextToken with it too), then AW2's and FORGED1's assignments asked about on
+    # their own
+    assert calls == {"list_assignments_for_hit": 1, "get_assignment": 2}
     calls.clear()
     settled = rechecks.recheck_many(ids)
-    assert calls == {"list_assignments_for_hit": 2, "get_assignment": 2}
+    assert calls == {"list_assignments_for_hit": 1, "get_assignment": 2}
     states = [QuarantineState.VERIFIED, QuarantineState.PENDING, QuarantineState.REFUSED,
               QuarantineState.PENDING]  # fmt: skip
     assert {i: s.state for i, s in settled.items()} == dict(zip(ids, states, strict=True))

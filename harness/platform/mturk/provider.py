@@ -41,6 +41,8 @@ from harness.platform.provider import (
 HIT_EXISTS = "AWS.MechanicalTurk.HitAlreadyExists"
 DUPLICATE = "AWS.MechanicalTurk.DuplicateRequest"
 QUAL_EXISTS = "AWS.MechanicalTurk.QualificationTypeAlreadyExists"
+PAGE = 100
+"""Items asked for per page of a listing (MaxResults; MTurk's largest)."""
 _HIT_ID_IN_MESSAGE = re.compile(r"\(([A-Z0-9]{20,})\)")
 _ASSIGNMENT_STATE = {
     "Submitted": SubmissionState.SUBMITTED,
@@ -73,16 +75,22 @@ class MTurkProvider:
         except LOST as exc:
             raise PlatformError(f"could not reach MTurk to {doing}: {exc}") from exc
 
-    def _pages(self, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+    def _pages(
+        self, operation: str, key: str, *, short_is_last: bool = False, **params: Any
+    ) -> Iterator[dict[str, Any]]:
+        """Every item of a listing, page by page (MTurk gives a NextToken with its last page
+        too, so a page without items ends it); with ``short_is_last``, a page of fewer than
+        `PAGE` items ends it too (one call for a short listing)."""
         token: str | None = None
         while True:
             extra = {"NextToken": token} if token else {}
             page = self._call(
-                operation, f"list ({operation})", safe=True, MaxResults=100, **params, **extra
+                operation, f"list ({operation})", safe=True, MaxResults=PAGE, **params, **extra
             )
-            yield from page.get(key, [])
+            items = page.get(key, [])
+            yield from items
             token = page.get("NextToken")
-            if not token or not page.get(key):
+            if not token or not items or (short_is_last and len(items) < PAGE):
                 return
 
     # -- money ---------------------------------------------------------------------------
@@ -231,6 +239,21 @@ class MTurkProvider:
             for a in self._pages(
                 "list_assignments_for_hit",
                 "Assignments",
+                HITId=platform_id,
+                AssignmentStatuses=["Submitted", "Approved", "Rejected"],
+            )
+        ]
+
+    def listed_submissions(self, platform_id: str) -> list[Submission]:
+        """A HIT's submissions as verification lists them (`verify_many`): a page shorter than
+        `PAGE` is taken as the last, so a HIT of up to `PAGE` assignments is one call, not
+        two. Not for sync: an assignment a listing lacks is only asked about on its own."""
+        return [
+            _submission(a)
+            for a in self._pages(
+                "list_assignments_for_hit",
+                "Assignments",
+                short_is_last=True,
                 HITId=platform_id,
                 AssignmentStatuses=["Submitted", "Approved", "Rejected"],
             )

@@ -300,6 +300,26 @@ def test_submissions_are_listed_from_every_page(stubbed):
     assert states == [SubmissionState.SUBMITTED, SubmissionState.APPROVED]
 
 
+def test_verification_lists_a_short_page_in_one_call_and_follows_a_full_one(stubbed):
+    """A page shorter than MaxResults ends the listing verification reads (MTurk's NextToken
+    with it is not followed); a full page's NextToken is."""
+    provider, stub = stubbed
+    wanted = {
+        "HITId": HIT_ID,
+        "AssignmentStatuses": ["Submitted", "Approved", "Rejected"],
+        "MaxResults": 100,
+    }
+    short = {"Assignments": [assignment("Submitted")], "NextToken": "p2"}
+    stub.add_response("list_assignments_for_hit", short, wanted)
+    assert [s.state for s in provider.listed_submissions(HIT_ID)] == [SubmissionState.SUBMITTED]
+    stub.assert_no_pending_responses()
+    full = {"Assignments": [assignment("Submitted")] * 100, "NextToken": "p2"}
+    stub.add_response("list_assignments_for_hit", full, wanted)
+    stub.add_response("list_assignments_for_hit", short, {**wanted, "NextToken": "p2"})
+    assert len(provider.listed_submissions(HIT_ID)) == 101
+    stub.assert_no_pending_responses()
+
+
 def test_targets_have_their_own_endpoints():
     assert endpoint_for("sandbox") == SANDBOX_ENDPOINT
     assert endpoint_for("production") == PRODUCTION_ENDPOINT
