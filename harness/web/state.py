@@ -7,7 +7,10 @@ status is not kept up to date and nothing here reads it), the origins of the pla
 workers come from once it is launched, and each posted HIT found by its public key with its arm
 and instrument (`harness.store.posted`). A HIT not posted yet, a study not launched yet and
 anything not seen before are read from the database: a HIT added by a later launch is a miss
-that finds it there, never a wrong answer.
+that finds it there, never a wrong answer. The rows kept are loaded whole and taken out of the
+session that read them (`_kept`): a request whose transaction fails expires every row its
+session holds, and an expired row outside a session cannot load again, so a row kept inside one
+would fail every later request for it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
@@ -30,6 +34,8 @@ from harness.store.models import Hit, Study, StudyPlatform
 from harness.store.posted import hit_facts
 from harness.store.studies import study_named
 from harness.web.security import platform_origins
+
+Row = TypeVar("Row", Study, Hit)
 
 
 @dataclass
@@ -69,7 +75,7 @@ class WebState:
         found = study_named(session, name)
         if found is not None and found.id is not None:
             with self._lock:
-                self._studies[name] = found
+                self._studies[name] = _kept(session, found)
         return found
 
     def worker_origins(self, session: Session, study: Study) -> tuple[str, ...]:
@@ -109,9 +115,21 @@ class WebState:
         found = TaskHit(study, hit, plan, self.instrument(session, facts.instrument_id),
                         facts.arm_id)  # fmt: skip
         if hit.platform_hit_id is not None:
+            _kept(session, hit)
             with self._lock:
                 self._hits[key] = found
         return found
+
+
+def _kept(session: Session, row: Row) -> Row:
+    """``row`` with every column loaded, taken out of ``session`` (see the module's notes);
+    read-only from then on, shared by every request of the process."""
+    state = sa.inspect(row)
+    if state.expired_attributes or state.unloaded:
+        session.refresh(row)
+    if state.session is not None:
+        session.expunge(row)
+    return row
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from sqlmodel import Session
 
 from harness.platform.verification import Verifier
 from harness.store import session_scope
@@ -138,3 +139,17 @@ def test_a_quarantined_submission_sends_the_pinned_number_of_statements(launched
     _response, again = statements.during(lambda: submit(client, launched, data))
     assert _response.json["created"] is False
     assert len(again) == 1, "\n".join(again)  # recorded already: whose it is, nothing written
+
+
+def test_what_is_kept_outlives_the_request_that_read_it_failing(launched, make_app):
+    # the first request for a posted HIT keeps its rows; its transaction then fails (the
+    # database connection dropped): every later request for the HIT must still be served
+    app = make_app()
+    state = app.extensions["harness"]
+    with Session(state.engine) as session:
+        kept = state.task_hit(session, launched.key(0))
+        session.rollback()
+    assert kept.hit.platform_hit_id == "PH0" and kept.study.name == launched.name
+    client = app.test_client()
+    assert _page(client, launched, "A0", "W0").status_code == 200
+    assert submit(client, launched, fields(launched, "A0", "W0")).status_code == 200
