@@ -2,26 +2,35 @@
 
 It does what `harness.simulate.driver` asks of its ``http`` (``get(url, params=...)``,
 ``post(url, data=..., headers=...)``, answers with ``status_code``, ``text``, ``json()``,
-``raise_for_status()``) straight on urllib3, without requests' per-call work (proxy settings
-read from the environment, cookie jars, hooks): that work was most of the crowd's CPU, which
-shares the machine with the servers it measures. The servers set no cookies.
+``raise_for_status()``) in HTTP/1.1 written and read on a plain socket: no requests (proxy
+settings read from the environment, cookie jars, hooks) and no urllib3 (its connection pool,
+header dictionaries, response objects and decoders): that per-request work was most of the
+crowd's CPU, which shares the machine with the servers it measures. The servers set no cookies.
+Each request carries what urllib3 sent (Host, Accept-Encoding: identity, User-Agent,
+Content-Length for a body) and the caller's headers; answers are read by Content-Length or
+chunked, or to the connection's end.
 
 Each worker keeps one kept-alive connection to each server; a request may ask for its
 connection to be closed after the answer (``Connection: close``), as the task server's requests
 do in the load test. A kept-alive connection the server has closed meanwhile is noticed before
-it is used, and a new one is opened.
+it is used, and a new one is opened. A refused, cut or timed-out connection raises urllib3's
+`ProtocolError` (an ``urllib3.exceptions.HTTPError``, what the load test retries on).
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlencode, urlsplit
 
-import urllib3
+from urllib3.exceptions import ProtocolError
 
 FORM = "application/x-www-form-urlencoded"
+USER_AGENT = "harness-load/1"
+LINE = 65536  # the longest status or header line read
 
 
 class HTTPStatusError(Exception):
@@ -51,22 +60,82 @@ class Reply:
             raise HTTPStatusError(f"HTTP {self.status_code}: {self.text[:200]}")
 
 
+class _Connection:
+    """One open connection to a server: its socket and a buffered reader on it."""
+
+    def __init__(self, host: str, port: int, timeout: float) -> None:
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.reader: BinaryIO = self.sock.makefile("rb")
+
+    def stale(self) -> bool:
+        """Whether the server closed it (or sent something unasked) since the last answer."""
+        poll = select.poll()  # not select.select: it fails on descriptors past 1023
+        poll.register(self.sock, select.POLLIN)
+        return bool(poll.poll(0))
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
+
+
+def _read_answer(reader: BinaryIO) -> tuple[int, bytes, bool]:
+    """Status, body, and whether the server keeps the connection open."""
+    status_line = reader.readline(LINE)
+    if not status_line:
+        raise ProtocolError("the server closed the connection without answering")
+    parts = status_line.split(None, 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/"):
+        raise ProtocolError(f"not an HTTP status line: {status_line[:80]!r}")
+    status = int(parts[1])
+    length, chunked, keep = None, False, parts[0] == b"HTTP/1.1"
+    while True:
+        line = reader.readline(LINE)
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value)
+        elif name == b"transfer-encoding":
+            chunked = b"chunked" in value.lower()
+        elif name == b"connection":
+            keep = value.strip().lower() != b"close"
+    if chunked:
+        body = bytearray()
+        while True:
+            size = int(reader.readline(LINE).split(b";", 1)[0], 16)
+            if size == 0:
+                while reader.readline(LINE) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                break
+            body += reader.read(size)
+            reader.readline(LINE)
+        return status, bytes(body), keep
+    if length is None:
+        return status, reader.read(), False  # to the connection's end
+    body = reader.read(length)
+    if len(body) != length:
+        raise ProtocolError(f"the answer was cut: {len(body)} of {length} bytes")
+    return status, body, keep
+
+
 class Browser:
-    """One worker's client: a connection pool of one per server it talks to."""
+    """One worker's client: one kept-alive connection per server it talks to."""
 
     def __init__(self, timeout: float = 60.0) -> None:
-        self._pools: dict[str, urllib3.HTTPConnectionPool] = {}
-        self._timeout = urllib3.Timeout(total=timeout)
+        self._connections: dict[str, _Connection] = {}
+        self._timeout = timeout
 
-    def _pool(self, netloc: str) -> urllib3.HTTPConnectionPool:
-        pool = self._pools.get(netloc)
-        if pool is None:
+    def _connection(self, netloc: str) -> _Connection:
+        connection = self._connections.pop(netloc, None)
+        if connection is not None and connection.stale():
+            connection.close()
+            connection = None
+        if connection is None:
             host, _, port = netloc.rpartition(":")
-            pool = urllib3.HTTPConnectionPool(
-                host, int(port), maxsize=1, block=False, retries=False, timeout=self._timeout
-            )
-            self._pools[netloc] = pool
-        return pool
+            connection = _Connection(host, int(port), self._timeout)
+        return connection
 
     def send(
         self,
@@ -75,18 +144,37 @@ class Browser:
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Reply:
-        """One request; urllib3's errors (a refused or cut connection, a timeout) propagate."""
+        """One request; a refused, cut or timed-out connection raises `ProtocolError`."""
         parts = urlsplit(url)
-        target = parts.path + ("?" + parts.query if parts.query else "")
-        answer = self._pool(parts.netloc).urlopen(
-            method,
-            target or "/",
-            body=body,
-            headers=dict(headers or {}),
-            redirect=False,
-            preload_content=True,
-        )
-        return Reply(answer.status, answer.data)
+        target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        lines = [
+            f"{method} {target} HTTP/1.1",
+            f"Host: {parts.netloc}",
+            "Accept-Encoding: identity",
+            f"User-Agent: {USER_AGENT}",
+        ]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        if body is not None:
+            lines.append(f"Content-Length: {len(body)}")
+        request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
+        connection = None
+        try:
+            connection = self._connection(parts.netloc)
+            connection.sock.sendall(request)
+            status, content, keep = _read_answer(connection.reader)
+        except (OSError, ValueError) as exc:  # refused, cut, timed out, garbled
+            if connection is not None:
+                connection.close()
+            raise ProtocolError(f"{type(exc).__name__}: {exc}") from exc
+        except ProtocolError:
+            if connection is not None:
+                connection.close()
+            raise
+        if keep and (headers or {}).get("Connection", "").lower() != "close":
+            self._connections[parts.netloc] = connection
+        else:
+            connection.close()
+        return Reply(status, content)
 
     def request(
         self,
@@ -111,9 +199,9 @@ class Browser:
         return self.request("POST", url, data=data, **kw)
 
     def close(self) -> None:
-        for pool in self._pools.values():
-            pool.close()
-        self._pools.clear()
+        for connection in self._connections.values():
+            connection.close()
+        self._connections.clear()
 
     def __enter__(self) -> Browser:
         return self
