@@ -339,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
                     "--db",
                     str(directory / "mturk.sqlite"),
                     "--threads",
-                    "64",
+                    str(args.platform_threads),
                     "--keepalive",
                     "60",
                 ],
@@ -721,6 +721,9 @@ def print_report(
         )
     refusals = Counter(r.split(" ", 1)[0] for r in report.refused)
     print(f"  refused by the servers (not errors): {dict(refusals)}")
+    why = Counter(r.split(": ", 1)[-1][:70] for r in report.refused)
+    if why:
+        print("    most often: " + "; ".join(f"{n} x {text}" for text, n in why.most_common(3)))
     print(
         f"  screening queue drained {drained:.1f} s after the crowd"
         if drained >= 0
@@ -755,7 +758,12 @@ def main() -> int:
     parser.add_argument("--raters", type=int, default=8, help="raters per item")
     parser.add_argument("--items-per-hit", type=int, default=10)
     parser.add_argument("--server-workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument(
+        "--threads", type=int, default=8, help="per task-server process (harness serve's default)"
+    )
+    parser.add_argument(
+        "--platform-threads", type=int, default=16, help="the local MTurk service's threads"
+    )
     parser.add_argument("--seconds", type=float, default=90, help="stop the crowd after this")
     parser.add_argument(
         "--kill-every",
