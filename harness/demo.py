@@ -131,11 +131,11 @@ def _services(
     demo: Demo, run: Path, db: str, say: Callable[[str], None]
 ) -> Iterator[tuple[str | None, str]]:
     """The platform's local service (if any) and the task server, on free loopback ports,
-    stopped when the block ends (on Ctrl-C and SIGTERM too)."""
+    stopped when the block ends (on Ctrl-C and SIGTERM too). The two start (and stop) side by
+    side: the task server needs nothing of the platform's service until the crowd comes."""
     from harness.platform.registry import platform_of_target
     from harness.store.migrations import upgrade
 
-    upgrade(db)
     platform = platform_of_target(demo.platform)
     children: list[subprocess.Popen[bytes]] = []
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -146,18 +146,19 @@ def _services(
             port = service.command[service.command.index("--port") + 1]
             endpoint = f"http://127.0.0.1:{port}"
             children.append(_start(service.command, run / f"{demo.platform}.log", run))
-            _wait(endpoint + service.probe, service.name, children[-1])
+        upgrade(db)  # while the platform's service starts
         pages = f"http://127.0.0.1:{_free_port()}"
         serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"]
         password = {"HARNESS_DASHBOARD_PASSWORD": _dashboard_password()}
         children.append(_start(serve, run / "serve.log", run, password))
+        if service is not None and endpoint is not None:
+            _wait(endpoint + service.probe, service.name, children[0])
         _wait(pages + "/health", "the task server", children[-1])
         local = f", {service.name} {endpoint}" if service is not None else ""
         say(f"== services: task pages {pages}{local}")
         yield endpoint, pages
     finally:
-        for child in children:
-            _stop(child)
+        _stop(children)
         signal.signal(signal.SIGTERM, previous)
 
 
@@ -214,15 +215,18 @@ def _wait(url: str, name: str, child: subprocess.Popen[bytes]) -> None:
     raise InputError(f"demo: {name} did not answer at {url} within 30 s")
 
 
-def _stop(child: subprocess.Popen[bytes]) -> None:
-    if child.poll() is not None:
-        return
-    os.killpg(child.pid, signal.SIGTERM)
-    try:
-        child.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
+def _stop(children: list[subprocess.Popen[bytes]]) -> None:
+    """Stop ``children`` gracefully (SIGTERM to each at once), killing any still up 10 s on."""
+    running = [child for child in children if child.poll() is None]
+    for child in running:
+        os.killpg(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    for child in running:
+        try:
+            child.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
 
 
 def _free_port() -> int:

@@ -96,6 +96,56 @@ def database_url(
         drop_postgres_database(url)
 
 
+@pytest.fixture(scope="session")
+def built_stores() -> Iterator[dict[tuple[str, str], tuple[str, Any]]]:
+    """Stores made once per test process by `store_copy` (per key and backend), and what
+    their builder returned; the PostgreSQL ones are dropped at the end."""
+    made: dict[tuple[str, str], tuple[str, Any]] = {}
+    yield made
+    for url, _ in made.values():
+        if url.startswith("postgresql"):
+            drop_postgres_database(url)
+
+
+@pytest.fixture
+def store_copy(
+    backend: str,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    migrated_templates: dict[str, str],
+    built_stores: dict[tuple[str, str], tuple[str, Any]],
+) -> Iterator[Any]:
+    """``store_copy(key, build)``: a copy, for this test alone, of the store ``build(url,
+    folder)`` filled once per test process and backend (on a copy of the migrated template; it
+    must leave no connection open), and what ``build`` returned. For tests that read (or change
+    their own copy of) the same launched, worked study: the copy costs a fraction of making it."""
+    copies: list[str] = []
+
+    def copy(key: str, build: Any) -> tuple[str, Any]:
+        if (key, backend) not in built_stores:
+            template = migrated_template(migrated_templates, backend, tmp_path_factory)
+            folder = tmp_path_factory.mktemp(key)
+            url = _copy_store(template, backend, sqlite_url(folder))
+            built_stores[(key, backend)] = (url, build(url, folder))
+        url, built = built_stores[(key, backend)]
+        copies.append(_copy_store(url, backend, sqlite_url(tmp_path)))
+        return copies[-1], built
+
+    yield copy
+    for url in copies:
+        if backend == "postgresql":
+            drop_postgres_database(url)
+
+
+def _copy_store(url: str, backend: str, sqlite_target: str) -> str:
+    """A copy of the store at ``url`` (nobody connected to it): the SQLite file
+    ``sqlite_target``, or a new PostgreSQL database."""
+    if backend == "sqlite":
+        copy_sqlite_database(url, sqlite_target)
+        return sqlite_target
+    return create_postgres_database(template=url)
+
+
 @pytest.fixture
 def engine(database_url: str) -> Iterator[Any]:
     """An engine on the migrated database of each backend, disposed after the test."""

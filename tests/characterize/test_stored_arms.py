@@ -24,17 +24,23 @@ from tests.platform.link.arm_study import (
 from tests.platform.link.test_link_platform import _client
 
 
-@pytest.fixture
-def worked(tmp_path, database_url):
-    spec = arms_spec(tmp_path)
+def _work(database_url, folder):
+    """The study with arms launched and done by four participants through the pages."""
+    spec = arms_spec(folder)
     launch(spec, database_url)
     app, client = _client(database_url)
     try:
-        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
-                          careful_long_careless_short())  # fmt: skip
+        return work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
+                        careful_long_careless_short())  # fmt: skip
     finally:
         app.extensions["harness"].close()
-    return database_url, posted
+
+
+@pytest.fixture
+def worked(store_copy):
+    """The worked study (done once per backend; each test reads its own copy) and what the
+    participants posted."""
+    return store_copy("worked-arms", _work)
 
 
 def test_every_arms_control_checks_are_read_with_their_arm(worked):

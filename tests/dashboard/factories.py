@@ -20,6 +20,7 @@ from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment
+from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.platform.mturk_local.factories import LocalMTurk
 from tests.serving import ServedApp, until_rechecked
@@ -49,8 +50,11 @@ class LiveStudy:
         from harness.web import create_app
 
         self.mturk = LocalMTurk(self.directory / "mturk.sqlite").start()
-        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
-        upgrade(self.db)
+        if self.database is None:
+            self.db = migrated_sqlite(self.directory / "harness.db")
+        else:
+            self.db = self.database
+            upgrade(self.db)
         self.app = create_app(
             self.db, after_submission=hook(self.apply_decisions), dashboard=SETTINGS
         )
@@ -167,8 +171,11 @@ class LivePlacesStudy:
             self.prolific_app = prolific_app(Settings(db_path=self.directory / "prolific.sqlite"))
             self.prolific = ServedApp(self.prolific_app).start()
             endpoint = ["--endpoint-url", self.prolific.url]
-        self.db = self.database or f"sqlite:///{self.directory / 'harness.db'}"
-        upgrade(self.db)
+        if self.database is None:
+            self.db = migrated_sqlite(self.directory / "harness.db")
+        else:
+            self.db = self.database
+            upgrade(self.db)
         self.app = create_app(self.db, after_submission=hook(True), dashboard=SETTINGS)
         self.server = ServedApp(self.app).start()
         spec = small_spec(self.directory, items=self.items, per_hit=self.per_hit,
@@ -209,4 +216,3 @@ class LivePlacesStudy:
             self.prolific.stop()
             self.prolific_app.extensions["prolific_local"].close()
         self.http.close()
-

@@ -18,16 +18,14 @@ from harness.errors import InputError
 from harness.store import make_engine, session_scope
 from harness.store.models import Event
 from tests.dashboard.factories import PASSWORD, SETTINGS
+from tests.factories import migrated_sqlite
 
 CSRF = re.compile(r'name="csrf-token" content="([^"]+)"')
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[Any]:
-    from harness.store.migrations import upgrade
-
-    url = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "h.db")
     app = create_dashboard_app(url, SETTINGS)
     yield app
     app.extensions["harness.dashboard"].engine.dispose()
@@ -111,11 +109,9 @@ def test_a_workers_credentials_open_nothing(app):
 
 
 def test_the_task_server_with_the_dashboard_gives_workers_no_login(tmp_path):
-    from harness.store.migrations import upgrade
     from harness.web import create_app
 
-    url = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "h.db")
     app = create_app(url, dashboard=SETTINGS)
     try:
         client = app.test_client()
@@ -134,11 +130,9 @@ def test_in_the_task_server_the_dashboard_keeps_its_own_policy_scripts_by_nonce_
     """The task pages' policy (no scripts without their nonce, framed by the platform) is not
     the dashboard's: its pages run their scripts by a nonce of their own and are framed by
     nobody."""
-    from harness.store.migrations import upgrade
     from harness.web import create_app
 
-    url = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(url)
+    url = migrated_sqlite(tmp_path / "h.db")
     app = create_app(url, dashboard=SETTINGS)
     try:
         client = app.test_client()

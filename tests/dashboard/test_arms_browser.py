@@ -14,10 +14,10 @@ import pytest
 import requests
 
 from harness.dashboard.headline import headline_lines
-from harness.store.migrations import upgrade
 from tests.browser import chromium, chromium_available
 from tests.dashboard.factories import PASSWORD, SETTINGS
 from tests.dashboard.test_browser import text, wait_for
+from tests.factories import migrated_sqlite
 from tests.platform.link.arm_study import (
     Posted,
     arms_spec,
@@ -39,8 +39,7 @@ def served(tmp_path) -> Iterator[tuple[str, str, Any, Any]]:
     """The task server with the dashboard, and the study with arms launched on a link."""
     from harness.web import create_app
 
-    db = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(db)
+    db = migrated_sqlite(tmp_path / "h.db")
     app = create_app(db, dashboard=SETTINGS)
     server = ServedApp(app).start()
     spec = arms_spec(tmp_path, items=ITEMS, raters=RATERS)

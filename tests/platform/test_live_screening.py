@@ -17,6 +17,7 @@ from harness.store.models import (
     ScreeningDecision,
     Worker,
 )
+from tests.factories import migrated_sqlite
 from tests.platform.factories import (
     harness_cli,
     launch_args,
@@ -100,7 +101,6 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
     """External hosting: the page stores the answers before it submits to MTurk, so a
     rejection may have to wait for a later submission or the next sync; blocks happen at once."""
     from harness.platform.after_submission import hook
-    from harness.store.migrations import upgrade
     from tests.serving import ServedApp, until_rechecked
 
     spec = small_spec(
@@ -113,8 +113,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
         screening="{calibration_failure: {threshold: 0, action: reject}, "
         "low_variance: {action: block}}",
     )
-    db = f"sqlite:///{tmp_path / 'h.db'}"
-    upgrade(db)
+    db = migrated_sqlite(tmp_path / "h.db")
     from harness.web import create_app
 
     app = create_app(db, after_submission=hook(True))

@@ -26,6 +26,7 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.studies import launched as launched_row
+from tests.factories import migrated_sqlite
 from tests.platform.test_sync import launch_and_work
 
 AUTO_APPROVAL = 86400  # small_spec's auto_approval_delay: 1d
@@ -36,7 +37,7 @@ def launched(tmp_path, mturk, http):
     """A small mturk-hosted study, launched, done by 4 simulated workers, synced."""
     from tests.platform.factories import harness_cli
 
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     assert harness_cli("sync", "small", "--db", db).exit_code == 0
     engine = make_engine(db)
@@ -244,7 +245,7 @@ def test_workers_of_an_excluded_study_cannot_see_the_new_one(tmp_path, mturk, ht
     from harness.spec import load_spec
     from tests.platform.factories import harness_cli, launch_args, small_spec
 
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     first_dir, second_dir = tmp_path / "a", tmp_path / "b"
     first_dir.mkdir()
     second_dir.mkdir()
@@ -334,7 +335,7 @@ def test_a_rejection_waits_until_the_platform_has_the_submission(launched, mturk
 def test_review_prints_the_counts_and_every_action_only_when_asked(tmp_path, mturk, http):
     from tests.platform.factories import harness_cli
 
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     assert harness_cli("sync", "small", "--db", db, "--no-apply-decisions").exit_code == 0
     planned = harness_cli("review", "small", "--db", db, "--dry-run")

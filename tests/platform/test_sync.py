@@ -12,6 +12,7 @@ from harness.simulate.driver import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event, Judgment
+from tests.factories import migrated_sqlite
 from tests.platform.factories import crowd_workers, harness_cli, launch_args, small_spec, truths_of
 
 FAULTS = {"throttle_share": 0.25, "unavailable_share": 0.2, "seed": 7}
@@ -98,7 +99,7 @@ def test_faults_during_launch_and_sync_give_the_same_outcome(tmp_path, mturk, ht
 def test_throttling_and_unavailability_during_review_approve_each_assignment_once(
     tmp_path, mturk, http, client
 ):
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     assert harness_cli("sync", "small", "--db", db).exit_code == 0
     mturk.control("faults", FAULTS)
@@ -157,7 +158,7 @@ def test_sync_from_the_notification_queue_stores_everything_and_empties_it(
 
 
 def test_sync_from_the_stored_queue_needs_a_study_launched_with_one(tmp_path, mturk, http, sqs):
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     result = harness_cli("sync", "small", "--db", db, "--from-queue")
     assert result.exit_code == 1
@@ -177,7 +178,7 @@ def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http
     from harness.platform.sync import SyncHooks, sync_study
     from harness.render.answers import answers_from_xml
 
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     seen = []
 
@@ -206,7 +207,7 @@ def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sq
     from harness.render.answers import answers_from_xml
 
     queue = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "0"})["QueueUrl"]
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db, "--notify-queue", queue)
     provider = MTurkProvider(make_client("local", mturk.url), "local")
 
@@ -241,7 +242,7 @@ def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sq
 
 
 def test_a_local_study_never_reads_notifications_from_a_real_cloud(tmp_path, mturk, http):
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db)
     queue = "https://sqs.us-east-1.amazonaws.com/123456789012/harness"
     result = harness_cli("sync", "small", "--db", db, "--from-queue", queue)

@@ -8,6 +8,8 @@ has other raters to be compared with.
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import pytest
 import sqlalchemy as sa
@@ -24,14 +26,28 @@ from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope, study_judgments
 from harness.store.decisions import pending_decisions
 from harness.store.models import Assignment, DecisionState, Event, ScreeningDecision, Worker
-from tests.factories import TASK_SPECS, WS353_DIR
+from tests.factories import (
+    TASK_SPECS,
+    WS353_DIR,
+    copy_sqlite_database,
+    create_postgres_database,
+    drop_postgres_database,
+    migrated_template,
+    sqlite_url,
+)
 
 SPEC = TASK_SPECS / "ws353_reproduction.yaml"
 MIX = {"careful": 6, "backwards": 1, "spammer": 1}
 
 
 def _crowd_table() -> pd.DataFrame:
-    """90 WS353 items in 3 HITs of 30, 8 raters each; per HIT, careful workers first."""
+    """90 WS353 items in 3 HITs of 30, 8 raters each; per HIT, careful workers first (a copy
+    of the one table, simulated once per process)."""
+    return _simulated_crowd_table().copy()
+
+
+@functools.cache
+def _simulated_crowd_table() -> pd.DataFrame:
     loaded = load_spec(SPEC)
     truths = load_ws353(WS353_DIR).judgments.groupby("item_id")["value"].mean().iloc[:90]
     table = simulate_judgments(truths, loaded.scale, Crowd(MIX, size=8, seed=5), 8, 30, seed=5)
@@ -47,6 +63,55 @@ def engine(database_url):
     yield engine
     engine.dispose()
     forget_states()
+
+
+@pytest.fixture(scope="module")
+def crowd_runs():
+    """Per backend, a store holding `_run_study` of the crowd's table, run once per test
+    process in this module (made on first use by `crowd_run`); dropped at the module's end."""
+    made: dict[str, tuple[str, object, list]] = {}
+    yield made
+    for url, _, _ in made.values():
+        if url.startswith("postgresql"):
+            drop_postgres_database(url)
+
+
+@pytest.fixture
+def crowd_run(backend, tmp_path, tmp_path_factory, migrated_templates, crowd_runs):
+    """The crowd's study stored and screened assignment by assignment (`_run_study` of
+    `_crowd_table()`), run once per backend and copied for each test (a test may write to its
+    copy): an engine on the copy, the study, and what each screening returned. The live
+    screening's cache starts empty, as in a process that did not do the screening."""
+    if backend not in crowd_runs:
+        template = migrated_template(migrated_templates, backend, tmp_path_factory)
+        url = _copy(template, backend, sqlite_url(tmp_path_factory.mktemp("crowd")))
+        forget_states()
+        engine = make_engine(url)
+        try:
+            study, returned = _run_study(engine, _crowd_table())
+        finally:
+            engine.dispose()
+            forget_states()
+        crowd_runs[backend] = (url, study, returned)
+    url, study, returned = crowd_runs[backend]
+    copy = _copy(url, backend, sqlite_url(tmp_path))
+    engine = make_engine(copy)
+    try:
+        yield engine, study, returned
+    finally:
+        engine.dispose()
+        forget_states()
+        if backend == "postgresql":
+            drop_postgres_database(copy)
+
+
+def _copy(url: str, backend: str, sqlite_target: str) -> str:
+    """A copy of the database at ``url`` (nobody connected to it): at ``sqlite_target`` on
+    SQLite, a new database on PostgreSQL."""
+    if backend == "sqlite":
+        copy_sqlite_database(url, sqlite_target)
+        return sqlite_target
+    return create_postgres_database(template=url)
 
 
 def _run_study(engine, table):
@@ -66,9 +131,8 @@ def _names(session) -> dict[int, str]:
     return {w.id: w.platform_worker_id for w in session.exec(select(Worker)).all()}
 
 
-def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine):
-    table = _crowd_table()
-    study, returned = _run_study(engine, table)
+def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(crowd_run):
+    _engine, _study, returned = crowd_run
     first = next(d for _, kind, d in returned if kind == "backwards")
     h8 = [d for d in first if d.heuristic == "consensus_correlation"]
     assert len(h8) == 1 and h8[0].flag and h8[0].score < -0.3
@@ -80,8 +144,8 @@ def test_a_backwards_worker_is_flagged_right_after_their_first_assignment(engine
     assert {d.heuristic for d in spam if d.flag} >= {"consensus_correlation", "quick"}
 
 
-def test_careful_workers_are_never_flagged_by_a_blocking_heuristic(engine):
-    _, returned = _run_study(engine, _crowd_table())
+def test_careful_workers_are_never_flagged_by_a_blocking_heuristic(crowd_run):
+    engine, _, returned = crowd_run
     with session_scope(engine) as session:
         names = _names(session)
     truth = _crowd_table().groupby("worker_id")["true_archetype"].first()
@@ -108,8 +172,8 @@ def test_screening_twice_or_from_a_fresh_process_stores_nothing_new(engine):
         assert len(session.exec(select(ScreeningDecision)).all()) == len(stored)
 
 
-def test_live_flags_end_as_the_batch_screening_of_the_stored_study(engine):
-    study, _ = _run_study(engine, _crowd_table())
+def test_live_flags_end_as_the_batch_screening_of_the_stored_study(crowd_run):
+    engine, study, _ = crowd_run
     with session_scope(engine) as session:
         names = _names(session)
         last: dict[tuple[str, str], bool] = {}
@@ -123,8 +187,8 @@ def test_live_flags_end_as_the_batch_screening_of_the_stored_study(engine):
             assert last.get((worker, key), False) == bool(flag), (worker, key)
 
 
-def test_pending_decisions_are_the_unapplied_raised_flags_that_act(engine):
-    study, _ = _run_study(engine, _crowd_table())
+def test_pending_decisions_are_the_unapplied_raised_flags_that_act(crowd_run):
+    engine, study, _ = crowd_run
     with session_scope(engine) as session:
         pending = pending_decisions(session, study.id)
         assert pending and all(d.flag and d.action != "report" for d in pending)
@@ -183,11 +247,11 @@ def test_an_assignment_of_controls_only_is_screened_on_its_own_answers(engine):
     assert decision.heuristic == "calibration_failure" and decision.flag
 
 
-def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(engine):
+def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(crowd_run):
     from harness.store.models import Assignment, Hit
 
     table = _crowd_table()
-    study, _ = _run_study(engine, table)
+    engine, study, _ = crowd_run
     with session_scope(engine) as session:
         hits = session.exec(select(Hit).where(Hit.study_id == study.id)).all()
         assert sorted(h.platform_hit_id for h in hits) == [f"{study.id}-a00{i}" for i in (1, 2, 3)]
@@ -199,8 +263,8 @@ def test_a_simulated_study_is_stored_as_hits_assignments_and_judgments(engine):
     assert set(stored["worker_id"]) == set(table["worker_id"])
 
 
-def test_a_flag_raised_and_since_cleared_is_not_pending(engine):
-    study, _ = _run_study(engine, _crowd_table())
+def test_a_flag_raised_and_since_cleared_is_not_pending(crowd_run):
+    engine, study, _ = crowd_run
     with session_scope(engine) as session:
         first = pending_decisions(session, study.id)[0]
         cleared = ScreeningDecision(
@@ -275,12 +339,12 @@ def _outcome(session, study_id: int) -> tuple[dict[tuple, bool], set[tuple]]:
     return latest, pending
 
 
-def test_one_screening_pass_per_batch_of_arrivals_decides_as_one_per_assignment(engine):
+def test_one_screening_pass_per_batch_of_arrivals_decides_as_one_per_assignment(crowd_run):
     """What a task server does under a burst (one pass over everything stored since the last,
     `harness.platform.background`) ends with the flags and pending decisions of screening
     each assignment as it arrives, with fewer decisions along the way."""
     table = _crowd_table()
-    one_by_one, _ = _run_study(engine, table)
+    engine, one_by_one, _ = crowd_run
     with session_scope(engine) as session:
         batched = create_study(session, load_spec(SPEC), name="batched")
     parts = [p.drop(columns=["hit", "bad"]) for _, p in table.groupby("assignment_id", sort=False)]

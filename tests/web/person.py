@@ -22,8 +22,13 @@ class Given:
     reminders: int = 0
 
 
+POLL = 0.05
+"""Seconds between two looks while waiting for the page (selenium's default, 0.5 s, makes
+every wait for a page that is not there yet cost up to half a second)."""
+
+
 def wait(driver: Any, seconds: float = 10) -> WebDriverWait:
-    return WebDriverWait(driver, seconds)
+    return WebDriverWait(driver, seconds, poll_frequency=POLL)
 
 
 def visible_card(driver: Any) -> Any:

@@ -19,6 +19,7 @@ from harness.store.events import EventKind, record_event
 from harness.store.migrations import upgrade
 from harness.store.models import Hit
 from harness.web.tokens import token_in_page
+from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -27,7 +28,7 @@ T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 @pytest.fixture
 def launched(tmp_path):
     spec = small_spec(tmp_path, hosting="external")
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     qr = tmp_path / "study.png"
     result = harness_cli("launch", str(spec), "--target", "link", "--db", db,
                          "--public-url", "http://tasks.test", "--qr", str(qr))  # fmt: skip

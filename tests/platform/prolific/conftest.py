@@ -9,6 +9,7 @@ import pytest
 import requests
 
 from harness.platform.prolific_local import Settings, create_app
+from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec
 from tests.serving import ServedApp
 
@@ -30,7 +31,7 @@ def faults(url: str, **switches: Any) -> None:
 def launched(prolific, tmp_path):
     """The small spec (4 HITs x 2 raters) launched on the local service: (spec, db, output)."""
     spec = small_spec(tmp_path, hosting="external")
-    db = f"sqlite:///{tmp_path / 'h.db'}"
+    db = migrated_sqlite(tmp_path / "h.db")
     result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
                          prolific.url, "--db", db, "--public-url", "http://tasks.test")  # fmt: skip
     assert result.exit_code == 0, result.output
