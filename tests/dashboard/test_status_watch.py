@@ -3,6 +3,8 @@ the dashboard's headline (pace, alpha with its interval, blocks, latest events).
 
 from __future__ import annotations
 
+import re
+
 from tests.platform.factories import harness_cli
 
 
@@ -19,5 +21,10 @@ def test_status_shows_blocks_and_screening_and_watch_adds_alpha_and_events(live)
     assert out.count("study small on local: running") == 2  # refreshed in place, twice
     assert "  alpha (interval): " in out and "screened set" in out
     assert "by live screening: screening low_variance" in out
-    assert "  latest events:" in out and "assignment.submitted" in out
+    # the newest events, each a time, a kind and its subject: the submissions' or (a recheck
+    # settles several at once) the screening decisions and blocks that came after them
+    events = out.split("  latest events:\n", 1)[1].splitlines()
+    kinds = [line.split()[1] for line in events if re.match(r"    \d\d:\d\d:\d\d ", line)]
+    assert kinds and all(re.fullmatch(r"[a-z_]+(\.[a-z_]+)+", kind) for kind in kinds)
+    assert {"assignment.submitted", "worker.blocked"} & set(kinds)
     assert "(refreshed " in out
