@@ -442,6 +442,7 @@ def run(args: argparse.Namespace) -> int:
                 cutter.join()
                 print(f"  database connections terminated: {sum(cut)} in {len(cut)} rounds")
             drained = wait_screened(db, 120)
+            decided = post_to_screened(db)
             synced = harness("sync", "load", "--db", db, check=False)
             if args.platform_errors:  # the platform recovers; the next sync finishes the rest
                 requests.post(
@@ -451,6 +452,12 @@ def run(args: argparse.Namespace) -> int:
                 synced += harness("sync", "load", "--db", db, check=False)
             checks = check(db, mturk_url, timings, report)
         print_report(args, wall, timings, report, killed, drained, synced, checks, pacer)
+        if decided:
+            print(
+                f"  post to screened (verified by the rechecks, then screened): p50 "
+                f"{np.percentile(decided, 50):.1f} s, p99 {np.percentile(decided, 99):.1f} s, "
+                f"max {max(decided):.1f} s ({len(decided)} assignments)"
+            )
         print(
             "  CPU seconds during the crowd: " + ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
         )
@@ -484,6 +491,24 @@ def wait_screened(db: str, seconds: float) -> float:
         return -1.0
     finally:
         engine.dispose()
+
+
+def post_to_screened(db: str) -> list[float]:
+    """Seconds from each verified submission's post (its quarantine) to its screening: how soon
+    live screening decided on it, verification by the rechecks included."""
+    engine = sa.create_engine(db)
+    try:
+        with engine.connect() as c:
+            rows = c.execute(
+                sa.text(
+                    "SELECT q.received_at, a.screened_at FROM quarantined_submission q "
+                    "JOIN assignment a ON a.platform_assignment_id = q.platform_assignment_id "
+                    "WHERE a.screened_at IS NOT NULL"
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    return [max((screened - received).total_seconds(), 0.0) for received, screened in rows]
 
 
 def platform_state(mturk_url: str, db: str) -> tuple[dict[str, str], set[str]]:
