@@ -473,7 +473,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def wait_screened(db: str, seconds: float) -> float:
-    """Seconds until every stored assignment was screened (the queue drained); -1 if never."""
+    """Seconds until every submission the rechecks still ask about was settled and every stored
+    assignment screened (the queue drained); -1 if never."""
     engine = sa.create_engine(db)
     start = time.perf_counter()
     try:
@@ -483,6 +484,12 @@ def wait_screened(db: str, seconds: float) -> float:
                     sa.text(
                         "SELECT count(*) FROM assignment a WHERE a.screened_at IS NULL AND EXISTS "
                         "(SELECT 1 FROM judgment j WHERE j.assignment_id = a.id)"
+                    )
+                ).scalar_one()
+                left += c.execute(
+                    sa.text(
+                        "SELECT count(*) FROM quarantined_submission "
+                        "WHERE state = 'PENDING' AND recheck_at IS NOT NULL"
                     )
                 ).scalar_one()
             if left == 0:
@@ -750,7 +757,7 @@ def print_report(
     if why:
         print("    most often: " + "; ".join(f"{n} x {text}" for text, n in why.most_common(3)))
     print(
-        f"  screening queue drained {drained:.1f} s after the crowd"
+        f"  screening queue drained {drained:.1f} s after the crowd (verified and screened)"
         if drained >= 0
         else "  screening queue NOT drained"
     )
