@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -515,7 +516,14 @@ def post_to_screened(db: str) -> list[float]:
             ).all()
     finally:
         engine.dispose()
-    return [max((screened - received).total_seconds(), 0.0) for received, screened in rows]
+    return [max((_moment(screened) - _moment(received)).total_seconds(), 0.0)
+            for received, screened in rows]  # fmt: skip
+
+
+def _moment(value: Any) -> datetime:
+    """A stored time as UTC-aware (SQLite gives text back to a plain query)."""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def platform_state(mturk_url: str, db: str) -> tuple[dict[str, str], set[str]]:
