@@ -14,33 +14,14 @@ from harness.characterize.arm_inputs import compare_stored, read_arms, with_fees
 from harness.platform.registry import platform_named
 from harness.store import find_study, make_engine, session_scope
 from tests.platform.factories import harness_cli
-from tests.platform.link.arm_study import (
-    arms_spec,
-    careful_long_careless_short,
-    client_fetch,
-    launch,
-    work_all,
-)
-from tests.platform.link.test_link_platform import _client
-
-
-def _work(database_url, folder):
-    """The study with arms launched and done by four participants through the pages."""
-    spec = arms_spec(folder)
-    launch(spec, database_url)
-    app, client = _client(database_url)
-    try:
-        return work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
-                        careful_long_careless_short())  # fmt: skip
-    finally:
-        app.extensions["harness"].close()
+from tests.platform.link.arm_study import work_arms_study
 
 
 @pytest.fixture
 def worked(store_copy):
     """The worked study (done once per backend; each test reads its own copy) and what the
     participants posted."""
-    return store_copy("worked-arms", _work)
+    return store_copy("worked-arms", work_arms_study)
 
 
 def test_every_arms_control_checks_are_read_with_their_arm(worked):
@@ -105,24 +86,34 @@ def test_money_per_judgment_counts_the_platforms_fees():
     assert with_fees(0.0, Decimal("0"), 5, mturk) == 0.0
 
 
-def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(worked, monkeypatch):
+@pytest.fixture
+def judgment_reads(monkeypatch):
+    """The study ids each read of a study's judgment table was for, from now on (the readers:
+    the arms' and a whole study's)."""
     import harness.store.arm_judgments as arm_module
-    from harness.screening.controls import control_checks
-    from harness.screening.stored import instrument_context
-    from harness.store.arm_assignment import study_arms
+    import harness.store.studies as studies_module
     from harness.store.judgment_table import study_judgments
 
-    db, posted = worked
     reads = []
 
     def counted(session, study_id):
         reads.append(study_id)
         return study_judgments(session, study_id)
 
-    import harness.characterize.arm_inputs as inputs_module
-
     monkeypatch.setattr(arm_module, "study_judgments", counted)
-    monkeypatch.setattr(inputs_module, "study_judgments", counted, raising=False)
+    monkeypatch.setattr(studies_module, "study_judgments", counted)
+    return reads
+
+
+def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(
+    worked, judgment_reads
+):
+    from harness.screening.controls import control_checks
+    from harness.screening.stored import instrument_context
+    from harness.store.arm_assignment import study_arms
+    from harness.store.judgment_table import study_judgments
+
+    db, posted = worked
     engine = make_engine(db)
     try:
         with session_scope(engine) as session:
@@ -134,7 +125,7 @@ def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(w
                         for a in study_arms(session, study.id)}  # fmt: skip
     finally:
         engine.dispose()
-    assert len(reads) == 1
+    assert len(judgment_reads) == 1
     data = stored.data
     assert len(data.shown) == len(table)  # every judgment, controls too
     assert set(data.judgments["role"]) == {"item", "gold"}  # the comparison's: content only
@@ -147,23 +138,12 @@ def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(w
         pd.testing.assert_frame_equal(found, expected[found.columns], check_dtype=False)
 
 
-def test_characterizing_a_study_with_arms_reads_its_judgments_once(worked, monkeypatch):
-    import harness.store.arm_judgments as arm_module
-    import harness.store.studies as studies_module
+def test_characterizing_a_study_with_arms_reads_its_judgments_once(worked, judgment_reads):
     from harness.characterize.inputs import read_with_arms
-    from harness.store.judgment_table import study_judgments
 
     db, _ = worked
-    reads = []
-
-    def counted(session, study_id):
-        reads.append(study_id)
-        return study_judgments(session, study_id)
-
-    monkeypatch.setattr(arm_module, "study_judgments", counted)
-    monkeypatch.setattr(studies_module, "study_judgments", counted)
     instrument, arms = read_with_arms("small", db, "short")
-    assert len(reads) == 1
+    assert len(judgment_reads) == 1
     assert arms is not None and arms.data.arms == ["long", "short"]
     assert instrument.name == "small (arm short)"
     assert set(arms.data.arm_shown("short")["worker_id"]) == set(instrument.judgments["worker_id"])

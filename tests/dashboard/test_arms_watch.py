@@ -11,25 +11,18 @@ import pytest
 from harness.dashboard.watch import Watcher
 from harness.stats.alpha import krippendorff_alpha
 from harness.store import find_study, make_engine, session_scope, study_judgments
-from tests.platform.link.arm_study import (
-    arms_spec,
-    careful_long_careless_short,
-    client_fetch,
-    launch,
-    work_all,
-)
-from tests.platform.link.test_link_platform import _client
+from tests.platform.link.arm_study import work_arms_study
 
 
-def test_a_snapshot_shows_each_arm_and_each_workers_arm(tmp_path, database_url):
-    spec = arms_spec(tmp_path)
-    launch(spec, database_url)
-    app, client = _client(database_url)
-    try:
-        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
-                          careful_long_careless_short())  # fmt: skip
-    finally:
-        app.extensions["harness"].close()
+@pytest.fixture
+def worked(store_copy):
+    """The worked study with arms (done once per backend; each test reads its own copy) and
+    what the participants posted."""
+    return store_copy("worked-arms", work_arms_study)
+
+
+def test_a_snapshot_shows_each_arm_and_each_workers_arm(worked):
+    database_url, posted = worked
     engine = make_engine(database_url)
     try:
         with session_scope(engine) as session:
@@ -61,15 +54,8 @@ def test_a_snapshot_shows_each_arm_and_each_workers_arm(tmp_path, database_url):
     assert dict(zip(rows["worker_id"], rows["arm"], strict=True)) == posted.arms
 
 
-def test_the_control_items_table_is_per_arm_and_never_pools_the_arms(tmp_path, database_url):
-    spec = arms_spec(tmp_path)
-    launch(spec, database_url)
-    app, client = _client(database_url)
-    try:
-        posted = work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
-                          careful_long_careless_short())  # fmt: skip
-    finally:
-        app.extensions["harness"].close()
+def test_the_control_items_table_is_per_arm_and_never_pools_the_arms(worked):
+    database_url, posted = worked
     engine = make_engine(database_url)
     try:
         with session_scope(engine) as session:

@@ -21,7 +21,7 @@ from harness.store.arm_assignment import worker_arm
 from harness.store.models import Hit, Slot, Worker
 from harness.web.tokens import token_in_page
 from tests.platform.factories import harness_cli, small_spec
-from tests.platform.link.test_link_platform import _answers
+from tests.platform.link.test_link_platform import _answers, _client
 
 ARMS = "\n  long: {}\n  short:\n    guidelines: {text: Similar words score high.}"
 CONTROLS = "{identical: {per_hit: 1}, repeated: {per_hit: 1, min_gap: 1}, gold: {column: gold}}"
@@ -192,3 +192,17 @@ def work_all(fetch: Fetch, db: str, spec: Path, workers: list[str], value: Value
         while do_one(fetch, db, armed, worker, value, posted):
             pass
     return posted
+
+
+def work_arms_study(database_url: str, folder: Path) -> Posted:
+    """The study with arms launched and done by four participants (P1-P4: careful in ``long``,
+    careless in ``short``) through the pages: a `store_copy` build shared by the tests that
+    read it (the comparison's, the dashboard's)."""
+    spec = arms_spec(folder)
+    launch(spec, database_url)
+    app, client = _client(database_url)
+    try:
+        return work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
+                        careful_long_careless_short())  # fmt: skip
+    finally:
+        app.extensions["harness"].close()
