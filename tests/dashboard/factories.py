@@ -19,7 +19,7 @@ from harness.simulate import Crowd
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
-from harness.store.models import Assignment
+from harness.store.models import Assignment, Event
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.platform.mturk_local.factories import LocalMTurk
@@ -112,6 +112,16 @@ class LiveStudy:
         self.app.extensions["harness"].close()
         self.mturk.stop()
         self.http.close()
+
+
+def events(db: str, kind: str) -> list[Event]:
+    """The store's events of ``kind``, oldest first."""
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            return list(session.exec(select(Event).where(Event.kind == kind).order_by(Event.id)))
+    finally:
+        engine.dispose()
 
 
 def logged_in(base: str, password: str = PASSWORD) -> tuple[requests.Session, str]:

@@ -11,17 +11,8 @@ from sqlmodel import select
 
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, DecisionState, Event, Hit, ScreeningDecision
-from tests.dashboard.factories import STUDY, LiveStudy, logged_in
+from tests.dashboard.factories import STUDY, LiveStudy, events, logged_in
 from tests.platform.factories import harness_cli
-
-
-def events(db: str, kind: str) -> list[Event]:
-    engine = make_engine(db)
-    try:
-        with session_scope(engine) as session:
-            return list(session.exec(select(Event).where(Event.kind == kind)))
-    finally:
-        engine.dispose()
 
 
 def post(http, base, token, action, **data):

@@ -18,8 +18,8 @@ from harness.simulate import Crowd
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.simulate.places_driver import PlacesWorkers, ProlificDoor, participant_id
 from harness.store import make_engine, session_scope
-from harness.store.models import Event, Hit
-from tests.dashboard.factories import STUDY, LivePlacesStudy, logged_in
+from harness.store.models import Hit
+from tests.dashboard.factories import STUDY, LivePlacesStudy, events, logged_in
 from tests.platform.factories import harness_cli, truths_of
 
 AUTH = {"Authorization": "Token local"}
@@ -43,15 +43,6 @@ def flashed(page: str) -> str:
     found = re.search(r'<div class="msg (?:done|refused)" role="status">(.*?)</div>', page, re.S)
     assert found, page[:2000]
     return re.sub(r"\s+", " ", found.group(1)).replace("&#39;", "'").strip()
-
-
-def events(db: str, kind: str) -> list[Event]:
-    engine = make_engine(db)
-    try:
-        with session_scope(engine) as session:
-            return list(session.exec(select(Event).where(Event.kind == kind)))
-    finally:
-        engine.dispose()
 
 
 def on_prolific(live: LivePlacesStudy, path: str) -> Any:

@@ -9,30 +9,16 @@ import re
 from typing import Any
 
 import pytest
-from sqlmodel import select
 
 from harness.platform.after_submission import catch_up, hook
-from harness.store import make_engine, session_scope
-from harness.store.models import Event, EventKind
+from harness.store import make_engine
+from harness.store.models import EventKind
 from tests.browser import chromium
-from tests.dashboard.factories import PASSWORD, STUDY
+from tests.dashboard.factories import PASSWORD, STUDY, events
 from tests.dashboard.test_browser import wait_for
 from tests.platform.factories import harness_cli
 
 DROPPED = "ConnectionError: the database connection was dropped"
-
-
-def failures_logged(db: str) -> int:
-    """How many screening failures the store holds as events."""
-    engine = make_engine(db)
-    try:
-        with session_scope(engine) as session:
-            found = session.exec(
-                select(Event).where(Event.kind == EventKind.AFTER_SUBMISSION_FAILED)
-            ).all()
-    finally:
-        engine.dispose()
-    return len(found)
 
 
 def problem_text(driver: Any) -> str:
@@ -66,7 +52,8 @@ def test_a_screening_failure_is_shown_until_the_assignments_are_screened(
         driver.get(f"{live.url}/dashboard/study/{STUDY}")
         # a failed look may cover several assignments (a recheck settles a HIT's at once):
         # the page counts the failures logged, however many assignments each one left
-        wait_for(lambda: f"Live screening failed {failures_logged(live.db)} times, the latest "
+        failed = EventKind.AFTER_SUBMISSION_FAILED
+        wait_for(lambda: f"Live screening failed {len(events(live.db, failed))} times, the latest "
                  in problem_text(driver), "the page to count every failure logged")  # fmt: skip
         shown = problem_text(driver)
         assert int(re.match(r"Live screening failed (\d+) times", shown).group(1)) >= 1
