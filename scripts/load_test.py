@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,7 @@ from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
 from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
+from harness.store.models import aware  # noqa: E402
 
 POSTGRES_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
@@ -248,7 +249,7 @@ def crowd_worker(
         hit = pick_hit(sim, worker, rng)
         if hit is None:
             return
-        if pacer is not None and late is not None:
+        if late is not None:
             pacer.started(late)
         retrying = not sim.work(worker, hit, rng, report)
         if retrying:
@@ -522,8 +523,7 @@ def post_to_screened(db: str) -> list[float]:
 
 def _moment(value: Any) -> datetime:
     """A stored time as UTC-aware (SQLite gives text back to a plain query)."""
-    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
 
 
 def platform_state(mturk_url: str, db: str) -> tuple[dict[str, str], set[str]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 import sqlalchemy as sa
@@ -37,6 +37,7 @@ from harness.store.models import (
     Study,
     StudyStatus,
     Worker,
+    aware,
     utcnow,
 )
 from harness.store.slot_choice import Candidate, preference
@@ -80,11 +81,6 @@ MESSAGES = {
         "This study is paused: nobody new can start it now. Please try the same link again later."
     ),
 }
-
-
-def aware(moment: datetime) -> datetime:
-    """A stored time as UTC-aware (SQLite gives it back naive)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def ensure_slots(session: Session, study_id: int) -> int:

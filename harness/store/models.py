@@ -35,6 +35,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(moment: datetime) -> datetime:
+    """A stored time as UTC-aware (SQLite gives it back naive)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _when(nullable: bool = False) -> Any:
     return sa.Column(sa.DateTime(timezone=True), nullable=nullable)
 

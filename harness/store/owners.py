@@ -34,7 +34,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.models import ProcessLease, utcnow
+from harness.store.models import ProcessLease, aware, utcnow
 
 LOG = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ def abandoned(
     renewed = session.exec(
         select(ProcessLease.renewed_at).where(ProcessLease.owner == process)
     ).first()
-    fresh = max(since, _aware(renewed) if renewed is not None else since)
+    fresh = max(since, aware(renewed) if renewed is not None else since)
     return fresh < now - LEASE
 
 
@@ -156,10 +156,6 @@ def renew_lease(engine: sa.Engine, process: str | None = None) -> None:
     with engine.begin() as connection:
         connection.execute(upsert)
         connection.execute(sa.delete(table).where(col(ProcessLease.renewed_at) < now - FORGET))
-
-
-def _aware(when: datetime) -> datetime:
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 class _Holds:

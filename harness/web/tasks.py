@@ -19,7 +19,6 @@ messages a worker can act on, and nothing partial is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -34,7 +33,7 @@ from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
-from harness.store.models import StudyPlatform, utcnow
+from harness.store.models import StudyPlatform, aware, utcnow
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
@@ -265,7 +264,7 @@ def _store(
             task.plan, study_name=task.study.name, worker_id=worker_id, hosting="external"
         ),
     )
-    problems += times_outside(answers, _aware(task.hit.created_at), utcnow(), SKEW)
+    problems += times_outside(answers, aware(task.hit.created_at), utcnow(), SKEW)
     if problems:
         return _refuse(422, *problems)
     assert task.study.id is not None and task.hit.id is not None
@@ -291,8 +290,3 @@ def _store(
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     assert stored.assignment.id is not None
     return Stored(task.study.id, stored.assignment.id)
-
-
-def _aware(when: datetime) -> datetime:
-    """``when`` as UTC-aware (SQLite gives back naive datetimes)."""
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
