@@ -34,7 +34,13 @@ from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
 from harness.render.validation import check_answers
-from harness.store.allocation import Allocation, Refusal, Refused, holds_slot, settle
+from harness.store.allocation import (
+    Allocation,
+    Refusal,
+    Refused,
+    paused_for_newcomers,
+    settle,
+)
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
@@ -124,9 +130,9 @@ def arrive(name: str) -> Response:
                            study=arrival.study_ref or "")  # fmt: skip
         if malformed is not None:
             return message_page("Cannot start", malformed, 400)
-        if paused and not holds_slot(session, _id(entry.study), arrival.worker_id,
-                                     arrival.session_ref):  # fmt: skip
-            return _paused_page()
+        if paused and paused_for_newcomers(session, _id(entry.study), arrival.worker_id,
+                                           arrival.session_ref):  # fmt: skip
+            return _paused_page()  # early, before the platform is asked; decided under the lock
         ref = published_ref(session, _id(entry.study))
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
