@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from harness.commands.options import graceful_timeout_option, timeout_option
 from harness.errors import InputError
 from harness.platform.pricing import SANDBOX_BALANCE, format_amount, parse_amount
 
@@ -55,20 +56,8 @@ def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal
     show_default=True,
     help="Requests served at once (gunicorn threads in one process).",
 )
-@click.option(
-    "--timeout",
-    type=click.IntRange(1, 3600),
-    default=120,
-    show_default=True,
-    help="Seconds a silent worker process gets before it is restarted.",
-)
-@click.option(
-    "--graceful-timeout",
-    type=click.IntRange(1, 3600),
-    default=30,
-    show_default=True,
-    help="Seconds requests in flight get to finish when stopped with SIGTERM.",
-)
+@timeout_option(120)
+@graceful_timeout_option
 @click.option(
     "--keepalive",
     type=click.IntRange(1, 3600),

@@ -68,3 +68,24 @@ apply_option = click.option(
     help="Carry out screening's block, reject and replace decisions as submissions arrive "
     "(otherwise `harness review` does).",
 )
+
+
+def timeout_option(default: int) -> Any:
+    """--timeout of a server run by gunicorn (`harness serve`, the local platform services)."""
+    return click.option(
+        "--timeout",
+        type=click.IntRange(1, 3600),
+        default=default,
+        show_default=True,
+        help="Seconds a silent worker process gets before it is restarted.",
+    )
+
+
+graceful_timeout_option = click.option(
+    "--graceful-timeout",
+    type=click.IntRange(1, 3600),
+    default=30,
+    show_default=True,
+    help="Seconds requests in flight get to finish when stopped with SIGTERM.",
+)
+"""--graceful-timeout of a server run by gunicorn."""

@@ -7,7 +7,12 @@ from typing import Any
 import click
 from sqlmodel import select
 
-from harness.commands.options import apply_option, db_option
+from harness.commands.options import (
+    apply_option,
+    db_option,
+    graceful_timeout_option,
+    timeout_option,
+)
 
 
 @click.command("serve")
@@ -30,20 +35,8 @@ from harness.commands.options import apply_option, db_option
     show_default=True,
     help="Requests each process serves at once; each keeps as many database connections.",
 )
-@click.option(
-    "--timeout",
-    type=click.IntRange(1, 3600),
-    default=60,
-    show_default=True,
-    help="Seconds a silent worker process gets before it is restarted.",
-)
-@click.option(
-    "--graceful-timeout",
-    type=click.IntRange(1, 3600),
-    default=30,
-    show_default=True,
-    help="Seconds requests in flight get to finish when stopped with SIGTERM.",
-)
+@timeout_option(60)
+@graceful_timeout_option
 @click.option(
     "--screen-inline",
     is_flag=True,
