@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -43,6 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TREE = Path(os.environ.get("BENCH_TREE", ROOT))  # the checkout whose harness is measured
 sys.path.insert(0, str(TREE))
 
+from load_store import fresh_store, ws353_spec  # noqa: E402
+
 from harness.answer import Answer  # noqa: E402
 from harness.platform.verification import Vouches  # noqa: E402
 from harness.render.answers import encode_answers  # noqa: E402
@@ -56,44 +57,25 @@ from harness.store.models import StudyPlatform, utcnow  # noqa: E402
 from harness.web import create_app  # noqa: E402
 from harness.web.tokens import token_in_page  # noqa: E402
 
-POSTGRES_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SUBMIT_TO = "http://127.0.0.1:9"  # the local MTurk service's address the study is launched on
 
 
 @contextmanager
 def store(kind: str) -> Iterator[str]:
     """A migrated, empty store of ``kind``, removed afterwards."""
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as directory:
-            url = f"sqlite:///{directory}/bench.db"
-            upgrade(url)
-            yield url
-        return
-    name = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(POSTGRES_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = POSTGRES_ADMIN.rsplit("/", 1)[0] + f"/{name}"
-    try:
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        fresh_store(kind, Path(directory), "bench") as url,
+    ):
         upgrade(url)
         yield url
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def launch(
     url: str, directory: Path, items_per_hit: int, raters: int
 ) -> tuple[str, list[HitPlan], Instrument]:
     """The load test's study, stored with every HIT posted on the local MTurk target."""
-    spec = yaml.safe_load((ROOT / "task_specs" / "ws353_reproduction.yaml").read_text())
-    spec["study"]["name"] = "bench"
-    spec["guidelines"]["file"] = str(ROOT / "task_specs" / "guidelines" / "ws353.txt")
-    spec["items_per_hit"] = items_per_hit
-    spec["raters_per_item"] = raters
-    spec["controls"]["repeated"]["min_gap"] = max(2, items_per_hit // 3)
-    spec["hit"]["min_seconds"] = 1
+    spec = ws353_spec("bench", items_per_hit, raters)
     path = directory / "bench.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     loaded = load_spec(path)

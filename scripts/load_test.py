@@ -45,7 +45,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +66,7 @@ sys.path.insert(0, str(ROOT))
 from load_cpu import BackendCpu, check_pinnable, cpu_seconds, crowd_seconds, measure, pin  # noqa: E402
 from load_http import Browser, Reply  # noqa: E402
 from load_pace import Pacer, littles_law  # noqa: E402
+from load_store import POSTGRES_ADMIN, fresh_store, ws353_spec  # noqa: E402
 
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
@@ -74,7 +74,6 @@ from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
 from harness.store.models import aware  # noqa: E402
 
-POSTGRES_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
 RETRIES = 5
 
@@ -128,34 +127,10 @@ def server(
             process.kill()
 
 
-@contextmanager
-def store(kind: str, directory: Path) -> Iterator[str]:
-    """A fresh store: a SQLite file, or a PostgreSQL database dropped afterwards."""
-    if kind == "sqlite":
-        yield f"sqlite:///{directory / 'harness.db'}"
-        return
-    name = f"harness_load_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(POSTGRES_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield POSTGRES_ADMIN.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 def write_spec(directory: Path, items_per_hit: int, raters: int) -> Path:
     """The WS353 reproduction with smaller HITs and more raters; calibration failures rejected."""
-    spec = yaml.safe_load((ROOT / "task_specs" / "ws353_reproduction.yaml").read_text())
-    spec["study"]["name"] = "load"
-    spec["guidelines"]["file"] = str(ROOT / "task_specs" / "guidelines" / "ws353.txt")
-    spec["items_per_hit"] = items_per_hit
-    spec["raters_per_item"] = raters
-    spec["controls"]["repeated"]["min_gap"] = max(2, items_per_hit // 3)
+    spec = ws353_spec("load", items_per_hit, raters)
     spec["screening"]["calibration_failure"] = {"action": "reject"}
-    spec["hit"]["min_seconds"] = 1
     spec["budget"] = "100000.00"
     path = directory / "load.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
@@ -315,7 +290,7 @@ def percentile(values: list[float], q: float) -> float:
 def run(args: argparse.Namespace) -> int:
     with (
         tempfile.TemporaryDirectory(prefix="harness-load-") as tmp,
-        store(args.store, Path(tmp)) as db,
+        fresh_store(args.store, Path(tmp), "harness_load") as db,
     ):
         directory = Path(tmp)
         harness("db", "upgrade", "--db", db)
