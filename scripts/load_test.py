@@ -144,6 +144,7 @@ class Timings:
     serve_url: str
     page: list[float] = field(default_factory=list)
     submit: list[float] = field(default_factory=list)
+    platform: dict[str, list[float]] = field(default_factory=dict)  # worker-side call: seconds
     errors: Counter[str] = field(default_factory=Counter)
     acknowledged: set[str] = field(default_factory=set)  # assignments the task server stored
     last_stored: float = 0.0  # when the task server last acknowledged one (perf_counter)
@@ -168,9 +169,16 @@ class TimedSession(Browser):
         headers: Any = None,
     ) -> Reply:
         if not url.startswith(self.timings.serve_url):  # the platform's worker side
+            call = url.rstrip("/").rsplit("/", 1)[-1]
             for attempt in range(RETRIES - 1):
                 try:
-                    return super().request(method, url, params, data, headers)
+                    start = time.perf_counter()
+                    reply = super().request(method, url, params, data, headers)
+                    with self.timings.lock:
+                        self.timings.platform.setdefault(call, []).append(
+                            time.perf_counter() - start
+                        )
+                    return reply
                 except urllib3.exceptions.HTTPError as exc:  # refused, cut
                     self._error(f"platform (not the task server): {type(exc).__name__}")
                     time.sleep(0.2 * (attempt + 1))
@@ -429,12 +437,15 @@ def run(args: argparse.Namespace) -> int:
                 synced += harness("sync", "load", "--db", db, check=False)
             checks = check(db, mturk_url, timings, report)
         print_report(args, wall, timings, report, killed, drained, synced, checks, pacer)
-        if decided:
-            print(
-                f"  post to screened (verified by the rechecks, then screened): p50 "
-                f"{np.percentile(decided, 50):.1f} s, p99 {np.percentile(decided, 99):.1f} s, "
-                f"max {max(decided):.1f} s ({len(decided)} assignments)"
-            )
+        if decided.verified:
+            for what, spent in (("post to screened (verified by the rechecks, then screened)",
+                                 decided.total()), ("  post to verified", decided.verified),
+                                ("  verified to screened", decided.screened)):  # fmt: skip
+                print(
+                    f"  {what}: p50 {np.percentile(spent, 50):.1f} s, p99 "
+                    f"{np.percentile(spent, 99):.1f} s, max {max(spent):.1f} s ({len(spent)})"
+                )
+            print(f"    rechecks before verified: {dict(sorted(decided.rechecks.items()))}")
         print(
             "  CPU seconds during the crowd: " + ", ".join(f"{k} {v:.0f}" for k, v in cpu.items())
         )
@@ -477,23 +488,39 @@ def wait_screened(db: str, seconds: float) -> float:
         engine.dispose()
 
 
-def post_to_screened(db: str) -> list[float]:
-    """Seconds from each verified submission's post (its quarantine) to its screening: how soon
-    live screening decided on it, verification by the rechecks included."""
+@dataclass
+class Decided:
+    """How soon live screening decided on each verified submission (seconds): from its post
+    (its quarantine) to its verification by the rechecks, and from that to its screening."""
+
+    verified: list[float]
+    screened: list[float]
+    rechecks: Counter[int]  # rechecks a submission took before it was verified -> how many
+
+    def total(self) -> list[float]:
+        return [v + s for v, s in zip(self.verified, self.screened, strict=True)]
+
+
+def post_to_screened(db: str) -> Decided:
+    """Each verified submission's times from its post to its verification and its screening."""
     engine = sa.create_engine(db)
     try:
         with engine.connect() as c:
             rows = c.execute(
                 sa.text(
-                    "SELECT q.received_at, a.screened_at FROM quarantined_submission q "
+                    "SELECT q.received_at, q.resolved_at, a.screened_at, q.rechecks "
+                    "FROM quarantined_submission q "
                     "JOIN assignment a ON a.platform_assignment_id = q.platform_assignment_id "
-                    "WHERE a.screened_at IS NOT NULL"
+                    "WHERE a.screened_at IS NOT NULL AND q.resolved_at IS NOT NULL"
                 )
             ).all()
     finally:
         engine.dispose()
-    return [max((_moment(screened) - _moment(received)).total_seconds(), 0.0)
-            for received, screened in rows]  # fmt: skip
+    verified, screened = [], []
+    for received, resolved, done, _ in rows:
+        verified.append(max((_moment(resolved) - _moment(received)).total_seconds(), 0.0))
+        screened.append(max((_moment(done) - _moment(resolved)).total_seconds(), 0.0))
+    return Decided(verified, screened, Counter(int(r[3]) for r in rows))
 
 
 def _moment(value: Any) -> datetime:
@@ -726,6 +753,11 @@ def print_report(
         f"  submit p50 {percentile(timings.submit, 50):.0f} ms, p99 "
         f"{percentile(timings.submit, 99):.0f} ms ({len(timings.submit)})"
     )
+    for call, spent in sorted(timings.platform.items()):
+        print(
+            f"  platform {call}: p50 {percentile(spent, 50):.0f} ms, p99 "
+            f"{percentile(spent, 99):.0f} ms ({len(spent)})"
+        )
     mine = {e: n for e, n in timings.errors.items() if not e.startswith("platform")}
     print(f"  task-server errors: {sum(mine.values())} {mine if mine else ''}")
     platform = {e: n for e, n in timings.errors.items() if e.startswith("platform")}
