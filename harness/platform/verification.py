@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 
 from sqlmodel import Session, select
 
@@ -218,10 +219,19 @@ class Verifier:
     ) -> list[Verification]:
         """What the study's platform says about each (assignment, worker) claim on ``hit``,
         asked at once (`verify_many`)."""
+        return self.asking_many(session, study, hit, claims)()
+
+    def asking_many(
+        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+    ) -> Callable[[], list[Verification]]:
+        """`check_many` in two steps: what the store knows is read now, in ``session``; the
+        platform is asked when the function returned is called, which needs neither the
+        session nor its transaction (a task server's rechecks ask about several HITs at once,
+        with no transaction held open meanwhile)."""
         assert study.id is not None
         never = self._never(session, study, hit, claims)
         if never is not None:
-            return never
+            return lambda: never
         provider = self._of_study.get(study.id)
         if provider is None:
             where = session.get(StudyPlatform, study.id)
@@ -230,11 +240,13 @@ class Verifier:
                 provider = self.provider(where, study.target)
             except HarnessError as exc:
                 failed = f"could not connect to {where.provider}: {exc}"
-                return [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
+                unverified = [Verification(Verdict.UNVERIFIED, failed, final=False)
+                              for _ in claims]  # fmt: skip
+                return lambda: unverified
             self._of_study[study.id] = provider
         assert hit.platform_hit_id is not None
         plan = HitPlan.from_showings(hit.index, hit.items)
-        return verify_many(provider, claims, hit.platform_hit_id, plan)
+        return partial(verify_many, provider, list(claims), hit.platform_hit_id, plan)
 
     def _never(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
