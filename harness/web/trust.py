@@ -54,7 +54,9 @@ client keeps 10 connections)."""
 SETTLES_AT_ONCE = 4
 """Claims a round of rechecks settles at once, each in a transaction of its own: a claim is a
 dozen round trips to the database, which for a round's hundred claims one after the other add
-up to seconds when the process is busy (each takes a connection: `BACKGROUND_CONNECTIONS`)."""
+up to seconds when the process is busy (each takes a connection: `BACKGROUND_CONNECTIONS`).
+On SQLite one at a time: it lets one writer in at a time, and writers waiting for each other
+poll, which would hold up the submissions' writes too."""
 T = TypeVar("T")
 
 
@@ -82,6 +84,7 @@ class Rechecks:
         self._running = 0  # looks under way
         self._closed = False
         self._pool: ThreadPoolExecutor | None = None  # `_run_at_once`
+        self._settles_at_once = 1 if engine.dialect.name == "sqlite" else SETTLES_AT_ONCE
 
     def schedule(self, row_id: int, attempt: int = 0) -> None:
         """Quarantined submission ``row_id`` was just scheduled for its ``attempt``-th recheck
@@ -151,7 +154,7 @@ class Rechecks:
                 checked[row_id] = (answer, claim.hit)
                 by_assignment.setdefault(assignment_id, []).append(row_id)
         groups = [partial(self._settle_in_order, ids, checked) for ids in by_assignment.values()]
-        settled = {row_id: result for done in self._run_at_once(groups, SETTLES_AT_ONCE)
+        settled = {row_id: result for done in self._run_at_once(groups, self._settles_at_once)
                    for row_id, result in done.items()}  # fmt: skip
         out: dict[int, Settled | None] = {}
         new: dict[int, int] = {}  # study id -> its newest assignment stored here
