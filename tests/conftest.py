@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests import postgres_copies
 from tests.factories import (
     WS353_DIR,
     copy_sqlite_database,
@@ -43,12 +45,18 @@ def ws353_dir() -> Path:
 def backend(request: pytest.FixtureRequest) -> str:
     """Each store backend in turn. Without a PostgreSQL server the PostgreSQL case is skipped,
     except under CI=true, where a missing server is a failure."""
-    if request.param == "postgresql" and not postgres_available():
+    if request.param == "postgresql" and not _postgres_answers():
         message = "PostgreSQL is not answering at 127.0.0.1:5432 (run scripts/postgres.sh)"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
     return str(request.param)
+
+
+@functools.cache
+def _postgres_answers() -> bool:
+    """Whether the PostgreSQL server answers, asked once per test process."""
+    return postgres_available()
 
 
 @pytest.fixture
@@ -61,7 +69,7 @@ def empty_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
     try:
         yield url
     finally:
-        drop_postgres_database(url)
+        postgres_copies.drop_later(url)
 
 
 @pytest.fixture(scope="session")
@@ -71,6 +79,7 @@ def migrated_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dic
     the migrations."""
     made: dict[str, str] = {}
     yield made
+    postgres_copies.finish()  # no copy of a template is being made as it is dropped
     if "postgresql" in made:
         drop_postgres_database(made["postgresql"])
 
@@ -89,11 +98,11 @@ def database_url(
         copy_sqlite_database(template, url)
         yield url
         return
-    url = create_postgres_database(template=template)
+    url = postgres_copies.fresh_copy(template)
     try:
         yield url
     finally:
-        drop_postgres_database(url)
+        postgres_copies.drop_later(url)
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +111,7 @@ def built_stores() -> Iterator[dict[tuple[str, str], tuple[str, Any]]]:
     their builder returned; the PostgreSQL ones are dropped at the end."""
     made: dict[tuple[str, str], tuple[str, Any]] = {}
     yield made
+    postgres_copies.finish()  # no copy of a store is being made as it is dropped
     for url, _ in made.values():
         if url.startswith("postgresql"):
             drop_postgres_database(url)
@@ -134,7 +144,7 @@ def store_copy(
     yield copy
     for url in copies:
         if backend == "postgresql":
-            drop_postgres_database(url)
+            postgres_copies.drop_later(url)
 
 
 def _copy_store(url: str, backend: str, sqlite_target: str) -> str:
@@ -143,7 +153,7 @@ def _copy_store(url: str, backend: str, sqlite_target: str) -> str:
     if backend == "sqlite":
         copy_sqlite_database(url, sqlite_target)
         return sqlite_target
-    return create_postgres_database(template=url)
+    return postgres_copies.fresh_copy(url)
 
 
 @pytest.fixture
