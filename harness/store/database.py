@@ -78,24 +78,17 @@ POOL_TIMEOUT = 30
 """Seconds a request waits for a free connection before it fails."""
 
 
-BACKGROUND_CONNECTIONS = 6
-"""Connections a task-server process's background work may hold at once besides its requests':
-the rechecks settling claims (`harness.web.trust.SETTLES_AT_ONCE` at once), screening and
-the sweep."""
-
-
 def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout.
 
     ``pool_size``: the connections this process keeps open, as many as it serves requests at
-    once (a task server's threads), so no request waits for a connection; up to
-    `BACKGROUND_CONNECTIONS` more are opened while its background work needs them.
-    Connections are checked before use, so one the database server dropped is replaced, not
-    handed to a request.
+    once (a task server's threads), so no request waits for a connection; a few more may be
+    opened for a moment (screening after a submission). Connections are checked before use,
+    so one the database server dropped is replaced, not handed to a request.
     """
     options: dict[str, Any] = {"pool_pre_ping": True}
     if pool_size is not None:
-        options.update(pool_size=pool_size, max_overflow=BACKGROUND_CONNECTIONS,
+        options.update(pool_size=pool_size, max_overflow=max(2, pool_size // 2),
                        pool_timeout=POOL_TIMEOUT)  # fmt: skip
     engine = sa.create_engine(url, **options)
     if engine.dialect.name == "sqlite":

@@ -11,7 +11,7 @@ seconds for any due recheck, so those of a process that stopped are done by the 
 are at least `GAP` seconds apart, so that under a burst one round covers several claims of a
 HIT. The rechecks due are taken in the store first, together (`take_rechecks`), so exactly one
 process does each; the platform is asked once per HIT about its due submissions
-(`Verifier.check_many`), several HITs at once and with no transaction open.
+(`Verifier.check_many`), with no transaction open while it answers.
 A recheck that verifies a submission stores the answers as the assignment's judgments; then
 the after-submission hook (live screening) runs once per study with new assignments, as it
 would have after each.
@@ -24,10 +24,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
-from typing import TypeVar
 
 import sqlalchemy as sa
 from flask import current_app
@@ -47,17 +44,6 @@ GAP = 1.0
 """Seconds at least between two rounds of rechecks in one process: the rechecks that fall due
 meanwhile wait for the next round, so a round asks the platform about more of a HIT's claims
 at once (one listing of the HIT instead of one GetAssignment each, `Verifier.check_many`)."""
-ASKS_AT_ONCE = 8
-"""Platform questions (one per HIT) a round of rechecks asks at once: under a burst a round
-covers dozens of HITs, whose questions one after the other would add up to seconds (a boto3
-client keeps 10 connections)."""
-SETTLES_AT_ONCE = 4
-"""Claims a round of rechecks settles at once, each in a transaction of its own: a claim is a
-dozen round trips to the database, which for a round's hundred claims one after the other add
-up to seconds when the process is busy (each takes a connection: `BACKGROUND_CONNECTIONS`).
-On SQLite one at a time: it lets one writer in at a time, and writers waiting for each other
-poll, which would hold up the submissions' writes too."""
-T = TypeVar("T")
 
 
 class Rechecks:
@@ -83,8 +69,6 @@ class Rechecks:
         self._thread: threading.Thread | None = None
         self._running = 0  # looks under way
         self._closed = False
-        self._pool: ThreadPoolExecutor | None = None  # `_run_at_once`
-        self._settles_at_once = 1 if engine.dialect.name == "sqlite" else SETTLES_AT_ONCE
 
     def schedule(self, row_id: int, attempt: int = 0) -> None:
         """Quarantined submission ``row_id`` was just scheduled for its ``attempt``-th recheck
@@ -112,11 +96,9 @@ class Rechecks:
             self._closed = True
             self._wakes.clear()
             self._cond.notify()
-            thread, pool = self._thread, self._pool
+            thread = self._thread
         if thread is not None:
             thread.join(timeout=10)
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
 
     def run_due(self) -> int:
         """Take and carry out every recheck due now, of any process; how many were done
@@ -140,32 +122,29 @@ class Rechecks:
 
     def recheck_many(self, row_ids: Sequence[int]) -> dict[int, Settled | None]:
         """`recheck` each of ``row_ids``: the platform asked once per HIT about its rows
-        (`Verifier.check_many`), several HITs at once and with no transaction open; the rows
-        settled several at once, each in a transaction of its own (the claims on one
-        assignment in order); then the after-submission hook runs once per study that has new
-        assignments. The rows settled (None: settled already); a row whose settling failed is
-        logged and left out (its next recheck is due)."""
-        claims = self._claims(row_ids)
-        answered = self._run_at_once([c.ask for c in claims], ASKS_AT_ONCE)
+        (`Verifier.check_many`), with no transaction open meanwhile; each row settled in a
+        transaction of its own; then the after-submission hook runs once per study that has
+        new assignments. The rows settled (None: settled already); a row whose settling
+        failed is logged and left out (its next recheck is due)."""
         checked: dict[int, tuple[Verification, Hit]] = {}
-        by_assignment: dict[str, list[int]] = {}
-        for claim, answers in zip(claims, answered, strict=True):
-            for (row_id, assignment_id), answer in zip(claim.rows, answers, strict=True):
-                checked[row_id] = (answer, claim.hit)
-                by_assignment.setdefault(assignment_id, []).append(row_id)
-        groups = [partial(self._settle_in_order, ids, checked) for ids in by_assignment.values()]
-        settled = {row_id: result for done in self._run_at_once(groups, self._settles_at_once)
-                   for row_id, result in done.items()}  # fmt: skip
+        for claim in self._claims(row_ids):
+            answers = claim.ask()  # the platform asked: no connection is held meanwhile
+            checked.update((row_id, (answer, claim.hit))
+                           for row_id, answer in zip(claim.rows, answers, strict=True))  # fmt: skip
         out: dict[int, Settled | None] = {}
         new: dict[int, int] = {}  # study id -> its newest assignment stored here
         for row_id in row_ids:
             if row_id not in checked:
                 out[row_id] = None
-            elif row_id in settled:  # else its settling failed (logged): its next is due
-                result, study_id = settled[row_id]
-                out[row_id] = result
-                if result is not None and result.assignment_pk is not None:
-                    new[study_id] = max(new.get(study_id, 0), result.assignment_pk)
+                continue
+            try:
+                out[row_id], study_id = self._settle(row_id, *checked[row_id])
+            except Exception:  # a failed recheck must not stop the others; the next is due
+                LOG.exception("recheck of quarantined submission %s failed", row_id)
+                continue
+            settled = out[row_id]
+            if settled is not None and settled.assignment_pk is not None:
+                new[study_id] = settled.assignment_pk
         if self._after is not None:
             for study_id, assignment_pk in new.items():
                 run_after_submission(self._engine, self._after, study_id, assignment_pk)
@@ -191,37 +170,8 @@ class Rechecks:
                 assert study is not None and hit is not None
                 pairs = [(r.platform_assignment_id, r.platform_worker_id) for r in group]
                 ask = self._verifier.asking_many(session, study, hit, pairs)
-                ids = [(r.id, r.platform_assignment_id) for r in group if r.id is not None]
-                out.append(_HitClaims(hit, ids, ask))
+                out.append(_HitClaims(hit, [r.id for r in group if r.id is not None], ask))
         return out
-
-    def _settle_in_order(
-        self, row_ids: list[int], checked: dict[int, tuple[Verification, Hit]]
-    ) -> dict[int, tuple[Settled | None, int]]:
-        """Settle ``row_ids`` (claims on one assignment) one after the other; a row whose
-        settling failed is logged and left out (it must not stop the others)."""
-        out = {}
-        for row_id in row_ids:
-            try:
-                out[row_id] = self._settle(row_id, *checked[row_id])
-            except Exception:
-                LOG.exception("recheck of quarantined submission %s failed", row_id)
-        return out
-
-    def _run_at_once(self, calls: Sequence[Callable[[], T]], at_once: int) -> list[T]:
-        """Each call's result, in order, with up to ``at_once`` running at a time (in lanes:
-        call i runs in lane i mod ``at_once``, one after the other)."""
-        if len(calls) < 2 or at_once < 2:
-            return [call() for call in calls]
-        with self._cond:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(
-                    max(ASKS_AT_ONCE, SETTLES_AT_ONCE), thread_name_prefix="recheck"
-                )
-            pool = self._pool
-        lanes = [calls[i::at_once] for i in range(min(at_once, len(calls)))]
-        done = list(pool.map(lambda lane: [call() for call in lane], lanes))
-        return [done[i % len(lanes)][i // len(lanes)] for i in range(len(calls))]
 
     def _settle(self, row_id: int, checked: Verification, hit: Hit) -> tuple[Settled | None, int]:
         """Settle row ``row_id`` of ``hit`` from the platform's answer (None: settled
@@ -283,11 +233,11 @@ class Rechecks:
 
 @dataclass(frozen=True)
 class _HitClaims:
-    """A HIT's quarantined claims being rechecked: (row id, assignment id) each, and the
-    question to the platform about them (`Verifier.asking_many`)."""
+    """A HIT's quarantined claims being rechecked (their row ids), and the question to the
+    platform about them (`Verifier.asking_many`)."""
 
     hit: Hit
-    rows: list[tuple[int, str]]
+    rows: list[int]
     ask: Callable[[], list[Verification]]
 
 
