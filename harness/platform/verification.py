@@ -226,8 +226,8 @@ class Verifier:
     ) -> Callable[[], list[Verification]]:
         """`check_many` in two steps: what the store knows is read now, in ``session``; the
         platform is asked when the function returned is called, which needs neither the
-        session nor its transaction (a task server's rechecks ask about several HITs at once,
-        with no transaction held open meanwhile)."""
+        session nor its transaction (a task server's rechecks hold no transaction open while
+        the platform answers)."""
         assert study.id is not None
         never = self._never(session, study, hit, claims)
         if never is not None:
