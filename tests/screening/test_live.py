@@ -26,15 +26,7 @@ from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope, study_judgments
 from harness.store.decisions import pending_decisions
 from harness.store.models import Assignment, DecisionState, Event, ScreeningDecision, Worker
-from tests.factories import (
-    TASK_SPECS,
-    WS353_DIR,
-    copy_sqlite_database,
-    create_postgres_database,
-    drop_postgres_database,
-    migrated_template,
-    sqlite_url,
-)
+from tests.factories import TASK_SPECS, WS353_DIR
 
 SPEC = TASK_SPECS / "ws353_reproduction.yaml"
 MIX = {"careful": 6, "backwards": 1, "spammer": 1}
@@ -65,53 +57,30 @@ def engine(database_url):
     forget_states()
 
 
-@pytest.fixture(scope="module")
-def crowd_runs():
-    """Per backend, a store holding `_run_study` of the crowd's table, run once per test
-    process in this module (made on first use by `crowd_run`); dropped at the module's end."""
-    made: dict[str, tuple[str, object, list]] = {}
-    yield made
-    for url, _, _ in made.values():
-        if url.startswith("postgresql"):
-            drop_postgres_database(url)
-
-
 @pytest.fixture
-def crowd_run(backend, tmp_path, tmp_path_factory, migrated_templates, crowd_runs):
+def crowd_run(store_copy):
     """The crowd's study stored and screened assignment by assignment (`_run_study` of
-    `_crowd_table()`), run once per backend and copied for each test (a test may write to its
-    copy): an engine on the copy, the study, and what each screening returned. The live
-    screening's cache starts empty, as in a process that did not do the screening."""
-    if backend not in crowd_runs:
-        template = migrated_template(migrated_templates, backend, tmp_path_factory)
-        url = _copy(template, backend, sqlite_url(tmp_path_factory.mktemp("crowd")))
+    `_crowd_table()`), run once per backend and test process and copied for each test (a test
+    may write to its copy, `store_copy`): an engine on the copy, the study, and what each
+    screening returned. The live screening's cache starts empty, as in a process that did not
+    do the screening."""
+
+    def build(url, _folder):
         forget_states()
         engine = make_engine(url)
         try:
-            study, returned = _run_study(engine, _crowd_table())
+            return _run_study(engine, _crowd_table())
         finally:
             engine.dispose()
             forget_states()
-        crowd_runs[backend] = (url, study, returned)
-    url, study, returned = crowd_runs[backend]
-    copy = _copy(url, backend, sqlite_url(tmp_path))
+
+    copy, (study, returned) = store_copy("live-crowd", build)
     engine = make_engine(copy)
     try:
         yield engine, study, returned
     finally:
         engine.dispose()
         forget_states()
-        if backend == "postgresql":
-            drop_postgres_database(copy)
-
-
-def _copy(url: str, backend: str, sqlite_target: str) -> str:
-    """A copy of the database at ``url`` (nobody connected to it): at ``sqlite_target`` on
-    SQLite, a new database on PostgreSQL."""
-    if backend == "sqlite":
-        copy_sqlite_database(url, sqlite_target)
-        return sqlite_target
-    return create_postgres_database(template=url)
 
 
 def _run_study(engine, table):
