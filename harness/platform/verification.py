@@ -376,7 +376,7 @@ def settle(
     except AnswerFormatError as exc:  # checked before quarantine; a changed codec
         return _resolved(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
     copy = verification.platform_answers
-    if copy is not None and _essence(copy) != _essence(answers):
+    if copy is not None and essence(copy) != essence(answers):
         # someone with the worker's link posted first: what the worker completed on the
         # platform is theirs, and sync stores it (checked) from the platform's copy
         differ = "the answers differ from those the worker completed on the platform"
@@ -438,6 +438,6 @@ def settle_study(session: Session, study: Study, verifier: Verifier) -> list[Set
     return out
 
 
-def _essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:
+def essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:
     """What two copies of one submission must agree on (timings may be rounded apart)."""
     return sorted((a.item_key, a.position, a.value, a.skipped) for a in answers)

@@ -8,9 +8,10 @@ cannot duplicate judgments.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm.attributes import set_committed_value
@@ -21,7 +22,7 @@ from harness.errors import StoreError
 from harness.showings import showing_roles
 from harness.store.events import EventKind, log_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, utcnow
-from harness.store.posted import hit_facts, hit_items
+from harness.store.posted import ItemRef, hit_facts, hit_items
 from harness.store.received import accept, record_accept, worker_row
 
 __all__ = ["StoredSubmission", "record_accept", "store_submission", "worker_row"]
@@ -67,24 +68,7 @@ def store_submission(
         study = session.get(Study, hit.study_id)
         assert study is not None
         raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
-    rows = []
-    for answer, role in zip(answers, showing_roles(answers, items), strict=True):
-        item = items[answer.item_key]
-        rows.append(
-            {
-                "assignment_id": assignment.id,
-                "item_id": item.id,
-                "worker_id": assignment.worker_id,
-                "instrument_id": facts.instrument_id,
-                "position": answer.position,
-                "value": answer.value,
-                "skipped": answer.skipped,
-                "role": role,  # an item's second showing: repeat (harness.showings)
-                "shown_at": answer.shown_at,
-                "answered_at": answer.answered_at,
-                "seconds": answer.seconds,
-            }
-        )
+    rows = judgment_rows(assignment.id, assignment.worker_id, facts.instrument_id, answers, items)
     if rows:
         session.execute(sa.insert(Judgment.__table__), rows)  # type: ignore[attr-defined]
     if not created:
@@ -101,6 +85,41 @@ def store_submission(
         EventKind.ASSIGNMENT_SUBMITTED,
         study_id=hit.study_id,
         subject=platform_assignment_id,
-        payload={"worker": platform_worker_id, "hit": hit.index, "judgments": len(answers)},
+        payload=submitted_payload(hit, platform_worker_id, answers),
     )
     return StoredSubmission(assignment, created=True)
+
+
+def judgment_rows(
+    assignment_pk: int,
+    worker_pk: int,
+    instrument_id: int,
+    answers: Sequence[Answer],
+    items: Mapping[str, ItemRef],
+) -> list[dict[str, Any]]:
+    """The judgment rows of one assignment's answers (``items``: its instrument's, by key)."""
+    rows = []
+    for answer, role in zip(answers, showing_roles(answers, items), strict=True):
+        rows.append(
+            {
+                "assignment_id": assignment_pk,
+                "item_id": items[answer.item_key].id,
+                "worker_id": worker_pk,
+                "instrument_id": instrument_id,
+                "position": answer.position,
+                "value": answer.value,
+                "skipped": answer.skipped,
+                "role": role,  # an item's second showing: repeat (harness.showings)
+                "shown_at": answer.shown_at,
+                "answered_at": answer.answered_at,
+                "seconds": answer.seconds,
+            }
+        )
+    return rows
+
+
+def submitted_payload(
+    hit: Hit, platform_worker_id: str, answers: Sequence[Answer]
+) -> dict[str, Any]:
+    """The ``assignment.submitted`` event's payload."""
+    return {"worker": platform_worker_id, "hit": hit.index, "judgments": len(answers)}

@@ -12,7 +12,8 @@ are at least `GAP` seconds apart, so that under a burst one round covers several
 HIT. The rechecks due are taken in the store first, together (`take_rechecks`), so exactly one
 process does each; the platform is asked once per HIT about its due submissions
 (`Verifier.check_many`), with no transaction open while it answers.
-A recheck that verifies a submission stores the answers as the assignment's judgments; then
+A recheck that verifies a submission stores the answers as the assignment's judgments (a
+round's verified submissions together, in one transaction: `harness.platform.settling`); then
 the after-submission hook (live screening) runs once per study with new assignments, as it
 would have after each.
 """
@@ -30,7 +31,9 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import col, select
 
+from harness.errors import StoreError
 from harness.platform.after_submission import AfterSubmission, run_after_submission
+from harness.platform.settling import settle_verified
 from harness.platform.verification import Settled, Verification, Verifier, settle
 from harness.store.database import session_scope
 from harness.store.models import Hit, QuarantinedSubmission, QuarantineState, Study, utcnow
@@ -122,7 +125,8 @@ class Rechecks:
 
     def recheck_many(self, row_ids: Sequence[int]) -> dict[int, Settled | None]:
         """`recheck` each of ``row_ids``: the platform asked once per HIT about its rows
-        (`Verifier.check_many`), with no transaction open meanwhile; each row settled in a
+        (`Verifier.check_many`), with no transaction open meanwhile; the plain verified rows
+        settled together in one transaction (`settle_verified`), every other row in a
         transaction of its own; then the after-submission hook runs once per study that has
         new assignments. The rows settled (None: settled already); a row whose settling
         failed is logged and left out (its next recheck is due)."""
@@ -133,15 +137,19 @@ class Rechecks:
                            for row_id, answer in zip(claim.rows, answers, strict=True))  # fmt: skip
         out: dict[int, Settled | None] = {}
         new: dict[int, int] = {}  # study id -> its newest assignment stored here
+        together = self._settle_together(checked)
         for row_id in row_ids:
             if row_id not in checked:
                 out[row_id] = None
                 continue
-            try:
-                out[row_id], study_id = self._settle(row_id, *checked[row_id])
-            except Exception:  # a failed recheck must not stop the others; the next is due
-                LOG.exception("recheck of quarantined submission %s failed", row_id)
-                continue
+            if row_id in together:
+                out[row_id], study_id = together[row_id], checked[row_id][1].study_id
+            else:
+                try:
+                    out[row_id], study_id = self._settle(row_id, *checked[row_id])
+                except Exception:  # a failed recheck must not stop the others; the next is due
+                    LOG.exception("recheck of quarantined submission %s failed", row_id)
+                    continue
             settled = out[row_id]
             if settled is not None and settled.assignment_pk is not None:
                 new[study_id] = settled.assignment_pk
@@ -172,6 +180,21 @@ class Rechecks:
                 ask = self._verifier.asking_many(session, study, hit, pairs)
                 out.append(_HitClaims(hit, [r.id for r in group if r.id is not None], ask))
         return out
+
+    def _settle_together(
+        self, checked: dict[int, tuple[Verification, Hit]]
+    ) -> dict[int, Settled | None]:
+        """Settle the round's plain verified claims in one transaction (`settle_verified`);
+        those it leaves out, or all of them if it fails (rolled back), are settled one by
+        one."""
+        try:
+            with session_scope(self._engine) as session:
+                return settle_verified(session, checked)
+        except StoreError as exc:  # e.g. a sync stored one of the assignments meanwhile
+            LOG.info("settling verified claims together: %s; settling them one by one", exc)
+        except Exception:
+            LOG.exception("settling verified claims together failed; settling them one by one")
+        return {}
 
     def _settle(self, row_id: int, checked: Verification, hit: Hit) -> tuple[Settled | None, int]:
         """Settle row ``row_id`` of ``hit`` from the platform's answer (None: settled

@@ -1,0 +1,188 @@
+"""A round's verified claims are settled together: one transaction, a fixed handful of
+statements whatever their number, and exactly what settling them one by one stores; what the
+batch cannot take (an assignment stored already, answers that differ from the platform's copy,
+a row settled meanwhile) is left to the one-by-one path, and a batch that fails settles
+nothing, so the rechecks settle every claim one by one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.answer import Answer
+from harness.platform.settling import settle_verified
+from harness.platform.verification import Verdict, Verification, Verifier, settle
+from harness.render.answers import encode_answers
+from harness.spec import load_spec
+from harness.store import create_study, session_scope, study_judgments
+from harness.store.events import EventKind
+from harness.store.hits import add_planned_hits
+from harness.store.models import Event, Hit, QuarantinedSubmission, QuarantineState
+from harness.store.posted import hit_facts, hit_items
+from harness.store.quarantine import quarantine
+from harness.store.submissions import store_submission
+from harness.web.trust import Rechecks
+from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+T0 = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+CONFIRMS = "MTurk confirms the worker and the HIT"
+WORKERS = ("W1", "W2")
+
+
+def _answers(keys: list[str], offset: float) -> list[Answer]:
+    return [
+        Answer(k, i, float(i) + offset, shown_at=T0 + timedelta(seconds=10 * i),
+               answered_at=T0 + timedelta(seconds=10 * i + 4))
+        for i, k in enumerate(keys)
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def claims(engine, tmp_path) -> dict[int, tuple[Verification, Hit]]:
+    """Two workers' quarantined claims on each of three HITs of one study, each verified by
+    the platform (with its copy of the answers): row id -> (the platform's answer, the HIT)."""
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    keys = loaded.items["item_id"].tolist()
+    out = {}
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        hits = add_planned_hits(session, study, [keys[:2], keys[1:3], keys[2:]], max_assignments=2)
+        for hit in hits:
+            hit.platform_hit_id = f"PH{hit.index}"  # posted: what a HIT is when claims arrive
+            session.add(hit)
+            session.flush()
+            for n, worker in enumerate(WORKERS):
+                answers = _answers(hit.items, offset=n + hit.index)
+                row, _ = quarantine(session, study_id=study.id, hit_id=hit.id,
+                                    assignment_id=f"A{hit.index}{worker}", worker_id=worker,
+                                    fields=list(encode_answers(answers).items()),
+                                    reason="not submitted yet")  # fmt: skip
+                out[row.id] = (Verification(Verdict.VERIFIED, CONFIRMS,
+                                            platform_answers=tuple(answers)), hit)  # fmt: skip
+    return out
+
+
+class Statements:
+    def __init__(self, engine) -> None:
+        self.count = 0
+        sa.event.listen(engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, *_args) -> None:
+        self.count += 1
+
+
+def _stored(engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The judgments, the events and the quarantined rows as settling left them, by assignment."""
+    with session_scope(engine) as session:
+        study_id = session.exec(select(Hit.study_id)).first()
+        table = study_judgments(session, study_id)
+        judgments = sorted(
+            table[["assignment_id", "worker_id", "item_id", "position", "value", "role",
+                   "seconds"]].itertuples(index=False, name=None)
+        )  # fmt: skip
+        events = sorted(
+            (e.kind, e.subject, tuple(sorted(e.payload.items())))
+            for e in session.exec(select(Event)) if e.kind is not EventKind.ASSIGNMENT_QUARANTINED
+        )  # fmt: skip
+        rows = sorted(
+            (r.platform_assignment_id, r.state, r.reason, r.recheck_at)
+            for r in session.exec(select(QuarantinedSubmission))
+        )
+    return judgments, events, rows
+
+
+def test_verified_claims_are_settled_together_in_a_fixed_number_of_statements(engine, claims):
+    with session_scope(engine) as session:  # what every request reads once per process
+        for _, hit in claims.values():
+            hit_items(session, hit, hit_facts(session, hit).instrument_id, hit.items)
+    counter = Statements(engine)
+    with session_scope(engine) as session:
+        settled = settle_verified(session, claims)
+    assert set(settled) == set(claims)
+    assert {s.state for s in settled.values()} == {QuarantineState.VERIFIED}
+    assert len({s.assignment_pk for s in settled.values()}) == len(claims)
+    # rows, stored assignments, resolve, its events, workers (read, insert, read again),
+    # assignments, judgments, their events: the same for 6 claims as for 60
+    assert counter.count == 10
+    judgments, events, rows = _stored(engine)
+    assert len(judgments) == 2 * len(claims)
+    assert [kind for kind, *_ in events].count("assignment.submitted") == len(claims)
+    assert {(state, reason) for _, state, reason, _ in rows} == {
+        (QuarantineState.VERIFIED, CONFIRMS)
+    }
+
+
+def test_settling_together_stores_what_settling_one_by_one_stores(engine, claims):
+    with session_scope(engine) as session:
+        for row_id, (checked, hit) in claims.items():
+            settle(session, session.get(QuarantinedSubmission, row_id), checked, hit)
+    one_by_one = _stored(engine)
+    with session_scope(engine) as session:  # back as they were quarantined
+        for kind in (EventKind.ASSIGNMENT_SUBMITTED, EventKind.QUARANTINE_RESOLVED):
+            session.execute(sa.delete(Event.__table__).where(Event.__table__.c.kind == kind))
+        session.execute(sa.text("DELETE FROM judgment"))
+        session.execute(sa.text("DELETE FROM assignment"))
+        session.execute(
+            sa.update(QuarantinedSubmission.__table__).values(
+                state=QuarantineState.PENDING.name, reason="not submitted yet", resolved_at=None
+            )
+        )
+    with session_scope(engine) as session:
+        settle_verified(session, claims)
+    assert _stored(engine) == one_by_one
+
+
+def test_what_the_batch_cannot_take_is_left_to_the_one_by_one_path(engine, claims):
+    ids = sorted(claims)
+    stored, differs, gone = ids[0], ids[1], ids[2]
+    with session_scope(engine) as session:
+        row = session.get(QuarantinedSubmission, stored)
+        checked, hit = claims[stored]
+        store_submission(session, hit, row.platform_assignment_id, row.platform_worker_id,
+                         list(checked.platform_answers))  # a sync stored it  # fmt: skip
+        table = QuarantinedSubmission.__table__  # settled meanwhile:
+        session.execute(sa.update(table).where(table.c.id == gone).values(state="REFUSED"))
+    checked, hit = claims[differs]
+    other = tuple(Answer(a.item_key, a.position, 9.0) for a in checked.platform_answers)
+    claims[differs] = (Verification(Verdict.VERIFIED, CONFIRMS, platform_answers=other), hit)
+    with session_scope(engine) as session:
+        settled = settle_verified(session, claims)
+    assert stored not in settled and differs not in settled
+    assert settled[gone] is None
+    assert {settled[i].state for i in ids[3:]} == {QuarantineState.VERIFIED}
+
+
+class Confirms(Verifier):
+    """A platform that verifies every claim, with ``copies`` as its copies of the answers."""
+
+    def __init__(self, copies) -> None:
+        super().__init__()
+        self.copies = copies
+
+    def asking_many(self, session, study, hit, claims):
+        answers = [self.copies[a] for a, _ in claims]
+        return lambda: answers
+
+
+def test_a_failed_batch_is_rolled_back_and_every_claim_settled_one_by_one(engine, claims):
+    with session_scope(engine) as session:
+        rows = {r.platform_assignment_id: r for r in session.exec(select(QuarantinedSubmission))}
+        bad = rows["A0W1"]  # its answers name an item its instrument lacks: the batch fails
+        bad.fields = [[k, "zz" if k.startswith("item-") else v] for k, v in bad.fields]
+        session.add(bad)
+    by_id = {r.id: a for a, r in rows.items()}
+    copies = {by_id[i]: Verification(Verdict.VERIFIED, CONFIRMS) for i in claims}
+    rechecks = Rechecks(engine, Confirms(copies), after_submission=None)
+    try:
+        settled = rechecks.recheck_many(sorted(claims))
+    finally:
+        rechecks.close()
+    assert bad.id not in settled  # its one-by-one settling failed, logged; its next is due
+    assert {s.state for s in settled.values()} == {QuarantineState.VERIFIED}
+    assert len(settled) == len(claims) - 1
+    judgments, _, _ = _stored(engine)
+    assert len(judgments) == 2 * (len(claims) - 1)
