@@ -3,8 +3,9 @@ and the client factory's endpoints and credentials."""
 
 from __future__ import annotations
 
+import json
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -355,3 +356,20 @@ def test_missing_credentials_say_how_to_give_them(monkeypatch, tmp_path):
     provider = MTurkProvider(make_client("sandbox"), "sandbox")
     with pytest.raises(PlatformError, match="no AWS credentials found: set AWS_PROFILE"):
         provider.balance()
+
+
+def test_answer_timestamps_are_the_instants_botocore_reads_in_utc():
+    from botocore.parsers import create_parser
+
+    client = make_client("local", "http://127.0.0.1:9")
+    shape = client.meta.service_model.operation_model("GetAssignment").output_shape
+    body = {"Assignment": {"AssignmentId": ASSIGNMENT, "SubmitTime": 1795000000.25,
+                           "AcceptTime": "2026-11-24T10:00:00Z"}}  # fmt: skip
+    response = {"status_code": 200, "headers": {}, "body": json.dumps(body).encode()}
+    parsers = client._endpoint._response_parser_factory  # what reads every answer
+    ours = parsers.create_parser("json").parse(response, shape)["Assignment"]
+    botocores = create_parser("json").parse(response, shape)["Assignment"]
+    for name in ("SubmitTime", "AcceptTime"):
+        assert ours[name] == botocores[name]
+        assert ours[name].utcoffset() == timedelta(0)
+    assert ours["SubmitTime"].tzinfo is UTC
