@@ -34,6 +34,7 @@ from harness.platform.mturk_local.settings import Settings
 from harness.platform.mturk_local.state import (
     READ_ONLY,
     Ctx,
+    driver_connection,
     get_meta,
     init_balance,
     open_engine,
@@ -74,6 +75,7 @@ class Service:
             with self.engine.begin() as conn:
                 ctx = Ctx(
                     conn=conn,
+                    db=driver_connection(conn),
                     now=self.clock.now(),
                     host_url=host_url,
                     sqs_endpoint=self.sender.endpoint_url,
@@ -98,11 +100,13 @@ class Service:
                 yield ctx
             return
         with self.read_engine.connect() as conn, conn.begin() as tx:
-            raw = conn.connection.dbapi_connection
-            changes = raw.total_changes if raw is not None else 0
-            ctx = Ctx(conn=conn, now=now, host_url=host_url, sqs_endpoint=self.sender.endpoint_url)
+            db = driver_connection(conn)
+            changes = db.total_changes
+            ctx = Ctx(
+                conn=conn, db=db, now=now, host_url=host_url, sqs_endpoint=self.sender.endpoint_url
+            )
             yield ctx
-            if (raw.total_changes if raw is not None else 0) != changes or ctx.queued:
+            if db.total_changes != changes or ctx.queued:
                 tx.rollback()
                 raise RuntimeError("a read-only request of the local MTurk service wrote")
 

@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 
 from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.notifications import queue_event
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.qualifications import WorkerView, allowed, worker_view
 from harness.platform.mturk_local.questions import (
     Question,
@@ -65,10 +66,10 @@ DEFAULT_PAGE, MOST_PAGE = 20, 1000
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-# Statements built once (SQLAlchemy then reuses their compiled form without rebuilding them).
+# Statements compiled once (`prepared`).
 # A HIT the worker may take, with the worker's live assignment of it if any (at most one: the
 # `ux_assignments_live` index), in creation order after a position (the `ix_hits_open` index).
-_OPEN_HITS = (
+_OPEN_HITS = Prepared(
     select(
         H.c.seq,
         H.c.id,
@@ -94,14 +95,16 @@ _OPEN_HITS = (
     .order_by(H.c.seq)
     .limit(bindparam("size"))
 )
-_HIT = hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False))
-_ANY_HIT = hit_query().where(H.c.id == bindparam("hit_id"))
-_HELD = select(A.c.id).where(
-    A.c.worker_id == bindparam("wid"),
-    A.c.hit_id == bindparam("hit_id"),
-    text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
+_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False)))
+_ANY_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id")))
+_HELD = Prepared(
+    select(A.c.id).where(
+        A.c.worker_id == bindparam("wid"),
+        A.c.hit_id == bindparam("hit_id"),
+        text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
+    )
 )
-_ASSIGNMENT = select(A).where(A.c.id == bindparam("aid"))
+_ASSIGNMENT = Prepared(select(A).where(A.c.id == bindparam("aid")))
 
 
 @lru_cache(maxsize=1024)
@@ -143,7 +146,7 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
 
 def _held(ctx: Ctx, worker_id: str, hit_id: str) -> str | None:
     """The worker's live assignment of this HIT (one per worker per HIT), if any."""
-    row = ctx.conn.execute(_HELD, {"wid": worker_id, "hit_id": hit_id}).first()
+    row = _HELD.first(ctx.db, {"wid": worker_id, "hit_id": hit_id})
     return None if row is None else str(row[0])
 
 
@@ -153,14 +156,14 @@ def _listing(
     """The worker's page of HITs (see `list_hits`) and the NextToken after it."""
     out: list[dict[str, Any]] = []
     if not blocked(ctx, worker_id):
-        view = worker_view(ctx.conn, worker_id, profile)
+        view = worker_view(ctx.db, worker_id, profile)
         levels: dict[str, int] = {}
         while len(out) < size:
-            rows = ctx.conn.execute(
-                _OPEN_HITS,
+            rows = _OPEN_HITS.rows(
+                ctx.db,
                 {"wid": worker_id, "now": ctx.now, "after": -(2**63) if after is None else after,
                  "size": size},
-            ).all()  # fmt: skip
+            )  # fmt: skip
             for hit in rows:
                 after = hit.seq
                 if hit.hit_type_id not in levels:
@@ -215,7 +218,7 @@ def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None
 
 
 def _hit(ctx: Ctx, hit_id: str) -> Any:
-    row = ctx.conn.execute(_HIT, {"hit_id": hit_id}).first()
+    row = _HIT.first(ctx.db, {"hit_id": hit_id})
     if row is None:
         raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
     return row
@@ -227,7 +230,7 @@ def _worker_level(
     """What the worker may do with the HIT (`allowed`); `profile`: their row, if read."""
     if not block_checked and blocked(ctx, worker_id):
         return 0
-    return _level(worker_view(ctx.conn, worker_id, profile), hit.ht_requirements)
+    return _level(worker_view(ctx.db, worker_id, profile), hit.ht_requirements)
 
 
 @bp.get("/worker/hits/<hit_id>")
@@ -303,7 +306,7 @@ def accept(hit_id: str) -> Response:
 
 
 def _accepted(ctx: Ctx, assignment_id: str) -> Any:
-    row = ctx.conn.execute(_ASSIGNMENT, {"aid": assignment_id}).first()
+    row = _ASSIGNMENT.first(ctx.db, {"aid": assignment_id})
     if row is None:
         raise WorkerError(404, "AssignmentNotFound", f"assignment {assignment_id} does not exist")
     if row.status != "Accepted":
@@ -339,7 +342,7 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
     service = current_service()
     with service.transaction(request.host_url) as ctx:
         a = _accepted(ctx, assignment_id)
-        hit = ctx.conn.execute(_ANY_HIT, {"hit_id": a.hit_id}).one()
+        hit = _ANY_HIT.first(ctx.db, {"hit_id": a.hit_id})
         answers = answers_for(_question(hit.question), fields)
         lifecycle.set_status(
             ctx,
