@@ -203,7 +203,7 @@ def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, 
     """
     sent = 0
     outbox = models.outbox
-    with lock, engine.begin() as conn:
+    with engine.connect() as conn, lock, conn.begin():
         rows = conn.execute(
             select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
         ).all()
@@ -214,7 +214,7 @@ def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, 
         except (BotoCoreError, ClientError, NotLocalError) as exc:
             log.warning("notification to %s not delivered (will retry): %s", row.destination, exc)
             ok = False
-        with lock, engine.begin() as conn:
+        with engine.connect() as conn, lock, conn.begin():
             conn.execute(
                 update(outbox)
                 .where(outbox.c.seq == row.seq)

@@ -68,27 +68,32 @@ class Service:
                 self.save_clock()
 
     @contextmanager
-    def transaction(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
-        """One request's transaction, with the state first brought up to the clock's time."""
-        with self.lock:
-            swept = None
-            with self.engine.begin() as conn:
-                ctx = Ctx(
-                    conn=conn,
-                    db=driver_connection(conn),
-                    now=self.clock.now(),
-                    host_url=host_url,
-                    sqs_endpoint=self.sender.endpoint_url,
-                )
-                if ctx.now >= self._next_due:
-                    swept = lifecycle.sweep(ctx)
-                yield ctx
-            # Committed: what this transaction did now holds.
-            self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
-            self._outbox_dirty = self._outbox_dirty or ctx.queued
+    def transaction(self) -> Iterator[Ctx]:
+        """One request's transaction, with the state first brought up to the clock's time.
+
+        Only the transaction itself runs under the lock: the connection is taken from the pool
+        before and given back after.
+        """
+        with self.engine.connect() as conn:
+            db = driver_connection(conn)
+            with self.lock:
+                swept = None
+                with conn.begin():
+                    ctx = Ctx(
+                        conn=conn,
+                        db=db,
+                        now=self.clock.now(),
+                        sqs_endpoint=self.sender.endpoint_url,
+                    )
+                    if ctx.now >= self._next_due:
+                        swept = lifecycle.sweep(ctx)
+                    yield ctx
+                # Committed: what this transaction did now holds.
+                self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
+                self._outbox_dirty = self._outbox_dirty or ctx.queued
 
     @contextmanager
-    def reading(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
+    def reading(self) -> Iterator[Ctx]:
         """A read-only request's transaction: no lock, a snapshot of what is committed.
 
         When something has fallen due by the clock it is a write transaction instead (the sweep
@@ -96,15 +101,13 @@ class Service:
         """
         now = self.clock.now()
         if now >= self._next_due:
-            with self.transaction(host_url) as ctx:
+            with self.transaction() as ctx:
                 yield ctx
             return
         with self.read_engine.connect() as conn, conn.begin() as tx:
             db = driver_connection(conn)
             changes = db.total_changes
-            ctx = Ctx(
-                conn=conn, db=db, now=now, host_url=host_url, sqs_endpoint=self.sender.endpoint_url
-            )
+            ctx = Ctx(conn=conn, db=db, now=now, sqs_endpoint=self.sender.endpoint_url)
             yield ctx
             if db.total_changes != changes or ctx.queued:
                 tx.rollback()

@@ -97,7 +97,6 @@ class Ctx:
     conn: Connection
     db: sqlite3.Connection
     now: float
-    host_url: str = "http://127.0.0.1/"
     sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
     new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
     queued: bool = False  # a notification was put in the outbox

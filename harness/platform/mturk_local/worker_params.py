@@ -120,8 +120,12 @@ def worker_id(values: dict[str, Any]) -> str:
     return found
 
 
-def stated_profile(values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The worker id of this call and the profile values it states (checked)."""
+Stated = tuple[str, dict[str, Any]]  # a call's worker id and the profile values it states
+
+
+def stated_profile(values: dict[str, Any]) -> Stated:
+    """The worker id of this call and the profile values it states (checked; parsed before
+    a request takes the write lock)."""
     wid = worker_id(values)
     profile = {
         "country": text(values, "country", COUNTRY, "a two-letter country code such as US"),
@@ -146,19 +150,19 @@ def worker_row(ctx: Ctx, wid: str) -> Any:
     return _WORKER.first(ctx.db, {"wid": wid})
 
 
-def recorded(ctx: Ctx, values: dict[str, Any]) -> tuple[str, Any]:
+def recorded(ctx: Ctx, stated: Stated) -> tuple[str, Any]:
     """The worker id of this call and the worker's row if it already holds the stated profile
     (nothing to write), else None."""
-    wid, given = stated_profile(values)
+    wid, given = stated
     row = worker_row(ctx, wid)
     if row is None or any(getattr(row, k) != v for k, v in given.items()):
         return wid, None
     return wid, row
 
 
-def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
+def record_worker(ctx: Ctx, stated: Stated) -> str:
     """The worker id of this call; records (and updates) the profile the worker states."""
-    wid, given = stated_profile(values)
+    wid, given = stated
     fields = tuple(sorted(given))
     if fields not in _RECORD:
         upsert = insert(models.workers).values(
