@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import secrets
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,11 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
+        db = driver_connection(conn)
+        if db.in_transaction:
+            return  # begun by the service on the driver's connection (`Ctx.conn`)
         read = conn.get_execution_options().get(READ_ONLY, False)
-        # On the driver's connection: nothing for SQLAlchemy's statement machinery to do.
-        driver_connection(conn).execute("BEGIN" if read else "BEGIN IMMEDIATE")
+        db.execute("BEGIN" if read else "BEGIN IMMEDIATE")
 
     schema.upgrade(engine)
     return engine
@@ -89,17 +92,27 @@ def driver_connection(conn: Connection) -> sqlite3.Connection:
 
 @dataclass
 class Ctx:
-    """One request's view of the service: its transaction (`conn`, and `db`, the SQLite
-    connection under it, for `prepared` statements), the clock's reading, settings, and what
-    the transaction makes the service do afterwards (a time something falls due, a
-    notification to send)."""
+    """One request's view of the service: its transaction (`db`, the SQLite connection, for
+    `prepared` statements, and `conn`, SQLAlchemy's connection on it), the clock's reading,
+    settings, and what the transaction makes the service do afterwards (a time something falls
+    due, a notification to send)."""
 
-    conn: Connection
     db: sqlite3.Connection
     now: float
     sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
     new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
     queued: bool = False  # a notification was put in the outbox
+    opener: Callable[[], Connection] | None = field(default=None, repr=False)
+    opened: Connection | None = field(default=None, repr=False)
+
+    @property
+    def conn(self) -> Connection:
+        """SQLAlchemy's connection in this transaction, made on first use (the worker side's
+        requests run only `prepared` statements and never make one)."""
+        if self.opened is None:
+            assert self.opener is not None, "this context has no SQLAlchemy connection"
+            self.opened = self.opener()
+        return self.opened
 
     def due(self, at: float) -> None:
         """Note that something falls due at `at` (the sweep must look again by then)."""
