@@ -23,6 +23,7 @@ from sqlalchemy import ColumnElement, and_, bindparam, func, insert, select, tex
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.notifications import queue_event
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.state import Ctx
 
 A = models.assignments
@@ -93,11 +94,11 @@ def reviewable_condition(now: float, reviewing: bool) -> ColumnElement[bool]:
     )
 
 
-# Update statements built once per shape (SQLAlchemy reuses their compiled form).
-_STATEMENTS: dict[tuple[Any, ...], Any] = {}
+# Update statements compiled once per shape (`prepared`).
+_STATEMENTS: dict[tuple[Any, ...], Prepared] = {}
 
 
-def _move_statement(table: Any, old: str | None, new: str | None) -> Any:
+def _move_statement(table: Any, old: str | None, new: str | None) -> Prepared:
     key = ("move", table.name, old, new)
     if key not in _STATEMENTS:
         changes: dict[str, Any] = {}
@@ -107,7 +108,9 @@ def _move_statement(table: Any, old: str | None, new: str | None) -> Any:
             changes[new] = table.c[new] + 1
         if table is H and (old is None) != (new is None):
             changes["n_available"] = H.c.n_available + (1 if new is None else -1)
-        _STATEMENTS[key] = update(table).where(table.c.id == bindparam("row_id")).values(**changes)
+        _STATEMENTS[key] = Prepared(
+            update(table).where(table.c.id == bindparam("row_id")).values(**changes)
+        )
     return _STATEMENTS[key]
 
 
@@ -117,13 +120,13 @@ def _move(ctx: Ctx, table: Any, row_id: str, old: str | None, new: str | None) -
     On a HIT, an assignment that starts or stops holding a slot also changes `n_available`.
     """
     if old != new:
-        ctx.conn.execute(_move_statement(table, old, new), {"row_id": row_id})
+        _move_statement(table, old, new).run(ctx.db, {"row_id": row_id})
 
 
-def _status_statement(columns: tuple[str, ...]) -> Any:
+def _status_statement(columns: tuple[str, ...]) -> Prepared:
     key = ("status", *columns)
     if key not in _STATEMENTS:
-        _STATEMENTS[key] = (
+        _STATEMENTS[key] = Prepared(
             update(A)
             .where(A.c.id == bindparam("assignment_id"))
             .values(status=bindparam("new_status"), **{c: bindparam(c) for c in columns})
@@ -133,9 +136,8 @@ def _status_statement(columns: tuple[str, ...]) -> Any:
 
 def set_status(ctx: Ctx, a: Any, new_status: str, **values: Any) -> None:
     """Change assignment `a` (as read in this transaction) to `new_status`, with its counts."""
-    ctx.conn.execute(
-        _status_statement(tuple(sorted(values))),
-        {"assignment_id": a.id, "new_status": new_status, **values},
+    _status_statement(tuple(sorted(values))).run(
+        ctx.db, {"assignment_id": a.id, "new_status": new_status, **values}
     )
     if values.get("auto_approval_time") is not None:
         ctx.due(values["auto_approval_time"])
@@ -143,7 +145,7 @@ def set_status(ctx: Ctx, a: Any, new_status: str, **values: Any) -> None:
     _move(ctx, W, a.worker_id, WORKER_COUNT.get(a.status), WORKER_COUNT.get(new_status))
 
 
-_TAKE_SLOT = (
+_TAKE_SLOT = Prepared(
     update(H)
     .where(
         H.c.id == bindparam("hit_id"),
@@ -153,25 +155,27 @@ _TAKE_SLOT = (
     )
     .values(n_pending=H.c.n_pending + 1, n_available=H.c.n_available - 1)
 )
-_ADD = insert(A).values(
-    status="Accepted",
-    id=bindparam("id"),
-    hit_id=bindparam("hit_id"),
-    worker_id=bindparam("worker_id"),
-    accept_time=bindparam("accept_time"),
-    deadline=bindparam("deadline"),
+_ADD = Prepared(
+    insert(A).values(
+        status="Accepted",
+        id=bindparam("id"),
+        hit_id=bindparam("hit_id"),
+        worker_id=bindparam("worker_id"),
+        accept_time=bindparam("accept_time"),
+        deadline=bindparam("deadline"),
+    )
 )
 
 
 def take_slot(ctx: Ctx, hit_id: str) -> bool:
     """Count one more pending assignment on the HIT if it is assignable (a free slot, not
     expired or disposed), in one conditional update: False if it was not."""
-    return ctx.conn.execute(_TAKE_SLOT, {"hit_id": hit_id, "now": ctx.now}).rowcount == 1
+    return _TAKE_SLOT.run(ctx.db, {"hit_id": hit_id, "now": ctx.now}) == 1
 
 
 def add_assignment(ctx: Ctx, **values: Any) -> None:
     """Insert a newly accepted assignment, whose slot `take_slot` took."""
-    ctx.conn.execute(_ADD, values)
+    _ADD.run(ctx.db, values)
     ctx.due(values["deadline"])
 
 
@@ -210,14 +214,17 @@ def next_due(ctx: Ctx) -> float:
     return min((t for t in times if t is not None), default=math.inf)
 
 
-_HIT_ROW = select(H).where(H.c.id == bindparam("hit_id"))
+_HIT_ROW = Prepared(select(H).where(H.c.id == bindparam("hit_id")))
+_REVIEWABLE_NOTIFIED = Prepared(
+    update(H).where(H.c.id == bindparam("hit_id")).values(reviewable_notified=True)
+)
 
 
 def check_reviewable(ctx: Ctx, hit_id: str) -> None:
     """Queue HITReviewable the first time a HIT becomes Reviewable (after something changed)."""
-    hit = ctx.conn.execute(_HIT_ROW, {"hit_id": hit_id}).first()
+    hit = _HIT_ROW.first(ctx.db, {"hit_id": hit_id})
     if hit is None or hit.reviewable_notified or hit.disposed:
         return
     if status(hit, ctx.now) in ("Reviewable", "Reviewing"):
-        ctx.conn.execute(update(H).where(H.c.id == hit_id).values(reviewable_notified=True))
+        _REVIEWABLE_NOTIFIED.run(ctx.db, {"hit_id": hit_id})
         queue_event(ctx, hit_id, "HITReviewable")

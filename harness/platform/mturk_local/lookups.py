@@ -20,21 +20,24 @@ from harness.platform.mturk_local.api_errors import (
     hit_not_found,
     qualification_type_not_found,
 )
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.serialize import hit_query
 from harness.platform.mturk_local.state import Ctx
 
 TOKEN_LIFETIME = 24 * 3600
 VISIBLE = ("Submitted", "Approved", "Rejected")
-_HIT = hit_query().where(models.hits.c.id == bindparam("hit_id"))
-_ASSIGNMENT = select(models.assignments).where(
-    models.assignments.c.id == bindparam("assignment_id"),
-    text(lifecycle.status_in(VISIBLE)),
+_HIT = Prepared(hit_query().where(models.hits.c.id == bindparam("hit_id")))
+_ASSIGNMENT = Prepared(
+    select(models.assignments).where(
+        models.assignments.c.id == bindparam("assignment_id"),
+        text(lifecycle.status_in(VISIBLE)),
+    )
 )
 
 
 def get_hit(ctx: Ctx, hit_id: str) -> Any:
     """The HIT with the HIT type columns `serialize.hit_json` needs."""
-    row = ctx.conn.execute(_HIT, {"hit_id": hit_id}).first()
+    row = _HIT.first(ctx.db, {"hit_id": hit_id})
     if row is None:
         raise hit_not_found(hit_id)
     return row
@@ -42,7 +45,7 @@ def get_hit(ctx: Ctx, hit_id: str) -> Any:
 
 def get_assignment(ctx: Ctx, assignment_id: str) -> Any:
     """A submitted, approved or rejected assignment (the only kinds a requester can see)."""
-    row = ctx.conn.execute(_ASSIGNMENT, {"assignment_id": assignment_id}).first()
+    row = _ASSIGNMENT.first(ctx.db, {"assignment_id": assignment_id})
     if row is None:
         raise assignment_not_found(assignment_id)
     return row

@@ -36,6 +36,7 @@ from sqlalchemy import Engine, bindparam, insert, select, text, update
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import RequestError
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.state import REQUESTER_ID, Ctx
 
 log = logging.getLogger(__name__)
@@ -85,16 +86,22 @@ def event_document(spec: dict[str, Any], event: dict[str, Any]) -> str:
     )
 
 
+_ENQUEUE = Prepared(
+    insert(models.outbox).values(
+        destination=bindparam("destination"), body=bindparam("body"), created=bindparam("now")
+    )
+)
+
+
 def enqueue(ctx: Ctx, spec: dict[str, Any], event: dict[str, Any]) -> None:
     ctx.queued = True
-    ctx.conn.execute(
-        insert(models.outbox).values(
-            destination=spec["Destination"], body=event_document(spec, event), created=ctx.now
-        )
+    _ENQUEUE.run(
+        ctx.db,
+        {"destination": spec["Destination"], "body": event_document(spec, event), "now": ctx.now},
     )
 
 
-_NOTIFICATION = (
+_NOTIFICATION = Prepared(
     select(models.hit_types.c.id, models.hit_types.c.notification)
     .join(models.hits, models.hits.c.hit_type_id == models.hit_types.c.id)
     .where(
@@ -111,7 +118,7 @@ def queue_event(
     at: float | None = None,
 ) -> None:
     """Queue `event_type` for a HIT if its HIT type has an active notification asking for it."""
-    row = ctx.conn.execute(_NOTIFICATION, {"hit_id": hit_id}).first()
+    row = _NOTIFICATION.first(ctx.db, {"hit_id": hit_id})
     if row is None or not row.notification:
         return
     spec = json.loads(row.notification)
@@ -196,7 +203,7 @@ def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, 
     """
     sent = 0
     outbox = models.outbox
-    with lock, engine.begin() as conn:
+    with engine.connect() as conn, lock, conn.begin():
         rows = conn.execute(
             select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
         ).all()
@@ -207,7 +214,7 @@ def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, 
         except (BotoCoreError, ClientError, NotLocalError) as exc:
             log.warning("notification to %s not delivered (will retry): %s", row.destination, exc)
             ok = False
-        with lock, engine.begin() as conn:
+        with engine.connect() as conn, lock, conn.begin():
             conn.execute(
                 update(outbox)
                 .where(outbox.c.seq == row.seq)

@@ -23,6 +23,7 @@ counts as 100% approved (MTurk's treatment of new workers).
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
+from harness.platform.mturk_local.prepared import Prepared
 
 LOCALE = "00000000000000000071"
 PERCENT_APPROVED = "000000000000000000L0"
@@ -102,17 +104,20 @@ class WorkerView:
     adult: bool = False
 
 
-_PROFILE = select(models.workers).where(models.workers.c.id == bindparam("wid"))
-_GRANTED = select(models.qualifications.c.type_id, models.qualifications.c.integer_value).where(
-    models.qualifications.c.worker_id == bindparam("wid"),
-    models.qualifications.c.status == "Granted",
+_PROFILE = Prepared(select(models.workers).where(models.workers.c.id == bindparam("wid")))
+_GRANTED = Prepared(
+    select(models.qualifications.c.type_id, models.qualifications.c.integer_value).where(
+        models.qualifications.c.worker_id == bindparam("wid"),
+        models.qualifications.c.status == "Granted",
+    )
 )
 
 
-def worker_view(conn: Connection, worker_id: str, profile: Any = None) -> WorkerView:
-    """What requirements are checked against; `profile` is the worker's row if already read."""
+def worker_view(db: sqlite3.Connection, worker_id: str, profile: Any = None) -> WorkerView:
+    """What requirements are checked against, read in the transaction of `db` (`Ctx.db`);
+    `profile` is the worker's row if already read."""
     if profile is None:
-        profile = conn.execute(_PROFILE, {"wid": worker_id}).first()
+        profile = _PROFILE.first(db, {"wid": worker_id})
     approved = 0 if profile is None else profile.n_approved
     decided = 0 if profile is None else profile.n_approved + profile.n_rejected
     percent = 100 if decided < 100 else (100 * approved) // decided
@@ -120,7 +125,7 @@ def worker_view(conn: Connection, worker_id: str, profile: Any = None) -> Worker
         percent = profile.percent_approved
     if profile is not None and profile.number_approved is not None:
         approved = profile.number_approved
-    granted = conn.execute(_GRANTED, {"wid": worker_id}).all()
+    granted = _GRANTED.rows(db, {"wid": worker_id})
     return WorkerView(
         worker_id=worker_id,
         country=None if profile is None else profile.country,

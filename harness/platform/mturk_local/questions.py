@@ -112,10 +112,11 @@ def external_url_for(
     return f"{question.external_url}{sep}{urlencode(params)}"
 
 
-def answers_for(question: Question, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The answers a submitted form becomes: crowd-form gives one `taskAnswers` JSON array."""
+def answers_for(crowd_form: bool, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The answers a submitted form becomes: crowd-form (`Question.uses_crowd_form`) gives one
+    `taskAnswers` JSON array, any other question one answer per field."""
     fields = [(k, v) for k, v in fields if k != "assignmentId"]
-    if question.uses_crowd_form:
+    if crowd_form:
         merged: dict[str, str] = {}
         for key, value in fields:
             merged.setdefault(key, value)

@@ -95,7 +95,7 @@ def _call(service: Any) -> dict[str, Any]:
         raise SerializationException(f"The request body is refused: {exc}") from exc
     validate(model, params)
     begin = service.reading if name in READS else service.transaction
-    with begin(request.host_url) as ctx:
+    with begin() as ctx:
         return OPERATIONS[name](ctx, params)
 
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from flask import current_app
+from sqlalchemy import Connection
 
 from harness.platform.mturk_local import lifecycle
 from harness.platform.mturk_local.clock import Clock, ClockError
@@ -67,26 +69,23 @@ class Service:
                 self.save_clock()
 
     @contextmanager
-    def transaction(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
-        """One request's transaction, with the state first brought up to the clock's time."""
-        with self.lock:
-            swept = None
-            with self.engine.begin() as conn:
-                ctx = Ctx(
-                    conn=conn,
-                    now=self.clock.now(),
-                    host_url=host_url,
-                    sqs_endpoint=self.sender.endpoint_url,
-                )
-                if ctx.now >= self._next_due:
-                    swept = lifecycle.sweep(ctx)
-                yield ctx
-            # Committed: what this transaction did now holds.
-            self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
-            self._outbox_dirty = self._outbox_dirty or ctx.queued
+    def transaction(self) -> Iterator[Ctx]:
+        """One request's transaction, with the state first brought up to the clock's time.
+
+        Only the transaction itself runs under the lock: the connection is taken from the pool
+        before and given back after.
+        """
+        with self._connection() as begin:
+            with self.lock:
+                with begin("BEGIN IMMEDIATE", self.clock.now()) as ctx:
+                    swept = lifecycle.sweep(ctx) if ctx.now >= self._next_due else None
+                    yield ctx
+                # Committed: what this transaction did now holds.
+                self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
+                self._outbox_dirty = self._outbox_dirty or ctx.queued
 
     @contextmanager
-    def reading(self, host_url: str = "http://127.0.0.1/") -> Iterator[Ctx]:
+    def reading(self) -> Iterator[Ctx]:
         """A read-only request's transaction: no lock, a snapshot of what is committed.
 
         When something has fallen due by the clock it is a write transaction instead (the sweep
@@ -94,17 +93,50 @@ class Service:
         """
         now = self.clock.now()
         if now >= self._next_due:
-            with self.transaction(host_url) as ctx:
+            with self.transaction() as ctx:
                 yield ctx
             return
-        with self.read_engine.connect() as conn, conn.begin() as tx:
-            raw = conn.connection.dbapi_connection
-            changes = raw.total_changes if raw is not None else 0
-            ctx = Ctx(conn=conn, now=now, host_url=host_url, sqs_endpoint=self.sender.endpoint_url)
+        with self._connection() as begin, begin("BEGIN", now) as ctx:
+            changes = ctx.db.total_changes
             yield ctx
-            if (raw.total_changes if raw is not None else 0) != changes or ctx.queued:
-                tx.rollback()
+            if ctx.db.total_changes != changes or ctx.queued:
                 raise RuntimeError("a read-only request of the local MTurk service wrote")
+
+    @contextmanager
+    def _connection(self) -> Iterator[Callable[[str, float], AbstractContextManager[Ctx]]]:
+        """A connection from the pool (given back on leaving) and a way to run one transaction
+        on it: `begin(sql, now)` begins with `sql`, commits on leaving, rolls back on error.
+
+        The transaction is begun and ended on SQLite's own connection: SQLAlchemy's connection
+        (`Ctx.conn`) costs more than the worker side's requests spend on their statements, so
+        it is made only for a request that asks for it, on the same transaction.
+        """
+        fairy = self.engine.raw_connection()
+        db = fairy.driver_connection
+        assert isinstance(db, sqlite3.Connection)
+        opened: list[Connection] = []
+
+        def open_conn() -> Connection:
+            opened.append(Connection(self.engine, connection=fairy))
+            return opened[0]
+
+        @contextmanager
+        def begin(sql: str, now: float) -> Iterator[Ctx]:
+            db.execute(sql)
+            ctx = Ctx(db=db, now=now, sqs_endpoint=self.sender.endpoint_url, opener=open_conn)
+            try:
+                yield ctx
+            except BaseException:
+                db.rollback()
+                raise
+            db.commit()
+
+        try:
+            yield begin
+        finally:
+            # SQLAlchemy's connection, if made, ends its own view of the transaction (already
+            # committed or rolled back) and gives the connection back; else the pool's proxy.
+            (opened[0] if opened else fairy).close()
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:

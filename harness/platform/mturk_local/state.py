@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import math
 import secrets
-from dataclasses import dataclass
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,8 +31,17 @@ REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
 
 
 def new_id(length: int = 30) -> str:
-    """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+    """A random id in MTurk's format: upper-case letters and digits, 30 characters.
+
+    One draw of a number below 36**length, written in base 36 (as uniform as drawing each
+    character, for one call to the system's random source instead of one per character).
+    """
+    number = secrets.randbelow(len(_ID_ALPHABET) ** length)
+    out = []
+    for _ in range(length):
+        number, digit = divmod(number, len(_ID_ALPHABET))
+        out.append(_ID_ALPHABET[digit])
+    return "".join(out)
 
 
 BUSY_TIMEOUT_MS = 10_000
@@ -62,25 +73,46 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
+        db = driver_connection(conn)
+        if db.in_transaction:
+            return  # begun by the service on the driver's connection (`Ctx.conn`)
         read = conn.get_execution_options().get(READ_ONLY, False)
-        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+        db.execute("BEGIN" if read else "BEGIN IMMEDIATE")
 
     schema.upgrade(engine)
     return engine
 
 
+def driver_connection(conn: Connection) -> sqlite3.Connection:
+    """The SQLite connection under `conn` (its transaction is `conn`'s)."""
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    return raw
+
+
 @dataclass
 class Ctx:
-    """One request's view of the service: its transaction, the clock's reading, settings, and
-    what the transaction makes the service do afterwards (a time something falls due, a
-    notification to send)."""
+    """One request's view of the service: its transaction (`db`, the SQLite connection, for
+    `prepared` statements, and `conn`, SQLAlchemy's connection on it), the clock's reading,
+    settings, and what the transaction makes the service do afterwards (a time something falls
+    due, a notification to send)."""
 
-    conn: Connection
+    db: sqlite3.Connection
     now: float
-    host_url: str = "http://127.0.0.1/"
     sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
     new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
     queued: bool = False  # a notification was put in the outbox
+    opener: Callable[[], Connection] | None = field(default=None, repr=False)
+    opened: Connection | None = field(default=None, repr=False)
+
+    @property
+    def conn(self) -> Connection:
+        """SQLAlchemy's connection in this transaction, made on first use (the worker side's
+        requests run only `prepared` statements and never make one)."""
+        if self.opened is None:
+            assert self.opener is not None, "this context has no SQLAlchemy connection"
+            self.opened = self.opener()
+        return self.opened
 
     def due(self, at: float) -> None:
         """Note that something falls due at `at` (the sweep must look again by then)."""

@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 
 from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.notifications import queue_event
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.qualifications import WorkerView, allowed, worker_view
 from harness.platform.mturk_local.questions import (
     Question,
@@ -52,6 +53,7 @@ from harness.platform.mturk_local.worker_params import (
     params,
     record_worker,
     recorded,
+    stated_profile,
     worker_error_response,
 )
 
@@ -65,10 +67,10 @@ DEFAULT_PAGE, MOST_PAGE = 20, 1000
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-# Statements built once (SQLAlchemy then reuses their compiled form without rebuilding them).
+# Statements compiled once (`prepared`).
 # A HIT the worker may take, with the worker's live assignment of it if any (at most one: the
 # `ux_assignments_live` index), in creation order after a position (the `ix_hits_open` index).
-_OPEN_HITS = (
+_OPEN_HITS = Prepared(
     select(
         H.c.seq,
         H.c.id,
@@ -94,14 +96,16 @@ _OPEN_HITS = (
     .order_by(H.c.seq)
     .limit(bindparam("size"))
 )
-_HIT = hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False))
-_ANY_HIT = hit_query().where(H.c.id == bindparam("hit_id"))
-_HELD = select(A.c.id).where(
-    A.c.worker_id == bindparam("wid"),
-    A.c.hit_id == bindparam("hit_id"),
-    text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
+_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False)))
+_ANY_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id")))
+_HELD = Prepared(
+    select(A.c.id).where(
+        A.c.worker_id == bindparam("wid"),
+        A.c.hit_id == bindparam("hit_id"),
+        text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
+    )
 )
-_ASSIGNMENT = select(A).where(A.c.id == bindparam("aid"))
+_ASSIGNMENT = Prepared(select(A).where(A.c.id == bindparam("aid")))
 
 
 @lru_cache(maxsize=1024)
@@ -143,7 +147,7 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
 
 def _held(ctx: Ctx, worker_id: str, hit_id: str) -> str | None:
     """The worker's live assignment of this HIT (one per worker per HIT), if any."""
-    row = ctx.conn.execute(_HELD, {"wid": worker_id, "hit_id": hit_id}).first()
+    row = _HELD.first(ctx.db, {"wid": worker_id, "hit_id": hit_id})
     return None if row is None else str(row[0])
 
 
@@ -153,14 +157,14 @@ def _listing(
     """The worker's page of HITs (see `list_hits`) and the NextToken after it."""
     out: list[dict[str, Any]] = []
     if not blocked(ctx, worker_id):
-        view = worker_view(ctx.conn, worker_id, profile)
+        view = worker_view(ctx.db, worker_id, profile)
         levels: dict[str, int] = {}
         while len(out) < size:
-            rows = ctx.conn.execute(
-                _OPEN_HITS,
+            rows = _OPEN_HITS.rows(
+                ctx.db,
                 {"wid": worker_id, "now": ctx.now, "after": -(2**63) if after is None else after,
                  "size": size},
-            ).all()  # fmt: skip
+            )  # fmt: skip
             for hit in rows:
                 after = hit.seq
                 if hit.hit_type_id not in levels:
@@ -185,23 +189,26 @@ def list_hits() -> Response:
     size = integer(values, "maxResults", 1, MOST_PAGE) or DEFAULT_PAGE
     after = next_token(values)
     only_acceptable = bool(flag(values, "acceptable"))
+    stated = stated_profile(values)
     service = current_service()
-    with service.reading(request.host_url) as ctx:
-        worker_id, profile = recorded(ctx, values)
+    with service.reading() as ctx:
+        worker_id, profile = recorded(ctx, stated)
         body = None if profile is None else _listing(
             ctx, worker_id, profile, after, size, only_acceptable
         )  # fmt: skip
     if body is None:
-        with service.transaction(request.host_url) as ctx:
-            worker_id = record_worker(ctx, values)
+        with service.transaction() as ctx:
+            worker_id = record_worker(ctx, stated)
             body = _listing(ctx, worker_id, None, after, size, only_acceptable)
     return jsonify(body)
 
 
-def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None) -> dict:
+def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict:
+    """The question as the worker's page shows it (built outside the transaction: the request
+    and the HIT's question, which never changes, are all it needs)."""
     question = _question(hit.question)
     view: dict[str, Any] = {"QuestionType": question.kind, "FrameHeight": question.frame_height}
-    submit_to = ctx.host_url.rstrip("/")
+    submit_to = request.host_url.rstrip("/")
     if question.external_url is not None:
         view["ExternalURL"] = external_url_for(
             question, assignment_id, hit.id, worker_id, submit_to
@@ -215,7 +222,7 @@ def _question_view(ctx: Ctx, hit: Any, assignment_id: str, worker_id: str | None
 
 
 def _hit(ctx: Ctx, hit_id: str) -> Any:
-    row = ctx.conn.execute(_HIT, {"hit_id": hit_id}).first()
+    row = _HIT.first(ctx.db, {"hit_id": hit_id})
     if row is None:
         raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
     return row
@@ -227,40 +234,50 @@ def _worker_level(
     """What the worker may do with the HIT (`allowed`); `profile`: their row, if read."""
     if not block_checked and blocked(ctx, worker_id):
         return 0
-    return _level(worker_view(ctx.conn, worker_id, profile), hit.ht_requirements)
+    return _level(worker_view(ctx.db, worker_id, profile), hit.ht_requirements)
 
 
 @bp.get("/worker/hits/<hit_id>")
 def preview(hit_id: str) -> Response:
-    values = params()
+    stated = stated_profile(params())
     service = current_service()
-    with service.reading(request.host_url) as ctx:
-        worker_id, profile = recorded(ctx, values)
-        view = None if profile is None else _preview(ctx, worker_id, hit_id)
-    if view is None:
-        with service.transaction(request.host_url) as ctx:
-            view = _preview(ctx, record_worker(ctx, values), hit_id)
-    return jsonify(view)
+    with service.reading() as ctx:
+        worker_id, profile = recorded(ctx, stated)
+        seen = None if profile is None else _preview(ctx, worker_id, hit_id)
+    if seen is None:
+        with service.transaction() as ctx:
+            seen = _preview(ctx, record_worker(ctx, stated), hit_id)
+    hit, summary = seen
+    return jsonify(summary | _question_view(hit, PREVIEW_ASSIGNMENT, None))
 
 
-def _preview(ctx: Ctx, worker_id: str, hit_id: str) -> dict[str, Any]:
+def _preview(ctx: Ctx, worker_id: str, hit_id: str) -> tuple[Any, dict[str, Any]]:
+    """The HIT and its summary for a worker allowed to preview it."""
     hit = _hit(ctx, hit_id)
     level = _worker_level(ctx, worker_id, hit)
     if level < 2:
         raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
     held = _held(ctx, worker_id, hit.id)
-    return _summary(hit, level, held) | _question_view(ctx, hit, PREVIEW_ASSIGNMENT, None)
+    return hit, _summary(hit, level, held)
 
 
 @bp.post("/worker/hits/<hit_id>/accept")
 def accept(hit_id: str) -> Response:
-    """Take one assignment: one per worker per HIT (returned or abandoned ones do not count)."""
-    values = params()
+    """Take one assignment: one per worker per HIT (returned or abandoned ones do not count).
+
+    Under the write lock only the transaction: the parameters are checked and the new id drawn
+    before it, the question view built after it. The checks that decide (the worker's profile,
+    block, qualifications and live assignments, the HIT and its type) are read inside it, so a
+    block or a revoked qualification committed before the accept's turn refuses it as before;
+    the slot and the one live assignment per worker and HIT are decided by the database.
+    """
+    stated = stated_profile(params())
+    assignment_id = new_id()
     service = current_service()
-    with service.transaction(request.host_url) as ctx:
-        worker_id, profile = recorded(ctx, values)  # written only when it changed
+    with service.transaction() as ctx:
+        worker_id, profile = recorded(ctx, stated)  # written only when it changed
         if profile is None:
-            worker_id = record_worker(ctx, values)
+            worker_id = record_worker(ctx, stated)
         hit = _hit(ctx, hit_id)
         if blocked(ctx, worker_id):
             raise WorkerError(403, "WorkerBlocked", f"worker {worker_id} is blocked")
@@ -273,7 +290,6 @@ def accept(hit_id: str) -> Response:
             raise WorkerError(
                 409, "AlreadyAccepted", f"worker {worker_id} already has assignment {held}"
             )
-        assignment_id = new_id()
         deadline = ctx.now + hit.ht_assignment_duration
         # The database decides: a slot is taken only if one is free, and a second live
         # assignment of the same worker and HIT breaks a unique index (the transaction is
@@ -296,14 +312,13 @@ def accept(hit_id: str) -> Response:
                 409, "AlreadyAccepted", f"worker {worker_id} already has an assignment of {hit_id}"
             ) from exc
         queue_event(ctx, hit.id, "AssignmentAccepted", assignment_id)
-        view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
-        view |= _question_view(ctx, hit, assignment_id, worker_id)
     service.deliver()
-    return jsonify(view)
+    view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
+    return jsonify(view | _question_view(hit, assignment_id, worker_id))
 
 
 def _accepted(ctx: Ctx, assignment_id: str) -> Any:
-    row = ctx.conn.execute(_ASSIGNMENT, {"aid": assignment_id}).first()
+    row = _ASSIGNMENT.first(ctx.db, {"aid": assignment_id})
     if row is None:
         raise WorkerError(404, "AssignmentNotFound", f"assignment {assignment_id} does not exist")
     if row.status != "Accepted":
@@ -314,7 +329,7 @@ def _accepted(ctx: Ctx, assignment_id: str) -> Any:
 @bp.post("/worker/assignments/<assignment_id>/return")
 def return_assignment(assignment_id: str) -> Response:
     service = current_service()
-    with service.transaction(request.host_url) as ctx:
+    with service.transaction() as ctx:
         a = _accepted(ctx, assignment_id)
         lifecycle.set_status(ctx, a, "Returned")
         queue_event(ctx, a.hit_id, "AssignmentReturned", a.id)
@@ -336,18 +351,20 @@ def _form_fields() -> list[tuple[str, str]]:
 def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Response:
     if not assignment_id:
         raise WorkerError(400, "MissingAssignmentId", "assignmentId is required")
+    # Built before the write lock: the answer of any question but a crowd-form one.
+    plain = answer_xml(answers_for(False, fields))
     service = current_service()
-    with service.transaction(request.host_url) as ctx:
+    with service.transaction() as ctx:
         a = _accepted(ctx, assignment_id)
-        hit = ctx.conn.execute(_ANY_HIT, {"hit_id": a.hit_id}).one()
-        answers = answers_for(_question(hit.question), fields)
+        hit = _ANY_HIT.first(ctx.db, {"hit_id": a.hit_id})
+        crowd_form = _question(hit.question).uses_crowd_form
         lifecycle.set_status(
             ctx,
             a,
             "Submitted",
             submit_time=ctx.now,
             auto_approval_time=ctx.now + hit.ht_auto_approval_delay,
-            answer=answer_xml(answers),
+            answer=answer_xml(answers_for(True, fields)) if crowd_form else plain,
         )
         queue_event(ctx, a.hit_id, "AssignmentSubmitted", a.id)
         lifecycle.check_reviewable(ctx, a.hit_id)
@@ -367,10 +384,10 @@ def external_submit() -> Response:
 
 @bp.get("/worker/messages")
 def messages() -> Response:
-    values = params()
+    stated = stated_profile(params())
     M = models.worker_messages
-    with current_service().transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
+    with current_service().transaction() as ctx:
+        worker_id = record_worker(ctx, stated)
         rows = ctx.conn.execute(select(M).where(M.c.worker_id == worker_id).order_by(M.c.seq))
         out = [{"Subject": m.subject, "MessageText": m.text, "SentTime": m.created} for m in rows]
     return jsonify(Messages=out)

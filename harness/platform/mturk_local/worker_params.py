@@ -17,6 +17,7 @@ from sqlalchemy.dialects.sqlite import insert
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
 from harness.platform.mturk_local.jsonbody import BodyError, parse_json
+from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.serialize import decode_token
 from harness.platform.mturk_local.state import Ctx
 
@@ -119,8 +120,12 @@ def worker_id(values: dict[str, Any]) -> str:
     return found
 
 
-def stated_profile(values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The worker id of this call and the profile values it states (checked)."""
+Stated = tuple[str, dict[str, Any]]  # a call's worker id and the profile values it states
+
+
+def stated_profile(values: dict[str, Any]) -> Stated:
+    """The worker id of this call and the profile values it states (checked; parsed before
+    a request takes the write lock)."""
     wid = worker_id(values)
     profile = {
         "country": text(values, "country", COUNTRY, "a two-letter country code such as US"),
@@ -133,37 +138,46 @@ def stated_profile(values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return wid, {k: v for k, v in profile.items() if v is not None}
 
 
-_WORKER = select(models.workers).where(models.workers.c.id == bindparam("wid"))
-_BLOCKED = select(models.worker_blocks.c.seq).where(
-    models.worker_blocks.c.worker_id == bindparam("wid")
+_WORKER = Prepared(select(models.workers).where(models.workers.c.id == bindparam("wid")))
+_BLOCKED = Prepared(
+    select(models.worker_blocks.c.seq).where(models.worker_blocks.c.worker_id == bindparam("wid"))
 )
+_RECORD: dict[tuple[str, ...], Prepared] = {}  # upserts by the profile fields they set
 
 
 def worker_row(ctx: Ctx, wid: str) -> Any:
     """The worker's row (profile and history counts), or None for a worker never seen."""
-    return ctx.conn.execute(_WORKER, {"wid": wid}).first()
+    return _WORKER.first(ctx.db, {"wid": wid})
 
 
-def recorded(ctx: Ctx, values: dict[str, Any]) -> tuple[str, Any]:
+def recorded(ctx: Ctx, stated: Stated) -> tuple[str, Any]:
     """The worker id of this call and the worker's row if it already holds the stated profile
     (nothing to write), else None."""
-    wid, given = stated_profile(values)
+    wid, given = stated
     row = worker_row(ctx, wid)
     if row is None or any(getattr(row, k) != v for k, v in given.items()):
         return wid, None
     return wid, row
 
 
-def record_worker(ctx: Ctx, values: dict[str, Any]) -> str:
+def record_worker(ctx: Ctx, stated: Stated) -> str:
     """The worker id of this call; records (and updates) the profile the worker states."""
-    wid, given = stated_profile(values)
-    upsert = insert(models.workers).values(id=wid, **given)
-    if given:
-        ctx.conn.execute(upsert.on_conflict_do_update(index_elements=["id"], set_=given))
-    else:
-        ctx.conn.execute(upsert.on_conflict_do_nothing(index_elements=["id"]))
+    wid, given = stated
+    fields = tuple(sorted(given))
+    if fields not in _RECORD:
+        upsert = insert(models.workers).values(
+            id=bindparam("wid"), **{f: bindparam(f) for f in fields}
+        )
+        _RECORD[fields] = Prepared(
+            upsert.on_conflict_do_update(
+                index_elements=["id"], set_={f: upsert.excluded[f] for f in fields}
+            )
+            if fields
+            else upsert.on_conflict_do_nothing(index_elements=["id"])
+        )
+    _RECORD[fields].run(ctx.db, {"wid": wid, **given})
     return wid
 
 
 def blocked(ctx: Ctx, wid: str) -> bool:
-    return ctx.conn.execute(_BLOCKED, {"wid": wid}).first() is not None
+    return _BLOCKED.first(ctx.db, {"wid": wid}) is not None

@@ -35,6 +35,7 @@ from harness.platform.mturk_local.worker_params import (
     WorkerError,
     params,
     record_worker,
+    stated_profile,
     worker_error_response,
     worker_id,
 )
@@ -102,9 +103,9 @@ def _refusal(ctx: Ctx, qt: Any, worker_id: str) -> WorkerError | None:
 
 @bp.get("/worker/qualifications/<type_id>")
 def show(type_id: str) -> Response:
-    values = params()
-    with current_service().transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
+    stated = stated_profile(params())
+    with current_service().transaction() as ctx:
+        worker_id = record_worker(ctx, stated)
         qt = _type(ctx, type_id)
         refusal = _refusal(ctx, qt, worker_id)
         view = {
@@ -121,9 +122,9 @@ def show(type_id: str) -> Response:
 
 @bp.post("/worker/qualifications/<type_id>/request")
 def ask(type_id: str) -> Response:
-    values = params()
-    with current_service().transaction(request.host_url) as ctx:
-        worker_id = record_worker(ctx, values)
+    stated = stated_profile(params())
+    with current_service().transaction() as ctx:
+        worker_id = record_worker(ctx, stated)
         qt = _type(ctx, type_id)
         refusal = _refusal(ctx, qt, worker_id)
         if refusal is not None:
@@ -163,7 +164,7 @@ def _given_answers() -> dict[str, frozenset[str]]:
 def answer(request_id: str) -> Response:
     answers = _given_answers()
     wid = worker_id(params())
-    with current_service().transaction(request.host_url) as ctx:
+    with current_service().transaction() as ctx:
         r = ctx.conn.execute(select(QR).where(QR.c.id == request_id)).first()
         if r is None:
             raise WorkerError(404, "RequestNotFound", f"request {request_id} does not exist")

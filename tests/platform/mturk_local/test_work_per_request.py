@@ -15,17 +15,24 @@ from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 
 @contextmanager
 def counting(mturk: LocalMTurk) -> Iterator[list[str]]:
+    """Every statement SQLite runs meanwhile, however it was sent (SQLAlchemy's execute or a
+    `prepared` statement on the driver's connection): SQLite's own trace of each connection."""
     statements: list[str] = []
     engine = mturk.app.extensions["mturk_local"].engine
 
-    def count(_conn, _cursor, statement, *_args) -> None:
-        statements.append(statement)
+    def trace(dbapi_connection, _record, _proxy) -> None:
+        dbapi_connection.set_trace_callback(statements.append)
 
-    event.listen(engine, "before_cursor_execute", count)
+    def untrace(dbapi_connection, _record) -> None:
+        dbapi_connection.set_trace_callback(None)
+
+    event.listen(engine, "checkout", trace)
+    event.listen(engine, "checkin", untrace)
     try:
         yield statements
     finally:
-        event.remove(engine, "before_cursor_execute", count)
+        event.remove(engine, "checkout", trace)
+        event.remove(engine, "checkin", untrace)
 
 
 def statements_for(mturk: LocalMTurk, call: Callable[[], object]) -> int:
