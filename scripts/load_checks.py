@@ -88,12 +88,15 @@ def check_mturk(db: str, mturk_url: str, timings: Timings) -> Checks:
     try:
         with engine.connect() as c:
             store = StoreChecks(c, engine.dialect.name)
-            out = store.stored(on_platform, timings.acknowledged, "on the platform")
+            stored = store.stored(on_platform, timings.acknowledged, "on the platform")
+            duplicated = stored.pop("0 duplicated judgments")
+            out = stored
             stored_only = sorted(a for a, n in store.judged().items() if n and a not in on_platform)
             out["stored by harness, never submitted on the platform"] = (
                 True,
                 f"{len(stored_only)} (the worker's MTurk submit failed or was cut)",
             )
+            out["0 duplicated judgments"] = duplicated
             out |= store.once_and_done()
             for name, done, there in (
                 ("rejections", "review.rejected", {a for a, s in platform.items()

@@ -460,8 +460,8 @@ def print_report(
 ) -> None:
     done = len(report.submitted)
     print(
-        f"{'study link' if args.platform == 'link' else 'MTurk (local service)'}, "
-        f"store {args.store}, {args.workers} concurrent workers, task server "
+        ("study link, " if args.platform == "link" else "")
+        + f"store {args.store}, {args.workers} concurrent workers, task server "
         f"{args.server_workers} processes x {args.threads} threads, "
         f"screening {'inline' if args.inline_screening else 'background'}"
         + (f", {len(killed)} worker processes SIGKILLed" if args.kill_every else "")
