@@ -1,14 +1,15 @@
 """A lean HTTP client for the load test's simulated workers (scripts/load_test.py).
 
-It does what `harness.simulate.driver` asks of its ``http`` (``get(url, params=...)``,
-``post(url, data=..., headers=...)``, answers with ``status_code``, ``text``, ``json()``,
-``raise_for_status()``) in HTTP/1.1 written and read on a plain socket: no requests (proxy
-settings read from the environment, cookie jars, hooks) and no urllib3 (its connection pool,
-header dictionaries, response objects and decoders): that per-request work was most of the
-crowd's CPU, which shares the machine with the servers it measures. The servers set no cookies.
-Each request carries what urllib3 sent (Host, Accept-Encoding: identity, User-Agent,
-Content-Length for a body) and the caller's headers; answers are read by Content-Length or
-chunked, or to the connection's end.
+It does what `harness.simulate.driver` and `harness.simulate.places_driver` ask of their
+``http`` (``get(url, params=...)``, ``post(url, data=..., headers=...)``, answers with
+``status_code``, ``text``, ``json()``, ``headers``, ``raise_for_status()``; a redirect is
+answered as it came, never followed) in HTTP/1.1 written and read on a plain socket: no
+requests (proxy settings read from the environment, cookie jars, hooks) and no urllib3 (its
+connection pool, header dictionaries, response objects and decoders): that per-request work was
+most of the crowd's CPU, which shares the machine with the servers it measures. The servers
+set no cookies. Each request carries what urllib3 sent (Host, Accept-Encoding: identity,
+User-Agent, Content-Length for a body) and the caller's headers; answers are read by
+Content-Length or chunked, or to the connection's end.
 
 Each worker keeps one kept-alive connection to each server; a request may ask for its
 connection to be closed after the answer (``Connection: close``), as the task server's requests
@@ -23,7 +24,7 @@ import json
 import select
 import socket
 from collections.abc import Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Self
 from urllib.parse import urlencode, urlsplit
 
 from urllib3.exceptions import ProtocolError
@@ -37,12 +38,23 @@ class HTTPStatusError(Exception):
     """An answer with a 4xx or 5xx status, raised by `Reply.raise_for_status`."""
 
 
+class Headers(dict[str, str]):
+    """An answer's headers, looked up by name in any case (``headers["Location"]``)."""
+
+    def __getitem__(self, name: str) -> str:
+        return super().__getitem__(name.lower())
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return super().get(name.lower(), default)
+
+
 class Reply:
     """An answer, read whole."""
 
-    def __init__(self, status: int, content: bytes) -> None:
+    def __init__(self, status: int, content: bytes, headers: Headers | None = None) -> None:
         self.status_code = status
         self.content = content
+        self.headers = headers if headers is not None else Headers()
 
     @property
     def text(self) -> str:
@@ -79,8 +91,8 @@ class _Connection:
         self.sock.close()
 
 
-def _read_answer(reader: BinaryIO) -> tuple[int, bytes, bool]:
-    """Status, body, and whether the server keeps the connection open."""
+def _read_answer(reader: BinaryIO) -> tuple[int, bytes, bool, Headers]:
+    """Status, body, whether the server keeps the connection open, and the headers."""
     status_line = reader.readline(LINE)
     if not status_line:
         raise ProtocolError("the server closed the connection without answering")
@@ -89,12 +101,14 @@ def _read_answer(reader: BinaryIO) -> tuple[int, bytes, bool]:
         raise ProtocolError(f"not an HTTP status line: {status_line[:80]!r}")
     status = int(parts[1])
     length, chunked, keep = None, False, parts[0] == b"HTTP/1.1"
+    headers = Headers()
     while True:
         line = reader.readline(LINE)
         if line in (b"\r\n", b"\n", b""):
             break
         name, _, value = line.partition(b":")
         name = name.strip().lower()
+        headers[name.decode("latin-1")] = value.strip().decode("latin-1")
         if name == b"content-length":
             length = int(value)
         elif name == b"transfer-encoding":
@@ -111,13 +125,13 @@ def _read_answer(reader: BinaryIO) -> tuple[int, bytes, bool]:
                 break
             body += reader.read(size)
             reader.readline(LINE)
-        return status, bytes(body), keep
+        return status, bytes(body), keep, headers
     if length is None:
-        return status, reader.read(), False  # to the connection's end
+        return status, reader.read(), False, headers  # to the connection's end
     body = reader.read(length)
     if len(body) != length:
         raise ProtocolError(f"the answer was cut: {len(body)} of {length} bytes")
-    return status, body, keep
+    return status, body, keep, headers
 
 
 class Browser:
@@ -161,7 +175,7 @@ class Browser:
         try:
             connection = self._connection(parts.netloc)
             connection.sock.sendall(request)
-            status, content, keep = _read_answer(connection.reader)
+            status, content, keep, got = _read_answer(connection.reader)
         except (OSError, ValueError) as exc:  # refused, cut, timed out, garbled
             if connection is not None:
                 connection.close()
@@ -174,7 +188,7 @@ class Browser:
             self._connections[parts.netloc] = connection
         else:
             connection.close()
-        return Reply(status, content)
+        return Reply(status, content, got)
 
     def request(
         self,
@@ -192,7 +206,15 @@ class Browser:
             headers = {"Content-Type": FORM, **(headers or {})}
         return self.send(method, url, body, headers)
 
-    def get(self, url: str, params: Mapping[str, Any] | None = None, **kw: Any) -> Reply:
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any] | None = None,
+        allow_redirects: bool = False,
+        **kw: Any,
+    ) -> Reply:
+        """A GET; a redirect is answered as it came (``allow_redirects`` is accepted for
+        requests' callers, and never followed: the simulated workers follow them themselves)."""
         return self.request("GET", url, params=params, **kw)
 
     def post(self, url: str, data: Mapping[str, Any] | None = None, **kw: Any) -> Reply:
@@ -203,7 +225,7 @@ class Browser:
             connection.close()
         self._connections.clear()
 
-    def __enter__(self) -> Browser:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

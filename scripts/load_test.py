@@ -8,6 +8,7 @@ Run from the project root (loopback only; every server is started here and stopp
     python scripts/load_test.py --store postgresql --workers 200 --raters 16
     python scripts/load_test.py --store sqlite --workers 50 --kill-every 5   # fault run
     python scripts/load_test.py --store postgresql --workers 200 --raters 48 --rate 60  # paced
+    python scripts/load_test.py --store postgresql --workers 200 --raters 16 --platform link
 
 What runs: `harness mturk-local` (gunicorn) and `harness serve` (gunicorn, ``--server-workers``
 processes x ``--threads`` threads, live screening applying decisions) as subprocesses on free
@@ -20,6 +21,15 @@ passed: list, accept, load the page, submit the answers to the task server (retr
 connection cut or a 5xx, as a worker reloading would), submit to MTurk. ``--kill-every N``
 SIGKILLs one task-server worker process every N seconds (gunicorn starts another).
 
+``--platform link``: the same study launched on a study link (`harness launch --target link`),
+no local MTurk service: the cores hold only the task server, the simulated crowd and the
+database. Each worker is a participant with their own id (`load_link`): the entry
+``/p/load?participant=...`` (303 to the page of the place allocated), the page, the submission
+with the page's token, the completion page, and again by the same link until the entry turns
+them away (no place left for them, blocked). The checks compare the store with its own log
+(`load_checks.check_link`): on a link an action is its event. ``--platform-errors`` does not
+apply (there is no platform to fail) and is refused.
+
 Without ``--rate`` the crowd is a closed loop: the most the servers can do, with latency fixed by
 Little's law (workers / rate seconds per assignment). ``--rate R`` starts assignments at R per
 second across the crowd, as people pausing between assignments would (`load_pace.Pacer`): the
@@ -27,11 +37,13 @@ page and submit latency at an offered rate, with starts the servers could not ke
 reported as late.
 
 Reported: assignments per second (stored and submitted on the platform, over the crowd's wall
-time), page and submit latency p50/p99, the task server's errors (5xx and cut connections),
-then after the screening queue drained and one `harness sync`: every platform submission
-stored with all its judgments (0 lost), no judgment, submission event, decision, decision
-event or platform action twice (0 duplicated), every platform action matching its event, and
-every stored assignment screened. Exit status 1 when any check fails.
+time), page and submit latency p50/p99 (on a link also the entry's and the completion page's),
+the task server's errors (5xx and cut connections), refusals apart, then after the screening
+queue drained and one `harness sync`: every platform submission stored with all its judgments
+(0 lost), no judgment, submission event, decision, decision event or platform action twice (0
+duplicated), every platform action matching its event, and every stored assignment screened
+(`load_checks`); the CPU milliseconds per assignment of each part. Exit status 1 when any
+check fails.
 """
 
 from __future__ import annotations
@@ -48,34 +60,33 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import requests
 import sqlalchemy as sa
-import urllib3
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from load_checks import check_link, check_mturk, moment  # noqa: E402
 from load_cpu import BackendCpu, check_pinnable, cpu_seconds, crowd_seconds, measure, pin  # noqa: E402
-from load_http import Browser, Reply  # noqa: E402
+from load_link import link_participant  # noqa: E402
 from load_pace import Pacer, littles_law  # noqa: E402
+from load_session import KINDS, TimedSession, Timings  # noqa: E402
 from load_store import POSTGRES_ADMIN, fresh_store, ws353_spec  # noqa: E402
 
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
 from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
+from harness.simulate.places_driver import LinkDoor  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
-from harness.store.models import aware  # noqa: E402
 
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
-RETRIES = 5
 
 
 def free_port() -> int:
@@ -135,84 +146,6 @@ def write_spec(directory: Path, items_per_hit: int, raters: int) -> Path:
     path = directory / "load.yaml"
     path.write_text(yaml.safe_dump(spec, sort_keys=False))
     return path
-
-
-@dataclass
-class Timings:
-    """What the crowd saw of the task server, shared by every worker thread."""
-
-    serve_url: str
-    page: list[float] = field(default_factory=list)
-    submit: list[float] = field(default_factory=list)
-    platform: dict[str, list[float]] = field(default_factory=dict)  # worker-side call: seconds
-    errors: Counter[str] = field(default_factory=Counter)
-    acknowledged: set[str] = field(default_factory=set)  # assignments the task server stored
-    last_stored: float = 0.0  # when the task server last acknowledged one (perf_counter)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class TimedSession(Browser):
-    """A worker's browser: times task-server pages and submissions, and retries what a person
-    would (a cut connection or a 5xx: reload, submit again). Platform calls reuse a kept-alive
-    connection; task-server requests each open a new one (see `request`)."""
-
-    def __init__(self, timings: Timings) -> None:
-        super().__init__()
-        self.timings = timings
-
-    def request(
-        self,
-        method: str,
-        url: str,
-        params: Any = None,
-        data: Any = None,
-        headers: Any = None,
-    ) -> Reply:
-        if not url.startswith(self.timings.serve_url):  # the platform's worker side
-            call = url.rstrip("/").rsplit("/", 1)[-1]
-            for attempt in range(RETRIES - 1):
-                try:
-                    start = time.perf_counter()
-                    reply = super().request(method, url, params, data, headers)
-                    with self.timings.lock:
-                        self.timings.platform.setdefault(call, []).append(
-                            time.perf_counter() - start
-                        )
-                    return reply
-                except urllib3.exceptions.HTTPError as exc:  # refused, cut
-                    self._error(f"platform (not the task server): {type(exc).__name__}")
-                    time.sleep(0.2 * (attempt + 1))
-            return super().request(method, url, params, data, headers)
-        kind = "submit" if url.endswith("/submit") else "page"
-        # a new connection per request, as the reverse proxy in front of the task server opens
-        # them (nginx's default); a browser's reused keep-alive connection the server closed
-        # meanwhile is retried by the browser and never seen
-        headers = {**(headers or {}), "Connection": "close"}
-        response = None
-        for attempt in range(RETRIES):
-            start = time.perf_counter()
-            try:
-                response = super().request(method, url, params, data, headers)
-            except urllib3.exceptions.HTTPError as exc:  # cut: before or in the middle of it
-                self._error(f"{kind}: {type(exc).__name__} {str(exc)[-60:]}")
-                time.sleep(0.2 * (attempt + 1))
-                continue
-            spent = time.perf_counter() - start
-            if response.status_code >= 500:
-                self._error(f"{kind}: HTTP {response.status_code}")
-                time.sleep(0.2 * (attempt + 1))
-                continue
-            with self.timings.lock:
-                getattr(self.timings, kind).append(spent)
-                if kind == "submit" and response.status_code == 200:
-                    self.timings.acknowledged.add(str((data or {}).get("assignmentId")))
-                    self.timings.last_stored = time.perf_counter()
-            return response
-        return response or super().request(method, url, params, data, headers)
-
-    def _error(self, what: str) -> None:
-        with self.timings.lock:
-            self.timings.errors[what] += 1
 
 
 def crowd_worker(
@@ -314,41 +247,35 @@ def run(args: argparse.Namespace) -> int:
         ]
         if args.inline_screening:
             serve_args.append("--screen-inline")
-        with (
-            server(
-                # workers keep their connection while on the task server's page: longer than
-                # the default 5 s under load, and a connection closed just as it is reused is
-                # a retried error
-                [
-                    "mturk-local",
-                    "--db",
-                    str(directory / "mturk.sqlite"),
-                    "--threads",
-                    str(args.platform_threads),
-                    "--keepalive",
-                    "60",
-                ],
-                directory / "mturk.log",
-                "/_control/clock",
-                1 if args.pin else None,
-            ) as (mturk, mturk_url),
-            server(serve_args, directory / "serve.log", "/health", 0 if args.pin else None) as (
-                serve,
-                serve_url,
-            ),
-        ):
-            harness(
-                "launch",
-                str(spec),
-                "--target",
-                "local",
-                "--endpoint-url",
-                mturk_url,
-                "--public-url",
-                serve_url,
-                "--db",
-                db,
+        with ExitStack() as services:
+            mturk, mturk_url = None, None
+            if args.platform == "mturk":
+                mturk, mturk_url = services.enter_context(
+                    server(
+                        # workers keep their connection while on the task server's page: longer
+                        # than the default 5 s under load, and a connection closed just as it is
+                        # reused is a retried error
+                        [
+                            "mturk-local",
+                            "--db",
+                            str(directory / "mturk.sqlite"),
+                            "--threads",
+                            str(args.platform_threads),
+                            "--keepalive",
+                            "60",
+                        ],
+                        directory / "mturk.log",
+                        "/_control/clock",
+                        1 if args.pin else None,
+                    )
+                )
+            serve, serve_url = services.enter_context(
+                server(serve_args, directory / "serve.log", "/health", 0 if args.pin else None)
             )
+            target = ["--target", "link"]
+            if mturk_url is not None:
+                target = ["--target", "local", "--endpoint-url", mturk_url]
+            harness("launch", str(spec), *target, "--public-url", serve_url, "--db", db)
             loaded = load_spec(spec)
             if args.platform_errors:  # from now on: throttled and 503 requester calls
                 share = args.platform_errors / 2
@@ -378,13 +305,11 @@ def run(args: argparse.Namespace) -> int:
                     target=terminate_connections, args=(db, args.terminate_every, stop, cut)
                 )
                 cutter.start()
-            since = measure(
-                {
-                    "task server": lambda: cpu_seconds(serve.pid),
-                    "local MTurk": lambda: cpu_seconds(mturk.pid),
-                    "simulated crowd": crowd_seconds,
-                }
-            )
+            parts = {"task server": lambda: cpu_seconds(serve.pid)}
+            if mturk is not None:
+                parts["local MTurk"] = lambda: cpu_seconds(mturk.pid)
+            parts["simulated crowd"] = crowd_seconds
+            since = measure(parts)
             backends = None
             if args.store == "postgresql":
                 backends = BackendCpu(POSTGRES_ADMIN, sa.engine.make_url(db).database or "")
@@ -392,19 +317,18 @@ def run(args: argparse.Namespace) -> int:
             pacer = Pacer(args.rate) if args.rate else None
             start = time.perf_counter()
             deadline = start + args.seconds
+            door = LinkDoor(serve_url, "load")
 
             def one(i: int) -> None:
+                seed = args.seed + i
                 with TimedSession(timings) as http:
-                    sim = SimulatedWorkers(
-                        mturk_url,
-                        [workers[i]],
-                        truths,
-                        loaded.scale,
-                        http,
-                        seed=args.seed + i,
-                        profile=WORKER_PROFILE,
-                    )
-                    crowd_worker(sim, workers[i], args.seed + i, deadline, report, pacer)
+                    if mturk_url is None:  # a study link: the task server is the whole of it
+                        link_participant(http, workers[i], door, truths, loaded.scale, seed,
+                                         deadline, report, pacer)  # fmt: skip
+                        return
+                    sim = SimulatedWorkers(mturk_url, [workers[i]], truths, loaded.scale, http,
+                                           seed=seed, profile=WORKER_PROFILE)  # fmt: skip
+                    crowd_worker(sim, workers[i], seed, deadline, report, pacer)
 
             with ThreadPoolExecutor(args.workers) as pool:
                 list(pool.map(one, range(args.workers)))
@@ -415,11 +339,8 @@ def run(args: argparse.Namespace) -> int:
             during = since()
             if backends is not None:
                 during["PostgreSQL backends"] = backends.stop()
-            cpu = {
-                "task server": cpu_seconds(serve.pid),
-                "local MTurk": cpu_seconds(mturk.pid),
-                "simulated crowd": time.process_time(),
-            }
+            cpu = {name: read() for name, read in parts.items() if name != "simulated crowd"}
+            cpu["simulated crowd"] = time.process_time()
             stop.set()
             if killer is not None:
                 killer.join()
@@ -435,7 +356,10 @@ def run(args: argparse.Namespace) -> int:
                     json={"throttle_share": 0, "unavailable_share": 0},
                 ).raise_for_status()
                 synced += harness("sync", "load", "--db", db, check=False)
-            checks = check(db, mturk_url, timings, report)
+            if mturk_url is None:
+                checks = check_link(db, timings)
+            else:
+                checks = check_mturk(db, mturk_url, timings)
         print_report(args, wall, timings, report, killed, drained, synced, checks, pacer)
         if decided.verified:
             for what, spent in (("post to screened (verified by the rechecks, then screened)",
@@ -518,210 +442,9 @@ def post_to_screened(db: str) -> Decided:
         engine.dispose()
     verified, screened = [], []
     for received, resolved, done, _ in rows:
-        verified.append(max((_moment(resolved) - _moment(received)).total_seconds(), 0.0))
-        screened.append(max((_moment(done) - _moment(resolved)).total_seconds(), 0.0))
+        verified.append(max((moment(resolved) - moment(received)).total_seconds(), 0.0))
+        screened.append(max((moment(done) - moment(resolved)).total_seconds(), 0.0))
     return Decided(verified, screened, Counter(int(r[3]) for r in rows))
-
-
-def _moment(value: Any) -> datetime:
-    """A stored time as UTC-aware (SQLite gives text back to a plain query)."""
-    return aware(datetime.fromisoformat(value) if isinstance(value, str) else value)
-
-
-def platform_state(mturk_url: str, db: str) -> tuple[dict[str, str], set[str]]:
-    """Every assignment the platform has (id -> status) and the workers it blocks."""
-    import boto3
-    from botocore.config import Config
-
-    client = boto3.client(
-        "mturk",
-        endpoint_url=mturk_url,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-        config=Config(retries={"mode": "standard", "total_max_attempts": 5}),
-    )
-    engine = sa.create_engine(db)
-    with engine.connect() as c:
-        hits = [
-            r[0]
-            for r in c.execute(
-                sa.text("SELECT platform_hit_id FROM hit WHERE platform_hit_id IS NOT NULL")
-            )
-        ]
-        block_ref = c.execute(sa.text("SELECT block_ref FROM study_platform")).scalar_one()
-    engine.dispose()
-    states: dict[str, str] = {}
-    for hit in hits:
-        token = None
-        while True:
-            page = client.list_assignments_for_hit(
-                HITId=hit, MaxResults=100, **({"NextToken": token} if token else {})
-            )
-            states.update({a["AssignmentId"]: a["AssignmentStatus"] for a in page["Assignments"]})
-            token = page.get("NextToken")
-            if not token:
-                break
-    blocked: set[str] = set()
-    token = None
-    while True:
-        page = client.list_workers_with_qualification_type(
-            QualificationTypeId=block_ref, MaxResults=100, **({"NextToken": token} if token else {})
-        )
-        blocked |= {q["WorkerId"] for q in page["Qualifications"]}
-        token = page.get("NextToken")
-        if not token:
-            break
-    return states, blocked
-
-
-def check(
-    db: str, mturk_url: str, timings: Timings, report: DriverReport
-) -> dict[str, tuple[bool, str]]:
-    """Every check, row by row: name -> (passed, what was found)."""
-    platform, blocked = platform_state(mturk_url, db)
-    engine = sa.create_engine(db)
-    out: dict[str, tuple[bool, str]] = {}
-    with engine.connect() as c:
-
-        def rows(sql: str) -> list[Any]:
-            return list(c.execute(sa.text(sql)))
-
-        shown = {
-            hit: len(items if isinstance(items, list) else yaml.safe_load(items))
-            for hit, items in rows("SELECT id, items FROM hit")
-        }
-        judged = {
-            r[0]: (r[1], r[2])
-            for r in rows(
-                "SELECT a.platform_assignment_id, count(j.id), a.hit_id FROM assignment a "
-                "LEFT JOIN judgment j ON j.assignment_id = a.id "
-                "GROUP BY a.platform_assignment_id, a.hit_id"
-            )
-        }
-        expected = {aid: shown[hit] for aid, (_, hit) in judged.items()}
-        on_platform = {a for a, s in platform.items() if s in ("Submitted", "Approved", "Rejected")}
-        lost = sorted(
-            a
-            for a in on_platform | timings.acknowledged
-            if judged.get(a, (0, None))[0] != expected.get(a, -1)
-        )
-        out["0 lost: every submission stored with all its judgments"] = (
-            not lost,
-            f"{len(on_platform)} on the platform, {len(timings.acknowledged)} "
-            f"acknowledged by the task server; {len(lost)} missing or incomplete {lost[:5]}",
-        )
-        stored_only = sorted(a for a, (n, _) in judged.items() if n and a not in on_platform)
-        out["stored by harness, never submitted on the platform"] = (
-            True,
-            f"{len(stored_only)} (the worker's MTurk submit failed or was cut)",
-        )
-        dup = rows(
-            "SELECT assignment_id, item_id, position FROM judgment GROUP BY "
-            "assignment_id, item_id, position HAVING count(*) > 1"
-        )
-        out["0 duplicated judgments"] = (not dup, f"{len(dup)} duplicated")
-
-        def events(kind: str, key: str = "subject") -> Counter[str]:
-            column = "subject" if key == "subject" else "payload"
-            found = rows(f"SELECT {column} FROM event WHERE kind = '{kind}'")
-            if key == "subject":
-                return Counter(str(r[0]) for r in found)
-            return Counter(
-                str((r[0] if isinstance(r[0], dict) else yaml.safe_load(r[0]))[key]) for r in found
-            )
-
-        def once(name: str, counts: Counter[str]) -> None:
-            twice = {k: v for k, v in counts.items() if v > 1}
-            out[name] = (
-                not twice,
-                f"{sum(counts.values())} events, {len(twice)} twice {list(twice.items())[:3]}",
-            )
-
-        submitted = events("assignment.submitted")
-        once("0 duplicated submission events", submitted)
-        once("0 duplicated decision events", events("screening.decision", "decision"))
-        once("each decision applied once", events("screening.applied", "decision"))
-        once("each rejection logged once", events("review.rejected"))
-        once("each block logged once", events("worker.blocked"))
-        once("each replacement intent once", events("review.replace.intent"))
-        # an action whose process was killed after its intent is resumed by another process
-        # under an intent of its own (after reading the platform's state): two intents, one
-        # result
-        resumed = sum(
-            n - 1
-            for kind in ("review.reject.intent", "worker.block.intent")
-            for n in events(kind).values()
-        )
-        out["actions resumed after a kill (a second intent)"] = (True, str(resumed))
-        decisions = rows(
-            "SELECT worker_id, heuristic, assignment_id, flag, state, action "
-            "FROM screening_decision ORDER BY id"
-        )
-
-        def about(worker: Any, heuristic: Any, assignment: Any) -> tuple[Any, Any, Any]:
-            # H7 is judged per assignment: each assignment's flag is its own decision
-            return (worker, heuristic, assignment if heuristic == "low_correlation" else None)
-
-        last: dict[tuple[Any, Any, Any], Any] = {}
-        repeated = 0
-        for worker, heuristic, assignment, flag, _, _ in decisions:
-            repeated += last.get(about(worker, heuristic, assignment)) == flag
-            last[about(worker, heuristic, assignment)] = flag
-        out["0 duplicated decisions (a flag stored twice in a row)"] = (
-            repeated == 0,
-            f"{len(decisions)} decisions, {repeated} repeated",
-        )
-        latest = {about(w, h, a): (state, flag, act) for w, h, a, flag, state, act in decisions}
-        # pending: the latest decision of a (worker, heuristic) whose raised flag acts and is not
-        # carried out (a flag raised and since cleared is not carried out); a process killed in
-        # the middle of one is taken over at once by the next (the other task-server process's
-        # sweep, the sync), so none is left, kill runs included
-        left = Counter(
-            state
-            for state, flag, action in latest.values()
-            if flag and action != "REPORT" and state in ("PENDING", "CLAIMED")
-        )
-        out["every decision carried out"] = (
-            sum(left.values()) == 0,
-            f"{left['PENDING']} pending, {left['CLAIMED']} claimed",
-        )
-        recovered = rows(
-            "SELECT count(*) FROM event WHERE kind IN ('worker.blocked', 'review.rejected') "
-            "AND payload LIKE '%recovered%'"
-            if engine.dialect.name == "sqlite"
-            else "SELECT count(*) FROM event WHERE kind IN ('worker.blocked', 'review.rejected') "
-            "AND payload::text LIKE '%recovered%'"
-        )[0][0]
-        out["actions a killed process left, finished by another"] = (
-            True,
-            f"{recovered} found done on the platform and logged (not done again)",
-        )
-        for name, done, on_platform in (
-            ("rejections", "review.rejected", {a for a, s in platform.items() if s == "Rejected"}),
-            ("blocks", "worker.blocked", blocked),
-        ):
-            logged = set(events(done))
-            out[f"platform {name} = {name} logged"] = (
-                logged == on_platform,
-                f"{len(on_platform)} on the platform, {len(logged)} logged",
-            )
-        unscreened = rows(
-            "SELECT a.id FROM assignment a WHERE a.screened_at IS NULL AND EXISTS "
-            "(SELECT 1 FROM judgment j WHERE j.assignment_id = a.id)"
-        )
-        out["every stored assignment screened"] = (
-            not unscreened,
-            f"{len(unscreened)} not screened",
-        )
-        failures = rows(
-            "SELECT count(*) FROM event WHERE kind = 'assignment.after_submission_failed'"
-        )
-        out["screening failures (events)"] = (True, str(failures[0][0]))
-        failed = rows("SELECT count(*) FROM event WHERE kind = 'platform.action.failed'")
-        out["platform actions failed and retried (events)"] = (True, str(failed[0][0]))
-    engine.dispose()
-    return out
 
 
 def print_report(
@@ -737,7 +460,8 @@ def print_report(
 ) -> None:
     done = len(report.submitted)
     print(
-        f"store {args.store}, {args.workers} concurrent workers, task server "
+        ("study link, " if args.platform == "link" else "")
+        + f"store {args.store}, {args.workers} concurrent workers, task server "
         f"{args.server_workers} processes x {args.threads} threads, "
         f"screening {'inline' if args.inline_screening else 'background'}"
         + (f", {len(killed)} worker processes SIGKILLed" if args.kill_every else "")
@@ -745,14 +469,13 @@ def print_report(
     )
     print(f"  {done} assignments in {wall:.1f} s: {done / wall:.1f} assignments/s")
     print("  " + (pacer.summary() if pacer is not None else littles_law(args.workers, done / wall)))
-    print(
-        f"  page   p50 {percentile(timings.page, 50):.0f} ms, p99 "
-        f"{percentile(timings.page, 99):.0f} ms ({len(timings.page)})"
-    )
-    print(
-        f"  submit p50 {percentile(timings.submit, 50):.0f} ms, p99 "
-        f"{percentile(timings.submit, 99):.0f} ms ({len(timings.submit)})"
-    )
+    for kind in KINDS:
+        spent = getattr(timings, kind)
+        if spent or kind in ("page", "submit"):
+            print(
+                f"  {kind:<6} p50 {percentile(spent, 50):.0f} ms, p99 "
+                f"{percentile(spent, 99):.0f} ms ({len(spent)})"
+            )
     for call, spent in sorted(timings.platform.items()):
         print(
             f"  platform {call}: p50 {percentile(spent, 50):.0f} ms, p99 "
@@ -767,8 +490,10 @@ def print_report(
             + str({e.split(": ", 1)[1]: n for e, n in platform.items()})
         )
     refusals = Counter(r.split(" ", 1)[0] for r in report.refused)
+    if timings.refusals:  # a study link: participants turned away at the entry
+        refusals["entry"] = sum(timings.refusals.values())
     print(f"  refused by the servers (not errors): {dict(refusals)}")
-    why = Counter(r.split(": ", 1)[-1][:70] for r in report.refused)
+    why = Counter(r.split(": ", 1)[-1][:70] for r in report.refused) + timings.refusals
     if why:
         print("    most often: " + "; ".join(f"{n} x {text}" for text, n in why.most_common(3)))
     print(
@@ -801,6 +526,13 @@ def print_cpu(during: dict[str, float | None], done: int, pinned: bool) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument(
+        "--platform",
+        choices=["mturk", "link"],
+        default="mturk",
+        help="mturk: through the local MTurk service; link: participants arrive by the study's "
+        "link, harness's task server the whole of it",
+    )
     parser.add_argument("--workers", type=int, default=50, help="concurrent simulated workers")
     parser.add_argument("--raters", type=int, default=8, help="raters per item")
     parser.add_argument("--items-per-hit", type=int, default=10)
@@ -847,6 +579,11 @@ def main() -> int:
     args = parser.parse_args()
     if not 1 <= args.workers <= 500:
         parser.error("--workers: 1 to 500 (a bounded load test)")
+    if args.platform_errors and args.platform == "link":
+        parser.error(
+            "--platform-errors: a study link has no platform to answer 429 or 503 (harness's "
+            "task server is the whole of it); use --kill-every or --terminate-every"
+        )
     if args.terminate_every and args.store != "postgresql":
         parser.error("--terminate-every: PostgreSQL only")
     if args.rate < 0 or args.rate > 1000:
