@@ -87,14 +87,17 @@ def ensure_slots(session: Session, study_id: int) -> int:
     """Make the slots each HIT of the study is missing (positions up to its
     ``max_assignments``); how many were made. Safe when two processes make the same slot: the
     (HIT, position) pair is unique and the loser's insert is dropped."""
+    short = _hits_short_of_slots(session, study_id)
+    if not short:
+        return 0
     wanted = {
         h.id: h.max_assignments
-        for h in session.exec(select(Hit).where(Hit.study_id == study_id))
+        for h in session.exec(select(Hit).where(col(Hit.id).in_(short)))
         if h.id is not None
     }
     have: dict[int, set[int]] = {hit: set() for hit in wanted}
     for hit_id, position in session.exec(
-        select(Slot.hit_id, Slot.position).where(Slot.study_id == study_id)
+        select(Slot.hit_id, Slot.position).where(col(Slot.hit_id).in_(short))
     ):
         have.setdefault(hit_id, set()).add(position)
     made = 0
@@ -109,6 +112,21 @@ def ensure_slots(session: Session, study_id: int) -> int:
             except sa.exc.IntegrityError:
                 pass  # another process made it
     return made
+
+
+def _hits_short_of_slots(session: Session, study_id: int) -> list[int]:
+    """The study's HITs with fewer slots than ``max_assignments`` (a replacement raised it, or
+    none made yet): one aggregate, so an arrival reads no slot row when none is missing."""
+    slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
+    query = (
+        sa.select(hit.c.id)
+        .select_from(hit.outerjoin(
+            slot, sa.and_(slot.c.hit_id == hit.c.id, slot.c.position < hit.c.max_assignments)))
+        .where(hit.c.study_id == study_id)
+        .group_by(hit.c.id, hit.c.max_assignments)
+        .having(sa.func.count(slot.c.id) < hit.c.max_assignments)
+    )  # fmt: skip
+    return [int(i) for (i,) in session.execute(query)]
 
 
 def allocate(
@@ -139,27 +157,32 @@ def allocate(
         return _refuse(session, study_id, platform_worker_id, Refusal.BLOCKED)
     ensure_slots(session, study_id)
     ref = session_ref or f"L{secrets.token_hex(10).upper()}"
-    for candidate in preference(
-        _candidates(session, study_id, now), _seen_items(session, study_id, worker), allowed
-    ):
-        if _take(session, candidate.slot_id, worker, ref, now, hold):
-            slot = session.get(Slot, candidate.slot_id)
-            assert slot is not None
-            session.refresh(slot)
-            hit = session.get(Hit, slot.hit_id)
-            assert hit is not None
-            assignment = record_accept(session, hit, ref, platform_worker_id, now)
-            slot.assignment_id = assignment.id
-            session.add(slot)
-            record_event(
-                session,
-                EventKind.SLOT_RESERVED,
-                study_id=study_id,
-                subject=ref,
-                payload={"worker": platform_worker_id, "hit": hit.index, "slot": slot.position},
-            )
-            session.flush()
-            return _allocation(session, slot, platform_worker_id, resumed=False)
+    seen = _seen_items(session, study_id, worker)
+    # each HIT's lowest free slot first: the choice is among them; every free slot only if
+    # none of those could be taken (allocations take turns under the lock, so hardly ever)
+    candidate = _take_first(session, preference(_candidates(session, study_id, now), seen,
+                                                allowed), worker, ref, now, hold)  # fmt: skip
+    if candidate is None:
+        every = _candidates(session, study_id, now, every=True)
+        candidate = _take_first(session, preference(every, seen, allowed), worker, ref, now, hold)
+    if candidate is not None:
+        slot = session.get(Slot, candidate.slot_id)
+        assert slot is not None
+        session.refresh(slot)
+        hit = session.get(Hit, slot.hit_id)
+        assert hit is not None
+        assignment = record_accept(session, hit, ref, platform_worker_id, now)
+        slot.assignment_id = assignment.id
+        session.add(slot)
+        record_event(
+            session,
+            EventKind.SLOT_RESERVED,
+            study_id=study_id,
+            subject=ref,
+            payload={"worker": platform_worker_id, "hit": hit.index, "slot": slot.position},
+        )
+        session.flush()
+        return _allocation(session, slot, platform_worker_id, resumed=False)
     return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
 
 
@@ -231,36 +254,51 @@ def _refuse(session: Session, study_id: int, worker: str, reason: Refusal) -> Re
     return Refused(reason, MESSAGES[reason])
 
 
-def _candidates(session: Session, study_id: int, now: datetime) -> list[Candidate]:
-    slots = list(session.exec(select(Slot).where(Slot.study_id == study_id)))
-    hits = {h.id: h for h in session.exec(select(Hit).where(Hit.study_id == study_id))}
-    taken: dict[int, int] = {}
-    free = []
-    for slot in slots:
-        live = slot.state is SlotState.SUBMITTED or (
-            slot.state is SlotState.RESERVED and aware(slot.expires_at or now) > now
+def _candidates(
+    session: Session, study_id: int, now: datetime, *, every: bool = False
+) -> list[Candidate]:
+    """The study's free slots (open, or reserved by someone whose time ran out) below their
+    HIT's ``max_assignments``, with how many of its slots are taken: each HIT's lowest free
+    slot, or (``every``) all of them. Read as plain rows, a handful per HIT, not every slot
+    of the study as an object: an arrival reads this under the study's lock."""
+    slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
+    live = sa.or_(
+        slot.c.state == SlotState.SUBMITTED.name,
+        sa.and_(slot.c.state == SlotState.RESERVED.name, slot.c.expires_at > now),
+    )
+    taken = {
+        int(h): int(n)
+        for h, n in session.execute(
+            sa.select(slot.c.hit_id, sa.func.count())
+            .where(slot.c.study_id == study_id, live)
+            .group_by(slot.c.hit_id)
         )
-        if live:
-            taken[slot.hit_id] = taken.get(slot.hit_id, 0) + 1
-        else:
-            free.append(slot)
-    out = []
-    for slot in free:
-        hit = hits[slot.hit_id]
-        if slot.position >= hit.max_assignments:
-            continue
-        assert slot.id is not None
-        out.append(
-            Candidate(
-                slot.id,
-                slot.hit_id,
-                hit.index,
-                slot.position,
-                frozenset(hit.items),
-                taken.get(slot.hit_id, 0),
-            )
+    }
+    hits = {
+        int(i): (int(index), frozenset(items))
+        for i, index, items in session.execute(
+            sa.select(hit.c.id, hit.c["index"], hit.c["items"]).where(hit.c.study_id == study_id)
         )
-    return out
+    }
+    free = (
+        sa.select(slot.c.id, slot.c.hit_id, slot.c.position)
+        .join(hit, hit.c.id == slot.c.hit_id)
+        .where(slot.c.study_id == study_id, slot.c.position < hit.c.max_assignments,
+               sa.not_(live))  # fmt: skip
+    )
+    if not every:
+        ranked = free.add_columns(
+            sa.func.row_number()
+            .over(partition_by=slot.c.hit_id, order_by=slot.c.position)
+            .label("rank")
+        ).subquery()
+        free = sa.select(ranked.c.id, ranked.c.hit_id, ranked.c.position).where(
+            ranked.c.rank == 1
+        )
+    return [
+        Candidate(int(i), int(h), hits[int(h)][0], int(p), hits[int(h)][1], taken.get(int(h), 0))
+        for i, h, p in session.execute(free)
+    ]
 
 
 def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
@@ -277,6 +315,21 @@ def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
         )
     )
     return {key for items in rows for key in items}
+
+
+def _take_first(
+    session: Session,
+    candidates: list[Candidate],
+    worker: Worker,
+    ref: str,
+    now: datetime,
+    hold: timedelta,
+) -> Candidate | None:
+    """The first of ``candidates`` this participant could take (`_take`); None if none."""
+    for candidate in candidates:
+        if _take(session, candidate.slot_id, worker, ref, now, hold):
+            return candidate
+    return None
 
 
 def _take(
