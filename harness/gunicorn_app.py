@@ -3,12 +3,20 @@ harness runs: the task server (`harness.web.server`) and the local platform serv
 (`harness.platform.mturk_local.server`).
 
 The app is built inside each worker process, after the fork, so no database connection
-crosses a fork; ``release(app)`` runs when a worker process ends (graceful stop, restart)."""
+crosses a fork; ``release(app)`` runs when a worker process ends (graceful stop, restart).
+gunicorn ends the master and each worker process with ``sys.exit``; here they end at once
+instead, once logs and output are flushed: the interpreter's teardown of every module a server
+imported (scipy, pandas, SQLAlchemy, boto3) cost each process most of a second of CPU on the way
+out, with nothing left for it to do (the app is released, every thread harness starts is a
+daemon)."""
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from gunicorn.app.base import BaseApplication
 
@@ -42,6 +50,28 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
 
 def run_gunicorn(
     build: Callable[[], Any], options: dict[str, Any], release: Callable[[Any], None]
-) -> None:
-    """Serve ``build()``'s app with gunicorn ``options`` until stopped."""
-    _Gunicorn(build, options, release).run()
+) -> NoReturn:
+    """Serve ``build()``'s app with gunicorn ``options`` until stopped, then end the process
+    (in the master and in each worker process forked from here) with gunicorn's exit status."""
+    try:
+        _Gunicorn(build, options, release).run()
+    except SystemExit as stop:
+        _end_now(stop.code)
+    _end_now(0)
+
+
+def _end_now(code: object) -> NoReturn:
+    """End this process as ``sys.exit(code)`` would, without the interpreter's teardown: logs
+    and standard streams flushed, then ``os._exit``."""
+    if code is None or isinstance(code, int):
+        status = code or 0
+    else:  # sys.exit("message"): the message on stderr, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed or gone: nothing more can be written
+            pass
+    os._exit(status)
