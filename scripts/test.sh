@@ -5,6 +5,10 @@
 # it started, on PostgreSQL or on Chromium, and a third worker runs meanwhile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Compiled modules are kept (Python's default; some machines turn it off): every server and
+# command the tests start would otherwise compile harness again, and every pytest worker
+# rewrite the test modules' assertions again.
+unset PYTHONDONTWRITEBYTECODE
 bash scripts/postgres.sh
 .venv/bin/ruff check .
 .venv/bin/mypy
