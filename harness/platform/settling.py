@@ -30,16 +30,16 @@ from sqlmodel import Session, col, select
 from harness.answer import Answer
 from harness.platform.verification import Settled, Verdict, Verification, essence
 from harness.render.answers import AnswerFormatError, decode_fields
-from harness.store.events import EventKind
+from harness.store.events import EventKind, log_events
 from harness.store.many_submissions import NewSubmission, store_new_submissions
 from harness.store.models import (
     Assignment,
-    Event,
     Hit,
     QuarantinedSubmission,
     QuarantineState,
     utcnow,
 )
+from harness.store.quarantine import resolved_payload
 
 FEWEST = 2
 """Fewer verified claims than this in a round are settled one by one (nothing to gain)."""
@@ -118,12 +118,9 @@ def _resolve_verified(session: Session, taken: Mapping[int, _Taken]) -> set[int]
             .returning(table.c.id)
         )
         won.update(int(i) for (i,) in done)
-    if won:
-        session.execute(sa.insert(Event.__table__), [  # type: ignore[attr-defined]
-            {"study_id": taken[i].row.study_id, "at": at,
-             "kind": EventKind.QUARANTINE_RESOLVED, "subject": taken[i].row.platform_assignment_id,
-             "payload": {"worker": taken[i].row.platform_worker_id,
-                         "state": QuarantineState.VERIFIED.value, "reason": taken[i].reason}}
-            for i in sorted(won)
-        ])  # fmt: skip
+    log_events(session, EventKind.QUARANTINE_RESOLVED, [
+        (taken[i].row.study_id, taken[i].row.platform_assignment_id,
+         resolved_payload(taken[i].row, QuarantineState.VERIFIED, taken[i].reason))
+        for i in sorted(won)
+    ])  # fmt: skip
     return won

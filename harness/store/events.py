@@ -7,6 +7,7 @@ results after it, so a crash between the two is visible in the log.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -14,7 +15,14 @@ from sqlmodel import Session, col, select
 
 from harness.store.models import Event, EventKind, utcnow
 
-__all__ = ["EventKind", "event_logged", "log_event", "record_event", "worker_blocked"]
+__all__ = [
+    "EventKind",
+    "event_logged",
+    "log_event",
+    "log_events",
+    "record_event",
+    "worker_blocked",
+]
 
 
 def record_event(
@@ -41,9 +49,22 @@ def log_event(
 ) -> None:
     """`record_event` written at once as one plain insert, with no object for the session to
     track: for the request paths, where the ORM's bookkeeping is most of an insert's cost."""
-    row = {"study_id": study_id, "at": utcnow(), "kind": kind, "subject": subject,
-           "payload": payload or {}}  # fmt: skip
-    session.execute(sa.insert(Event.__table__), row)  # type: ignore[attr-defined]
+    log_events(session, kind, [(study_id, subject, payload or {})])
+
+
+def log_events(
+    session: Session,
+    kind: EventKind,
+    events: Sequence[tuple[int | None, str | None, dict[str, Any]]],
+) -> None:
+    """`log_event` for many events of one kind, each (study id, subject, payload), as one
+    insert of every row (a round of rechecks settling many submissions at once)."""
+    if not events:
+        return
+    at = utcnow()
+    rows = [{"study_id": study_id, "at": at, "kind": kind, "subject": subject,
+             "payload": payload} for study_id, subject, payload in events]  # fmt: skip
+    session.execute(sa.insert(Event.__table__), rows)  # type: ignore[attr-defined]
 
 
 def event_logged(

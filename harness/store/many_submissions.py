@@ -22,23 +22,21 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col
 
 from harness.answer import Answer
 from harness.errors import StoreError
-from harness.store.events import EventKind
+from harness.store.events import EventKind, log_events
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
-    Event,
     Hit,
     Judgment,
     Worker,
     utcnow,
 )
-from harness.store.posted import hit_facts, hit_items
-from harness.store.submissions import judgment_rows, submitted_payload
+from harness.store.received import skipping_insert
+from harness.store.submissions import answer_items, judgment_rows, submitted_payload
 
 DIALECTS = ("postgresql", "sqlite")
 """The databases whose ``INSERT ... ON CONFLICT DO NOTHING`` this module uses."""
@@ -71,19 +69,8 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     ids = [s.assignment_id for s in batch]
     if len(set(ids)) != len(ids):
         raise StoreError("an assignment appears twice in one batch of submissions")
-    facts = {s.hit.id: hit_facts(session, s.hit) for s in batch}
-    items = {}
-    for s in batch:
-        instrument = facts[s.hit.id].instrument_id
-        keys = {a.item_key for a in s.answers}
-        found = hit_items(session, s.hit, instrument, keys)
-        unknown = sorted(keys - found.keys())
-        if unknown:
-            raise StoreError(
-                f"assignment {s.assignment_id}: items not in its instrument: "
-                f"{', '.join(unknown[:5])}"
-            )
-        items[s.assignment_id] = found
+    # the instrument and items of each (`StoreError` naming the study for an unknown item)
+    items = {s.assignment_id: answer_items(session, s.hit, s.answers) for s in batch}
     workers = _worker_ids(session, dialect, {s.worker_id for s in batch})
     now = utcnow()
     made = _insert_assignments(session, dialect, [
@@ -95,23 +82,15 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     if len(made) != len(batch):
         stored = sorted(set(ids) - made.keys())
         raise StoreError(f"assignments stored already: {', '.join(stored[:5])}")
-    rows = [
-        row
-        for s in batch
-        for row in judgment_rows(
-            made[s.assignment_id],
-            workers[s.worker_id],
-            facts[s.hit.id].instrument_id,
-            s.answers,
-            items[s.assignment_id],
-        )  # fmt: skip
-    ]
+    rows = []
+    for s in batch:
+        instrument_id, found = items[s.assignment_id]
+        rows += judgment_rows(made[s.assignment_id], workers[s.worker_id], instrument_id,
+                              s.answers, found)  # fmt: skip
     if rows:
         session.execute(sa.insert(_table(Judgment)), rows)
-    session.execute(sa.insert(_table(Event)), [
-        {"study_id": s.hit.study_id, "at": now, "kind": EventKind.ASSIGNMENT_SUBMITTED,
-         "subject": s.assignment_id,
-         "payload": submitted_payload(s.hit, s.worker_id, s.answers)}
+    log_events(session, EventKind.ASSIGNMENT_SUBMITTED, [
+        (s.hit.study_id, s.assignment_id, submitted_payload(s.hit, s.worker_id, s.answers))
         for s in batch
     ])  # fmt: skip
     return made
@@ -132,7 +111,7 @@ def _worker_ids(session: Session, dialect: str, platform_ids: set[str]) -> dict[
     if missing:
         now = utcnow()
         session.execute(
-            _insert(dialect, _table(Worker)).on_conflict_do_nothing(),
+            skipping_insert(dialect, _table(Worker)),
             [{"platform_worker_id": p, "first_seen": now} for p in missing],
         )
         found.update({str(p): int(i) for p, i in session.execute(query)})
@@ -145,12 +124,7 @@ def _insert_assignments(
     """Insert the assignments that are not stored yet; the store ids of those inserted."""
     table = _table(Assignment)
     statement = (
-        _insert(dialect, table)
-        .on_conflict_do_nothing()
-        .returning(table.c.platform_assignment_id, table.c.id)
+        skipping_insert(dialect, table).returning(table.c.platform_assignment_id, table.c.id)
     )
     return {str(p): int(i) for p, i in session.execute(statement, rows)}
 
-
-def _insert(dialect: str, table: sa.Table) -> Any:
-    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)

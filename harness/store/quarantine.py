@@ -105,9 +105,16 @@ def resolve(
         EventKind.QUARANTINE_RESOLVED,
         study_id=row.study_id,
         subject=row.platform_assignment_id,
-        payload={"worker": row.platform_worker_id, "state": state.value, "reason": reason[:500]},
+        payload=resolved_payload(row, state, reason),
     )
     return True
+
+
+def resolved_payload(
+    row: QuarantinedSubmission, state: QuarantineState, reason: str
+) -> dict[str, str]:
+    """The ``quarantine.resolved`` event's payload."""
+    return {"worker": row.platform_worker_id, "state": state.value, "reason": reason[:500]}
 
 
 def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, int]:

@@ -65,9 +65,15 @@ def inserted_or_read(
 def _insert_returning(dialect: str, model: type[SQLModel]) -> Any:
     """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the row, loaded as ``model``."""
     table = model.__table__  # type: ignore[attr-defined]
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(table).on_conflict_do_nothing().returning(*table.c)
+    statement = skipping_insert(dialect, table).returning(*table.c)
     return select(model).from_statement(statement)
+
+
+def skipping_insert(dialect: str, table: sa.Table) -> Any:
+    """``INSERT ... ON CONFLICT DO NOTHING`` into ``table`` on PostgreSQL or SQLite
+    (``dialect``): a row whose unique key is there already is skipped, not an error."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(table).on_conflict_do_nothing()
 
 
 @cache

@@ -60,15 +60,8 @@ def store_submission(
         ).first()
         if already is not None:
             return StoredSubmission(assignment, created=False)
-    facts = hit_facts(session, hit)  # an arm's HIT: the arm's instrument and items
-    keys = {a.item_key for a in answers}
-    items = hit_items(session, hit, facts.instrument_id, keys)
-    unknown = sorted(keys - items.keys())
-    if unknown:
-        study = session.get(Study, hit.study_id)
-        assert study is not None
-        raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
-    rows = judgment_rows(assignment.id, assignment.worker_id, facts.instrument_id, answers, items)
+    instrument_id, items = answer_items(session, hit, answers)
+    rows = judgment_rows(assignment.id, assignment.worker_id, instrument_id, answers, items)
     if rows:
         session.execute(sa.insert(Judgment.__table__), rows)  # type: ignore[attr-defined]
     if not created:
@@ -88,6 +81,23 @@ def store_submission(
         payload=submitted_payload(hit, platform_worker_id, answers),
     )
     return StoredSubmission(assignment, created=True)
+
+
+def answer_items(
+    session: Session, hit: Hit, answers: Sequence[Answer]
+) -> tuple[int, Mapping[str, ItemRef]]:
+    """The instrument ``hit``'s judgments are stored under (an arm's HIT: its arm's) and its
+    items by key (every item the answers name among them); `StoreError` when an answer names
+    an item not in it."""
+    facts = hit_facts(session, hit)
+    keys = {a.item_key for a in answers}
+    items = hit_items(session, hit, facts.instrument_id, keys)
+    unknown = sorted(keys - items.keys())
+    if unknown:
+        study = session.get(Study, hit.study_id)
+        assert study is not None
+        raise StoreError(f"items not in study {study.name!r}: {', '.join(unknown[:5])}")
+    return facts.instrument_id, items
 
 
 def judgment_rows(
