@@ -104,13 +104,19 @@ class BackendCpu:
         self._ready.wait(10)
         return self
 
+    def seconds(self) -> float | None:
+        """The backends' CPU seconds since `start`, as of the last reading (None if
+        unreadable)."""
+        if not self._readable:
+            return None
+        last, first = dict(self._last), dict(self._first)
+        return sum(last[pid] - start for pid, start in first.items() if pid in last)
+
     def stop(self) -> float | None:
         """Stop reading; the backends' CPU seconds since `start` (None if unreadable)."""
         self._stop.set()
         self._thread.join(10)
-        if not self._readable:
-            return None
-        return sum(self._last[pid] - first for pid, first in self._first.items())
+        return self.seconds()
 
 
 def measure(parts: dict[str, Callable[[], float]]) -> Callable[[], dict[str, float]]:

@@ -338,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
                 wall = min(wall, timings.last_stored - start)
             during = since()
             if backends is not None:
-                during["PostgreSQL backends"] = backends.stop()
+                during["PostgreSQL backends"] = backends.seconds()
             cpu = {name: read() for name, read in parts.items() if name != "simulated crowd"}
             cpu["simulated crowd"] = time.process_time()
             stop.set()
@@ -348,6 +348,10 @@ def run(args: argparse.Namespace) -> int:
                 cutter.join()
                 print(f"  database connections terminated: {sum(cut)} in {len(cut)} rounds")
             drained = wait_screened(db, 120)
+            # the work the crowd left queued (rechecks, screening, its actions) done as well
+            through = since()
+            if backends is not None:
+                through["PostgreSQL backends"] = backends.stop()
             decided = post_to_screened(db)
             synced = harness("sync", "load", "--db", db, check=False)
             if args.platform_errors:  # the platform recovers; the next sync finishes the rest
@@ -378,7 +382,7 @@ def run(args: argparse.Namespace) -> int:
             for line in (directory / "serve.log").read_text(errors="replace").splitlines()
             if "Error" in line or "Exception" in line
         ]
-        print_cpu(during, len(report.submitted), args.pin)
+        print_cpu(during, through if drained >= 0 else None, len(report.submitted), args.pin)
         if errors:  # what the task server logged (its 500s): the last line of each traceback
             print("  task-server log: " + "\n    ".join(dict.fromkeys(errors[-10:])))
     return 0 if all(ok for ok, _ in checks.values()) else 1
@@ -507,14 +511,24 @@ def print_report(
         print(f"  [{'ok' if ok else 'FAIL'}] {name}: {found}")
 
 
-def print_cpu(during: dict[str, float | None], done: int, pinned: bool) -> None:
-    """CPU milliseconds per assignment of each part over the crowd's run, and the task
-    server's capacity: assignments per second of its own CPU."""
-    per = ", ".join(
-        f"{name} {'n/a' if spent is None else f'{1000 * spent / max(done, 1):.1f}'}"
-        for name, spent in during.items()
-    )
-    print(f"  CPU ms per assignment (crowd start to end): {per}")
+def print_cpu(
+    during: dict[str, float | None],
+    through: dict[str, float | None] | None,
+    done: int,
+    pinned: bool,
+) -> None:
+    """CPU milliseconds per assignment of each part over the crowd's run and until the queue
+    drained (``through``: None if it never did), and the task server's capacity: assignments
+    per second of its own CPU."""
+    for span, spent_by in (("crowd start to end", during), ("crowd start to drained", through)):
+        if spent_by is None:
+            continue
+        per = ", ".join(
+            f"{name} {'n/a' if spent is None else f'{1000 * spent / max(done, 1):.1f}'}"
+            for name, spent in spent_by.items()
+        )
+        total = sum(v for v in spent_by.values() if v is not None)
+        print(f"  CPU ms per assignment ({span}): {per}; all {1000 * total / max(done, 1):.1f}")
     serving = during["task server"] or 0.0
     capacity = done / serving if serving > 0 else float("nan")
     print(
