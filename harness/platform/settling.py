@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -45,9 +46,18 @@ FEWEST = 2
 """Fewer verified claims than this in a round are settled one by one (nothing to gain)."""
 
 
+_Q = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
+_CLAIMED = sa.select(
+    _Q.c.id, _Q.c.study_id, _Q.c.state, _Q.c.fields, _Q.c.platform_assignment_id,
+    _Q.c.platform_worker_id, _Q.c.received_at,
+).where(_Q.c.id.in_(sa.bindparam("ids", expanding=True)))  # fmt: skip
+"""Built once: the claims' rows, read again in the settling transaction as plain rows (no
+objects to build: the batch only reads them)."""
+
+
 @dataclass(frozen=True)
 class _Taken:
-    row: QuarantinedSubmission
+    row: sa.Row[Any]
     hit: Hit
     answers: list[Answer]
     reason: str
@@ -62,9 +72,7 @@ def settle_verified(
     verified = {i: c for i, c in claims.items() if c[0].verdict is Verdict.VERIFIED}
     if len(verified) < FEWEST:
         return {}
-    rows = session.exec(
-        select(QuarantinedSubmission).where(col(QuarantinedSubmission.id).in_(sorted(verified)))
-    ).all()
+    rows = session.execute(_CLAIMED, {"ids": sorted(verified)}).all()
     out: dict[int, Settled | None] = {}
     taken: dict[int, _Taken] = {}
     for row in rows:
@@ -120,7 +128,8 @@ def _resolve_verified(session: Session, taken: Mapping[int, _Taken]) -> set[int]
         won.update(int(i) for (i,) in done)
     log_events(session, EventKind.QUARANTINE_RESOLVED, [
         (taken[i].row.study_id, taken[i].row.platform_assignment_id,
-         resolved_payload(taken[i].row, QuarantineState.VERIFIED, taken[i].reason))
+         resolved_payload(taken[i].row.platform_worker_id, QuarantineState.VERIFIED,
+                          taken[i].reason))
         for i in sorted(won)
     ])  # fmt: skip
     return won

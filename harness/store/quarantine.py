@@ -105,16 +105,14 @@ def resolve(
         EventKind.QUARANTINE_RESOLVED,
         study_id=row.study_id,
         subject=row.platform_assignment_id,
-        payload=resolved_payload(row, state, reason),
+        payload=resolved_payload(row.platform_worker_id, state, reason),
     )
     return True
 
 
-def resolved_payload(
-    row: QuarantinedSubmission, state: QuarantineState, reason: str
-) -> dict[str, str]:
-    """The ``quarantine.resolved`` event's payload."""
-    return {"worker": row.platform_worker_id, "state": state.value, "reason": reason[:500]}
+def resolved_payload(worker_id: str, state: QuarantineState, reason: str) -> dict[str, str]:
+    """The ``quarantine.resolved`` event's payload (``worker_id``: the submission's poster)."""
+    return {"worker": worker_id, "state": state.value, "reason": reason[:500]}
 
 
 def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, int]:

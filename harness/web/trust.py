@@ -26,10 +26,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from flask import current_app
-from sqlmodel import col, select
+from sqlmodel import col
 
 from harness.errors import StoreError
 from harness.platform.after_submission import AfterSubmission, run_after_submission
@@ -162,13 +163,8 @@ class Rechecks:
         """The pending rows of ``row_ids`` by HIT, each HIT's question to the platform ready to
         ask (what the store knows is read now, in a transaction that ends here)."""
         with session_scope(self._engine) as session:
-            rows = session.exec(
-                select(QuarantinedSubmission).where(
-                    col(QuarantinedSubmission.id).in_(row_ids),
-                    QuarantinedSubmission.state == QuarantineState.PENDING,
-                )
-            ).all()
-            by_hit: dict[int, list[QuarantinedSubmission]] = {}
+            rows = session.execute(_PENDING_CLAIMS, {"ids": list(row_ids)}).all()
+            by_hit: dict[int, list[sa.Row[Any]]] = {}
             for row in rows:
                 by_hit.setdefault(row.hit_id, []).append(row)
             out = []
@@ -178,7 +174,7 @@ class Rechecks:
                 assert study is not None and hit is not None
                 pairs = [(r.platform_assignment_id, r.platform_worker_id) for r in group]
                 ask = self._verifier.asking_many(session, study, hit, pairs)
-                out.append(_HitClaims(hit, [r.id for r in group if r.id is not None], ask))
+                out.append(_HitClaims(hit, [r.id for r in group], ask))
         return out
 
     def _settle_together(
@@ -252,6 +248,20 @@ class Rechecks:
             finally:
                 with self._cond:
                     self._running -= 1
+
+
+_PENDING_CLAIMS = sa.select(
+    col(QuarantinedSubmission.id),
+    col(QuarantinedSubmission.study_id),
+    col(QuarantinedSubmission.hit_id),
+    col(QuarantinedSubmission.platform_assignment_id),
+    col(QuarantinedSubmission.platform_worker_id),
+).where(
+    col(QuarantinedSubmission.id).in_(sa.bindparam("ids", expanding=True)),
+    col(QuarantinedSubmission.state) == QuarantineState.PENDING,
+)
+"""Built once: which of a round's claims are still pending, and whose they are, as plain rows
+(a claim's answers are read when it is settled, not to ask the platform)."""
 
 
 @dataclass(frozen=True)
