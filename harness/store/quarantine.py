@@ -28,7 +28,7 @@ from harness.store.models import (
     Worker,
     utcnow,
 )
-from harness.store.received import inserted_or_read
+from harness.store.received import inserted_id
 
 
 def quarantine(
@@ -46,6 +46,27 @@ def quarantine(
     worker for the same assignment keeps the first answers (nothing is written).
     ``recheck_at``: when a task server should ask the platform again (`harness.store.rechecks`;
     None: only `harness sync` will)."""
+    row_id, created = quarantined(session, study_id=study_id, hit_id=hit_id,
+                                  assignment_id=assignment_id, worker_id=worker_id, fields=fields,
+                                  reason=reason, recheck_at=recheck_at)  # fmt: skip
+    row = session.get(QuarantinedSubmission, row_id, populate_existing=True)
+    assert row is not None
+    return row, created
+
+
+def quarantined(
+    session: Session,
+    *,
+    study_id: int,
+    hit_id: int,
+    assignment_id: str,
+    worker_id: str,
+    fields: Sequence[tuple[str, str]],
+    reason: str,
+    recheck_at: datetime | None = None,
+) -> tuple[int, bool]:
+    """`quarantine` for the task server's submissions: (the row's id, whether it is new), with
+    no object loaded (the request needs only the id)."""
     values = {
         "study_id": study_id,
         "hit_id": hit_id,
@@ -60,14 +81,14 @@ def quarantine(
     }
     # inserted unless the same worker's answers are there (a retry, or a concurrent one): the
     # database's unique constraint decides, in one statement (`harness.store.received`)
-    row, created = inserted_or_read(session, QuarantinedSubmission, values,
-                                    platform_assignment_id=assignment_id,
-                                    platform_worker_id=worker_id)  # fmt: skip
+    row_id, created = inserted_id(session, QuarantinedSubmission, values,
+                                  platform_assignment_id=assignment_id,
+                                  platform_worker_id=worker_id)  # fmt: skip
     if created:
         payload = {"worker": worker_id, "reason": reason[:500]}
         log_event(session, EventKind.ASSIGNMENT_QUARANTINED, study_id=study_id,
                   subject=assignment_id, payload=payload)  # fmt: skip
-    return row, created
+    return row_id, created
 
 
 def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:

@@ -61,6 +61,36 @@ def inserted_or_read(
     return found, False
 
 
+def inserted_id(
+    session: Session, model: type[Row], values: dict[str, Any], **key: Any
+) -> tuple[int, bool]:
+    """`inserted_or_read` for a caller that needs only the row's id: (the id, whether this
+    call inserted the row), read as plain values, with no object built for the session (on a
+    request path, loading the row back as an object cost a third of the insert's CPU)."""
+    dialect = session.get_bind().dialect.name
+    if dialect not in ("postgresql", "sqlite"):
+        row, created = inserted_or_read(session, model, values, **key)
+        return int(row.id), created  # type: ignore[attr-defined]
+    made = session.execute(_insert_returning_id(dialect, model), values).scalar_one_or_none()
+    if made is not None:
+        return int(made), True
+    return int(session.execute(_id_by_key(model, tuple(key)), key).scalar_one()), False
+
+
+@cache
+def _insert_returning_id(dialect: str, model: type[SQLModel]) -> Any:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the new row's id."""
+    table = model.__table__  # type: ignore[attr-defined]
+    return skipping_insert(dialect, table).returning(table.c.id)
+
+
+@cache
+def _id_by_key(model: type[SQLModel], columns: tuple[str, ...]) -> Any:
+    """The id of the row of ``model`` whose ``columns`` equal the parameters of the same names."""
+    table = model.__table__  # type: ignore[attr-defined]
+    return sa.select(table.c.id).where(*(table.c[c] == sa.bindparam(c) for c in columns))
+
+
 @cache
 def _insert_returning(dialect: str, model: type[SQLModel]) -> Any:
     """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the row, loaded as ``model``."""
