@@ -7,7 +7,10 @@ never a HIT sharing an item with their earlier work, never to a blocked particip
 it for them until its reservation expires. "Exactly once" is the database's: a slot is taken by
 a conditional update (open, or reserved by someone whose time ran out), its ``session_ref`` is
 unique (one platform session, one slot), and allocations of a study take turns under the
-study's lock (`harness.store.locks`), so several task-server processes decide alike.
+lock of its places (`harness.store.locks.lock_places`), so several task-server processes
+decide alike. Whatever changes what an arrival decides from (the study's status, a worker's
+block, a slot freed by the platform) takes the same lock, so an arrival sees it wholly before
+or wholly after; live screening holds the study's other lock, and arrivals do not wait for it.
 
 A replacement (screening's ``replace``) raises a HIT's ``max_assignments``; the missing slots
 are made on the next allocation (`ensure_slots`). A returned or timed-out session frees its
@@ -27,7 +30,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.store.events import EventKind, record_event, worker_blocked
-from harness.store.locks import lock_study
+from harness.store.locks import lock_places
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -143,7 +146,7 @@ def allocate(
     rater (reserved for ``hold``). ``session_ref`` is the platform's session id (Prolific's
     SESSION_ID); None makes one (a study link). Commit the caller's transaction to keep it."""
     now = now or utcnow()
-    lock_study(session, study_id)  # first statement: allocations of a study take turns
+    lock_places(session, study_id)  # first statement: allocations of a study take turns
     worker = worker_row(session, platform_worker_id)
     held = _held(session, study_id, worker, session_ref)
     if isinstance(held, Refused):
@@ -209,7 +212,7 @@ def paused_for_newcomers(
     session: Session, study_id: int, platform_worker_id: str, session_ref: str | None
 ) -> Refused | None:
     """`Refused` (paused) when the study is paused and this participant holds no slot under
-    way; None otherwise. Read under the study's lock (`lock_study`, which pausing takes too),
+    way; None otherwise. Read under the places lock (`lock_places`, which pausing takes too),
     so an arrival waiting for the lock while the study was paused does not start after the
     pause: the status is read from the database, not from a study row read before the lock."""
     status = session.exec(select(Study.status).where(Study.id == study_id)).one()
@@ -260,7 +263,7 @@ def _candidates(
     """The study's free slots (open, or reserved by someone whose time ran out) below their
     HIT's ``max_assignments``, with how many of its slots are taken: each HIT's lowest free
     slot, or (``every``) all of them. Read as plain rows, a handful per HIT, not every slot
-    of the study as an object: an arrival reads this under the study's lock."""
+    of the study as an object: an arrival reads this under the places lock."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
     live = sa.or_(
         slot.c.state == SlotState.SUBMITTED.name,
@@ -409,10 +412,13 @@ def settle(session: Session, session_ref: str) -> bool:
 
 def release(session: Session, session_ref: str, status: AssignmentStatus, why: str) -> bool:
     """Free the slot of a session the participant returned or let time out (the platform
-    said so); its assignment gets ``status``. False when the session holds no reserved slot."""
+    said so); its assignment gets ``status``. False when the session holds no reserved slot.
+    Under the places lock (taken here: call it before the transaction writes), so no arrival
+    decides from the slot half freed."""
     slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
     if slot is None or slot.state is not SlotState.RESERVED:
         return False
+    lock_places(session, slot.study_id)
     result = session.execute(
         sa.update(Slot)
         .where(col(Slot.id) == slot.id, col(Slot.state) == SlotState.RESERVED,
