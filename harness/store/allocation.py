@@ -21,7 +21,7 @@ participant's page is refused (`settle`).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -163,30 +163,34 @@ def allocate(
     seen = _seen_items(session, study_id, worker)
     # each HIT's lowest free slot first: the choice is among them; every free slot only if
     # none of those could be taken (allocations take turns under the lock, so hardly ever)
-    candidate = _take_first(session, preference(_candidates(session, study_id, now), seen,
-                                                allowed), worker, ref, now, hold)  # fmt: skip
+    free = _free_slots(session, study_id, now)
+    candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now,
+                            hold)  # fmt: skip
     if candidate is None:
-        every = _candidates(session, study_id, now, every=True)
-        candidate = _take_first(session, preference(every, seen, allowed), worker, ref, now, hold)
-    if candidate is not None:
-        slot = session.get(Slot, candidate.slot_id)
-        assert slot is not None
-        session.refresh(slot)
-        hit = session.get(Hit, slot.hit_id)
-        assert hit is not None
-        assignment = record_accept(session, hit, ref, platform_worker_id, now)
-        slot.assignment_id = assignment.id
-        session.add(slot)
-        record_event(
-            session,
-            EventKind.SLOT_RESERVED,
-            study_id=study_id,
-            subject=ref,
-            payload={"worker": platform_worker_id, "hit": hit.index, "slot": slot.position},
-        )
-        session.flush()
-        return _allocation(session, slot, platform_worker_id, resumed=False)
-    return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
+        free = _free_slots(session, study_id, now, every=True)
+        candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref,
+                                now, hold)  # fmt: skip
+    if candidate is None:
+        return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
+    hit = session.get(Hit, candidate.hit_id)
+    assert hit is not None
+    assignment = record_accept(session, hit, ref, platform_worker_id, now)
+    session.execute(
+        sa.update(Slot)
+        .where(col(Slot.id) == candidate.slot_id)
+        .values(assignment_id=assignment.id)
+        .execution_options(synchronize_session=False)
+    )
+    record_event(
+        session,
+        EventKind.SLOT_RESERVED,
+        study_id=study_id,
+        subject=ref,
+        payload={"worker": platform_worker_id, "hit": hit.index, "slot": candidate.position},
+    )
+    session.flush()
+    return Allocation(candidate.slot_id, candidate.hit_id, candidate.hit_index, ref,
+                      platform_worker_id, aware(now + hold), resumed=False)  # fmt: skip
 
 
 def holds_slot(
@@ -257,51 +261,58 @@ def _refuse(session: Session, study_id: int, worker: str, reason: Refusal) -> Re
     return Refused(reason, MESSAGES[reason])
 
 
-def _candidates(
-    session: Session, study_id: int, now: datetime, *, every: bool = False
-) -> list[Candidate]:
+@dataclass(frozen=True)
+class _Free:
+    """The free slots an arrival chooses among, and the assignment each holds now (a
+    reservation that expired), which its taker marks abandoned."""
+
+    candidates: list[Candidate]
+    holding: dict[int, int | None]
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return iter(self.candidates)
+
+
+def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool = False) -> _Free:
     """The study's free slots (open, or reserved by someone whose time ran out) below their
-    HIT's ``max_assignments``, with how many of its slots are taken: each HIT's lowest free
-    slot, or (``every``) all of them. Read as plain rows, a handful per HIT, not every slot
-    of the study as an object: an arrival reads this under the places lock."""
+    HIT's ``max_assignments``, with their HIT's index, items and how many of its slots are
+    taken: each HIT's lowest free slot, or (``every``) all of them. One statement of plain
+    rows, a handful per HIT, not every slot of the study as an object: an arrival reads it
+    under the places lock, which also keeps what it reads current until it takes a slot."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
     live = sa.or_(
         slot.c.state == SlotState.SUBMITTED.name,
         sa.and_(slot.c.state == SlotState.RESERVED.name, slot.c.expires_at > now),
     )
-    taken = {
-        int(h): int(n)
-        for h, n in session.execute(
-            sa.select(slot.c.hit_id, sa.func.count())
-            .where(slot.c.study_id == study_id, live)
-            .group_by(slot.c.hit_id)
-        )
-    }
-    hits = {
-        int(i): (int(index), frozenset(items))
-        for i, index, items in session.execute(
-            sa.select(hit.c.id, hit.c["index"], hit.c["items"]).where(hit.c.study_id == study_id)
-        )
-    }
-    free = (
-        sa.select(slot.c.id, slot.c.hit_id, slot.c.position)
-        .join(hit, hit.c.id == slot.c.hit_id)
-        .where(slot.c.study_id == study_id, slot.c.position < hit.c.max_assignments,
-               sa.not_(live))  # fmt: skip
-    )
-    if not every:
-        ranked = free.add_columns(
+    free = sa.and_(slot.c.position < hit.c.max_assignments, sa.not_(live))
+    rows = (
+        sa.select(
+            slot.c.id, slot.c.hit_id, slot.c.position, slot.c.assignment_id,
+            hit.c["index"], hit.c["items"],
+            sa.func.sum(sa.case((live, 1), else_=0)).over(partition_by=slot.c.hit_id)
+            .label("taken"),
+            sa.case((free, 1), else_=0).label("free"),
             sa.func.row_number()
-            .over(partition_by=slot.c.hit_id, order_by=slot.c.position)
-            .label("rank")
-        ).subquery()
-        free = sa.select(ranked.c.id, ranked.c.hit_id, ranked.c.position).where(
-            ranked.c.rank == 1
+            .over(partition_by=[slot.c.hit_id, sa.case((free, 1), else_=0)],
+                  order_by=slot.c.position)
+            .label("rank"),
         )
-    return [
-        Candidate(int(i), int(h), hits[int(h)][0], int(p), hits[int(h)][1], taken.get(int(h), 0))
-        for i, h, p in session.execute(free)
-    ]
+        .join(hit, hit.c.id == slot.c.hit_id)
+        .where(slot.c.study_id == study_id)
+        .subquery()
+    )  # fmt: skip
+    query = sa.select(
+        rows.c.id, rows.c.hit_id, rows.c["index"], rows.c.position, rows.c["items"],
+        rows.c.taken, rows.c.assignment_id,
+    ).where(rows.c.free == 1)  # fmt: skip
+    if not every:
+        query = query.where(rows.c.rank == 1)
+    candidates, holding = [], {}
+    for i, h, index, position, items, taken, held in session.execute(query):
+        candidates.append(Candidate(int(i), int(h), int(index), int(position),
+                                    frozenset(items), int(taken)))  # fmt: skip
+        holding[int(i)] = None if held is None else int(held)
+    return _Free(candidates, holding)
 
 
 def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
@@ -323,6 +334,7 @@ def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
 def _take_first(
     session: Session,
     candidates: list[Candidate],
+    free: _Free,
     worker: Worker,
     ref: str,
     now: datetime,
@@ -330,18 +342,24 @@ def _take_first(
 ) -> Candidate | None:
     """The first of ``candidates`` this participant could take (`_take`); None if none."""
     for candidate in candidates:
-        if _take(session, candidate.slot_id, worker, ref, now, hold):
+        if _take(session, candidate.slot_id, free.holding.get(candidate.slot_id), worker, ref,
+                 now, hold):  # fmt: skip
             return candidate
     return None
 
 
 def _take(
-    session: Session, slot_id: int, worker: Worker, ref: str, now: datetime, hold: timedelta
+    session: Session,
+    slot_id: int,
+    previous: int | None,
+    worker: Worker,
+    ref: str,
+    now: datetime,
+    hold: timedelta,
 ) -> bool:
     """Reserve the slot if it is still free (a conditional update: exactly one taker wins);
-    the earlier holder of an expired reservation is marked abandoned."""
-    before = session.get(Slot, slot_id)
-    previous = before.assignment_id if before is not None else None
+    the earlier holder of an expired reservation (``previous``, read under the places lock)
+    is marked abandoned."""
     free = sa.or_(
         col(Slot.state) == SlotState.OPEN,
         sa.and_(col(Slot.state) == SlotState.RESERVED, col(Slot.expires_at) <= now),

@@ -238,12 +238,12 @@ def allocate_in_arm(
     exactly `allocate` in a study without. With ``paused_stops_new`` (a platform paused at
     entry: a study link), a paused study refuses anyone without work under way, decided under
     the places lock (`paused_for_newcomers`), before an arm is assigned."""
-    lock_places(session, study_id)  # first statement: arrivals of a study take turns
+    arms = study_arms(session, study_id)  # made at launch, never changed: read before the lock
+    lock_places(session, study_id)  # the first write: arrivals of a study take turns
     if paused_stops_new:
         paused = paused_for_newcomers(session, study_id, platform_worker_id, session_ref)
         if paused is not None:
             return paused
-    arms = study_arms(session, study_id)
     if not arms:
         return allocate(session, study_id, platform_worker_id, session_ref, hold=hold, now=now)
     worker: Worker = worker_row(session, platform_worker_id)
