@@ -29,6 +29,7 @@ from enum import StrEnum
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.errors import StoreError
 from harness.store.events import EventKind, record_event, worker_blocked
 from harness.store.locks import lock_places
 from harness.store.models import (
@@ -43,8 +44,9 @@ from harness.store.models import (
     aware,
     utcnow,
 )
+from harness.store.received import insert_or_read
 from harness.store.slot_choice import Candidate, preference
-from harness.store.submissions import record_accept, worker_row
+from harness.store.submissions import worker_row
 
 
 @dataclass(frozen=True)
@@ -172,9 +174,7 @@ def allocate(
                                 now, hold)  # fmt: skip
     if candidate is None:
         return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
-    hit = session.get(Hit, candidate.hit_id)
-    assert hit is not None
-    assignment = record_accept(session, hit, ref, platform_worker_id, now)
+    assignment = _accepted(session, candidate.hit_id, worker, ref, now)
     session.execute(
         sa.update(Slot)
         .where(col(Slot.id) == candidate.slot_id)
@@ -186,11 +186,24 @@ def allocate(
         EventKind.SLOT_RESERVED,
         study_id=study_id,
         subject=ref,
-        payload={"worker": platform_worker_id, "hit": hit.index, "slot": candidate.position},
-    )
+        payload={"worker": platform_worker_id, "hit": candidate.hit_index,
+                 "slot": candidate.position},
+    )  # fmt: skip
     session.flush()
     return Allocation(candidate.slot_id, candidate.hit_id, candidate.hit_index, ref,
                       platform_worker_id, aware(now + hold), resumed=False)  # fmt: skip
+
+
+def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: datetime) -> Assignment:
+    """The session's assignment, made now (`harness.store.received.record_accept` in one
+    statement: the worker's row is at hand); `StoreError` when the session's assignment
+    exists for another worker or HIT."""
+    values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
+              "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
+    assignment = insert_or_read(session, Assignment, values, platform_assignment_id=ref)
+    if assignment.worker_id != worker.id or assignment.hit_id != hit_id:
+        raise StoreError(f"assignment {ref} belongs to another worker or HIT")
+    return assignment
 
 
 def holds_slot(

@@ -94,16 +94,16 @@ def test_participants_fill_the_hits_evenly_and_a_full_study_refuses(engine, stud
         assert sorted(a.platform_assignment_id for a in accepted) == [f"S{i}" for i in range(6)]
 
 
-def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_15_statements(
+def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_12_statements(
     engine, study_id
 ):
     """Arrivals take turns under the places lock: reading each of the study's thousands of
     slots as an object there made the lock the bottleneck of a study link (load test, 200
     participants: 13.7 of 16 server threads waiting on it), and so does each round trip to
     the database while the lock is held (the load test after the lock was split: 13 of 16
-    threads waiting for the places lock). A new participant: the lock (PostgreSQL), the
-    study's status, the worker (read, made), their slot, their block, slots missing, their
-    items, the free slots, the take, the HIT, the assignment (read, worker, made), the slot's
+    threads waiting for the places lock; 22 statements under it then). A new participant:
+    the lock (PostgreSQL), the study's status, the worker (read, made), their slot, their
+    block, slots missing, their items, the free slots, the take, the assignment, the slot's
     assignment, the event."""
     _allocate(engine, study_id, "W0", "S0")
     loaded, statements = [], []
@@ -126,7 +126,7 @@ def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_15_stateme
     assert isinstance(got, Allocation)
     assert loaded == []
     arms, lock = 1, 1 if engine.dialect.name == "postgresql" else 0
-    assert len(statements) == arms + lock + 15, "\n".join(statements)
+    assert len(statements) == arms + lock + 12, "\n".join(statements)
 
 
 def test_a_participant_gets_their_slot_back_on_a_second_visit(engine, study_id):
