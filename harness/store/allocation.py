@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
@@ -292,7 +294,22 @@ def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool =
     taken: each HIT's lowest free slot, or (``every``) all of them. One statement of plain
     rows, a handful per HIT, not every slot of the study as an object: an arrival reads it
     under the places lock, which also keeps what it reads current until it takes a slot."""
+    candidates, holding = [], {}
+    rows = session.execute(_free_statement(every), {"study_id": study_id, "now": now})
+    for i, h, index, position, items, taken, held in rows:
+        candidates.append(Candidate(int(i), int(h), int(index), int(position),
+                                    frozenset(items), int(taken)))  # fmt: skip
+        holding[int(i)] = None if held is None else int(held)
+    return _Free(candidates, holding)
+
+
+@cache
+def _free_statement(every: bool) -> sa.Select[Any]:
+    """`_free_slots`' statement, built once per process (its study and time are parameters):
+    building it and its cache key again on every arrival cost as much CPU as the rest of the
+    allocation, under the lock."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
+    now = sa.bindparam("now", type_=slot.c.expires_at.type)
     live = sa.or_(
         slot.c.state == SlotState.SUBMITTED.name,
         sa.and_(slot.c.state == SlotState.RESERVED.name, slot.c.expires_at > now),
@@ -311,21 +328,14 @@ def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool =
             .label("rank"),
         )
         .join(hit, hit.c.id == slot.c.hit_id)
-        .where(slot.c.study_id == study_id)
+        .where(slot.c.study_id == sa.bindparam("study_id"))
         .subquery()
     )  # fmt: skip
     query = sa.select(
         rows.c.id, rows.c.hit_id, rows.c["index"], rows.c.position, rows.c["items"],
         rows.c.taken, rows.c.assignment_id,
     ).where(rows.c.free == 1)  # fmt: skip
-    if not every:
-        query = query.where(rows.c.rank == 1)
-    candidates, holding = [], {}
-    for i, h, index, position, items, taken, held in session.execute(query):
-        candidates.append(Candidate(int(i), int(h), int(index), int(position),
-                                    frozenset(items), int(taken)))  # fmt: skip
-        holding[int(i)] = None if held is None else int(held)
-    return _Free(candidates, holding)
+    return query if every else query.where(rows.c.rank == 1)
 
 
 def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
