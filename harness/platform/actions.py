@@ -28,6 +28,7 @@ from harness.platform.launch_plan import action_token
 from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
 from harness.store.action_claims import begin_action, finish_abandoned, intent
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
+from harness.store.locks import lock_places
 from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 from harness.store.studies import LaunchedStudy
 
@@ -413,8 +414,18 @@ def block_worker(
         return False
     with intent(session, study.id, EventKind.BLOCK_INTENT, worker_id, reason=reason):
         provider.exclude(block_ref, worker_id)
+        _lock_places(session, provider, study.id)
         log(session, EventKind.BLOCKED, study.id, worker_id, reason=reason)
     return True
+
+
+def _lock_places(session: Session, provider: Provider, study_id: int) -> None:
+    """On a platform with places, the study's places lock for the transaction that records a
+    block or unblock: the allocator reads blocks under it, so an arrival is decided wholly
+    before the block is committed (and given its place) or after it (and refused). Taken
+    before the transaction writes (on SQLite, a lock file)."""
+    if isinstance(provider, PlacesProvider):
+        lock_places(session, study_id)
 
 
 @runtime_checkable
@@ -451,6 +462,7 @@ def unblock_worker(
     assert block_ref is not None  # a block was made through it
     log(session, EventKind.UNBLOCK_INTENT, study.id, worker_id, reason=reason)
     provider.include(block_ref, worker_id)
+    _lock_places(session, provider, study.id)
     log(session, EventKind.UNBLOCKED, study.id, worker_id, reason=reason)
     return True
 

@@ -6,7 +6,9 @@ way, work under way is not touched: participants already working finish and subm
 API has no pause: `pause_study` refuses with what MTurk can do instead (expire, for good).
 
 The study's status in the store (``paused`` / ``running``) is the record, changed under the
-study's lock (`harness.store.locks`), so two people pausing at once pause it once. Each move
+study's lock and then its places lock (`harness.store.locks`, in that order), so two people
+pausing at once pause it once, and an arrival (which reads the status under the places lock)
+starts wholly before a pause or not at all. Each move
 records its intent and the new status before the platform call and its result after, each
 committed at once: a process killed in between leaves the intent with no result, and the next
 pause (or resume) finishes it (the platform calls are idempotent). A platform that refuses puts
@@ -29,7 +31,7 @@ from harness.errors import HarnessError, PlatformError
 from harness.platform.places import published_ref
 from harness.platform.provider import Pauses, Provider, pausing
 from harness.store.events import record_event
-from harness.store.locks import lock_study
+from harness.store.locks import lock_places, lock_study
 from harness.store.models import Event, EventKind, Study, StudyStatus
 from harness.store.studies import LaunchedStudy
 
@@ -89,7 +91,7 @@ def read_platform_pause(session: Session, provider: Provider, study: LaunchedStu
     if paused is None:
         return None
     move = PAUSE if paused else RESUME
-    lock_study(session, study.id)
+    _lock(session, study.id)
     row = _study(session, study.id)
     last = _last_move(session, study.id)
     moved = (last.id if last else None) != (before.id if before else None)
@@ -128,7 +130,7 @@ def _move(
     except HarnessError:
         session.rollback()  # unreadable now: the move's own call says what is wrong
     session.commit()  # what the caller read is not this transaction's concern
-    lock_study(session, study.id)
+    _lock(session, study.id)
     row = _study(session, study.id)
     ref = published_ref(session, study.id)
     if row.status is move.to:
@@ -152,7 +154,7 @@ def _move(
     except HarnessError as exc:
         _undo(session, study, move, reason, exc)
         raise
-    lock_study(session, study.id)
+    _lock(session, study.id)
     row = _study(session, study.id)
     last = _last_move(session, study.id)
     if row.status is move.to and last is not None and last.kind is move.done:
@@ -170,7 +172,7 @@ def _undo(session: Session, study: LaunchedStudy, move: Move, reason: str, exc: 
     """The platform refused (or could not be reached): the study is as it was, and the log
     says why. A call that may have gone through is harmless: the next move looks first."""
     session.rollback()
-    lock_study(session, study.id)
+    _lock(session, study.id)
     row = _study(session, study.id)
     last = _last_move(session, study.id)
     if row.status is move.to and last is not None and last.kind is move.intent:
@@ -179,6 +181,12 @@ def _undo(session: Session, study: LaunchedStudy, move: Move, reason: str, exc: 
         record_event(session, move.failed, study_id=study.id, subject=study.name,
                      payload={"reason": reason, "error": str(exc)})  # fmt: skip
     session.commit()
+
+
+def _lock(session: Session, study_id: int) -> None:
+    """The study's lock, then its places lock: the status is what arrivals read."""
+    lock_study(session, study_id)
+    lock_places(session, study_id)
 
 
 def _study(session: Session, study_id: int) -> Study:

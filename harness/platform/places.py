@@ -24,6 +24,7 @@ from harness.platform.provider import PlacesProvider, PlacesStudy, Prepared, Wor
 from harness.store.allocation import ensure_slots
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
+from harness.store.locks import lock_places
 from harness.store.models import Event, Hit, HitStatus, StoreSecret
 from harness.store.studies import LaunchedStudy
 
@@ -136,6 +137,7 @@ def open_places(
     )
     published = provider.open_places(prepared.work_type_id, study)
     with session_scope(engine) as session:
+        lock_places(session, study_id)  # first: the slots are what arrivals take
         for hit in session.exec(select(Hit).where(Hit.study_id == study_id)):
             if hit.platform_hit_id is None:
                 hit.platform_hit_id = slot_ref(published.platform_id, hit.index)

@@ -36,11 +36,16 @@ from sqlmodel import Session, col, select
 
 from harness.errors import StoreError
 from harness.store.events import record_event
-from harness.store.locks import lock_study
+from harness.store.locks import lock_places, lock_study
 from harness.store.models import Event, EventKind, utcnow
 from harness.store.owners import abandoned, hold, new_claim, release
 
 RECOVERED = "the platform shows it done: the process doing it stopped before logging its result"
+
+
+_PLACES_READ = (EventKind.BLOCKED, EventKind.UNBLOCKED)
+"""Results the allocator decides from (`harness.store.allocation`), recorded under the places
+lock as well as the study's."""
 
 
 class ActionInProgress(StoreError):
@@ -190,6 +195,8 @@ def _in_progress(session: Session, other: Event, reason: str | None, now: dateti
 def _recovered(
     session: Session, study_id: int, done: EventKind, subject: str, unfinished: Event
 ) -> None:
+    if done in _PLACES_READ:  # the allocator reads it under the places lock: take it too,
+        lock_places(session, study_id)  # after the study's (held), before writing
     payload = {k: v for k, v in unfinished.payload.items() if k != "owner"}
     record_event(session, done, study_id=study_id, subject=subject,
                  payload={**payload, "intent": unfinished.id, "recovered": RECOVERED})  # fmt: skip

@@ -7,7 +7,10 @@ never a HIT sharing an item with their earlier work, never to a blocked particip
 it for them until its reservation expires. "Exactly once" is the database's: a slot is taken by
 a conditional update (open, or reserved by someone whose time ran out), its ``session_ref`` is
 unique (one platform session, one slot), and allocations of a study take turns under the
-study's lock (`harness.store.locks`), so several task-server processes decide alike.
+lock of its places (`harness.store.locks.lock_places`), so several task-server processes
+decide alike. Whatever changes what an arrival decides from (the study's status, a worker's
+block, a slot freed by the platform) takes the same lock, so an arrival sees it wholly before
+or wholly after; live screening holds the study's other lock, and arrivals do not wait for it.
 
 A replacement (screening's ``replace``) raises a HIT's ``max_assignments``; the missing slots
 are made on the next allocation (`ensure_slots`). A returned or timed-out session frees its
@@ -18,16 +21,19 @@ participant's page is refused (`settle`).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.errors import StoreError
 from harness.store.events import EventKind, record_event, worker_blocked
-from harness.store.locks import lock_study
+from harness.store.locks import lock_places
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -40,8 +46,9 @@ from harness.store.models import (
     aware,
     utcnow,
 )
+from harness.store.received import insert_or_read
 from harness.store.slot_choice import Candidate, preference
-from harness.store.submissions import record_accept, worker_row
+from harness.store.submissions import worker_row
 
 
 @dataclass(frozen=True)
@@ -143,7 +150,7 @@ def allocate(
     rater (reserved for ``hold``). ``session_ref`` is the platform's session id (Prolific's
     SESSION_ID); None makes one (a study link). Commit the caller's transaction to keep it."""
     now = now or utcnow()
-    lock_study(session, study_id)  # first statement: allocations of a study take turns
+    lock_places(session, study_id)  # first statement: allocations of a study take turns
     worker = worker_row(session, platform_worker_id)
     held = _held(session, study_id, worker, session_ref)
     if isinstance(held, Refused):
@@ -160,30 +167,45 @@ def allocate(
     seen = _seen_items(session, study_id, worker)
     # each HIT's lowest free slot first: the choice is among them; every free slot only if
     # none of those could be taken (allocations take turns under the lock, so hardly ever)
-    candidate = _take_first(session, preference(_candidates(session, study_id, now), seen,
-                                                allowed), worker, ref, now, hold)  # fmt: skip
+    free = _free_slots(session, study_id, now)
+    candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now,
+                            hold)  # fmt: skip
     if candidate is None:
-        every = _candidates(session, study_id, now, every=True)
-        candidate = _take_first(session, preference(every, seen, allowed), worker, ref, now, hold)
-    if candidate is not None:
-        slot = session.get(Slot, candidate.slot_id)
-        assert slot is not None
-        session.refresh(slot)
-        hit = session.get(Hit, slot.hit_id)
-        assert hit is not None
-        assignment = record_accept(session, hit, ref, platform_worker_id, now)
-        slot.assignment_id = assignment.id
-        session.add(slot)
-        record_event(
-            session,
-            EventKind.SLOT_RESERVED,
-            study_id=study_id,
-            subject=ref,
-            payload={"worker": platform_worker_id, "hit": hit.index, "slot": slot.position},
-        )
-        session.flush()
-        return _allocation(session, slot, platform_worker_id, resumed=False)
-    return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
+        free = _free_slots(session, study_id, now, every=True)
+        candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref,
+                                now, hold)  # fmt: skip
+    if candidate is None:
+        return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
+    assignment = _accepted(session, candidate.hit_id, worker, ref, now)
+    session.execute(
+        sa.update(Slot)
+        .where(col(Slot.id) == candidate.slot_id)
+        .values(assignment_id=assignment.id)
+        .execution_options(synchronize_session=False)
+    )
+    record_event(
+        session,
+        EventKind.SLOT_RESERVED,
+        study_id=study_id,
+        subject=ref,
+        payload={"worker": platform_worker_id, "hit": candidate.hit_index,
+                 "slot": candidate.position},
+    )  # fmt: skip
+    session.flush()
+    return Allocation(candidate.slot_id, candidate.hit_id, candidate.hit_index, ref,
+                      platform_worker_id, aware(now + hold), resumed=False)  # fmt: skip
+
+
+def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: datetime) -> Assignment:
+    """The session's assignment, made now (`harness.store.received.record_accept` in one
+    statement: the worker's row is at hand); `StoreError` when the session's assignment
+    exists for another worker or HIT."""
+    values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
+              "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
+    assignment = insert_or_read(session, Assignment, values, platform_assignment_id=ref)
+    if assignment.worker_id != worker.id or assignment.hit_id != hit_id:
+        raise StoreError(f"assignment {ref} belongs to another worker or HIT")
+    return assignment
 
 
 def holds_slot(
@@ -209,7 +231,7 @@ def paused_for_newcomers(
     session: Session, study_id: int, platform_worker_id: str, session_ref: str | None
 ) -> Refused | None:
     """`Refused` (paused) when the study is paused and this participant holds no slot under
-    way; None otherwise. Read under the study's lock (`lock_study`, which pausing takes too),
+    way; None otherwise. Read under the places lock (`lock_places`, which pausing takes too),
     so an arrival waiting for the lock while the study was paused does not start after the
     pause: the status is read from the database, not from a study row read before the lock."""
     status = session.exec(select(Study.status).where(Study.id == study_id)).one()
@@ -254,51 +276,66 @@ def _refuse(session: Session, study_id: int, worker: str, reason: Refusal) -> Re
     return Refused(reason, MESSAGES[reason])
 
 
-def _candidates(
-    session: Session, study_id: int, now: datetime, *, every: bool = False
-) -> list[Candidate]:
+@dataclass(frozen=True)
+class _Free:
+    """The free slots an arrival chooses among, and the assignment each holds now (a
+    reservation that expired), which its taker marks abandoned."""
+
+    candidates: list[Candidate]
+    holding: dict[int, int | None]
+
+    def __iter__(self) -> Iterator[Candidate]:
+        return iter(self.candidates)
+
+
+def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool = False) -> _Free:
     """The study's free slots (open, or reserved by someone whose time ran out) below their
-    HIT's ``max_assignments``, with how many of its slots are taken: each HIT's lowest free
-    slot, or (``every``) all of them. Read as plain rows, a handful per HIT, not every slot
-    of the study as an object: an arrival reads this under the study's lock."""
+    HIT's ``max_assignments``, with their HIT's index, items and how many of its slots are
+    taken: each HIT's lowest free slot, or (``every``) all of them. One statement of plain
+    rows, a handful per HIT, not every slot of the study as an object: an arrival reads it
+    under the places lock, which also keeps what it reads current until it takes a slot."""
+    candidates, holding = [], {}
+    rows = session.execute(_free_statement(every), {"study_id": study_id, "now": now})
+    for i, h, index, position, items, taken, held in rows:
+        candidates.append(Candidate(int(i), int(h), int(index), int(position),
+                                    frozenset(items), int(taken)))  # fmt: skip
+        holding[int(i)] = None if held is None else int(held)
+    return _Free(candidates, holding)
+
+
+@cache
+def _free_statement(every: bool) -> sa.Select[Any]:
+    """`_free_slots`' statement, built once per process (its study and time are parameters):
+    building it and its cache key again on every arrival cost as much CPU as the rest of the
+    allocation, under the lock."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
+    now = sa.bindparam("now", type_=slot.c.expires_at.type)
     live = sa.or_(
         slot.c.state == SlotState.SUBMITTED.name,
         sa.and_(slot.c.state == SlotState.RESERVED.name, slot.c.expires_at > now),
     )
-    taken = {
-        int(h): int(n)
-        for h, n in session.execute(
-            sa.select(slot.c.hit_id, sa.func.count())
-            .where(slot.c.study_id == study_id, live)
-            .group_by(slot.c.hit_id)
-        )
-    }
-    hits = {
-        int(i): (int(index), frozenset(items))
-        for i, index, items in session.execute(
-            sa.select(hit.c.id, hit.c["index"], hit.c["items"]).where(hit.c.study_id == study_id)
-        )
-    }
-    free = (
-        sa.select(slot.c.id, slot.c.hit_id, slot.c.position)
-        .join(hit, hit.c.id == slot.c.hit_id)
-        .where(slot.c.study_id == study_id, slot.c.position < hit.c.max_assignments,
-               sa.not_(live))  # fmt: skip
-    )
-    if not every:
-        ranked = free.add_columns(
+    free = sa.and_(slot.c.position < hit.c.max_assignments, sa.not_(live))
+    rows = (
+        sa.select(
+            slot.c.id, slot.c.hit_id, slot.c.position, slot.c.assignment_id,
+            hit.c["index"], hit.c["items"],
+            sa.func.sum(sa.case((live, 1), else_=0)).over(partition_by=slot.c.hit_id)
+            .label("taken"),
+            sa.case((free, 1), else_=0).label("free"),
             sa.func.row_number()
-            .over(partition_by=slot.c.hit_id, order_by=slot.c.position)
-            .label("rank")
-        ).subquery()
-        free = sa.select(ranked.c.id, ranked.c.hit_id, ranked.c.position).where(
-            ranked.c.rank == 1
+            .over(partition_by=[slot.c.hit_id, sa.case((free, 1), else_=0)],
+                  order_by=slot.c.position)
+            .label("rank"),
         )
-    return [
-        Candidate(int(i), int(h), hits[int(h)][0], int(p), hits[int(h)][1], taken.get(int(h), 0))
-        for i, h, p in session.execute(free)
-    ]
+        .join(hit, hit.c.id == slot.c.hit_id)
+        .where(slot.c.study_id == sa.bindparam("study_id"))
+        .subquery()
+    )  # fmt: skip
+    query = sa.select(
+        rows.c.id, rows.c.hit_id, rows.c["index"], rows.c.position, rows.c["items"],
+        rows.c.taken, rows.c.assignment_id,
+    ).where(rows.c.free == 1)  # fmt: skip
+    return query if every else query.where(rows.c.rank == 1)
 
 
 def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
@@ -320,6 +357,7 @@ def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
 def _take_first(
     session: Session,
     candidates: list[Candidate],
+    free: _Free,
     worker: Worker,
     ref: str,
     now: datetime,
@@ -327,18 +365,24 @@ def _take_first(
 ) -> Candidate | None:
     """The first of ``candidates`` this participant could take (`_take`); None if none."""
     for candidate in candidates:
-        if _take(session, candidate.slot_id, worker, ref, now, hold):
+        if _take(session, candidate.slot_id, free.holding.get(candidate.slot_id), worker, ref,
+                 now, hold):  # fmt: skip
             return candidate
     return None
 
 
 def _take(
-    session: Session, slot_id: int, worker: Worker, ref: str, now: datetime, hold: timedelta
+    session: Session,
+    slot_id: int,
+    previous: int | None,
+    worker: Worker,
+    ref: str,
+    now: datetime,
+    hold: timedelta,
 ) -> bool:
     """Reserve the slot if it is still free (a conditional update: exactly one taker wins);
-    the earlier holder of an expired reservation is marked abandoned."""
-    before = session.get(Slot, slot_id)
-    previous = before.assignment_id if before is not None else None
+    the earlier holder of an expired reservation (``previous``, read under the places lock)
+    is marked abandoned."""
     free = sa.or_(
         col(Slot.state) == SlotState.OPEN,
         sa.and_(col(Slot.state) == SlotState.RESERVED, col(Slot.expires_at) <= now),
@@ -409,10 +453,13 @@ def settle(session: Session, session_ref: str) -> bool:
 
 def release(session: Session, session_ref: str, status: AssignmentStatus, why: str) -> bool:
     """Free the slot of a session the participant returned or let time out (the platform
-    said so); its assignment gets ``status``. False when the session holds no reserved slot."""
+    said so); its assignment gets ``status``. False when the session holds no reserved slot.
+    Under the places lock (taken here: call it before the transaction writes), so no arrival
+    decides from the slot half freed."""
     slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
     if slot is None or slot.state is not SlotState.RESERVED:
         return False
+    lock_places(session, slot.study_id)
     result = session.execute(
         sa.update(Slot)
         .where(col(Slot.id) == slot.id, col(Slot.state) == SlotState.RESERVED,

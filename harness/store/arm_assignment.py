@@ -12,7 +12,8 @@ study does, and the next arrival gets the next arm in the sequence).
 worker) and one per (study, arrival number). Two processes seeing the same arrival number both
 insert; one insert fails on the unique arrival, and that process counts again. A worker
 arriving twice at once gets one arm: the loser of the (study, worker) insert reads the
-winner's row. `allocate_in_arm` does this under the study's lock, before the allocator
+winner's row. `allocate_in_arm` does this under the lock of the study's places
+(`harness.store.locks.lock_places`, the one arrivals take), before the allocator
 (`harness.store.allocation.allocate`) gives the worker a slot of one of their arm's HITs;
 `arrive_at_hit` does it when a worker opens a HIT of a study whose HITs a platform lists one by
 one (MTurk's external hosting), and says whether the HIT is of the worker's arm.
@@ -35,7 +36,7 @@ from sqlmodel import Session, col, func, select
 from harness.errors import StoreError
 from harness.store.allocation import Allocation, Refused, allocate, paused_for_newcomers
 from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
-from harness.store.locks import lock_study
+from harness.store.locks import lock_places
 from harness.store.models import InstrumentVersion, Worker, utcnow
 from harness.store.submissions import worker_row
 
@@ -236,13 +237,13 @@ def allocate_in_arm(
     """`allocate`, kept to the worker's arm in a study with arms (assigned on first arrival);
     exactly `allocate` in a study without. With ``paused_stops_new`` (a platform paused at
     entry: a study link), a paused study refuses anyone without work under way, decided under
-    the study's lock (`paused_for_newcomers`), before an arm is assigned."""
-    lock_study(session, study_id)  # first statement: arrivals of a study take turns
+    the places lock (`paused_for_newcomers`), before an arm is assigned."""
+    arms = study_arms(session, study_id)  # made at launch, never changed: read before the lock
+    lock_places(session, study_id)  # the first write: arrivals of a study take turns
     if paused_stops_new:
         paused = paused_for_newcomers(session, study_id, platform_worker_id, session_ref)
         if paused is not None:
             return paused
-    arms = study_arms(session, study_id)
     if not arms:
         return allocate(session, study_id, platform_worker_id, session_ref, hold=hold, now=now)
     worker: Worker = worker_row(session, platform_worker_id)
@@ -283,12 +284,12 @@ def arrive_at_hit(
     now: datetime | None = None,
 ) -> HitArrival | None:
     """A worker opening one of the study's HITs: their arm (given now on their first arrival,
-    under the study's lock) and the HIT's; None for a HIT of a study without arms. The
+    under the places lock) and the HIT's; None for a HIT of a study without arms. The
     caller commits (the arm is recorded even when the HIT is of another arm)."""
     arm = hit_arm(session, hit_id)
     if arm is None:
         return None
-    lock_study(session, study_id)  # before writing: arrivals of a study take turns
+    lock_places(session, study_id)  # before writing: arrivals of a study take turns
     worker: Worker = worker_row(session, platform_worker_id)
     assert worker.id is not None
     mine = assign_arm(session, study_id, worker.id, now=now)
