@@ -31,7 +31,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.errors import StoreError
 from harness.store.events import EventKind, record_event, worker_blocked
 from harness.store.locks import lock_places
 from harness.store.models import (
@@ -46,7 +45,7 @@ from harness.store.models import (
     aware,
     utcnow,
 )
-from harness.store.received import insert_or_read
+from harness.store.received import insert_or_read, owned
 from harness.store.slot_choice import Candidate, preference
 from harness.store.submissions import worker_row
 
@@ -202,10 +201,8 @@ def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: date
     exists for another worker or HIT."""
     values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
               "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
-    assignment = insert_or_read(session, Assignment, values, platform_assignment_id=ref)
-    if assignment.worker_id != worker.id or assignment.hit_id != hit_id:
-        raise StoreError(f"assignment {ref} belongs to another worker or HIT")
-    return assignment
+    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref),
+                 worker.id, hit_id)  # fmt: skip
 
 
 def holds_slot(

@@ -168,6 +168,13 @@ def accept(
         assignment, created = inserted_or_read(
             session, Assignment, values, platform_assignment_id=platform_assignment_id
         )
-    if assignment.worker_id != worker.id or assignment.hit_id != hit.id:
-        raise StoreError(f"assignment {platform_assignment_id} belongs to another worker or HIT")
-    return assignment, created
+    return owned(assignment, worker.id, hit.id), created
+
+
+def owned(assignment: Assignment, worker_id: int | None, hit_id: int | None) -> Assignment:
+    """``assignment``, checked to be this worker's on this HIT: `StoreError` otherwise (an
+    assignment id is the platform's, sent by a stranger)."""
+    if assignment.worker_id != worker_id or assignment.hit_id != hit_id:
+        ref = assignment.platform_assignment_id
+        raise StoreError(f"assignment {ref} belongs to another worker or HIT")
+    return assignment
