@@ -41,32 +41,11 @@ def quarantine(
     fields: Sequence[tuple[str, str]],
     reason: str,
     recheck_at: datetime | None = None,
-) -> tuple[QuarantinedSubmission, bool]:
-    """Keep the posted answer fields; (the row, whether it is new). A repeat by the same
-    worker for the same assignment keeps the first answers (nothing is written).
-    ``recheck_at``: when a task server should ask the platform again (`harness.store.rechecks`;
-    None: only `harness sync` will)."""
-    row_id, created = quarantined(session, study_id=study_id, hit_id=hit_id,
-                                  assignment_id=assignment_id, worker_id=worker_id, fields=fields,
-                                  reason=reason, recheck_at=recheck_at)  # fmt: skip
-    row = session.get(QuarantinedSubmission, row_id, populate_existing=True)
-    assert row is not None
-    return row, created
-
-
-def quarantined(
-    session: Session,
-    *,
-    study_id: int,
-    hit_id: int,
-    assignment_id: str,
-    worker_id: str,
-    fields: Sequence[tuple[str, str]],
-    reason: str,
-    recheck_at: datetime | None = None,
 ) -> tuple[int, bool]:
-    """`quarantine` for the task server's submissions: (the row's id, whether it is new), with
-    no object loaded (the request needs only the id)."""
+    """Keep the posted answer fields; (the row's id, whether it is new), with no object loaded
+    (the task server needs only the id). A repeat by the same worker for the same assignment
+    keeps the first answers (nothing is written). ``recheck_at``: when a task server should ask
+    the platform again (`harness.store.rechecks`; None: only `harness sync` will)."""
     values = {
         "study_id": study_id,
         "hit_id": hit_id,

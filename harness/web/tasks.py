@@ -34,7 +34,7 @@ from harness.render.validation import check_answers
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
 from harness.store.models import StudyPlatform, aware, utcnow
-from harness.store.quarantine import Owner, quarantined, submitted_by
+from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
 from harness.web.arm_pages import OTHER_ARM_TITLE, other_arm_page, tell_platform
@@ -274,7 +274,7 @@ def _store(
     if checked.verdict is Verdict.REFUSED:
         return _refuse(403, f"{checked.reason}; your answers were not stored. " + OPEN_OWN)
     if checked.verdict is Verdict.UNVERIFIED:
-        row_id, created = quarantined(
+        row_id, created = quarantine(
             session, study_id=task.study.id, hit_id=task.hit.id, assignment_id=assignment_id,
             worker_id=worker_id, fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
             reason=checked.reason,

@@ -57,11 +57,11 @@ def claims(engine, tmp_path) -> dict[int, tuple[Verification, Hit]]:
             session.flush()
             for n, worker in enumerate(WORKERS):
                 answers = _answers(hit.items, offset=n + hit.index)
-                row, _ = quarantine(session, study_id=study.id, hit_id=hit.id,
+                row_id, _ = quarantine(session, study_id=study.id, hit_id=hit.id,
                                     assignment_id=f"A{hit.index}{worker}", worker_id=worker,
                                     fields=list(encode_answers(answers).items()),
                                     reason="not submitted yet")  # fmt: skip
-                out[row.id] = (Verification(Verdict.VERIFIED, CONFIRMS,
+                out[row_id] = (Verification(Verdict.VERIFIED, CONFIRMS,
                                             platform_answers=tuple(answers)), hit)  # fmt: skip
     return out
 

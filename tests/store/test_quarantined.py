@@ -1,4 +1,4 @@
-"""Keeping a submission apart as the task server does on every post (`quarantined`): once per
+"""Keeping a submission apart as the task server does on every post (`quarantine`): once per
 worker and assignment, the first answers kept, one event, and no row object built."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope
 from harness.store.events import EventKind
 from harness.store.models import Event, Hit, QuarantinedSubmission, QuarantineState
-from harness.store.quarantine import quarantined
+from harness.store.quarantine import quarantine
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 
@@ -33,8 +33,8 @@ def store(database_url, tmp_path):
 
 def _post(engine, study_id, hit_id, fields, worker="W1"):
     with session_scope(engine) as session:
-        return quarantined(session, study_id=study_id, hit_id=hit_id, assignment_id="A1",
-                           worker_id=worker, fields=fields, reason="not submitted yet")  # fmt: skip
+        return quarantine(session, study_id=study_id, hit_id=hit_id, assignment_id="A1",
+                          worker_id=worker, fields=fields, reason="not submitted yet")  # fmt: skip
 
 
 def test_a_repeated_post_keeps_the_first_answers_and_logs_one_event(store):

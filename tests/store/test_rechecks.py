@@ -44,12 +44,11 @@ def row(database_url, tmp_path):
         hit = Hit(study_id=study.id, index=0, max_assignments=1, items=[])
         session.add(hit)
         session.flush()
-        kept, created = quarantine(
+        row_id, created = quarantine(
             session, study_id=study.id, hit_id=hit.id, assignment_id="A1", worker_id="W1",
             fields=[("x", "1")], reason="not submitted yet", recheck_at=first_recheck(),
         )  # fmt: skip
         assert created
-        row_id = kept.id
     yield engine, row_id
     engine.dispose()
 
@@ -127,12 +126,12 @@ def test_due_rechecks_are_taken_together_each_once_with_its_own_next_delay(row):
         ).one()
         ids = [first_id]
         for n in (2, 3):
-            kept, _ = quarantine(
+            kept_id, _ = quarantine(
                 session, study_id=study_id, hit_id=hit_id, assignment_id=f"A{n}",
                 worker_id=f"W{n}", fields=[("x", "1")], reason="not yet",
                 recheck_at=first_recheck(),
             )  # fmt: skip
-            ids.append(kept.id)
+            ids.append(kept_id)
     now = utcnow() + timedelta(seconds=1)
     with session_scope(engine) as other:  # another process takes the second one first
         assert take_recheck(other, ids[1], 0, now) is not None

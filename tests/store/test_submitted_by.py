@@ -9,7 +9,7 @@ import pytest
 from harness.answer import Answer
 from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope
-from harness.store.models import Hit, QuarantineState
+from harness.store.models import Hit, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import Owner, quarantine, resolve, submitted_by
 from harness.store.received import record_accept
 from harness.store.submissions import store_submission
@@ -62,15 +62,14 @@ def test_quarantined_answers_count_for_their_poster_until_the_platform_refuses_t
     engine, hit_id, _ = store
     with session_scope(engine) as session:
         hit = session.get(Hit, hit_id)
-        kept, _ = quarantine(
+        kept_id, _ = quarantine(
             session, study_id=hit.study_id, hit_id=hit_id, assignment_id="A1", worker_id="W1",
             fields=[("x", "1")], reason="not submitted yet",
         )  # fmt: skip
-        kept_id = kept.id
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is Owner.SAME
         assert submitted_by(session, "A1", "W2") is None  # not the platform's word
-        row = session.get(type(kept), kept_id)
+        row = session.get(QuarantinedSubmission, kept_id)
         assert resolve(session, row, QuarantineState.REFUSED, "another worker's")
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is Owner.OTHER
