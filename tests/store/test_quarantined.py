@@ -7,28 +7,16 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import select
 
-from harness.spec import load_spec
-from harness.store import create_study, make_engine, session_scope
+from harness.store import session_scope
 from harness.store.events import EventKind
-from harness.store.models import Event, Hit, QuarantinedSubmission, QuarantineState
+from harness.store.models import Event, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import quarantine
-from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 
 @pytest.fixture
-def store(database_url, tmp_path):
+def store(one_hit):
     """An engine and the study and HIT ids of a minimal study."""
-    engine = make_engine(database_url)
-    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
-    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
-    with session_scope(engine) as session:
-        study = create_study(session, loaded)
-        hit = Hit(study_id=study.id, index=0, max_assignments=3, items=["a"])
-        session.add(hit)
-        session.flush()
-        ids = study.id, hit.id
-    yield engine, *ids
-    engine.dispose()
+    return one_hit.engine, one_hit.study_id, one_hit.hit_id
 
 
 def _post(engine, study_id, hit_id, fields, worker="W1"):

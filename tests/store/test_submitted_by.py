@@ -7,30 +7,17 @@ from __future__ import annotations
 import pytest
 
 from harness.answer import Answer
-from harness.spec import load_spec
-from harness.store import create_study, make_engine, session_scope
+from harness.store import session_scope
 from harness.store.models import Hit, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import Owner, quarantine, resolve, submitted_by
 from harness.store.received import record_accept
 from harness.store.submissions import store_submission
-from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 
 @pytest.fixture
-def store(database_url, tmp_path):
+def store(one_hit):
     """An engine and a HIT of a minimal study (its first item's key)."""
-    engine = make_engine(database_url)
-    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
-    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
-    with session_scope(engine) as session:
-        study = create_study(session, loaded)
-        key = str(loaded.items["item_id"].iloc[0])
-        hit = Hit(study_id=study.id, index=0, max_assignments=3, items=[key])
-        session.add(hit)
-        session.flush()
-        hit_id = hit.id
-    yield engine, hit_id, key
-    engine.dispose()
+    return one_hit.engine, one_hit.hit_id, one_hit.key
 
 
 def test_nobody_has_answered_an_assignment_the_store_has_never_seen(store):
