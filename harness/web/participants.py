@@ -45,7 +45,6 @@ from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
 from harness.store.posted import hit_facts
-from harness.store.studies import study_named
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
 from harness.web.security import (
@@ -94,10 +93,13 @@ class Entry:
 
 
 def _entry(session: Session, name: str) -> Entry | Response:
+    """The study named in the URL and where it runs, as kept by the process (`WebState`): its
+    status is not among what is kept (read it from the database)."""
     from harness.platform.registry import platform_named
 
-    study = study_named(session, name)
-    where = session.get(StudyPlatform, study.id) if study is not None else None
+    state = web_state()
+    study = state.study(session, name)
+    where = state.where(session, study) if study is not None else None
     if study is None or where is None:
         return message_page("Study not found", f"There is no study {name} here.", 404)
     platform = platform_named(where.provider)
@@ -113,9 +115,10 @@ def arrive(name: str) -> Response:
         entry = _entry(session, name)
         if isinstance(entry, Response):
             return entry
-        if entry.study.status is StudyStatus.EXPIRED:
+        status = session.exec(select(Study.status).where(Study.id == _id(entry.study))).one()
+        if status is StudyStatus.EXPIRED:
             return message_page("Study closed", "This study is closed. Thank you.", 410)
-        paused = entry.study.status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
+        paused = status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
         try:
             arrival = entry.platform.arrival(request.args)
         except InputError as exc:

@@ -3,7 +3,8 @@ what never changes once a study is launched and its HITs posted (so a request re
 can change).
 
 Kept per process: a study's row by name (its id, name, target and instrument never change; its
-status is not kept up to date and nothing here reads it), the origins of the platform site its
+status is not kept up to date and nothing here reads it), where a launched study runs (its
+platform row: provider, launch id and endpoint), the origins of the platform site its
 workers come from once it is launched, and each posted HIT found by its public key with its arm
 and instrument (`harness.store.posted`). A HIT not posted yet, a study not launched yet and
 anything not seen before are read from the database: a HIT added by a later launch is a miss
@@ -35,7 +36,7 @@ from harness.store.posted import hit_facts
 from harness.store.studies import study_named
 from harness.web.security import platform_origins
 
-Row = TypeVar("Row", Study, Hit)
+Row = TypeVar("Row", Study, Hit, StudyPlatform)
 
 
 @dataclass
@@ -47,6 +48,7 @@ class WebState:
     _instruments: dict[int, Instrument] = field(default_factory=dict)
     _studies: dict[str, Study] = field(default_factory=dict)
     _origins: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _wheres: dict[int, StudyPlatform] = field(default_factory=dict)
     _hits: dict[str, TaskHit] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -92,6 +94,22 @@ class WebState:
         found = platform_origins(where, study.target)
         with self._lock:
             self._origins[study.id] = found
+        return found
+
+    def where(self, session: Session, study: Study) -> StudyPlatform | None:
+        """Where the launched ``study`` runs (its row as first read: the provider, launch id
+        and endpoint are written with it at launch and never change), or None before its
+        launch (nothing kept)."""
+        assert study.id is not None
+        with self._lock:
+            found = self._wheres.get(study.id)
+        if found is not None:
+            return found
+        found = session.get(StudyPlatform, study.id)
+        if found is not None:
+            found = _kept(session, found)
+            with self._lock:
+                self._wheres[study.id] = found
         return found
 
     def task_hit(self, session: Session, key: str) -> TaskHit | None:

@@ -165,3 +165,18 @@ def test_answers_after_the_place_went_to_someone_else_are_refused(launched, monk
         "This task link is not valid here; your answers were not stored."
     ]
     app.extensions["harness"].close()
+
+
+def test_a_study_expired_while_its_server_runs_closes_its_link_there_at_once(launched):
+    # the server keeps a study's row between requests; its status is read afresh each time
+    spec, db, _output, _qr = launched
+    app, client = _client(db)
+    ref, answer = _do_one(client, db, load_spec(spec), "P1")
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    expired = harness_cli("expire", "small", "--db", db)
+    assert expired.exit_code == 0, expired.output
+    closed = client.get("/p/small?participant=P2")
+    assert closed.status_code == 410
+    assert "This study is closed. Thank you." in closed.get_data(as_text=True)
+    assert client.get(f"/p/small/done/{ref}").status_code == 200  # what was done stays done
+    app.extensions["harness"].close()
