@@ -37,6 +37,8 @@ from harness.store.studies import study_named
 from harness.web.security import platform_origins
 
 Row = TypeVar("Row", Study, Hit, StudyPlatform)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass
@@ -59,57 +61,53 @@ class WebState:
 
     def instrument(self, session: Session, instrument_id: int) -> Instrument:
         """The stored instrument version as render needs it (built once, then cached)."""
-        with self._lock:
-            found = self._instruments.get(instrument_id)
-        if found is not None:
-            return found
-        built = stored_instrument(frozen_instrument(session, instrument_id), self.template_dirs)
-        with self._lock:
-            self._instruments[instrument_id] = built
+        built = self._once(self._instruments, instrument_id, lambda: stored_instrument(
+            frozen_instrument(session, instrument_id), self.template_dirs))  # fmt: skip
+        assert built is not None
         return built
 
     def study(self, session: Session, name: str) -> Study | None:
         """The study called ``name`` (its row as first read), or None."""
-        with self._lock:
-            found = self._studies.get(name)
-        if found is not None:
-            return found
-        found = study_named(session, name)
-        if found is not None and found.id is not None:
-            with self._lock:
-                self._studies[name] = _kept(session, found)
-        return found
+
+        def read() -> Study | None:
+            found = study_named(session, name)
+            return _kept(session, found) if found is not None else None
+
+        return self._once(self._studies, name, read)
 
     def worker_origins(self, session: Session, study: Study) -> tuple[str, ...]:
         """`harness.web.security.worker_origins`, kept once the study is launched (its platform,
         target and endpoint never change after)."""
         assert study.id is not None
-        with self._lock:
-            found = self._origins.get(study.id)
-        if found is not None:
-            return found
-        where = session.get(StudyPlatform, study.id)
-        if where is None:  # not launched (yet): nothing to keep
-            return ()
-        found = platform_origins(where, study.target)
-        with self._lock:
-            self._origins[study.id] = found
-        return found
+
+        def read() -> tuple[str, ...] | None:
+            where = self.where(session, study)
+            return None if where is None else platform_origins(where, study.target)
+
+        return self._once(self._origins, study.id, read) or ()  # not launched (yet): ()
 
     def where(self, session: Session, study: Study) -> StudyPlatform | None:
         """Where the launched ``study`` runs (its row as first read: the provider, launch id
         and endpoint are written with it at launch and never change), or None before its
         launch (nothing kept)."""
         assert study.id is not None
+
+        def read() -> StudyPlatform | None:
+            found = session.get(StudyPlatform, study.id)
+            return _kept(session, found) if found is not None else None
+
+        return self._once(self._wheres, study.id, read)
+
+    def _once(self, kept: dict[K, V], key: K, read: Callable[[], V | None]) -> V | None:
+        """``kept[key]``, read on a miss and kept unless None (nothing there yet: read again
+        next time)."""
         with self._lock:
-            found = self._wheres.get(study.id)
-        if found is not None:
-            return found
-        found = session.get(StudyPlatform, study.id)
-        if found is not None:
-            found = _kept(session, found)
-            with self._lock:
-                self._wheres[study.id] = found
+            found = kept.get(key)
+        if found is None:
+            found = read()
+            if found is not None:
+                with self._lock:
+                    kept[key] = found
         return found
 
     def task_hit(self, session: Session, key: str) -> TaskHit | None:
