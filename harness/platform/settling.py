@@ -112,18 +112,17 @@ def settle_verified(
 def _resolve_verified(session: Session, taken: Mapping[int, _Taken]) -> set[int]:
     """Resolve the rows ``verified`` unless another process resolved them first (one
     conditional update per reason), with their events; the row ids resolved here."""
-    table = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
     at = utcnow()
     won: set[int] = set()
     for reason in sorted({t.reason for t in taken.values()}):
         ids = sorted(i for i, t in taken.items() if t.reason == reason)
         done = session.execute(
-            sa.update(table)
-            .where(table.c.id.in_(ids), table.c.state == QuarantineState.PENDING.name)
+            sa.update(_Q)
+            .where(_Q.c.id.in_(ids), _Q.c.state == QuarantineState.PENDING.name)
             .values(
                 state=QuarantineState.VERIFIED.name, reason=reason, resolved_at=at, recheck_at=None
             )  # fmt: skip
-            .returning(table.c.id)
+            .returning(_Q.c.id)
         )
         won.update(int(i) for (i,) in done)
     log_events(session, EventKind.QUARANTINE_RESOLVED, [

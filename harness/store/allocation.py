@@ -39,7 +39,6 @@ from harness.store.models import (
     Hit,
     Slot,
     SlotState,
-    Study,
     StudyStatus,
     Worker,
     aware,
@@ -47,6 +46,7 @@ from harness.store.models import (
 )
 from harness.store.received import insert_or_read, owned
 from harness.store.slot_choice import Candidate, preference
+from harness.store.studies import study_status
 from harness.store.submissions import worker_row
 
 
@@ -231,7 +231,7 @@ def paused_for_newcomers(
     way; None otherwise. Read under the places lock (`lock_places`, which pausing takes too),
     so an arrival waiting for the lock while the study was paused does not start after the
     pause: the status is read from the database, not from a study row read before the lock."""
-    status = session.exec(select(Study.status).where(Study.id == study_id)).one()
+    status = study_status(session, study_id)
     if status != StudyStatus.PAUSED:
         return None
     if holds_slot(session, study_id, platform_worker_id, session_ref):

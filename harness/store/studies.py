@@ -16,7 +16,14 @@ from sqlmodel import Session, col, select
 
 from harness.errors import InputError, StudyNotFound
 from harness.store.judgment_table import study_judgments
-from harness.store.models import Assignment, Hit, InstrumentVersion, Study, StudyPlatform
+from harness.store.models import (
+    Assignment,
+    Hit,
+    InstrumentVersion,
+    Study,
+    StudyPlatform,
+    StudyStatus,
+)
 
 
 def find_study(session: Session, name: str) -> Study:
@@ -37,6 +44,11 @@ def unknown_study_message(session: Session, name: str) -> str:
 def study_named(session: Session, name: str) -> Study | None:
     """The study called ``name``, or None (for callers to whom a missing study is normal)."""
     return session.exec(select(Study).where(Study.name == name)).first()
+
+
+def study_status(session: Session, study_id: int) -> StudyStatus:
+    """The study's status as the database has it now (not as a row read earlier says)."""
+    return StudyStatus(session.exec(select(Study.status).where(Study.id == study_id)).one())
 
 
 @dataclass(frozen=True)

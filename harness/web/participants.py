@@ -45,6 +45,7 @@ from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
 from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
 from harness.store.posted import hit_facts
+from harness.store.studies import study_status
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
 from harness.web.security import (
@@ -115,7 +116,7 @@ def arrive(name: str) -> Response:
         entry = _entry(session, name)
         if isinstance(entry, Response):
             return entry
-        status = session.exec(select(Study.status).where(Study.id == _id(entry.study))).one()
+        status = study_status(session, _id(entry.study))
         if status is StudyStatus.EXPIRED:
             return message_page("Study closed", "This study is closed. Thank you.", 410)
         paused = status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
