@@ -88,7 +88,7 @@ def weighted_alphas(
         unit_do = np.where(pair_mass > 0, unit_num / pair_mass, 0.0)
         d_o = (c * big_v * unit_do).sum(axis=1) / w
         d_e = pooled_num / (w * w - (c * q).sum(axis=1))
-        alpha = 1.0 - d_o / d_e
+        alpha: np.ndarray = 1.0 - d_o / d_e
     alpha[~(d_e > 1e-12) | ~(w > 0)] = np.nan
     return alpha
 
@@ -105,7 +105,8 @@ def midranks(codes: np.ndarray, n_codes: int, weights: np.ndarray) -> np.ndarray
     below = np.cumsum(counts, axis=1) - counts
     rank = below + (counts + 1) / 2  # the mid-rank of each code
     total = counts.sum(axis=1, keepdims=True)
-    return (rank - (total + 1) / 2)[:, codes]
+    centred: np.ndarray = rank - (total + 1) / 2
+    return centred[:, codes]
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,8 @@ class Relabeled:
     @property
     def se(self) -> float:
         """The standard error the interval implies: its width over 2 z_{(1+confidence)/2}."""
-        return (self.high - self.low) / (2 * stats.norm.ppf((1 + self.confidence) / 2))
+        z: float = stats.norm.ppf((1 + self.confidence) / 2)  # scipy has no type stubs
+        return (self.high - self.low) / (2 * z)
 
     @property
     def too_few_splits(self) -> bool:
@@ -174,7 +175,8 @@ class _Sides:
 
     def differences(self, in_arm: np.ndarray) -> np.ndarray:
         """alpha(arm side) - alpha(base side) for each row of 0/1 weights (b x values)."""
-        return self._alphas(in_arm) - self._alphas(1.0 - in_arm)
+        difference: np.ndarray = self._alphas(in_arm) - self._alphas(1.0 - in_arm)
+        return difference
 
     def _alphas(self, v: np.ndarray) -> np.ndarray:
         ones = np.ones((len(v), self.n_units))

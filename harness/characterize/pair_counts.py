@@ -152,14 +152,16 @@ class SignedPairSums:
 
             def partners(values: np.ndarray) -> np.ndarray:
                 prefix = np.concatenate(([0.0], np.cumsum(values[self.order])))
-                return prefix[lo] + (prefix[n] - prefix[hi])
+                counted: np.ndarray = prefix[lo] + (prefix[n] - prefix[hi])
+                return counted
 
         else:  # every pair reaches a threshold <= 0
             valid = np.full(n, n - 1, dtype=np.int64)
             after = n - 1 - index
 
             def partners(values: np.ndarray) -> np.ndarray:
-                return values.sum() - values
+                others: np.ndarray = values.sum() - values
+                return others
 
         orient = (2 * after - valid).astype(float)  # partners after k minus partners before
         weight = valid.astype(float)

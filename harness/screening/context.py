@@ -137,7 +137,8 @@ def shared(kind: str, sources: tuple[object, ...], extra: Any, compute: Callable
     key = (kind, *map(id, sources), extra)
     if key not in cache:
         cache[key] = (compute(), *sources)  # the sources are kept so that no id is reused
-    return cache[key][0]  # type: ignore[no-any-return]
+    found: T = cache[key][0]
+    return found
 
 
 def workers_of(judgments: pd.DataFrame) -> pd.Index:
@@ -146,7 +147,8 @@ def workers_of(judgments: pd.DataFrame) -> pd.Index:
 
 
 def _workers_of(judgments: pd.DataFrame) -> pd.Index:
-    return pd.Index(sorted(judgments["worker_id"].astype(str).unique()), name="worker_id")
+    workers: list[str] = sorted(judgments["worker_id"].astype(str).unique())
+    return pd.Index(workers, name="worker_id")
 
 
 def roles_of(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Series:
@@ -168,7 +170,7 @@ def _answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFram
     table["item_id"] = table["item_id"].astype(str).astype(object)
     table["role"] = roles_of(table, context)
     table["value"] = pd.to_numeric(table["value"], errors="coerce").astype(float)
-    keep = np.isfinite(table["value"].to_numpy())
+    keep: np.ndarray = np.isfinite(table["value"].to_numpy())
     if "skipped" in table.columns:
         keep &= ~table["skipped"].fillna(False).astype(bool).to_numpy()
     return table[keep]

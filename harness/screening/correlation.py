@@ -373,4 +373,5 @@ def grouped_ranks(keys: pd.Series, x: pd.Series) -> pd.Series:
 def _centred(codes: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``values`` minus the mean of their group."""
     means = np.bincount(codes, values) / np.bincount(codes)
-    return values - means[codes]
+    centred: np.ndarray = values - means[codes]
+    return centred

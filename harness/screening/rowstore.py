@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 
@@ -20,7 +21,9 @@ class RowStore:
     def __init__(self, columns: Sequence[str], dtypes: dict[str, str], index_on: Sequence[str]):
         self.columns = list(columns)
         self.size = 0
-        self._data = {c: np.empty(64, dtype=dtypes.get(c, object)) for c in self.columns}
+        self._data: dict[str, np.ndarray] = {
+            c: np.empty(64, dtype=dtypes.get(c, object)) for c in self.columns
+        }
         self._index: dict[str, defaultdict[object, list[int]]] = {
             c: defaultdict(list) for c in index_on
         }
@@ -47,7 +50,7 @@ class RowStore:
                 index[key].append(position)
         self.size = needed
 
-    def positions(self, column: str, keys: Iterable[object]) -> np.ndarray:
+    def positions(self, column: str, keys: Iterable[object]) -> npt.NDArray[np.int64]:
         """Positions of the rows whose ``column`` is one of ``keys``, in insertion order."""
         index = self._index[column]
         found = [index[k] for k in keys if k in index]

@@ -214,7 +214,7 @@ class UnitStats:
         n = counts @ self.m
         do_sum, de_sum = self.sums(counts, n)
         with np.errstate(divide="ignore", invalid="ignore"):
-            alpha = 1.0 - (n - 1) * do_sum / de_sum
+            alpha: np.ndarray = 1.0 - (n - 1) * do_sum / de_sum
         alpha[~(de_sum > 0)] = np.nan
         return alpha
 

@@ -84,7 +84,7 @@ class Scale:
             nearest = np.abs(raw[:, None] - options[None, :]).argmin(axis=1)
             return np.asarray(options[nearest], dtype=float)
         steps = np.round((raw - self.min) / self.step)
-        snapped = np.clip(self.min + steps * self.step, self.min, self.max)
+        snapped: np.ndarray = np.clip(self.min + steps * self.step, self.min, self.max)
         return np.round(snapped, max(self.decimals, 9))
 
 
