@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.answer import Answer
 from harness.platform.after_submission import AfterSubmission, run_after_submission
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
 from harness.platform.provider import EventTopic, Provider, Submission, SubmissionState
@@ -26,7 +27,7 @@ from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment
 from harness.store.studies import LaunchedStudy
-from harness.store.submissions import Answer, record_accept, store_submission
+from harness.store.submissions import record_accept, store_submission
 
 if TYPE_CHECKING:
     from harness.render.instrument import Instrument

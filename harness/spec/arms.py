@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import Problem, SpecError
+from harness.spec.bounded_yaml import PathKey
 from harness.spec.load import LoadedSpec, load_source
-from harness.spec.yaml_source import PathKey, YamlSource, read_yaml
+from harness.spec.yaml_source import YamlSource, read_yaml
 
 ARM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 REPLACED = ("guidelines", "template", "items_per_hit")

@@ -14,9 +14,10 @@ import pandas as pd
 from harness.datasets import load_ws353
 from harness.errors import DatasetError
 from harness.roles import ItemRole
+from harness.spec.bounded_yaml import PathKey
 from harness.spec.generators import pairs_of_pairs
 from harness.spec.model import ItemsSpec, TaskSpec
-from harness.spec.yaml_source import PathKey, YamlSource
+from harness.spec.yaml_source import YamlSource
 
 
 class ItemProblem(Exception):

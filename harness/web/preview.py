@@ -18,6 +18,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError
+from harness.platform.after_submission import AfterSubmission
 from harness.platform.verification import Vouches
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.instrument import Instrument
@@ -30,7 +31,7 @@ from harness.store import create_study, make_engine, session_scope
 from harness.store.hits import add_planned_hits
 from harness.store.migrations import upgrade
 from harness.store.models import Item, Judgment
-from harness.web.app import AfterSubmission, create_app
+from harness.web.app import create_app
 from harness.web.messages import message_page
 from harness.web.security import new_nonce, secure_headers
 
