@@ -70,7 +70,7 @@ apply_option = click.option(
 )
 
 
-def timeout_option(default: int) -> Any:
+def timeout_option(default: int) -> Decorator:
     """--timeout of a server run by gunicorn (`harness serve`, the local platform services)."""
     return click.option(
         "--timeout",

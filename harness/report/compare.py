@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -65,7 +67,7 @@ def _repro_rows(c: Characterization) -> list[list[str]]:
     if c.screened is not None:
         views.append(c.screened.reproducibility)
     new, orig = c.new_instrument.name, c.original_instrument.name
-    figures = [
+    figures: list[tuple[str, Callable[[Reproducibility], str]]] = [
         (f"alpha {new} [95% interval]",
          lambda r: f"{num(r.alpha_new.alpha)} {interval(r.alpha_new.ci)}"),
         (f"alpha {orig} [95% interval]",

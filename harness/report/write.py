@@ -17,7 +17,7 @@ FILES = ("report.html", "report.md", "report.json")
 
 def report_json(c: Characterization) -> dict[str, Any]:
     """Every figure with stable keys (non-finite numbers become null)."""
-    return _finite(c.to_dict())
+    return {key: _finite(value) for key, value in c.to_dict().items()}
 
 
 def write_report(c: Characterization, out: str | Path) -> list[Path]:
