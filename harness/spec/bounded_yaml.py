@@ -98,7 +98,8 @@ class _BoundedLoader(yaml.SafeLoader):
                 raise YamlRefused(
                     [
                         YamlProblem(
-                            self.peek_event().start_mark.line + 1,
+                            # types-PyYAML leaves Parser.peek_event unannotated
+                            self.peek_event().start_mark.line + 1,  # type: ignore[no-untyped-call]
                             self.key()[:3],
                             f"nested more than {MAX_DEPTH} levels deep; a task spec needs a "
                             "few levels",

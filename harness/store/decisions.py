@@ -219,7 +219,7 @@ def claim(session: Session, decision: ScreeningDecision, now: datetime | None = 
     except BaseException:
         release(mine)
         raise
-    won = result.rowcount == 1  # type: ignore[attr-defined]
+    won: bool = result.rowcount == 1  # type: ignore[attr-defined]
     if won:
         session.refresh(decision)
     else:

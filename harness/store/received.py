@@ -114,7 +114,7 @@ def _by_key(model: type[SQLModel], columns: tuple[str, ...]) -> Any:
 
 def worker_row(session: Session, platform_worker_id: str) -> Worker:
     """The worker's row, created on first sight."""
-    found = session.execute(
+    found: Worker | None = session.execute(
         _by_key(Worker, ("platform_worker_id",)), {"platform_worker_id": platform_worker_id}
     ).scalar_one_or_none()
     if found is not None:

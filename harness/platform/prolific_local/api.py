@@ -300,7 +300,9 @@ def list_submissions() -> Response:
 
 
 def _submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
-    row = db.execute("SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM submission WHERE id = ?", (sub_id,)
+    ).fetchone()
     if row is None:
         raise ApiError(404, f"Submission {sub_id} not found.")
     return row

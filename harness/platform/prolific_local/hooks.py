@@ -76,7 +76,9 @@ def _detail(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def _subscription(db: sqlite3.Connection, hook_id: str) -> sqlite3.Row:
-    row = db.execute("SELECT * FROM hook_subscription WHERE id = ?", (hook_id,)).fetchone()
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM hook_subscription WHERE id = ?", (hook_id,)
+    ).fetchone()
     if row is None:
         raise ApiError(404, f"Subscription {hook_id} not found.")
     return row
