@@ -138,7 +138,7 @@ def worker_view(db: sqlite3.Connection, worker_id: str, profile: Any = None) -> 
     )
 
 
-def _compare(comparator: str, value: Any, targets: list[Any]) -> bool:
+def _compare(comparator: str, value: int, targets: list[int]) -> bool:
     if comparator == "Exists":
         return True
     if comparator == "DoesNotExist":
@@ -169,7 +169,8 @@ def _locale_matches(worker: WorkerView, locale: dict[str, Any]) -> bool:
 
 def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
     """Whether `worker` meets one requirement."""
-    type_id, comparator = req["QualificationTypeId"], req["Comparator"]
+    type_id: str = req["QualificationTypeId"]
+    comparator: str = req["Comparator"]
     if type_id == LOCALE:
         if worker.country is None:
             return comparator == "DoesNotExist"
@@ -178,7 +179,7 @@ def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
         hit = any(_locale_matches(worker, loc) for loc in req.get("LocaleValues") or [])
         return hit if comparator in ("EqualTo", "In") else not hit
     if type_id == PERCENT_APPROVED:
-        value: Any = worker.percent_approved
+        value: int | None = worker.percent_approved
     elif type_id == NUMBER_APPROVED:
         value = worker.number_approved
     elif type_id in MASTERS or type_id == ADULT:
@@ -191,8 +192,8 @@ def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
         return comparator == "DoesNotExist"
     if comparator == "DoesNotExist":
         return False
-    if comparator != "Exists" and value is None:
-        return False
+    if value is None:
+        return comparator == "Exists"
     return _compare(comparator, value, req.get("IntegerValues") or [])
 
 

@@ -114,7 +114,7 @@ class _Checker:
                     f"Timestamp {value} at '{path}' is not between 1970 and 9999"
                 )
 
-    def _bounds(self, size: int, value: Any, path: str, meta: dict, what: str) -> None:
+    def _bounds(self, size: int, value: Any, path: str, meta: dict[str, Any], what: str) -> None:
         if "min" in meta and size < meta["min"]:
             self.fail(
                 value, path, f"Member must have {what} greater than or equal to {meta['min']}"

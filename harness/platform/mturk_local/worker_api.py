@@ -203,7 +203,7 @@ def list_hits() -> Response:
     return jsonify(body)
 
 
-def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict:
+def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict[str, Any]:
     """The question as the worker's page shows it (built outside the transaction: the request
     and the HIT's question, which never changes, are all it needs)."""
     question = _question(hit.question)
