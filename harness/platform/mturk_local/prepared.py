@@ -59,7 +59,7 @@ class Prepared:
         keys = [str(c.key) for c in columns]
         if len(set(keys)) != len(keys):
             raise ValueError(f"{self.sql}: result columns need distinct names, got {keys}")
-        self._row: Any = namedtuple("Row", keys) if keys else None  # type: ignore[misc]
+        self._row: Any = namedtuple("Row", keys) if keys else None
         self._processors = [
             (i, p)
             for i, c in enumerate(columns)
