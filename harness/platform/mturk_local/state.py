@@ -31,17 +31,8 @@ REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
 
 
 def new_id(length: int = 30) -> str:
-    """A random id in MTurk's format: upper-case letters and digits, 30 characters.
-
-    One draw of a number below 36**length, written in base 36 (as uniform as drawing each
-    character, for one call to the system's random source instead of one per character).
-    """
-    number = secrets.randbelow(len(_ID_ALPHABET) ** length)
-    out = []
-    for _ in range(length):
-        number, digit = divmod(number, len(_ID_ALPHABET))
-        out.append(_ID_ALPHABET[digit])
-    return "".join(out)
+    """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
 
 
 BUSY_TIMEOUT_MS = 10_000
