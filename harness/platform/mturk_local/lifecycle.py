@@ -19,28 +19,23 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, func, insert, select, text, update
+from sqlalchemy import ColumnElement, and_, func, insert, select, text, update
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.notifications import queue_event
-from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.state import Ctx
 
 A = models.assignments
 H = models.hits
 W = models.workers
-LIVE_STATUSES = ("Accepted", "Submitted", "Approved", "Rejected")
-
-
-def status_in(statuses: tuple[str, ...]) -> str:
-    """SQL for an assignment status among `statuses`, written out (no list bound per call)."""
-    quoted = ", ".join(f"'{s}'" for s in statuses)
-    return f"assignments.status IN ({quoted})"
-
-
-# Written as the `ux_assignments_live` index's condition is (one live assignment per worker
-# and HIT), so SQLite's planner can use that index.
-LIVE_CONDITION = status_in(LIVE_STATUSES)
+# Conditions written as the partial indexes' conditions are (models.py), so SQLite's planner can
+# use those indexes: one live assignment per worker and HIT (`ux_assignments_live`), what falls
+# due, the HITs with a free slot.
+LIVE = text("assignments.status IN ('Accepted', 'Submitted', 'Approved', 'Rejected')")
+DEADLINE_DUE = text("assignments.status = 'Accepted'")
+APPROVAL_DUE = text("assignments.status = 'Submitted'")
+EXPIRY_DUE = text("hits.expired_notified = 0 AND hits.disposed = 0")
+HAS_FREE_SLOT = text("hits.disposed = 0 AND hits.n_available > 0")
 
 # Which count on the HIT row (and on the worker row) an assignment in each status adds to.
 HIT_COUNT = {
@@ -50,11 +45,6 @@ HIT_COUNT = {
     "Rejected": "n_completed",
 }
 WORKER_COUNT = {"Approved": "n_approved", "Rejected": "n_rejected"}
-# Written as the partial indexes' conditions are, so SQLite's planner can use those indexes.
-DEADLINE_DUE = text("assignments.status = 'Accepted'")
-APPROVAL_DUE = text("assignments.status = 'Submitted'")
-EXPIRY_DUE = text("hits.expired_notified = 0 AND hits.disposed = 0")
-HAS_FREE_SLOT = text("hits.disposed = 0 AND hits.n_available > 0")
 
 
 @dataclass(frozen=True)
@@ -94,88 +84,51 @@ def reviewable_condition(now: float, reviewing: bool) -> ColumnElement[bool]:
     )
 
 
-# Update statements compiled once per shape (`prepared`).
-_STATEMENTS: dict[tuple[Any, ...], Prepared] = {}
-
-
-def _move_statement(table: Any, old: str | None, new: str | None) -> Prepared:
-    key = ("move", table.name, old, new)
-    if key not in _STATEMENTS:
-        changes: dict[str, Any] = {}
-        if old is not None:
-            changes[old] = table.c[old] - 1
-        if new is not None:
-            changes[new] = table.c[new] + 1
-        if table is H and (old is None) != (new is None):
-            changes["n_available"] = H.c.n_available + (1 if new is None else -1)
-        _STATEMENTS[key] = Prepared(
-            update(table).where(table.c.id == bindparam("row_id")).values(**changes)
-        )
-    return _STATEMENTS[key]
-
-
 def _move(ctx: Ctx, table: Any, row_id: str, old: str | None, new: str | None) -> None:
     """Move one assignment from count column `old` to `new` on a row (None: not counted).
 
     On a HIT, an assignment that starts or stops holding a slot also changes `n_available`.
     """
-    if old != new:
-        _move_statement(table, old, new).run(ctx.db, {"row_id": row_id})
-
-
-def _status_statement(columns: tuple[str, ...]) -> Prepared:
-    key = ("status", *columns)
-    if key not in _STATEMENTS:
-        _STATEMENTS[key] = Prepared(
-            update(A)
-            .where(A.c.id == bindparam("assignment_id"))
-            .values(status=bindparam("new_status"), **{c: bindparam(c) for c in columns})
-        )
-    return _STATEMENTS[key]
+    if old == new:
+        return
+    changes: dict[str, Any] = {}
+    if old is not None:
+        changes[old] = table.c[old] - 1
+    if new is not None:
+        changes[new] = table.c[new] + 1
+    if table is H and (old is None) != (new is None):
+        changes["n_available"] = H.c.n_available + (1 if new is None else -1)
+    ctx.conn.execute(update(table).where(table.c.id == row_id).values(**changes))
 
 
 def set_status(ctx: Ctx, a: Any, new_status: str, **values: Any) -> None:
     """Change assignment `a` (as read in this transaction) to `new_status`, with its counts."""
-    _status_statement(tuple(sorted(values))).run(
-        ctx.db, {"assignment_id": a.id, "new_status": new_status, **values}
-    )
+    ctx.conn.execute(update(A).where(A.c.id == a.id).values(status=new_status, **values))
     if values.get("auto_approval_time") is not None:
         ctx.due(values["auto_approval_time"])
     _move(ctx, H, a.hit_id, HIT_COUNT.get(a.status), HIT_COUNT.get(new_status))
     _move(ctx, W, a.worker_id, WORKER_COUNT.get(a.status), WORKER_COUNT.get(new_status))
 
 
-_TAKE_SLOT = Prepared(
-    update(H)
-    .where(
-        H.c.id == bindparam("hit_id"),
-        H.c.disposed.is_(False),
-        H.c.n_available > 0,
-        H.c.expiration > bindparam("now"),
-    )
-    .values(n_pending=H.c.n_pending + 1, n_available=H.c.n_available - 1)
-)
-_ADD = Prepared(
-    insert(A).values(
-        status="Accepted",
-        id=bindparam("id"),
-        hit_id=bindparam("hit_id"),
-        worker_id=bindparam("worker_id"),
-        accept_time=bindparam("accept_time"),
-        deadline=bindparam("deadline"),
-    )
-)
-
-
 def take_slot(ctx: Ctx, hit_id: str) -> bool:
     """Count one more pending assignment on the HIT if it is assignable (a free slot, not
     expired or disposed), in one conditional update: False if it was not."""
-    return _TAKE_SLOT.run(ctx.db, {"hit_id": hit_id, "now": ctx.now}) == 1
+    taken = ctx.conn.execute(
+        update(H)
+        .where(
+            H.c.id == hit_id,
+            H.c.disposed.is_(False),
+            H.c.n_available > 0,
+            H.c.expiration > ctx.now,
+        )
+        .values(n_pending=H.c.n_pending + 1, n_available=H.c.n_available - 1)
+    )
+    return taken.rowcount == 1
 
 
 def add_assignment(ctx: Ctx, **values: Any) -> None:
     """Insert a newly accepted assignment, whose slot `take_slot` took."""
-    _ADD.run(ctx.db, values)
+    ctx.conn.execute(insert(A).values(status="Accepted", **values))
     ctx.due(values["deadline"])
 
 
@@ -214,17 +167,11 @@ def next_due(ctx: Ctx) -> float:
     return min((t for t in times if t is not None), default=math.inf)
 
 
-_HIT_ROW = Prepared(select(H).where(H.c.id == bindparam("hit_id")))
-_REVIEWABLE_NOTIFIED = Prepared(
-    update(H).where(H.c.id == bindparam("hit_id")).values(reviewable_notified=True)
-)
-
-
 def check_reviewable(ctx: Ctx, hit_id: str) -> None:
     """Queue HITReviewable the first time a HIT becomes Reviewable (after something changed)."""
-    hit = _HIT_ROW.first(ctx.db, {"hit_id": hit_id})
+    hit = ctx.conn.execute(select(H).where(H.c.id == hit_id)).first()
     if hit is None or hit.reviewable_notified or hit.disposed:
         return
     if status(hit, ctx.now) in ("Reviewable", "Reviewing"):
-        _REVIEWABLE_NOTIFIED.run(ctx.db, {"hit_id": hit_id})
+        ctx.conn.execute(update(H).where(H.c.id == hit_id).values(reviewable_notified=True))
         queue_event(ctx, hit_id, "HITReviewable")

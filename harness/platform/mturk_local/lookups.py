@@ -11,33 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, text
+from sqlalchemy import delete, insert, select
 
-from harness.platform.mturk_local import lifecycle, models
+from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import (
     RequestError,
     assignment_not_found,
     hit_not_found,
     qualification_type_not_found,
 )
-from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.serialize import hit_query
 from harness.platform.mturk_local.state import Ctx
 
 TOKEN_LIFETIME = 24 * 3600
 VISIBLE = ("Submitted", "Approved", "Rejected")
-_HIT = Prepared(hit_query().where(models.hits.c.id == bindparam("hit_id")))
-_ASSIGNMENT = Prepared(
-    select(models.assignments).where(
-        models.assignments.c.id == bindparam("assignment_id"),
-        text(lifecycle.status_in(VISIBLE)),
-    )
-)
 
 
 def get_hit(ctx: Ctx, hit_id: str) -> Any:
     """The HIT with the HIT type columns `serialize.hit_json` needs."""
-    row = _HIT.first(ctx.db, {"hit_id": hit_id})
+    row = ctx.conn.execute(hit_query().where(models.hits.c.id == hit_id)).first()
     if row is None:
         raise hit_not_found(hit_id)
     return row
@@ -45,7 +37,10 @@ def get_hit(ctx: Ctx, hit_id: str) -> Any:
 
 def get_assignment(ctx: Ctx, assignment_id: str) -> Any:
     """A submitted, approved or rejected assignment (the only kinds a requester can see)."""
-    row = _ASSIGNMENT.first(ctx.db, {"assignment_id": assignment_id})
+    a = models.assignments
+    row = ctx.conn.execute(
+        select(a).where(a.c.id == assignment_id, a.c.status.in_(VISIBLE))
+    ).first()
     if row is None:
         raise assignment_not_found(assignment_id)
     return row

@@ -32,11 +32,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError
-from sqlalchemy import Engine, bindparam, insert, select, text, update
+from sqlalchemy import Engine, insert, select, text, update
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import RequestError
-from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.state import REQUESTER_ID, Ctx
 
 log = logging.getLogger(__name__)
@@ -86,28 +85,13 @@ def event_document(spec: dict[str, Any], event: dict[str, Any]) -> str:
     )
 
 
-_ENQUEUE = Prepared(
-    insert(models.outbox).values(
-        destination=bindparam("destination"), body=bindparam("body"), created=bindparam("now")
-    )
-)
-
-
 def enqueue(ctx: Ctx, spec: dict[str, Any], event: dict[str, Any]) -> None:
     ctx.queued = True
-    _ENQUEUE.run(
-        ctx.db,
-        {"destination": spec["Destination"], "body": event_document(spec, event), "now": ctx.now},
+    ctx.conn.execute(
+        insert(models.outbox).values(
+            destination=spec["Destination"], body=event_document(spec, event), created=ctx.now
+        )
     )
-
-
-_NOTIFICATION = Prepared(
-    select(models.hit_types.c.id, models.hit_types.c.notification)
-    .join(models.hits, models.hits.c.hit_type_id == models.hit_types.c.id)
-    .where(
-        models.hits.c.id == bindparam("hit_id"), models.hit_types.c.notification_active.is_(True)
-    )
-)
 
 
 def queue_event(
@@ -118,7 +102,12 @@ def queue_event(
     at: float | None = None,
 ) -> None:
     """Queue `event_type` for a HIT if its HIT type has an active notification asking for it."""
-    row = _NOTIFICATION.first(ctx.db, {"hit_id": hit_id})
+    HT = models.hit_types
+    row = ctx.conn.execute(
+        select(HT.c.id, HT.c.notification)
+        .join(models.hits, models.hits.c.hit_type_id == HT.c.id)
+        .where(models.hits.c.id == hit_id, HT.c.notification_active.is_(True))
+    ).first()
     if row is None or not row.notification:
         return
     spec = json.loads(row.notification)

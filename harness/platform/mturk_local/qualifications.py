@@ -23,15 +23,13 @@ counts as 100% approved (MTurk's treatment of new workers).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, select
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
-from harness.platform.mturk_local.prepared import Prepared
 
 LOCALE = "00000000000000000071"
 PERCENT_APPROVED = "000000000000000000L0"
@@ -104,20 +102,10 @@ class WorkerView:
     adult: bool = False
 
 
-_PROFILE = Prepared(select(models.workers).where(models.workers.c.id == bindparam("wid")))
-_GRANTED = Prepared(
-    select(models.qualifications.c.type_id, models.qualifications.c.integer_value).where(
-        models.qualifications.c.worker_id == bindparam("wid"),
-        models.qualifications.c.status == "Granted",
-    )
-)
-
-
-def worker_view(db: sqlite3.Connection, worker_id: str, profile: Any = None) -> WorkerView:
-    """What requirements are checked against, read in the transaction of `db` (`Ctx.db`);
-    `profile` is the worker's row if already read."""
-    if profile is None:
-        profile = _PROFILE.first(db, {"wid": worker_id})
+def worker_view(conn: Connection, worker_id: str) -> WorkerView:
+    """What requirements are checked against, read in the request's transaction."""
+    Q = models.qualifications
+    profile = conn.execute(select(models.workers).where(models.workers.c.id == worker_id)).first()
     approved = 0 if profile is None else profile.n_approved
     decided = 0 if profile is None else profile.n_approved + profile.n_rejected
     percent = 100 if decided < 100 else (100 * approved) // decided
@@ -125,7 +113,11 @@ def worker_view(db: sqlite3.Connection, worker_id: str, profile: Any = None) -> 
         percent = profile.percent_approved
     if profile is not None and profile.number_approved is not None:
         approved = profile.number_approved
-    granted = _GRANTED.rows(db, {"wid": worker_id})
+    granted = conn.execute(
+        select(Q.c.type_id, Q.c.integer_value).where(
+            Q.c.worker_id == worker_id, Q.c.status == "Granted"
+        )
+    )
     return WorkerView(
         worker_id=worker_id,
         country=None if profile is None else profile.country,

@@ -20,10 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import math
-import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from flask import current_app
 from sqlalchemy import Connection
@@ -75,14 +74,14 @@ class Service:
         Only the transaction itself runs under the lock: the connection is taken from the pool
         before and given back after.
         """
-        with self._connection() as begin:
-            with self.lock:
-                with begin("BEGIN IMMEDIATE", self.clock.now()) as ctx:
-                    swept = lifecycle.sweep(ctx) if ctx.now >= self._next_due else None
-                    yield ctx
-                # Committed: what this transaction did now holds.
-                self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
-                self._outbox_dirty = self._outbox_dirty or ctx.queued
+        with self.engine.connect() as conn, self.lock:
+            with conn.begin():  # BEGIN IMMEDIATE (`state.open_engine`)
+                ctx = self._ctx(conn, self.clock.now())
+                swept = lifecycle.sweep(ctx) if ctx.now >= self._next_due else None
+                yield ctx
+            # Committed: what this transaction did now holds.
+            self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
+            self._outbox_dirty = self._outbox_dirty or ctx.queued
 
     @contextmanager
     def reading(self) -> Iterator[Ctx]:
@@ -96,47 +95,17 @@ class Service:
             with self.transaction() as ctx:
                 yield ctx
             return
-        with self._connection() as begin, begin("BEGIN", now) as ctx:
-            changes = ctx.db.total_changes
+        with self.read_engine.connect() as conn, conn.begin():  # a plain BEGIN
+            sqlite = conn.connection.driver_connection
+            assert sqlite is not None
+            changes = sqlite.total_changes
+            ctx = self._ctx(conn, now)
             yield ctx
-            if ctx.db.total_changes != changes or ctx.queued:
+            if sqlite.total_changes != changes or ctx.queued:
                 raise RuntimeError("a read-only request of the local MTurk service wrote")
 
-    @contextmanager
-    def _connection(self) -> Iterator[Callable[[str, float], AbstractContextManager[Ctx]]]:
-        """A connection from the pool (given back on leaving) and a way to run one transaction
-        on it: `begin(sql, now)` begins with `sql`, commits on leaving, rolls back on error.
-
-        The transaction is begun and ended on SQLite's own connection: SQLAlchemy's connection
-        (`Ctx.conn`) costs more than the worker side's requests spend on their statements, so
-        it is made only for a request that asks for it, on the same transaction.
-        """
-        fairy = self.engine.raw_connection()
-        db = fairy.driver_connection
-        assert isinstance(db, sqlite3.Connection)
-        opened: list[Connection] = []
-
-        def open_conn() -> Connection:
-            opened.append(Connection(self.engine, connection=fairy))
-            return opened[0]
-
-        @contextmanager
-        def begin(sql: str, now: float) -> Iterator[Ctx]:
-            db.execute(sql)
-            ctx = Ctx(db=db, now=now, sqs_endpoint=self.sender.endpoint_url, opener=open_conn)
-            try:
-                yield ctx
-            except BaseException:
-                db.rollback()
-                raise
-            db.commit()
-
-        try:
-            yield begin
-        finally:
-            # SQLAlchemy's connection, if made, ends its own view of the transaction (already
-            # committed or rolled back) and gives the connection back; else the pool's proxy.
-            (opened[0] if opened else fairy).close()
+    def _ctx(self, conn: Connection, now: float) -> Ctx:
+        return Ctx(conn=conn, now=now, sqs_endpoint=self.sender.endpoint_url)
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:

@@ -5,16 +5,16 @@ everything that was committed. SQLite is used safely from several threads: each 
 own connection from the pool, write transactions start with BEGIN IMMEDIATE (a writer waits for
 the write lock up front instead of failing to upgrade a read), read-only ones (connections with
 the `READ_ONLY` execution option) with a plain BEGIN, which in WAL mode never waits for a
-writer, and a busy timeout makes a second process on the same file wait rather than fail.
+writer, and a busy timeout makes a second process on the same file wait rather than fail. The
+BEGIN is SQLAlchemy's documented recipe for pysqlite: the driver's own transaction handling is
+turned off and the "begin" event emits the statement.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
-import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -31,17 +31,8 @@ REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
 
 
 def new_id(length: int = 30) -> str:
-    """A random id in MTurk's format: upper-case letters and digits, 30 characters.
-
-    One draw of a number below 36**length, written in base 36 (as uniform as drawing each
-    character, for one call to the system's random source instead of one per character).
-    """
-    number = secrets.randbelow(len(_ID_ALPHABET) ** length)
-    out = []
-    for _ in range(length):
-        number, digit = divmod(number, len(_ID_ALPHABET))
-        out.append(_ID_ALPHABET[digit])
-    return "".join(out)
+    """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
 
 
 BUSY_TIMEOUT_MS = 10_000
@@ -63,7 +54,7 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # transactions are begun below, explicitly
+        dbapi_connection.isolation_level = None  # transactions are begun below
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
@@ -73,46 +64,24 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        db = driver_connection(conn)
-        if db.in_transaction:
-            return  # begun by the service on the driver's connection (`Ctx.conn`)
         read = conn.get_execution_options().get(READ_ONLY, False)
-        db.execute("BEGIN" if read else "BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
     schema.upgrade(engine)
     return engine
 
 
-def driver_connection(conn: Connection) -> sqlite3.Connection:
-    """The SQLite connection under `conn` (its transaction is `conn`'s)."""
-    raw = conn.connection.driver_connection
-    assert isinstance(raw, sqlite3.Connection)
-    return raw
-
-
 @dataclass
 class Ctx:
-    """One request's view of the service: its transaction (`db`, the SQLite connection, for
-    `prepared` statements, and `conn`, SQLAlchemy's connection on it), the clock's reading,
+    """One request's view of the service: its transaction (`conn`), the clock's reading,
     settings, and what the transaction makes the service do afterwards (a time something falls
     due, a notification to send)."""
 
-    db: sqlite3.Connection
+    conn: Connection
     now: float
     sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
     new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
     queued: bool = False  # a notification was put in the outbox
-    opener: Callable[[], Connection] | None = field(default=None, repr=False)
-    opened: Connection | None = field(default=None, repr=False)
-
-    @property
-    def conn(self) -> Connection:
-        """SQLAlchemy's connection in this transaction, made on first use (the worker side's
-        requests run only `prepared` statements and never make one)."""
-        if self.opened is None:
-            assert self.opener is not None, "this context has no SQLAlchemy connection"
-            self.opened = self.opener()
-        return self.opened
 
     def due(self, at: float) -> None:
         """Note that something falls due at `at` (the sweep must look again by then)."""

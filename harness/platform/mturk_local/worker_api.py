@@ -23,25 +23,22 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from harness.platform.mturk_local import lifecycle, models
 from harness.platform.mturk_local.notifications import queue_event
-from harness.platform.mturk_local.prepared import Prepared
-from harness.platform.mturk_local.qualifications import WorkerView, allowed, worker_view
+from harness.platform.mturk_local.qualifications import allowed, worker_view
 from harness.platform.mturk_local.questions import (
-    Question,
     answer_xml,
     answers_for,
     external_url_for,
     parse_question,
 )
-from harness.platform.mturk_local.serialize import HIT_TYPE_COLUMNS, HT, encode_token, hit_query
+from harness.platform.mturk_local.serialize import encode_token, hit_query
 from harness.platform.mturk_local.service import current_service
 from harness.platform.mturk_local.state import Ctx, new_id
 from harness.platform.mturk_local.worker_params import (
@@ -67,64 +64,6 @@ DEFAULT_PAGE, MOST_PAGE = 20, 1000
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-# Statements compiled once (`prepared`).
-# A HIT the worker may take, with the worker's live assignment of it if any (at most one: the
-# `ux_assignments_live` index), in creation order after a position (the `ix_hits_open` index).
-_OPEN_HITS = Prepared(
-    select(
-        H.c.seq,
-        H.c.id,
-        H.c.hit_type_id,
-        H.c.reward,
-        H.c.max_assignments,
-        H.c.n_pending,
-        H.c.n_submitted,
-        H.c.n_completed,
-        H.c.expiration,
-        *HIT_TYPE_COLUMNS,
-        A.c.id.label("held"),
-    )
-    .select_from(H)
-    .join(HT, HT.c.id == H.c.hit_type_id)
-    .outerjoin(
-        A,
-        (A.c.hit_id == H.c.id)
-        & (A.c.worker_id == bindparam("wid"))
-        & text(lifecycle.LIVE_CONDITION),
-    )
-    .where(lifecycle.HAS_FREE_SLOT, H.c.expiration > bindparam("now"), H.c.seq > bindparam("after"))
-    .order_by(H.c.seq)
-    .limit(bindparam("size"))
-)
-_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id"), H.c.disposed.is_(False)))
-_ANY_HIT = Prepared(hit_query().where(H.c.id == bindparam("hit_id")))
-_HELD = Prepared(
-    select(A.c.id).where(
-        A.c.worker_id == bindparam("wid"),
-        A.c.hit_id == bindparam("hit_id"),
-        text(lifecycle.LIVE_CONDITION),  # a literal: nothing to expand at each call
-    )
-)
-_ASSIGNMENT = Prepared(select(A).where(A.c.id == bindparam("aid")))
-
-
-@lru_cache(maxsize=1024)
-def _requirements(requirements: str) -> list[dict[str, Any]]:
-    """A HIT type's requirements as stored (JSON), parsed once; never changed by callers."""
-    parsed: list[dict[str, Any]] = json.loads(requirements)
-    return parsed
-
-
-@lru_cache(maxsize=1024)
-def _question(question: str) -> Question:
-    """A stored Question, parsed once (it was checked when the HIT was made)."""
-    return parse_question(question)
-
-
-def _level(view: WorkerView, requirements: str) -> int:
-    return allowed(view, _requirements(requirements))
-
-
 def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
     out = {
         "HITId": hit.id,
@@ -147,30 +86,41 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
 
 def _held(ctx: Ctx, worker_id: str, hit_id: str) -> str | None:
     """The worker's live assignment of this HIT (one per worker per HIT), if any."""
-    row = _HELD.first(ctx.db, {"wid": worker_id, "hit_id": hit_id})
-    return None if row is None else str(row[0])
+    return ctx.conn.execute(
+        select(A.c.id).where(A.c.worker_id == worker_id, A.c.hit_id == hit_id, lifecycle.LIVE)
+    ).scalar()
+
+
+def _open_hits(ctx: Ctx, worker_id: str, after: int | None, size: int) -> list[Any]:
+    """Up to `size` HITs the worker may take, in creation order after position `after` (the
+    `ix_hits_open` index), each with the worker's live assignment of it if any (`held`)."""
+    query = (
+        hit_query()
+        .add_columns(A.c.id.label("held"))
+        .outerjoin(A, (A.c.hit_id == H.c.id) & (A.c.worker_id == worker_id) & lifecycle.LIVE)
+        .where(lifecycle.HAS_FREE_SLOT, H.c.expiration > ctx.now)
+        .order_by(H.c.seq)
+        .limit(size)
+    )
+    if after is not None:
+        query = query.where(H.c.seq > after)
+    return list(ctx.conn.execute(query))
 
 
 def _listing(
-    ctx: Ctx, worker_id: str, profile: Any, after: int | None, size: int, only_acceptable: bool
+    ctx: Ctx, worker_id: str, after: int | None, size: int, only_acceptable: bool
 ) -> dict[str, Any]:
     """The worker's page of HITs (see `list_hits`) and the NextToken after it."""
     out: list[dict[str, Any]] = []
     if not blocked(ctx, worker_id):
-        view = worker_view(ctx.db, worker_id, profile)
-        levels: dict[str, int] = {}
+        view = worker_view(ctx.conn, worker_id)
         while len(out) < size:
-            rows = _OPEN_HITS.rows(
-                ctx.db,
-                {"wid": worker_id, "now": ctx.now, "after": -(2**63) if after is None else after,
-                 "size": size},
-            )  # fmt: skip
+            rows = _open_hits(ctx, worker_id, after, size)
             for hit in rows:
                 after = hit.seq
-                if hit.hit_type_id not in levels:
-                    levels[hit.hit_type_id] = _level(view, hit.ht_requirements)
-                summary = _summary(hit, levels[hit.hit_type_id], hit.held)
-                if levels[hit.hit_type_id] >= 1 and (summary["canAccept"] or not only_acceptable):
+                level = allowed(view, json.loads(hit.ht_requirements))
+                summary = _summary(hit, level, hit.held)
+                if level >= 1 and (summary["canAccept"] or not only_acceptable):
                     out.append(summary)
                     if len(out) == size:
                         break
@@ -192,21 +142,19 @@ def list_hits() -> Response:
     stated = stated_profile(values)
     service = current_service()
     with service.reading() as ctx:
-        worker_id, profile = recorded(ctx, stated)
-        body = None if profile is None else _listing(
-            ctx, worker_id, profile, after, size, only_acceptable
-        )  # fmt: skip
+        known = recorded(ctx, stated)
+        body = _listing(ctx, stated[0], after, size, only_acceptable) if known else None
     if body is None:
         with service.transaction() as ctx:
             worker_id = record_worker(ctx, stated)
-            body = _listing(ctx, worker_id, None, after, size, only_acceptable)
+            body = _listing(ctx, worker_id, after, size, only_acceptable)
     return jsonify(body)
 
 
 def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict[str, Any]:
     """The question as the worker's page shows it (built outside the transaction: the request
     and the HIT's question, which never changes, are all it needs)."""
-    question = _question(hit.question)
+    question = parse_question(hit.question)
     view: dict[str, Any] = {"QuestionType": question.kind, "FrameHeight": question.frame_height}
     submit_to = request.host_url.rstrip("/")
     if question.external_url is not None:
@@ -222,19 +170,17 @@ def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict[
 
 
 def _hit(ctx: Ctx, hit_id: str) -> Any:
-    row = _HIT.first(ctx.db, {"hit_id": hit_id})
+    row = ctx.conn.execute(hit_query().where(H.c.id == hit_id, H.c.disposed.is_(False))).first()
     if row is None:
         raise WorkerError(404, "HITNotFound", f"HIT {hit_id} does not exist")
     return row
 
 
-def _worker_level(
-    ctx: Ctx, worker_id: str, hit: Any, *, block_checked: bool = False, profile: Any = None
-) -> int:
-    """What the worker may do with the HIT (`allowed`); `profile`: their row, if read."""
-    if not block_checked and blocked(ctx, worker_id):
+def _worker_level(ctx: Ctx, worker_id: str, hit: Any) -> int:
+    """What the worker may do with the HIT (`allowed`; nothing when blocked)."""
+    if blocked(ctx, worker_id):
         return 0
-    return _level(worker_view(ctx.db, worker_id, profile), hit.ht_requirements)
+    return allowed(worker_view(ctx.conn, worker_id), json.loads(hit.ht_requirements))
 
 
 @bp.get("/worker/hits/<hit_id>")
@@ -242,8 +188,7 @@ def preview(hit_id: str) -> Response:
     stated = stated_profile(params())
     service = current_service()
     with service.reading() as ctx:
-        worker_id, profile = recorded(ctx, stated)
-        seen = None if profile is None else _preview(ctx, worker_id, hit_id)
+        seen = _preview(ctx, stated[0], hit_id) if recorded(ctx, stated) else None
     if seen is None:
         with service.transaction() as ctx:
             seen = _preview(ctx, record_worker(ctx, stated), hit_id)
@@ -275,13 +220,11 @@ def accept(hit_id: str) -> Response:
     assignment_id = new_id()
     service = current_service()
     with service.transaction() as ctx:
-        worker_id, profile = recorded(ctx, stated)  # written only when it changed
-        if profile is None:
-            worker_id = record_worker(ctx, stated)
+        worker_id = record_worker(ctx, stated)
         hit = _hit(ctx, hit_id)
         if blocked(ctx, worker_id):
             raise WorkerError(403, "WorkerBlocked", f"worker {worker_id} is blocked")
-        if _worker_level(ctx, worker_id, hit, block_checked=True, profile=profile) < 3:
+        if allowed(worker_view(ctx.conn, worker_id), json.loads(hit.ht_requirements)) < 3:
             raise WorkerError(
                 403, "NotQualified", f"worker {worker_id} does not meet the requirements"
             )
@@ -318,7 +261,7 @@ def accept(hit_id: str) -> Response:
 
 
 def _accepted(ctx: Ctx, assignment_id: str) -> Any:
-    row = _ASSIGNMENT.first(ctx.db, {"aid": assignment_id})
+    row = ctx.conn.execute(select(A).where(A.c.id == assignment_id)).first()
     if row is None:
         raise WorkerError(404, "AssignmentNotFound", f"assignment {assignment_id} does not exist")
     if row.status != "Accepted":
@@ -356,8 +299,8 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
     service = current_service()
     with service.transaction() as ctx:
         a = _accepted(ctx, assignment_id)
-        hit = _ANY_HIT.first(ctx.db, {"hit_id": a.hit_id})
-        crowd_form = _question(hit.question).uses_crowd_form
+        hit = ctx.conn.execute(hit_query().where(H.c.id == a.hit_id)).one()
+        crowd_form = parse_question(hit.question).uses_crowd_form
         lifecycle.set_status(
             ctx,
             a,

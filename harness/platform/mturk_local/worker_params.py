@@ -11,13 +11,12 @@ import re
 from typing import Any
 
 from flask import Response, jsonify, request
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 from sqlalchemy.dialects.sqlite import insert
 
 from harness.platform.mturk_local import models
 from harness.platform.mturk_local.api_errors import ParameterValidationError
 from harness.platform.mturk_local.jsonbody import BodyError, parse_json
-from harness.platform.mturk_local.prepared import Prepared
 from harness.platform.mturk_local.serialize import decode_token
 from harness.platform.mturk_local.state import Ctx
 
@@ -138,46 +137,29 @@ def stated_profile(values: dict[str, Any]) -> Stated:
     return wid, {k: v for k, v in profile.items() if v is not None}
 
 
-_WORKER = Prepared(select(models.workers).where(models.workers.c.id == bindparam("wid")))
-_BLOCKED = Prepared(
-    select(models.worker_blocks.c.seq).where(models.worker_blocks.c.worker_id == bindparam("wid"))
-)
-_RECORD: dict[tuple[str, ...], Prepared] = {}  # upserts by the profile fields they set
-
-
-def worker_row(ctx: Ctx, wid: str) -> Any:
-    """The worker's row (profile and history counts), or None for a worker never seen."""
-    return _WORKER.first(ctx.db, {"wid": wid})
-
-
-def recorded(ctx: Ctx, stated: Stated) -> tuple[str, Any]:
-    """The worker id of this call and the worker's row if it already holds the stated profile
-    (nothing to write), else None."""
+def recorded(ctx: Ctx, stated: Stated) -> bool:
+    """Whether the worker of this call is recorded with the profile it states (nothing to
+    write)."""
     wid, given = stated
-    row = worker_row(ctx, wid)
-    if row is None or any(getattr(row, k) != v for k, v in given.items()):
-        return wid, None
-    return wid, row
+    W = models.workers
+    row = ctx.conn.execute(select(W).where(W.c.id == wid)).first()
+    return row is not None and all(getattr(row, k) == v for k, v in given.items())
 
 
 def record_worker(ctx: Ctx, stated: Stated) -> str:
     """The worker id of this call; records (and updates) the profile the worker states."""
     wid, given = stated
-    fields = tuple(sorted(given))
-    if fields not in _RECORD:
-        upsert = insert(models.workers).values(
-            id=bindparam("wid"), **{f: bindparam(f) for f in fields}
+    upsert = insert(models.workers).values(id=wid, **given)
+    ctx.conn.execute(
+        upsert.on_conflict_do_update(
+            index_elements=["id"], set_={f: upsert.excluded[f] for f in given}
         )
-        _RECORD[fields] = Prepared(
-            upsert.on_conflict_do_update(
-                index_elements=["id"], set_={f: upsert.excluded[f] for f in fields}
-            )
-            if fields
-            else upsert.on_conflict_do_nothing(index_elements=["id"])
-        )
-    _RECORD[fields].run(ctx.db, {"wid": wid, **given})
+        if given
+        else upsert.on_conflict_do_nothing(index_elements=["id"])
+    )
     return wid
 
 
 def blocked(ctx: Ctx, wid: str) -> bool:
-    return _BLOCKED.first(ctx.db, {"wid": wid}) is not None
+    WB = models.worker_blocks
+    return ctx.conn.execute(select(WB.c.seq).where(WB.c.worker_id == wid)).first() is not None

@@ -15,8 +15,8 @@ from tests.platform.mturk_local.factories import LocalMTurk, hit_params
 
 @contextmanager
 def counting(mturk: LocalMTurk) -> Iterator[list[str]]:
-    """Every statement SQLite runs meanwhile, however it was sent (SQLAlchemy's execute or a
-    `prepared` statement on the driver's connection): SQLite's own trace of each connection."""
+    """Every statement SQLite runs meanwhile (BEGIN and COMMIT included): SQLite's own trace
+    of each connection."""
     statements: list[str] = []
     engine = mturk.app.extensions["mturk_local"].engine
 
