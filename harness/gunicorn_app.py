@@ -1,6 +1,6 @@
 """gunicorn configured in code (no command line or config file is read), for every server
 harness runs: the task server (`harness.web.server`) and the local platform services
-(`harness.platform.mturk_local.server`).
+(`harness.providers.mturk.local_service.server`).
 
 The app is built inside each worker process, after the fork, so no database connection
 crosses a fork; ``release(app)`` runs when a worker process ends (graceful stop, restart).

@@ -103,7 +103,7 @@ def first_pass(url: str, directory: Path, repeats: int) -> dict[str, dict[str, f
 
 def clients(count: int = 5) -> dict[str, float]:
     """CPU seconds of making an MTurk client in this process: the first, then each next."""
-    from harness.platform.mturk.client import make_client
+    from harness.providers.mturk.client import make_client
 
     c0 = time.process_time()
     make_client("local", "http://127.0.0.1:9")
@@ -116,7 +116,7 @@ def clients(count: int = 5) -> dict[str, float]:
 def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, dict[str, float]]:
     """Quarantined submissions of one HIT settled one at a time, and together."""
     from harness.web import create_app
-    from tests.platform.mturk_local.factories import LocalMTurk, hit_params
+    from tests.providers.mturk.local_service.factories import LocalMTurk, hit_params
     from tests.web.test_trust import Posted
 
     mturk = LocalMTurk(directory / "mturk.sqlite").start()

@@ -29,7 +29,7 @@ from typing import Any
 
 from flask import Flask
 
-from harness.platform.mturk_local import Settings, create_app
+from harness.providers.mturk.local_service import Settings, create_app
 
 QUESTION = (
     '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'

@@ -95,8 +95,8 @@ def page_seconds(http: requests.Session, mturk: str, arrivals: int) -> tuple[lis
 
 
 def main_(workers: int, seed: int, arrivals: int) -> None:
-    from harness.platform.mturk_local import Settings
-    from harness.platform.mturk_local import create_app as mturk_app
+    from harness.providers.mturk.local_service import Settings
+    from harness.providers.mturk.local_service import create_app as mturk_app
     from harness.web import create_app
 
     spec = project_task_specs() / "statements_variants.yaml"

@@ -30,7 +30,7 @@ from harness.store.arm_judgments import ArmJudgments, arm_judgments
 from harness.store.models import InstrumentVersion, Study
 
 if TYPE_CHECKING:
-    from harness.platform.provider import Platform
+    from harness.platform.contract import Platform
 
 
 @dataclass(frozen=True)

@@ -145,8 +145,8 @@ def launch(
 
 def _print_entry(platform: object, study: str, public_url: str | None, qr: Path | None) -> None:
     """On a platform with places, where participants start (and, asked for, its QR code)."""
+    from harness.platform.contract import PlacesPlatform
     from harness.platform.places import entry_url
-    from harness.platform.provider import PlacesPlatform
 
     if not isinstance(platform, PlacesPlatform) or not public_url:
         return

@@ -30,8 +30,8 @@ def resume(study: str, db: str | None, reason: str) -> None:
 
 
 def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
+    from harness.platform.contract import pausing
     from harness.platform.pause import pause_study, resume_study
-    from harness.platform.provider import pausing
     from harness.platform.registry import provider_for
     from harness.store import launched_study, session_scope
     from harness.store.database import open_store

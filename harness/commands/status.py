@@ -65,8 +65,8 @@ def _platform_pause(session: Session, running: LaunchedStudy) -> str | None:
     there and record a pause or resume made there (`harness.platform.pause`); what was
     recorded, or why the platform could not be read (the rest comes from the store)."""
     from harness.errors import HarnessError
+    from harness.platform.contract import pausing
     from harness.platform.pause import read_platform_pause
-    from harness.platform.provider import pausing
     from harness.platform.registry import platform_named, provider_for
 
     platform = platform_named(running.platform.provider)

@@ -30,9 +30,9 @@ from harness.platform.actions import (
     reject,
     unblock_worker,
 )
+from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
 from harness.platform.pause import pause_study, resume_study
-from harness.platform.provider import Provider, pausing
 from harness.platform.registry import provider_for
 from harness.platform.review import apply_decision, overrule_decision
 from harness.store.database import session_scope

@@ -40,7 +40,7 @@ from harness.dashboard.access import DashboardSettings, LoginLimiter
 from harness.dashboard.figures import alpha_plot, consensus_points, scatter_plot
 from harness.dashboard.watch import Snapshot, Watcher, studies_overview
 from harness.errors import StudyNotFound
-from harness.platform.pricing import format_amount
+from harness.providers.mturk.pricing import format_amount
 from harness.resources import templates_dir
 from harness.store.database import session_scope
 from harness.store.studies import find_study, unknown_study_message

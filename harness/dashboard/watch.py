@@ -44,7 +44,7 @@ from harness.dashboard.figures import (
 )
 from harness.errors import InputError
 from harness.platform import money
-from harness.platform.provider import Pausing, pausing
+from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold

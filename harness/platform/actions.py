@@ -24,8 +24,8 @@ from sqlmodel import Session, col, select
 
 from harness.errors import PlatformError
 from harness.platform import money
+from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.launch_plan import action_token
-from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
 from harness.store.action_claims import begin_action, finish_abandoned, intent
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.locks import lock_places

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from harness.errors import HarnessError
-from harness.platform.provider import GroupsProvider, Provider
+from harness.platform.contract import GroupsProvider, Provider
 from harness.store.arm_assignment import ArmRef, mark_joined, unjoined
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event

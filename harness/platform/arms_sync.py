@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 
 from harness.errors import HarnessError
 from harness.platform.arm_groups import join_all
-from harness.platform.provider import Provider, PublishedUnit, Submission
+from harness.platform.contract import Provider, PublishedUnit, Submission
 from harness.store.arm_assignment import hit_arm, out_of_arm, record_arm, study_arms, worker_arm
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlmodel import select
 
-from harness.platform.provider import Provider
+from harness.platform.contract import Provider
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
 from harness.store.models import Hit, HitStatus, Study, StudyStatus

@@ -18,6 +18,15 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import InputError
+from harness.platform.contract import (
+    PlacesProvider,
+    Prepared,
+    Provider,
+    PublishedUnit,
+    Request,
+    WorkSettings,
+    WorkUnit,
+)
 from harness.platform.launch_plan import (
     LaunchDraft,
     LaunchPlan,
@@ -28,15 +37,6 @@ from harness.platform.launch_plan import (
     new_launch_id,
 )
 from harness.platform.places import open_places, subscribe_hooks
-from harness.platform.provider import (
-    PlacesProvider,
-    Prepared,
-    Provider,
-    PublishedUnit,
-    Request,
-    WorkSettings,
-    WorkUnit,
-)
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event

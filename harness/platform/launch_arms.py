@@ -33,15 +33,7 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.errors import LaunchRefused
-from harness.platform.launch import (
-    LaunchResult,
-    connect_for_the_rest,
-    open_study,
-    post_hits,
-    work_units,
-)
-from harness.platform.launch_plan import LaunchDraft, LaunchPlan, draft_launch
-from harness.platform.provider import (
+from harness.platform.contract import (
     CostEstimate,
     GroupsProvider,
     PlacesPlatform,
@@ -50,6 +42,14 @@ from harness.platform.provider import (
     Provider,
     WorkSettings,
 )
+from harness.platform.launch import (
+    LaunchResult,
+    connect_for_the_rest,
+    open_study,
+    post_hits,
+    work_units,
+)
+from harness.platform.launch_plan import LaunchDraft, LaunchPlan, draft_launch
 from harness.spec.arms import ArmedSpec
 from harness.store.arm_assignment import ArmRef, assign_hits, record_arms, set_platform_refs
 from harness.store.database import session_scope

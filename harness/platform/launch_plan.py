@@ -1,7 +1,7 @@
 """A launch's plan before anything is posted: HITs, assignments, cost, warnings, and the guards.
 
 Pure: no platform calls, no database (the question documents are rendered here, before
-anything is posted). The platform (`harness.platform.provider.Platform`)
+anything is posted). The platform (`harness.platform.contract.Platform`)
 prices the plan and names its limits; the guards raise `LaunchRefused` with what to do.
 """
 
@@ -15,7 +15,7 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from harness.errors import InputError, LaunchRefused, Problem
-from harness.platform.provider import CostEstimate, Platform, WorkSettings
+from harness.platform.contract import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
 from harness.spec.model import Action

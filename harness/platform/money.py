@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from sqlmodel import Session, col, select
 
-from harness.platform.provider import Platform
+from harness.platform.contract import Platform
 from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.events import EventKind
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, InstrumentVersion

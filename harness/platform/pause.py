@@ -28,8 +28,8 @@ from typing import Protocol, runtime_checkable
 from sqlmodel import Session, col, select
 
 from harness.errors import HarnessError, PlatformError
+from harness.platform.contract import Pauses, Provider, pausing
 from harness.platform.places import published_ref
-from harness.platform.provider import Pauses, Provider, pausing
 from harness.store.events import record_event
 from harness.store.locks import lock_places, lock_study
 from harness.store.models import Event, EventKind, Study, StudyStatus

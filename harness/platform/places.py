@@ -19,8 +19,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.errors import PlatformError
+from harness.platform.contract import PlacesProvider, PlacesStudy, Prepared, WorkSettings
 from harness.platform.launch_plan import label_prefix
-from harness.platform.provider import PlacesProvider, PlacesStudy, Prepared, WorkSettings
 from harness.store.allocation import ensure_slots
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
@@ -159,7 +159,7 @@ def open_places(
 def subscribe_hooks(engine: sa.Engine, provider: object, running: LaunchedStudy) -> str | None:
     """Subscribe the task server to the platform's submission status changes when the platform
     can reach it (a public https URL for Prolific; loopback for the local service), keeping
-    the signing secret in the store for the receiving route (`harness.web.prolific_hooks`).
+    the signing secret in the store for the receiving route (`harness.providers.prolific.webhooks`).
     Logged once either way; a line for the person (None: the platform has no hooks)."""
     if not isinstance(provider, HookProvider):
         return None

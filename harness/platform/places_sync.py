@@ -15,8 +15,8 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.places import published_ref
-from harness.platform.provider import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.sync import SyncHooks, SyncReport, apply_submission, run_hooks
 from harness.store.allocation import release
 from harness.store.database import session_scope

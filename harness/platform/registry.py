@@ -13,15 +13,15 @@ import threading
 from typing import TYPE_CHECKING
 
 from harness.errors import InputError
-from harness.platform.provider import Platform, Provider
+from harness.platform.contract import Platform, Provider
 
 if TYPE_CHECKING:  # the registry is imported by `harness validate`: no database stack
     from harness.store.studies import LaunchedStudy
 
 PLATFORMS: dict[str, str] = {
-    "mturk": "harness.platform.mturk.platform:MTURK",
-    "link": "harness.platform.link.platform:LINK",
-    "prolific": "harness.platform.prolific.platform:PROLIFIC",
+    "mturk": "harness.providers.mturk.platform:MTURK",
+    "link": "harness.providers.link.platform:LINK",
+    "prolific": "harness.providers.prolific.platform:PROLIFIC",
 }
 """Platform name -> "module:attribute" of its `Platform`."""
 

@@ -26,7 +26,7 @@ from harness.platform.actions import (
     study_assignments,
     submitted,
 )
-from harness.platform.provider import Provider
+from harness.platform.contract import Provider
 from harness.spec.model import Action
 from harness.store.action_claims import ActionInProgress
 from harness.store.decisions import claim, pending_decisions, settle

@@ -18,8 +18,8 @@ import pandas as pd
 from sqlmodel import Session, col, func, select
 
 from harness.platform import money
-from harness.platform.pricing import format_amount
-from harness.platform.provider import Platform
+from harness.platform.contract import Platform
+from harness.providers.mturk.pricing import format_amount
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions

@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 from harness.answer import Answer
 from harness.platform.after_submission import AfterSubmission, run_after_submission
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
-from harness.platform.provider import EventTopic, Provider, Submission, SubmissionState
+from harness.platform.contract import EventTopic, Provider, Submission, SubmissionState
 from harness.platform.verification import settle_submitted
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
@@ -135,8 +135,8 @@ def sync_study(
     platform with places, every submission of its one study (`harness.platform.places_sync`).
     First, a pause or resume made on the platform (Prolific's own, or on its website) is read
     and recorded (`harness.platform.pause.read_platform_pause`)."""
+    from harness.platform.contract import PlacesProvider
     from harness.platform.pause import read_platform_pause
-    from harness.platform.provider import PlacesProvider
 
     with session_scope(engine) as session:
         pause = read_platform_pause(session, provider, study)

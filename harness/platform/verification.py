@@ -27,7 +27,7 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import HarnessError
-from harness.platform.provider import Arrival, Provider, Submission
+from harness.platform.contract import Arrival, Provider, Submission
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.models import (

@@ -12,10 +12,10 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from harness.masking import MaskSecrets
 from harness.platform.after_submission import AfterSubmission
 from harness.platform.verification import Verifier
+from harness.providers.prolific.webhooks import bp as prolific_hooks_bp
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
-from harness.web.prolific_hooks import bp as prolific_hooks_bp
 from harness.web.retry import RetryOnDisconnect
 from harness.web.security import secure_headers
 from harness.web.state import WebState

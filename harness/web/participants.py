@@ -27,8 +27,8 @@ from sqlmodel import Session, select
 
 from harness.errors import InputError, StoreError
 from harness.platform.after_submission import run_after_submission
+from harness.platform.contract import PlacesPlatform, pausing
 from harness.platform.places import completion_code, published_ref
-from harness.platform.provider import PlacesPlatform, pausing
 from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page

@@ -29,7 +29,7 @@ LOG = logging.getLogger(__name__)
 MODULES = (
     "harness.screening.live",  # pandas, scipy.stats, the heuristics
     "harness.platform.review",  # acting on decisions
-    "harness.platform.mturk.provider",  # boto3, botocore
+    "harness.providers.mturk.provider",  # boto3, botocore
     "harness.render.pages",  # task pages
 )
 """Imported by every task-server worker process as it starts."""
@@ -38,7 +38,7 @@ MODULES = (
 def import_modules() -> list[str]:
     """Import `MODULES` and read the platforms' client data (boto3's MTurk service model);
     what was loaded already costs nothing. The names imported."""
-    from harness.platform.mturk.client import preload
+    from harness.providers.mturk.client import preload
 
     for name in MODULES:
         importlib.import_module(name)

@@ -14,7 +14,7 @@ from harness.characterize.arm_inputs import compare_stored, read_arms, with_fees
 from harness.platform.registry import platform_named
 from harness.store import find_study, make_engine, session_scope
 from tests.platform.factories import harness_cli
-from tests.platform.link.arm_study import work_arms_study
+from tests.providers.link.arm_study import work_arms_study
 
 
 @pytest.fixture

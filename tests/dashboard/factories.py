@@ -22,7 +22,7 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
-from tests.platform.mturk_local.factories import LocalMTurk
+from tests.providers.mturk.local_service.factories import LocalMTurk
 from tests.serving import ServedApp, until_rechecked
 
 PASSWORD = "correct horse battery staple"
@@ -170,8 +170,8 @@ class LivePlacesStudy:
 
     def start(self) -> LivePlacesStudy:
         from harness.platform.after_submission import hook
-        from harness.platform.prolific_local import Settings
-        from harness.platform.prolific_local import create_app as prolific_app
+        from harness.providers.prolific.local_service import Settings
+        from harness.providers.prolific.local_service import create_app as prolific_app
         from harness.store.migrations import upgrade
         from harness.web import create_app
 

@@ -18,7 +18,7 @@ from tests.browser import chromium, chromium_available
 from tests.dashboard.factories import PASSWORD, SETTINGS
 from tests.dashboard.test_browser import text, wait_for
 from tests.factories import migrated_sqlite
-from tests.platform.link.arm_study import (
+from tests.providers.link.arm_study import (
     Posted,
     arms_spec,
     careful_long_careless_short,

@@ -11,7 +11,7 @@ import pytest
 from harness.dashboard.watch import Watcher
 from harness.stats.alpha import krippendorff_alpha
 from harness.store import find_study, make_engine, session_scope, study_judgments
-from tests.platform.link.arm_study import work_arms_study
+from tests.providers.link.arm_study import work_arms_study
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Fixtures for the platform tests: the local MTurk service (and boto3 pointed at it), a task
-server, a migrated SQLite store. Subfolders (`mturk/`, `mturk_local/`) inherit them."""
+server, a migrated SQLite store. Each platform's tests (tests/providers/) take them too."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import requests
 
 from tests.factories import copy_sqlite_database, migrated_template
 from tests.platform.factories import task_server
-from tests.platform.mturk_local.factories import LocalMTurk
+from tests.providers.mturk.local_service.factories import LocalMTurk
 from tests.serving import ServedApp
 
 

@@ -21,7 +21,7 @@ from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import DecisionState, Event, EventKind, ScreeningDecision
 from tests.platform.factories import harness_cli, small_spec, truths_of
-from tests.platform.noop.platform import NOOP, NoopPlatform, NoopProvider
+from tests.providers.noop.platform import NOOP, NoopPlatform, NoopProvider
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 HOOKS = 10
@@ -30,7 +30,7 @@ BAD = {"W3", "W4"}  # answer 0 everywhere: fail the identical pair, no variance
 
 @pytest.fixture
 def noop(monkeypatch):
-    monkeypatch.setitem(PLATFORMS, "noop", "tests.platform.noop.platform:NOOP")
+    monkeypatch.setitem(PLATFORMS, "noop", "tests.providers.noop.platform:NOOP")
     monkeypatch.setattr(NOOP, "world", NoopPlatform().world)
     return NOOP
 

@@ -99,7 +99,7 @@ def test_production_asks_for_the_cost_typed_back(tmp_path):
 
 def test_production_posts_once_the_cost_is_typed_back(tmp_path, mturk, client, monkeypatch):
     """The confirmed path, with the production target's client pointed at the local service."""
-    from harness.platform.mturk import MTURK, MTurkProvider, make_client
+    from harness.providers.mturk import MTURK, MTurkProvider, make_client
 
     def local_as_production(target, endpoint_url):
         assert target == "production"

@@ -22,9 +22,9 @@ import requests
 from sqlmodel import select
 
 from harness.platform.background import SWEEP
-from harness.platform.mturk import MTurkProvider, make_client
-from harness.platform.mturk_local import requester_api
 from harness.platform.review import apply_pending_decisions
+from harness.providers.mturk import MTurkProvider, make_client
+from harness.providers.mturk.local_service import requester_api
 from harness.render.answers import encode_answers
 from harness.simulate.driver import SimulatedWorkers, mturk_worker_id
 from harness.simulate.driver import _answers_url as answers_url
@@ -58,7 +58,7 @@ from tests.web.test_serve_command import free_port
 
 KILLED_MID_ACTION = """
 import pathlib, sys, time
-from harness.platform.mturk import MTurkProvider, make_client
+from harness.providers.mturk import MTurkProvider, make_client
 from harness.platform.review import apply_pending_decisions
 from harness.store import launched_study, make_engine, session_scope
 

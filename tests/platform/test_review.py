@@ -11,7 +11,7 @@ from sqlmodel import select
 from harness.errors import PlatformError
 from harness.platform import actions, review
 from harness.platform.launch_plan import action_token
-from harness.platform.mturk import MTurkProvider, make_client
+from harness.providers.mturk import MTurkProvider, make_client
 from harness.spec.model import Action
 from harness.store import make_engine, session_scope
 from harness.store.decisions import pending_decisions

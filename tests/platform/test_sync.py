@@ -174,8 +174,8 @@ def small_study(engine):
 
 
 def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http):
-    from harness.platform.mturk import MTurkProvider, make_client
     from harness.platform.sync import SyncHooks, sync_study
+    from harness.providers.mturk import MTurkProvider, make_client
     from harness.render.answers import answers_from_xml
 
     db = migrated_sqlite(tmp_path / "h.db")
@@ -202,8 +202,8 @@ def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http
 
 def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sqs, mturk, http):
     from harness.errors import PlatformError
-    from harness.platform.mturk import MTurkProvider, make_client
     from harness.platform.sync import SyncHooks, sync_from_queue
+    from harness.providers.mturk import MTurkProvider, make_client
     from harness.render.answers import answers_from_xml
 
     queue = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "0"})["QueueUrl"]

@@ -18,7 +18,7 @@ from sqlmodel import select
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Hit, Judgment
 from tests.platform.factories import harness_cli, launch_args, small_spec
-from tests.platform.mturk_local.factories import LocalMTurk
+from tests.providers.mturk.local_service.factories import LocalMTurk
 
 WORKERS = itertools.count()
 STORED: list[bool] = []  # per example, whether sync stored the assignment

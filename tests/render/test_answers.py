@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from harness.answer import Answer
-from harness.platform.mturk_local.questions import answer_xml
+from harness.providers.mturk.local_service.questions import answer_xml
 from harness.render.answers import (
     AnswerFormatError,
     answers_from_xml,

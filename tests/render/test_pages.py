@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jinja2 import UndefinedError
 
-from harness.platform.mturk_local.questions import parse_question
+from harness.providers.mturk.local_service.questions import parse_question
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
 from harness.render.pages import external_question, html_question, render_page

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.platform.mturk_local.questions import parse_question
+from harness.providers.mturk.local_service.questions import parse_question
 from harness.render.question import QuestionTooLarge, external_question_xml, html_question_xml
 
 

@@ -18,7 +18,7 @@ from harness.simulate.arms import simulate_arms
 from harness.store import find_study, make_engine, session_scope, study_judgments
 from harness.store.arm_assignment import study_arms
 from harness.store.models import InstrumentVersion
-from tests.platform.link.arm_study import (
+from tests.providers.link.arm_study import (
     arms_spec,
     careful_long_careless_short,
     client_fetch,
@@ -26,7 +26,7 @@ from tests.platform.link.arm_study import (
     original_csv,
     work_all,
 )
-from tests.platform.link.test_link_platform import _client
+from tests.providers.link.test_link_platform import _client
 
 ITEMS = 16
 

@@ -16,7 +16,7 @@ from harness.store.models import Worker
 from tests.browser import chromium
 from tests.factories import TASK_SPECS
 from tests.platform.factories import WORKER_PROFILE, harness_cli, launch_args
-from tests.platform.mturk_local.factories import LocalMTurk
+from tests.providers.mturk.local_service.factories import LocalMTurk
 from tests.serving import ServedApp, until_rechecked
 from tests.web.person import answer_all, wait
 

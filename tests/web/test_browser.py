@@ -22,7 +22,7 @@ from harness.spec import load_spec
 from harness.store import session_scope, study_judgments
 from harness.store.models import Hit
 from tests.browser import PHONE, chromium
-from tests.platform.mturk_local.factories import LocalMTurk, hit_params
+from tests.providers.mturk.local_service.factories import LocalMTurk, hit_params
 from tests.serving import ServedApp
 from tests.web.factories import on_platform, plan_study, write_task_spec
 from tests.web.person import ANSWER, answer_all, start, visible_card, wait

@@ -103,7 +103,7 @@ def test_concurrent_submissions_of_one_study_link_session_store_once(database_ur
     from harness.spec import load_spec
     from harness.web import create_app
     from tests.platform.factories import harness_cli, small_spec
-    from tests.platform.link.test_link_platform import _answers
+    from tests.providers.link.test_link_platform import _answers
 
     spec = small_spec(tmp_path, hosting="external")
     launched = harness_cli("launch", str(spec), "--target", "link", "--db", database_url,

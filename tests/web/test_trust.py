@@ -36,7 +36,7 @@ from harness.store.quarantine import quarantine_counts
 from harness.store.studies import launched
 from harness.web.tasks import NOT_YOURS
 from harness.web.tokens import token_in_page
-from tests.platform.mturk_local.factories import LocalMTurk, hit_params
+from tests.providers.mturk.local_service.factories import LocalMTurk, hit_params
 from tests.web.factories import on_platform, plan_study, write_task_spec
 from tests.web.test_task_server import answers
 

@@ -89,7 +89,7 @@ def test_a_forked_process_makes_its_own_client(monkeypatch):
 def test_a_process_reads_the_mturk_service_model_once(monkeypatch):
     from botocore.loaders import JSONFileLoader
 
-    from harness.platform.mturk.client import make_client, preload
+    from harness.providers.mturk.client import make_client, preload
 
     preload()
 

@@ -35,7 +35,7 @@ from harness.spec.model import ScaleSpec, StudyType
 from harness.spec.study_types import REGISTRY, Scale, ScaleProblem, StudyTypeDefinition
 from harness.spec.study_types.base import IDENTICAL_IS_FOR_RATING, fixed_scale
 from tests.browser import chromium
-from tests.platform.mturk_local.factories import LocalMTurk, hit_params
+from tests.providers.mturk.local_service.factories import LocalMTurk, hit_params
 from tests.serving import ServedApp
 from tests.web import person
 

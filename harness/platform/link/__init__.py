@@ -1,5 +1,0 @@
-"""The study-link platform: a researcher's own participants, by a link (see `platform`)."""
-
-from harness.platform.link.platform import LINK, LinkPlatform
-
-__all__ = ["LINK", "LinkPlatform"]

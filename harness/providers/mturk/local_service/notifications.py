@@ -1,0 +1,213 @@
+"""MTurk event notifications, sent to a local SQS (never a real AWS endpoint).
+
+Messages go to a local SQS only: a moto server (`moto_server -p 9324`), ElasticMQ, or any
+SQS-compatible service on this machine. Which one: the endpoint the service was started with
+(`--sqs-endpoint-url`, which must be on loopback), whatever host the queue URL (the Destination)
+names; otherwise the queue URL's own host, if that is on loopback (a moto server's queue URLs
+are). A Destination that is neither is refused when it is set, with a message saying how to
+start a local SQS. Messages are signed with placeholder credentials, so the environment's AWS
+credentials are never read or sent.
+
+An event is written to an outbox table in the same transaction as the change that caused it, and
+delivered after that transaction commits; a failed delivery stays in the outbox and is retried
+after the next request. So delivery is at least once, as on MTurk, and a consumer de-duplicates
+on `EventDocId`. (This service happens to deliver in order; MTurk does not promise that.)
+
+Message body, as MTurk sends it to SQS:
+`{"Events": [{"EventType", "EventTimestamp", "HITTypeId", "HITId", "AssignmentId"?}],
+"EventDocId", "SourceAccount", "CustomerId", "EventDocVersion"}`, one event per message here.
+Only the SQS transport is implemented; Email and SNS destinations are refused when set.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import re
+import threading
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from botocore.exceptions import BotoCoreError, ClientError
+from sqlalchemy import Engine, insert, select, text, update
+
+from harness.providers.mturk.local_service import models
+from harness.providers.mturk.local_service.api_errors import RequestError
+from harness.providers.mturk.local_service.state import REQUESTER_ID, Ctx
+
+log = logging.getLogger(__name__)
+_QUEUE_REGION = re.compile(r"sqs[.-]([a-z0-9-]+)\.amazonaws\.com")
+HOW_TO_START = (
+    "start the service with --sqs-endpoint-url http://127.0.0.1:PORT pointing at a local SQS "
+    "(for example `moto_server -p 9324` from the moto package)"
+)
+
+
+class NotLocalError(ValueError):
+    """An SQS endpoint that is not on this machine."""
+
+
+def check_local_endpoint(url: str) -> str:
+    """`url` if it is an http(s) URL on loopback (localhost, 127.0.0.0/8, ::1); else refuse."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    local = host == "localhost"
+    if not local:
+        try:
+            local = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            local = False
+    if parts.scheme not in ("http", "https") or not local:
+        raise NotLocalError(
+            f"the SQS endpoint {url!r} is not on this machine: the local MTurk service sends "
+            "notifications only to a local SQS (http://127.0.0.1:PORT or http://localhost:PORT), "
+            "never to AWS"
+        )
+    return url
+
+
+def iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def event_document(spec: dict[str, Any], event: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "Events": [event],
+            "EventDocId": uuid.uuid4().hex,
+            "SourceAccount": REQUESTER_ID,
+            "CustomerId": REQUESTER_ID,
+            "EventDocVersion": spec.get("Version", "2014-08-15"),
+        }
+    )
+
+
+def enqueue(ctx: Ctx, spec: dict[str, Any], event: dict[str, Any]) -> None:
+    ctx.queued = True
+    ctx.conn.execute(
+        insert(models.outbox).values(
+            destination=spec["Destination"], body=event_document(spec, event), created=ctx.now
+        )
+    )
+
+
+def queue_event(
+    ctx: Ctx,
+    hit_id: str,
+    event_type: str,
+    assignment_id: str | None = None,
+    at: float | None = None,
+) -> None:
+    """Queue `event_type` for a HIT if its HIT type has an active notification asking for it."""
+    HT = models.hit_types
+    row = ctx.conn.execute(
+        select(HT.c.id, HT.c.notification)
+        .join(models.hits, models.hits.c.hit_type_id == HT.c.id)
+        .where(models.hits.c.id == hit_id, HT.c.notification_active.is_(True))
+    ).first()
+    if row is None or not row.notification:
+        return
+    spec = json.loads(row.notification)
+    if event_type not in spec.get("EventTypes", []):
+        return
+    event: dict[str, Any] = {
+        "EventType": event_type,
+        "EventTimestamp": iso(ctx.now if at is None else at),
+        "HITTypeId": row.id,
+        "HITId": hit_id,
+    }
+    if assignment_id is not None:
+        event["AssignmentId"] = assignment_id
+    enqueue(ctx, spec, event)
+
+
+def delivery_endpoint(configured: str | None, queue_url: str) -> str | None:
+    """The local SQS a message for `queue_url` goes to; None when there is none."""
+    if configured is not None:
+        return check_local_endpoint(configured)
+    parts = urlsplit(queue_url)
+    try:
+        return check_local_endpoint(f"{parts.scheme}://{parts.netloc}")
+    except NotLocalError:
+        return None
+
+
+def refuse_remote(configured: str | None, queue_url: str) -> None:
+    """Refuse (as MTurk refuses a request) a Destination this service could not deliver to."""
+    if delivery_endpoint(configured, queue_url) is None:
+        raise RequestError(
+            f"The Destination {queue_url!r} is not on this machine and no local SQS is set: the "
+            "local MTurk service delivers notifications only to a local SQS. Either "
+            f"{HOW_TO_START}, or give the URL of a queue of a local SQS "
+            "(http://127.0.0.1:PORT/...).",
+            "AWS.MechanicalTurk.InvalidParameterValue",
+        )
+
+
+class SqsSender:
+    """Sends outbox messages to a local SQS; one boto3 client per endpoint and region."""
+
+    def __init__(self, endpoint_url: str | None) -> None:
+        self.endpoint_url = None if endpoint_url is None else check_local_endpoint(endpoint_url)
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
+
+    def client(self, endpoint: str, queue_url: str) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        match = _QUEUE_REGION.search(queue_url)
+        key = (check_local_endpoint(endpoint), match.group(1) if match else "us-east-1")
+        with self._lock:
+            if key not in self._clients:
+                self._clients[key] = boto3.session.Session().client(
+                    "sqs",
+                    region_name=key[1],
+                    endpoint_url=key[0],
+                    aws_access_key_id="local",
+                    aws_secret_access_key="local",
+                    config=Config(
+                        retries={"total_max_attempts": 1},
+                        connect_timeout=2,
+                        read_timeout=5,
+                    ),
+                )
+            return self._clients[key]
+
+    def send(self, queue_url: str, body: str) -> None:
+        endpoint = delivery_endpoint(self.endpoint_url, queue_url)
+        if endpoint is None:  # a Destination set before this service refused remote ones
+            raise NotLocalError(f"{queue_url!r} is not a queue of a local SQS: {HOW_TO_START}")
+        self.client(endpoint, queue_url).send_message(QueueUrl=queue_url, MessageBody=body)
+
+
+def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, int]:
+    """Send every undelivered message once; return how many went out and how many did not.
+
+    Reading and marking the outbox happen under the service's transaction lock; sending does
+    not, so other requests go on meanwhile.
+    """
+    sent = 0
+    outbox = models.outbox
+    with engine.connect() as conn, lock, conn.begin():
+        rows = conn.execute(
+            select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
+        ).all()
+    for row in rows:
+        ok = True
+        try:
+            sender.send(row.destination, row.body)
+        except (BotoCoreError, ClientError, NotLocalError) as exc:
+            log.warning("notification to %s not delivered (will retry): %s", row.destination, exc)
+            ok = False
+        with engine.connect() as conn, lock, conn.begin():
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.seq == row.seq)
+                .values(delivered=ok, attempts=row.attempts + 1)
+            )
+        sent += ok
+    return sent, len(rows) - sent

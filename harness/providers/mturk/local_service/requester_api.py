@@ -1,0 +1,117 @@
+"""The requester API: AWS JSON 1.1 on `POST /`, the operation named by `X-Amz-Target`.
+
+Each call: fault switches, then the operation name, then the body checked against botocore's
+model, then the operation in one transaction (a read-only one, taking no lock, for the
+operations in `READS`), then any notifications it caused are sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, request
+from werkzeug.exceptions import HTTPException
+
+from harness.providers.mturk.local_service import (
+    ops_account,
+    ops_assignments,
+    ops_hits,
+    ops_qual_types,
+    ops_quals,
+    ops_workers,
+)
+from harness.providers.mturk.local_service.api_errors import (
+    ApiError,
+    SerializationException,
+    ServiceFault,
+    UnknownOperationException,
+)
+from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
+from harness.providers.mturk.local_service.service import current_service
+from harness.providers.mturk.local_service.state import Ctx
+from harness.providers.mturk.local_service.validation import operation_model, validate
+
+log = logging.getLogger(__name__)
+TARGET_PREFIX = "MTurkRequesterServiceV20170117"
+CONTENT_TYPE = "application/x-amz-json-1.1"
+
+OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
+    **ops_account.OPERATIONS,
+    **ops_hits.OPERATIONS,
+    **ops_assignments.OPERATIONS,
+    **ops_workers.OPERATIONS,
+    **ops_qual_types.OPERATIONS,
+    **ops_quals.OPERATIONS,
+}
+
+# Operations that only read: served from a snapshot without the write lock.
+READS = frozenset(
+    {
+        "GetAccountBalance",
+        "GetAssignment",
+        "ListAssignmentsForHIT",
+        "ListBonusPayments",
+        "GetHIT",
+        "ListHITs",
+        "ListHITsForQualificationType",
+        "ListReviewableHITs",
+        "GetQualificationType",
+        "ListQualificationTypes",
+        "ListWorkersWithQualificationType",
+        "GetQualificationScore",
+        "ListQualificationRequests",
+        "ListWorkerBlocks",
+    }
+)
+
+bp = Blueprint("requester", __name__)
+
+
+def _reply(status: int, body: dict[str, Any]) -> Response:
+    return Response(
+        json.dumps(body),
+        status=status,
+        content_type=CONTENT_TYPE,
+        headers={"x-amzn-RequestId": str(uuid.uuid4())},
+    )
+
+
+def _call(service: Any) -> dict[str, Any]:
+    service.faults.check()
+    prefix, _, name = request.headers.get("X-Amz-Target", "").partition(".")
+    model = operation_model(name) if prefix == TARGET_PREFIX else None
+    if model is None or name not in OPERATIONS:
+        raise UnknownOperationException(
+            f"Operation {request.headers.get('X-Amz-Target', '')!r} is not supported by the "
+            "local MTurk service."
+        )
+    try:
+        params = parse_json(request.get_data() or b"{}")
+    except BodyError as exc:
+        raise SerializationException(f"The request body is refused: {exc}") from exc
+    validate(model, params)
+    begin = service.reading if name in READS else service.transaction
+    with begin() as ctx:
+        return OPERATIONS[name](ctx, params)
+
+
+@bp.post("/")
+def dispatch() -> Response:
+    service = current_service()
+    try:
+        result = _call(service)
+    except ApiError as exc:
+        return _reply(exc.status, exc.body(service.clock.now_ms()))
+    except HTTPException as exc:  # e.g. a body over the size limit
+        name = (exc.name or "Error").replace(" ", "")
+        return _reply(exc.code or 400, {"__type": name, "Message": exc.description or name})
+    except Exception:
+        log.exception("unexpected failure in the requester API")
+        fault = ServiceFault("The local MTurk service failed to process the request.")
+        return _reply(fault.status, fault.body(service.clock.now_ms()))
+    service.deliver()
+    return _reply(200, result)

@@ -1,0 +1,177 @@
+"""Prolific as harness knows it before connecting: targets, fees, limits, participants' URLs.
+
+One Prolific study per harness study; its places are the study's slots (HITs x raters per item),
+allocated by harness's task server to each participant who arrives with ``PROLIFIC_PID``,
+``STUDY_ID`` and ``SESSION_ID``. Submissions complete with the study's code and are reviewed
+in harness (the code's action is manual review: never approved automatically). Imports nothing
+heavy (no HTTP client).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from harness.errors import InputError
+from harness.platform.contract import (
+    Arrival,
+    CostEstimate,
+    LocalService,
+    Pausing,
+    PlatformEvent,
+    Provider,
+    Request,
+    WorkSettings,
+    WorkUnit,
+)
+from harness.platform.task_page_question import task_page_question
+from harness.providers.prolific import pricing
+
+if TYPE_CHECKING:
+    from harness.answer import Answer
+    from harness.render.plan import HitPlan
+
+LOCAL_URL = "http://127.0.0.1:8766"
+COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc="
+PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+
+
+class ProlificPlatform:
+    name = "prolific"
+    label = "Prolific"
+    unit_noun = "HIT"
+    targets: tuple[str, ...] = ("prolific-local", "prolific")
+    hostings: tuple[str, ...] = ("external",)
+    crowd_door = "harness.simulate.places_driver:prolific_door"  # the local service's side
+    asks_returns = True  # screening's request_return: the provider's request_return
+    one_submission_per_study = True  # a participant takes part in a Prolific study once
+    pausing = Pausing(
+        True,
+        "Prolific stops showing the study: nobody new can reserve a place. Participants who "
+        "reserved one before may still start, and everyone working can finish and submit.",
+    )
+
+    def is_local(self, target: str) -> bool:
+        return target == "prolific-local"
+
+    def real_money(self, target: str) -> bool:
+        return target == "prolific"
+
+    def stand_in(self, target: str) -> str:
+        return "prolific-local"
+
+    def endpoint(self, target: str, endpoint_url: str | None) -> str | None:
+        if target == "prolific-local":
+            return (endpoint_url or LOCAL_URL).rstrip("/")
+        if endpoint_url:
+            raise InputError("--endpoint-url is for the local Prolific service only")
+        return None
+
+    def connect(self, target: str, endpoint_url: str | None) -> Provider:
+        from harness.providers.prolific.client import make_client
+        from harness.providers.prolific.provider import ProlificProvider
+
+        return ProlificProvider(make_client(target, endpoint_url), target)
+
+    def start_local(self, endpoint_url: str | None) -> str:
+        from harness.platform.local_service import start_service
+
+        url = (endpoint_url or LOCAL_URL).rstrip("/")
+        parts = urlsplit(url)
+        service = self.local_service(parts.port or 80, "prolific-local.sqlite")
+        command = [*service.command, "--host", parts.hostname or "127.0.0.1"]
+        return start_service(service.name, url, service.probe, command,
+                             "prolific-local.log", "prolific-local.sqlite")  # fmt: skip
+
+    def local_service(self, port: int, state: str) -> LocalService:
+        return LocalService(
+            ["prolific-local", "--port", str(port), "--db", state],
+            "/health",
+            "the local Prolific service",
+        )
+
+    # -- money and limits -------------------------------------------------------------------
+    def estimate(self, reward: Decimal, units: int, assignments_per_unit: int) -> CostEstimate:
+        places = units * assignments_per_unit
+        fees = pricing.fees_on(pricing.to_cents(reward), pricing.vat_regime())
+        return CostEstimate(places, pricing.to_cents(reward) * places, fees * places)
+
+    def bonus_cost(self, amount: Decimal) -> Decimal:
+        return amount + pricing.fees_on(amount, pricing.vat_regime())
+
+    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+        out = []
+        if hosting not in self.hostings:
+            out.append(("hosting", "Prolific sends participants to harness's pages: use "
+                        "hosting: external"))  # fmt: skip
+        if settings.reward <= 0:
+            out.append(("hit.reward", "Prolific needs a reward above 0"))
+        return out
+
+    def warnings(self, settings: WorkSettings, assignments_per_unit: int) -> list[str]:
+        minutes = pricing.estimated_minutes(settings.assignment_duration)
+        rate = pricing.per_hour(settings.reward, minutes)
+        line = (f"${settings.reward} for an estimated {minutes} min is ${rate} per hour")
+        if rate < pricing.MINIMUM_PER_HOUR:
+            return [f"{line}, below Prolific's minimum of ${pricing.MINIMUM_PER_HOUR} per hour "
+                    f"(recommended ${pricing.RECOMMENDED_PER_HOUR}): Prolific refuses to "
+                    "publish it; raise hit.reward or shorten the task"]  # fmt: skip
+        return [f"{line} (Prolific's minimum ${pricing.MINIMUM_PER_HOUR})"]
+
+    def raters_refusal(self, unit_id: str, current: int, new: int) -> str | None:
+        return None
+
+    # -- documents ----------------------------------------------------------------------------
+    question = task_page_question  # the HIT's task page on harness's server
+
+    def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
+        raise ValueError("Prolific keeps no answers: harness's task server stored them")
+
+    def dry_run(
+        self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
+    ) -> list[Request]:
+        from harness.providers.prolific.requests import create_study
+
+        places = sum(u.assignments for u in units)
+        return [
+            Request("GET /api/v1/workspaces/<workspace id>/balance/", {}),
+            Request("POST /api/v1/participant-groups/", {"name": f"harness blocked {study_key}"}),
+            Request("POST /api/v1/studies/", create_study(
+                settings, f"harness study={study_key.replace(' ', ' launch=')}", places,
+                "<public url>/p/<study>", "<completion code>", "<participant group id>", {})),
+            Request("POST /api/v1/studies/<study id>/transition/", {"action": "PUBLISH"}),
+        ]  # fmt: skip
+
+    def events(self, body: str) -> list[PlatformEvent]:
+        from harness.providers.prolific.hooks import events
+
+        return events(body)
+
+    def queue_client(self, target: str, queue_url: str) -> Any:
+        raise InputError(
+            "Prolific sends its notifications as hooks, not to a queue: sync without --from-queue"
+        )
+
+    # -- participants ---------------------------------------------------------------------------
+    def arrival(self, args: Mapping[str, str]) -> Arrival:
+        missing = [p for p in PARAMS if not (args.get(p) or "").strip()]
+        if missing:
+            raise InputError(f"the link from Prolific lacks {', '.join(missing)}")
+        return Arrival(args["PROLIFIC_PID"].strip(), args["SESSION_ID"].strip(),
+                       args["STUDY_ID"].strip())  # fmt: skip
+
+    def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
+        """Where Prolific's participant site is: the only origin a participant is sent on to
+        after submitting (the completion URL)."""
+        return (urlsplit(self.completion_url(target, endpoint_url, "x") or "")._replace(
+            path="", query="", fragment="").geturl(),)  # fmt: skip
+
+    def completion_url(self, target: str, endpoint_url: str | None, code: str) -> str | None:
+        if target == "prolific-local":
+            return f"{(endpoint_url or LOCAL_URL).rstrip('/')}/submissions/complete?cc={code}"
+        return COMPLETE_URL + code
+
+
+PROLIFIC = ProlificPlatform()

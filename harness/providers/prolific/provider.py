@@ -1,0 +1,350 @@
+"""Prolific as a `Provider` (and `PlacesProvider`): one study with places per harness study.
+
+Creating is never repeated blindly: the study and the exclusion group are looked up by name
+before creating, and again after a failure that may have taken effect. Bonuses are two calls on
+Prolific, set up then pay, and paying is not idempotent; `create_bonus` and `pay_bonus` are
+separate so that `harness.platform.actions.pay_bonus` records each step before the next (a kill
+between them cannot pay twice).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from harness.platform.contract import (
+    PlacesStudy,
+    Prepared,
+    PublishedUnit,
+    Submission,
+    SubmissionState,
+    UnitState,
+    WorkSettings,
+    WorkUnit,
+)
+from harness.providers.prolific import pricing
+from harness.providers.prolific.client import ProlificClient, ProlificError, Uncertain
+from harness.providers.prolific.hooks import SUBMISSION_EVENT, loopback, public_https
+from harness.providers.prolific.platform import PROLIFIC
+from harness.providers.prolific.requests import COUNTRY_NAMES, create_study
+
+_STATE = {
+    "AWAITING REVIEW": SubmissionState.SUBMITTED,
+    "APPROVED": SubmissionState.APPROVED,
+    "REJECTED": SubmissionState.REJECTED,
+    "RETURNED": SubmissionState.RETURNED,
+    "TIMED-OUT": SubmissionState.TIMED_OUT,
+}
+_UNIT = {"UNPUBLISHED": UnitState.ASSIGNABLE, "ACTIVE": UnitState.ASSIGNABLE,
+         "PAUSED": UnitState.UNASSIGNABLE, "AWAITING REVIEW": UnitState.REVIEWABLE,
+         "COMPLETED": UnitState.REVIEWABLE}  # fmt: skip
+_PAUSED = {"PAUSED": True, "ACTIVE": False}  # a study's status -> paused (others: neither)
+REJECTION_CATEGORY = "FAILED_CHECK"
+RETURN_REASON = "Your answers did not pass the study's checks; please return the submission."
+MIN_MESSAGE = 100
+PAD = (" Please contact us through Prolific's messages if you think this is a mistake; we "
+       "will look again.")  # fmt: skip
+
+
+class ProlificProvider:
+    platform = PROLIFIC
+
+    def __init__(self, client: ProlificClient, target: str) -> None:
+        self.client = client
+        self.target = target
+        self._workspace: str | None = None
+
+    def _get(self, path: str, **params: Any) -> Any:
+        return self.client.call("GET", path, safe=True, params=params or None)
+
+    def workspace(self) -> str:
+        if self._workspace is None:
+            me = self._get("users/me/")
+            found = me.get("current_workspace_id") or next(
+                iter(w["id"] for w in self.client.pages("workspaces/")), None
+            )
+            if not found:
+                raise ProlificError("the Prolific account has no workspace")
+            self._workspace = str(found)
+        return self._workspace
+
+    def balance(self) -> Decimal:
+        answer = self._get(f"workspaces/{self.workspace()}/balance/")
+        return pricing.from_cents(answer["available_balance"])
+
+    # -- the exclusion group and the study ---------------------------------------------------
+    def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
+        if exclude_ref is not None:
+            return Prepared(self.workspace(), exclude_ref)
+        name = f"harness blocked {study_key}"
+        found = self._group(name)
+        if found is None:
+            try:
+                created = self.client.call("POST", "participant-groups/", safe=False,
+                                           json={"name": name, "workspace_id": self.workspace()})
+                found = str(created["id"])
+            except Uncertain:
+                found = self._group(name)
+                if found is None:
+                    raise
+        return Prepared(self.workspace(), found, [f"participant group {found}"])
+
+    def _group(self, name: str) -> str | None:
+        for group in self.client.pages("participant-groups/", {"workspace_id": self.workspace()}):
+            if group.get("name") == name:
+                return str(group["id"])
+        return None
+
+    def watch(self, work_type_id: str, queue_url: str) -> None:
+        raise ProlificError("Prolific sends hooks to an https URL, not a queue: see docs")
+
+    def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
+        found = self._study(study.label)
+        if found is None:
+            body = create_study(study.settings, study.label, study.places, study.url,
+                                study.completion_code, study.exclude_ref, self._countries())
+            try:
+                found = self.client.call("POST", "studies/", safe=False, json=body)
+            except Uncertain:
+                found = self._study(study.label)
+                if found is None:
+                    raise
+        assert found is not None
+        if found["status"] == "UNPUBLISHED":
+            found = self.client.call("POST", f"studies/{found['id']}/transition/", safe=True,
+                                     json={"action": "PUBLISH"})  # fmt: skip
+        return _unit(found)
+
+    def _study(self, label: str) -> dict[str, Any] | None:
+        for study in self.client.pages("studies/"):
+            if study.get("internal_name") == label:
+                return dict(study)
+        return None
+
+    def _countries(self) -> dict[str, str]:
+        """The spec's country codes as the choice ids of Prolific's country filter."""
+        for f in self.client.pages("filters/"):
+            if f.get("filter_id") == "current-country-of-residence":
+                by_name = {name: key for key, name in (f.get("choices") or {}).items()}
+                return {code: by_name[name] for code, name in COUNTRY_NAMES.items()
+                        if name in by_name}  # fmt: skip
+        return {}
+
+    def set_places(self, study_ref: str, places: int) -> None:
+        current = self._get(f"studies/{study_ref}/")
+        if current["total_available_places"] < places:
+            self.client.call("PATCH", f"studies/{study_ref}/", safe=True,
+                             json={"total_available_places": places})  # fmt: skip
+
+    def study_submissions(self, study_ref: str) -> list[Submission]:
+        return [s for s in map(_submission, self.client.pages("submissions/", {"study": study_ref}))
+                if s is not None]  # fmt: skip
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def hook_refusal(self, target_url: str) -> str | None:
+        """Why hooks cannot reach ``target_url`` (None: they can)."""
+        if self.target == "prolific-local":
+            return None if loopback(target_url) else (
+                "the local Prolific service posts hooks to loopback addresses only")
+        if not public_https(target_url):
+            return "Prolific posts hooks to a public https URL only"
+        return None
+
+    def subscribe(self, target_url: str) -> tuple[str, str]:
+        """Subscribe ``target_url`` to submission status changes (once: a subscription found
+        enabled is kept, one found not confirmed is replaced); the workspace and the secret
+        its deliveries are signed with (the workspace's one secret, made if it has none:
+        making one would replace a secret something else may use)."""
+        workspace = self.workspace()
+        secret = self._hook_secret(workspace)
+        for found in self.client.pages("hooks/subscriptions/", {"workspace_id": workspace}):
+            if (found.get("event_type"), found.get("target_url")) != (SUBMISSION_EVENT, target_url):
+                continue
+            if found.get("is_enabled"):
+                return workspace, secret
+            self._unsubscribe(str(found["id"]))
+        answer = self.client.response("POST", "hooks/subscriptions/", safe=False, json={
+            "workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url})
+        body = answer.json()
+        wanted = (SUBMISSION_EVENT, target_url)
+        made = next((s for s in body.get("results", [body])
+                     if (s.get("event_type"), s.get("target_url")) == wanted), None)  # fmt: skip
+        if made is None:
+            raise ProlificError(f"Prolific's answer to subscribing {target_url} named no such "
+                                "subscription; run the launch again to subscribe")  # fmt: skip
+        self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True,
+                         json={"secret": answer.headers.get("X-Hook-Secret", "")})  # fmt: skip
+        return workspace, secret
+
+    def _hook_secret(self, workspace: str) -> str:
+        for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
+            return str(found["value"])
+        try:
+            made = self.client.call("POST", "hooks/secrets/", safe=False,
+                                    json={"workspace_id": workspace})  # fmt: skip
+        except Uncertain:
+            for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
+                return str(found["value"])
+            raise
+        return str(made["value"])
+
+    def _unsubscribe(self, subscription_id: str) -> None:
+        try:
+            self.client.call("DELETE", f"hooks/subscriptions/{subscription_id}/", safe=True)
+        except ProlificError as exc:
+            if exc.status != 404:  # gone already (a repeated call)
+                raise
+
+    # -- the unit protocol, on one study --------------------------------------------------------
+    def publish(self, work_type_id: str, unit: WorkUnit) -> PublishedUnit:
+        raise NotImplementedError("Prolific publishes one study with places (open_places)")
+
+    def published(self, label_prefix: str) -> list[PublishedUnit]:
+        return [_unit(s) for s in self.client.pages("studies/")
+                if str(s.get("internal_name", "")).startswith(label_prefix)]  # fmt: skip
+
+    def unit(self, platform_id: str) -> PublishedUnit:
+        return _unit(self._get(f"studies/{platform_id.rsplit('#', 1)[0]}/"))
+
+    def submissions(self, platform_id: str) -> list[Submission]:
+        return self.study_submissions(platform_id.rsplit("#", 1)[0])
+
+    def submission(self, assignment_id: str) -> Submission | None:
+        try:
+            return _submission(self._get(f"submissions/{assignment_id}/"))
+        except ProlificError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def session_holder(self, session_id: str) -> tuple[str, str] | None:
+        """(participant id, study id) of the session ``session_id`` in any state (a session
+        just started is ACTIVE), or None when Prolific has no such session."""
+        try:
+            found = self._get(f"submissions/{session_id}/")
+        except ProlificError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        participant = found.get("participant_id") or found.get("participant")
+        return str(participant), str(found.get("study_id", ""))
+
+    # -- review ---------------------------------------------------------------------------------
+    def approve(self, assignment_id: str, feedback: str | None = None) -> None:
+        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True,
+                         json={"action": "APPROVE"})  # idempotent on Prolific  # fmt: skip
+
+    def approve_many(self, assignment_ids: list[str]) -> None:
+        """Approve in one call (Prolific's bulk approve, by submission ids)."""
+        if assignment_ids:
+            self.client.call("POST", "submissions/bulk-approve/", safe=True,
+                             json={"submission_ids": assignment_ids})  # fmt: skip
+
+    def reject(self, assignment_id: str, feedback: str) -> None:
+        message = feedback if len(feedback) >= MIN_MESSAGE else feedback + PAD
+        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True,
+                         json={"action": "REJECT", "message": message,
+                               "rejection_category": REJECTION_CATEGORY})  # fmt: skip
+
+    def request_return(self, assignment_id: str, reason: str = RETURN_REASON) -> None:
+        self.client.call("POST", f"submissions/{assignment_id}/request-return/", safe=True,
+                         json={"request_return_reasons": [reason]})  # fmt: skip
+
+    def create_bonus(self, assignment_id: str, amount: Decimal) -> str:
+        """Set up a bonus (nothing is paid yet); the bulk bonus payment's id."""
+        sub = self._get(f"submissions/{assignment_id}/")
+        answer = self.client.call("POST", "submissions/bonus-payments/", safe=False, json={
+            "study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"})
+        return str(answer["id"])
+
+    def pay_bonus(self, bonus_id: str) -> None:
+        """Pay a set-up bonus. NOT idempotent on Prolific: never repeated, even after an
+        uncertain failure (`Uncertain` goes to the caller, who records it)."""
+        self.client.call("POST", f"bulk-bonus-payments/{bonus_id}/pay/", safe=False)
+
+    def bonus_paid(self, assignment_id: str, amount: Decimal) -> bool:
+        """Whether the submission shows a bonus of ``amount`` paid."""
+        sub = self._get(f"submissions/{assignment_id}/")
+        return pricing.cents(amount) in [int(c) for c in sub.get("bonus_payments") or []]
+
+    def bonus(self, worker_id: str, assignment_id: str, amount: Decimal, reason: str,
+              token: str) -> None:  # fmt: skip
+        raise NotImplementedError("Prolific bonuses are two steps (create_bonus, pay_bonus)")
+
+    def exclude(self, exclude_ref: str, worker_id: str) -> None:
+        self.client.call("POST", f"participant-groups/{exclude_ref}/participants/", safe=True,
+                         json={"participant_ids": [worker_id]})  # fmt: skip
+
+    def include(self, exclude_ref: str, worker_id: str) -> None:
+        """Take the participant off the study's blocklist group (Prolific's "remove
+        participants from a participant group"; one who is not a member is ignored, so a
+        repeat changes nothing)."""
+        self.client.call("DELETE", f"participant-groups/{exclude_ref}/participants/", safe=True,
+                         json={"participant_ids": [worker_id]})  # fmt: skip
+
+    # -- pausing: Prolific's study transitions PAUSE (ACTIVE -> PAUSED) and START (back) ----
+    def pause(self, study_ref: str) -> None:
+        """Nobody new can reserve a place; those working (or who reserved) may still submit."""
+        self._move(study_ref, "PAUSE", "PAUSED", "ACTIVE")
+
+    def resume(self, study_ref: str) -> None:
+        self._move(study_ref, "START", "ACTIVE", "PAUSED")
+
+    def paused_on_platform(self, study_ref: str) -> bool | None:
+        """Whether Prolific's study is PAUSED (by `pause`, by Prolific itself, or on its
+        website) or ACTIVE; None in any other state (`harness.platform.pause.ReportsPause`)."""
+        return _PAUSED.get(str(self._get(f"studies/{study_ref}/")["status"]))
+
+    def _move(self, study_ref: str, action: str, wanted: str, source: str) -> None:
+        """Transition the study unless it is in ``wanted`` already (read first: Prolific does
+        not document what a repeated transition answers); `ProlificError` naming the study's
+        status when it is in neither state."""
+        status = self._get(f"studies/{study_ref}/")["status"]
+        if status == wanted:
+            return
+        if status != source:
+            raise ProlificError(
+                f"Prolific says study {study_ref} is {status}: only a study that is {source} "
+                f"can be moved by {action}"
+            )
+        try:
+            self.client.call("POST", f"studies/{study_ref}/transition/", safe=True,
+                             json={"action": action})  # fmt: skip
+        except ProlificError:
+            if self._get(f"studies/{study_ref}/")["status"] != wanted:
+                raise  # a retried call answered after the first one took effect is fine
+
+    def excluded(self, exclude_ref: str, worker_id: str) -> bool:
+        """Whether the participant is in the study's blocked group now."""
+        members = self.client.pages(f"participant-groups/{exclude_ref}/participants/")
+        return any(str(m.get("participant_id")) == worker_id for m in members)
+
+    def add_raters(self, platform_id: str, count: int, token: str) -> None:
+        raise NotImplementedError("places grow by set_places (a total, idempotent)")
+
+    def expire(self, platform_id: str) -> None:
+        study = platform_id.rsplit("#", 1)[0]
+        current = self._get(f"studies/{study}/")
+        if current["status"] in ("ACTIVE", "PAUSED"):
+            self.client.call("POST", f"studies/{study}/transition/", safe=True,
+                             json={"action": "STOP"})  # fmt: skip
+
+
+def _unit(study: dict[str, Any]) -> PublishedUnit:
+    return PublishedUnit(str(study["id"]), study.get("internal_name"),
+                         _UNIT.get(str(study.get("status")), UnitState.ASSIGNABLE),
+                         int(study.get("total_available_places", 0)))  # fmt: skip
+
+
+def _submission(s: dict[str, Any]) -> Submission | None:
+    state = _STATE.get(str(s.get("status")))
+    if state is None:
+        return None  # reserved or active: nothing to store yet
+    return Submission(str(s["id"]), str(s.get("study_id", "")),
+                      str(s.get("participant_id") or s.get("participant")), state, "",
+                      _when(s.get("started_at")), _when(s.get("completed_at")))  # fmt: skip
+
+
+def _when(text: Any) -> datetime | None:
+    return datetime.fromisoformat(text) if isinstance(text, str) and text else None

@@ -1,0 +1,119 @@
+"""`harness mturk-local` under gunicorn: a burst of 200 concurrent clients is answered with no
+dropped connection and no error, and SIGTERM lets a request in flight finish (issue 20)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import boto3
+import pytest
+import requests
+from botocore.config import Config
+
+from tests.providers.mturk.local_service.factories import hit_params
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_up(url: str, process: subprocess.Popen, log: Path) -> None:
+    for _ in range(200):
+        if process.poll() is not None:
+            raise AssertionError(f"the service exited: {log.read_text()}")
+        try:
+            if requests.get(f"{url}/_control/clock", timeout=1).ok:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the service did not start")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
+    log = tmp_path / "mturk-local.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "harness", "mturk-local", "--port", str(port),
+                "--db", str(tmp_path / "m.sqlite"), "--graceful-timeout", "10",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process, log)
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=20)
+
+
+def mturk_client(url: str):
+    return boto3.client(
+        "mturk",
+        endpoint_url=url,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+        config=Config(retries={"total_max_attempts": 1}, max_pool_connections=1),
+    )
+
+
+@pytest.mark.slow
+def test_200_concurrent_workers_are_all_answered(served):
+    url, _ = served
+    client = mturk_client(url)
+    hit_ids = [client.create_hit(**hit_params(MaxAssignments=3))["HIT"]["HITId"] for _ in range(70)]
+
+    def one_worker(i: int) -> str:
+        with requests.Session() as http:
+            worker = f"AW{i:04d}"
+            listed = http.get(f"{url}/worker/hits", params={"workerId": worker}, timeout=30)
+            if listed.status_code != 200:
+                return f"list {listed.status_code}"
+            r = http.post(f"{url}/worker/hits/{hit_ids[i % 70]}/accept", data={"workerId": worker},
+                          timeout=30)
+            if r.status_code == 409:
+                return "full"
+            if r.status_code != 200:
+                return f"accept {r.status_code}"
+            done = http.post(f"{url}/mturk/externalSubmit",
+                             data={"assignmentId": r.json()["AssignmentId"], "a": "1"}, timeout=30)
+            return "ok" if done.status_code == 200 else f"submit {done.status_code}"
+
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        outcomes = list(pool.map(one_worker, range(200)))
+    assert outcomes.count("ok") == 200, sorted(set(outcomes))
+    submitted = sum(
+        client.get_hit(HITId=h)["HIT"]["NumberOfAssignmentsAvailable"] for h in hit_ids
+    )
+    assert submitted == 70 * 3 - 200
+
+
+@pytest.mark.slow
+def test_sigterm_lets_a_request_in_flight_finish(served):
+    url, process = served
+    requests.post(f"{url}/_control/faults", json={"latency_ms": 1500}, timeout=5)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        slow = pool.submit(lambda: mturk_client(url).get_account_balance())
+        time.sleep(0.5)
+        os.kill(process.pid, signal.SIGTERM)
+        assert slow.result(timeout=20)["AvailableBalance"] == "10000.00"
+    assert process.wait(timeout=20) == 0
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"{url}/_control/clock", timeout=2)
