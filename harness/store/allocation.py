@@ -196,12 +196,12 @@ def allocate(
 
 
 def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: datetime) -> Assignment:
-    """The session's assignment, made now (`harness.store.received.record_accept` in one
+    """The session's assignment, made now (`harness.store.received.accept` in one
     statement: the worker's row is at hand); `StoreError` when the session's assignment
     exists for another worker or HIT."""
     values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
               "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
-    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref),
+    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref)[0],
                  worker.id, hit_id)  # fmt: skip
 
 

@@ -141,12 +141,12 @@ def test_a_posted_arms_hit_stores_judgments_under_its_arms_instrument_in_one_ins
 
 
 def test_a_submission_of_an_accepted_assignment_marks_it_submitted_once(engine, armed_study):
-    from harness.store.submissions import record_accept
+    from harness.store.submissions import accept
 
     study_id, _ = armed_study
     _post(engine, study_id, 0, "PH0")
     with session_scope(engine) as session:
-        record_accept(session, study_hit(session, study_id, 0), "A1", "W1")
+        accept(session, study_hit(session, study_id, 0), "A1", "W1")
     for _ in range(2):
         with session_scope(engine) as session:
             store_submission(session, study_hit(session, study_id, 0), "A1", "W1",
