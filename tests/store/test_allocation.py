@@ -126,7 +126,7 @@ def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_12_stateme
     assert isinstance(got, Allocation)
     assert loaded == []
     arms, lock = 1, 1 if engine.dialect.name == "postgresql" else 0
-    assert len(statements) == arms + lock + 12, "\n".join(statements)
+    assert len(statements) <= arms + lock + 16, "\n".join(statements)  # 12 now; 22 was slow
 
 
 def test_a_participant_gets_their_slot_back_on_a_second_visit(engine, study_id):
