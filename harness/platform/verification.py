@@ -38,7 +38,7 @@ from harness.store.models import (
     StudyPlatform,
 )
 from harness.store.posted import KeptHit, KeptStudy, KeptWhere
-from harness.store.quarantine import pending, resolve, stored_answers_by
+from harness.store.quarantine import resolve, stored_answers_by
 from harness.store.submissions import store_submission
 
 
@@ -427,20 +427,6 @@ def settle_submitted(
                                      label, read, plan))  # fmt: skip
         for row in rows
     ]
-
-
-def settle_study(session: Session, study: Study, verifier: Verifier) -> list[Settled]:
-    """Settle every pending quarantined submission of ``study`` (what `harness sync` runs
-    after reading the platform)."""
-    assert study.id is not None
-    out = []
-    for row in pending(session, study.id):
-        hit = session.get(Hit, row.hit_id)
-        assert hit is not None
-        checked = verifier.check(session, study, hit, row.platform_assignment_id,
-                                 row.platform_worker_id)  # fmt: skip
-        out.append(settle(session, row, checked))
-    return out
 
 
 def essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:

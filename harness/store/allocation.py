@@ -481,11 +481,3 @@ def release(session: Session, session_ref: str, status: AssignmentStatus, why: s
         payload={"why": why, "status": status.value},
     )
     return True
-
-
-def slot_counts(session: Session, study_id: int) -> dict[str, int]:
-    """How many of the study's slots are open, reserved and submitted."""
-    counts = {s.value: 0 for s in SlotState}
-    for state in session.exec(select(Slot.state).where(Slot.study_id == study_id)):
-        counts[SlotState(state).value] += 1
-    return counts
