@@ -303,8 +303,8 @@ def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool =
 @cache
 def _free_statement(every: bool) -> sa.Select[Any]:
     """`_free_slots`' statement, built once per process (its study and time are parameters):
-    building it and its cache key again on every arrival cost as much CPU as the rest of the
-    allocation, under the lock."""
+    building it and its cache key again on every arrival was a large part of the allocation's
+    CPU, under the lock."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
     now = sa.bindparam("now", type_=slot.c.expires_at.type)
     live = sa.or_(
