@@ -6,9 +6,8 @@ The app is built inside each worker process, after the fork, so no database conn
 crosses a fork; ``release(app)`` runs when a worker process ends (graceful stop, restart).
 gunicorn ends the master and each worker process with ``sys.exit``; here they end at once
 instead, once logs and output are flushed: the interpreter's teardown of every module a server
-imported (scipy, pandas, SQLAlchemy, boto3) cost each process most of a second of CPU on the way
-out, with nothing left for it to do (the app is released, every thread harness starts is a
-daemon)."""
+imported (scipy, pandas, SQLAlchemy, boto3) cost each process CPU on the way out, with
+nothing left for it to do (the app is released, every thread harness starts is a daemon)."""
 
 from __future__ import annotations
 

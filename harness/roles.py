@@ -18,6 +18,3 @@ class ItemRole(StrEnum):
     GOLD = "gold"  # an item with a designated answer (fixpoint)
     RANDOM_PAIR = "random_pair"  # two sides drawn from different items, expected unrelated
     CONTROL_GROUP = "control_group"  # member of a group a consistent worker treats alike
-
-
-CONTROL_ROLES = frozenset(ItemRole) - {ItemRole.ITEM}

@@ -37,7 +37,6 @@ from harness.spec import load_spec
 if TYPE_CHECKING:
     from harness.characterize.arm_inputs import StoredArms
 
-DATASET_PREFIX = "ws353"
 # WS353's named instruments: the study's 13 raters (the default) and the whole distribution.
 DATASET_RATERS = {"ws353": 13, "ws353-13": 13, "ws353-16": 16}
 

@@ -3,7 +3,7 @@
 A round of rechecks (`harness.web.trust.Rechecks`) asks the platform about dozens of
 quarantined submissions; most come back verified, for assignments the store has never seen.
 Settled one at a time (`harness.platform.verification.settle`), each costs a transaction and
-about a dozen round trips to the database, and under a burst every round trip of the rechecks'
+many round trips to the database, and under a burst every round trip of the rechecks'
 thread also waits for the interpreter's lock while the request threads run: the rounds fell
 behind the submissions. `settle_verified` takes those plain claims together, with what
 `settle` would do for each:

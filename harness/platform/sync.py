@@ -27,7 +27,7 @@ from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment
 from harness.store.studies import LaunchedStudy
-from harness.store.submissions import record_accept, store_submission
+from harness.store.submissions import accept, store_submission
 
 if TYPE_CHECKING:
     from harness.render.instrument import Instrument
@@ -224,9 +224,9 @@ def apply_submission(
                 assert assignment.id is not None
                 report.new.append(assignment.id)
     if assignment is None:
-        assignment = record_accept(
+        assignment = accept(
             session, hit, submission.assignment_id, submission.worker_id, submission.accepted_at
-        )
+        )[0]
     wanted = _STATUS[submission.state]
     if assignment.status != wanted:
         record_event(

@@ -37,7 +37,8 @@ from harness.store.models import (
     Study,
     StudyPlatform,
 )
-from harness.store.quarantine import pending, resolve, stored_answers_by
+from harness.store.posted import KeptHit, KeptStudy, KeptWhere
+from harness.store.quarantine import resolve, stored_answers_by
 from harness.store.submissions import store_submission
 
 
@@ -145,17 +146,17 @@ def compare(
                         platform_answers=copy)  # fmt: skip
 
 
-Connect = Callable[[StudyPlatform, str], Provider]
+Connect = Callable[[StudyPlatform | KeptWhere, str], Provider]
 
 
-def connect_platform(where: StudyPlatform, target: str) -> Provider:
+def connect_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     """A provider for the platform and target a study was launched on."""
     from harness.platform.registry import platform_named
 
     return platform_named(where.provider).connect(target, where.endpoint_url)
 
 
-def shared_platform(where: StudyPlatform, target: str) -> Provider:
+def shared_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     """The process's provider for the platform and target a study was launched on, shared
     with the after-submission work (`shared_provider`): what a task server verifies with, so
     that it keeps one client per platform (a boto3 client is thread-safe, and making one
@@ -179,7 +180,7 @@ class Verifier:
         self._launched: set[int] = set()  # studies whose platform row exists
         self._lock = threading.Lock()
 
-    def provider(self, where: StudyPlatform, target: str) -> Provider:
+    def provider(self, where: StudyPlatform | KeptWhere, target: str) -> Provider:
         key = (where.provider, target, where.endpoint_url)
         with self._lock:
             found = self._providers.get(key)
@@ -188,7 +189,7 @@ class Verifier:
             return found
 
     def arrival(
-        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+        self, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
         """What the platform says about the session a participant arrives with."""
         return check_arrival(self, where, target, arrival, study_ref)
@@ -200,7 +201,7 @@ class Verifier:
         return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
 
     def at_submission(
-        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+        self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
     ) -> Verification:
         """What is known of ``assignment_id`` and ``worker_id`` when their page posts the
         answers, without asking the platform: the page completes the assignment on MTurk only
@@ -249,7 +250,11 @@ class Verifier:
         return partial(verify_many, provider, list(claims), hit.platform_hit_id, plan)
 
     def _never(
-        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
+        self,
+        session: Session,
+        study: Study | KeptStudy,
+        hit: Hit | KeptHit,
+        claims: Sequence[tuple[str, str]],
     ) -> list[Verification] | None:
         """The (final) answers when no platform can ever vouch for ``claims``: the study was
         never launched, or the HIT never posted; None when one may."""
@@ -273,7 +278,7 @@ class Verifier:
 
 
 def check_arrival(
-    verifier: Verifier, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+    verifier: Verifier, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
 ) -> Verification:
     """Whether the platform started the session a participant arrives with (Prolific: the
     session is theirs, on this study). A platform without sessions to ask about (a study link,
@@ -323,12 +328,12 @@ class Vouches(Verifier):
         return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
 
     def at_submission(
-        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
+        self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
     ) -> Verification:
         return Verification(Verdict.VERIFIED, self._why)
 
     def arrival(
-        self, where: StudyPlatform, target: str, arrival: Arrival, study_ref: str | None
+        self, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
         return Verification(Verdict.VERIFIED, self._why)
 
@@ -422,20 +427,6 @@ def settle_submitted(
                                      label, read, plan))  # fmt: skip
         for row in rows
     ]
-
-
-def settle_study(session: Session, study: Study, verifier: Verifier) -> list[Settled]:
-    """Settle every pending quarantined submission of ``study`` (what `harness sync` runs
-    after reading the platform)."""
-    assert study.id is not None
-    out = []
-    for row in pending(session, study.id):
-        hit = session.get(Hit, row.hit_id)
-        assert hit is not None
-        checked = verifier.check(session, study, hit, row.platform_assignment_id,
-                                 row.platform_worker_id)  # fmt: skip
-        out.append(settle(session, row, checked))
-    return out
 
 
 def essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:

@@ -101,11 +101,6 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     return result(workers_of(judgments), share, count, flag, failures=failures)
 
 
-CHECKED_CONTROLS = ("identical", "repeat", "gold")
-"""The controls a single answer passes or fails; random pairs (H4) and control groups (H6) are
-judged over many answers of a worker, not one by one."""
-
-
 def control_checks(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """Every check of a pass/fail control, one row each: ``worker_id, item_id, control,
     passed``, with H9's and H10's tolerances.

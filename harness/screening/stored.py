@@ -17,14 +17,6 @@ from harness.spec.scale import resolve_scale
 from harness.store.models import InstrumentVersion, Item, Study
 
 
-def study_spec(session: Session, study: Study) -> TaskSpec:
-    """The task spec of the study's instrument version, as frozen."""
-    version = session.get(InstrumentVersion, study.instrument_id)
-    if version is None:  # pragma: no cover - a foreign key keeps this from happening
-        raise StoreError(f"study {study.name!r}: instrument version {study.instrument_id} missing")
-    return TaskSpec.model_validate(version.spec)
-
-
 def study_context(session: Session, study: Study) -> ScreeningContext:
     """The screening context of a stored study: frozen spec's scale and policy, stored items."""
     return instrument_context(session, study.instrument_id)

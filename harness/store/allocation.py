@@ -196,12 +196,12 @@ def allocate(
 
 
 def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: datetime) -> Assignment:
-    """The session's assignment, made now (`harness.store.received.record_accept` in one
+    """The session's assignment, made now (`harness.store.received.accept` in one
     statement: the worker's row is at hand); `StoreError` when the session's assignment
     exists for another worker or HIT."""
     values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
               "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
-    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref),
+    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref)[0],
                  worker.id, hit_id)  # fmt: skip
 
 
@@ -303,8 +303,8 @@ def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool =
 @cache
 def _free_statement(every: bool) -> sa.Select[Any]:
     """`_free_slots`' statement, built once per process (its study and time are parameters):
-    building it and its cache key again on every arrival cost as much CPU as the rest of the
-    allocation, under the lock."""
+    building it and its cache key again on every arrival was a large part of the allocation's
+    CPU, under the lock."""
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
     now = sa.bindparam("now", type_=slot.c.expires_at.type)
     live = sa.or_(
@@ -481,11 +481,3 @@ def release(session: Session, session_ref: str, status: AssignmentStatus, why: s
         payload={"why": why, "status": status.value},
     )
     return True
-
-
-def slot_counts(session: Session, study_id: int) -> dict[str, int]:
-    """How many of the study's slots are open, reserved and submitted."""
-    counts = {s.value: 0 for s in SlotState}
-    for state in session.exec(select(Slot.state).where(Slot.study_id == study_id)):
-        counts[SlotState(state).value] += 1
-    return counts

@@ -1,7 +1,7 @@
 """Store the answers of many new assignments at once, in the caller's transaction.
 
 A round of rechecks verifies dozens of quarantined submissions together (`harness.platform.
-settling`); storing each with `store_submission` costs about seven statements and a
+settling`); storing each with `store_submission` costs several statements and a
 transaction of its own, and under a burst the rechecks' thread waits on every one of those
 round trips while the request threads hold the interpreter. Here a batch takes a fixed handful:
 the workers (read, and the missing ones inserted), the assignments (one insert), the judgments

@@ -1,5 +1,7 @@
 """What never changes about a posted HIT, read once per process: its arm, the instrument its
-pages show and its judgments are stored under, and that instrument's items by key.
+pages show and its judgments are stored under, and that instrument's items by key. Also the
+frozen values a task server keeps of a study, where it runs and a HIT (`KeptStudy`,
+`KeptWhere`, `KeptHit`): plain values read from their rows, never the rows themselves.
 
 A HIT's arm is recorded in the launch's transaction that plans it, before it is posted, and an
 instrument version's items are frozen with it (`harness.store.instruments`), so once a HIT has
@@ -16,12 +18,13 @@ import threading
 import weakref
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.store.arm_tables import hit_arm
-from harness.store.models import Hit, Item
+from harness.store.models import Hit, Item, Study, StudyPlatform
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,50 @@ class PostedHit:
 
     arm_id: int | None
     instrument_id: int
+
+
+@dataclass(frozen=True)
+class KeptStudy:
+    """What never changes of a study's row (its status does: read it afresh)."""
+
+    id: int
+    name: str
+    target: str
+    instrument_id: int
+
+    @classmethod
+    def of(cls, row: Study) -> KeptStudy:
+        assert row.id is not None
+        return cls(row.id, row.name, row.target, row.instrument_id)
+
+
+@dataclass(frozen=True)
+class KeptWhere:
+    """Where a launched study runs: its platform row's provider, launch id and endpoint,
+    written at launch and never changed."""
+
+    provider: str
+    launch_id: str
+    endpoint_url: str | None
+
+    @classmethod
+    def of(cls, row: StudyPlatform) -> KeptWhere:
+        return cls(row.provider, row.launch_id, row.endpoint_url)
+
+
+@dataclass(frozen=True)
+class KeptHit:
+    """What a task server needs of a HIT's row; never changed once it is posted."""
+
+    id: int
+    index: int
+    platform_hit_id: str | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, row: Hit) -> KeptHit:
+        assert row.id is not None
+        return cls(row.id, row.index, row.platform_hit_id, row.created_at)
 
 
 class _Known:

@@ -28,7 +28,7 @@ from harness.store.models import (
     Worker,
     utcnow,
 )
-from harness.store.received import inserted_id
+from harness.store.received import insert_or_read
 
 
 def quarantine(
@@ -42,10 +42,10 @@ def quarantine(
     reason: str,
     recheck_at: datetime | None = None,
 ) -> tuple[int, bool]:
-    """Keep the posted answer fields; (the row's id, whether it is new), with no object loaded
-    (the task server needs only the id). A repeat by the same worker for the same assignment
-    keeps the first answers (nothing is written). ``recheck_at``: when a task server should ask
-    the platform again (`harness.store.rechecks`; None: only `harness sync` will)."""
+    """Keep the posted answer fields; (the row's id, whether it is new). A repeat by the same
+    worker for the same assignment keeps the first answers (nothing is written).
+    ``recheck_at``: when a task server should ask the platform again
+    (`harness.store.rechecks`; None: only `harness sync` will)."""
     values = {
         "study_id": study_id,
         "hit_id": hit_id,
@@ -60,14 +60,15 @@ def quarantine(
     }
     # inserted unless the same worker's answers are there (a retry, or a concurrent one): the
     # database's unique constraint decides, in one statement (`harness.store.received`)
-    row_id, created = inserted_id(session, QuarantinedSubmission, values,
+    row, created = insert_or_read(session, QuarantinedSubmission, values,
                                   platform_assignment_id=assignment_id,
                                   platform_worker_id=worker_id)  # fmt: skip
     if created:
         payload = {"worker": worker_id, "reason": reason[:500]}
         log_event(session, EventKind.ASSIGNMENT_QUARANTINED, study_id=study_id,
                   subject=assignment_id, payload=payload)  # fmt: skip
-    return row_id, created
+    assert row.id is not None
+    return row.id, created
 
 
 def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:

@@ -26,69 +26,26 @@ from harness.store.models import Assignment, AssignmentStatus, Hit, Worker, utcn
 Row = TypeVar("Row", bound=SQLModel)
 
 
-def insert_or_read(session: Session, model: type[Row], values: dict[str, Any], **key: Any) -> Row:
-    """The row of ``model`` whose unique ``key`` columns have these values: inserted with
-    ``values`` (which include the key) unless present, then read. Joins the caller's
-    transaction; of concurrent callers one inserts and all get the same row."""
-    return inserted_or_read(session, model, values, **key)[0]
-
-
-def inserted_or_read(
+def insert_or_read(
     session: Session, model: type[Row], values: dict[str, Any], **key: Any
 ) -> tuple[Row, bool]:
-    """`insert_or_read`, and whether this call inserted the row. On SQLite and PostgreSQL the
-    insert returns the new row (one statement); only the loser of a race reads it after. The
-    statements are built once per model (and key columns) and take the values as parameters,
-    so SQLAlchemy compiles each once per process."""
+    """The row of ``model`` whose unique ``key`` columns have these values, and whether this
+    call inserted it: inserted with ``values`` (which include the key) unless present, the
+    insert returning the new row (one statement); only when nothing was inserted (the row was
+    there, or the loser of a race) is it read. Joins the caller's transaction; of concurrent
+    callers one inserts and all get the same row. The statements are built once per model
+    (and key columns) and take the values as parameters, so SQLAlchemy compiles each once per
+    process."""
     dialect = session.get_bind().dialect.name
-    if dialect in ("postgresql", "sqlite"):
-        made = session.execute(
-            _insert_returning(dialect, model),
-            values,
-            execution_options={"populate_existing": True},
-        ).scalar_one_or_none()
-        if made is not None:
-            return made, True
-    else:  # other databases: a savepoint whose unique-constraint failure is dropped
-        try:
-            with session.begin_nested():
-                session.execute(sa.insert(model.__table__).values(**values))  # type: ignore[attr-defined]
-        except sa.exc.IntegrityError:
-            pass
+    made = session.execute(
+        _insert_returning(dialect, model), values, execution_options={"populate_existing": True}
+    ).scalar_one_or_none()
+    if made is not None:
+        return made, True
     found = session.execute(
         _by_key(model, tuple(key)), key, execution_options={"populate_existing": True}
     ).scalar_one()
     return found, False
-
-
-def inserted_id(
-    session: Session, model: type[Row], values: dict[str, Any], **key: Any
-) -> tuple[int, bool]:
-    """`inserted_or_read` for a caller that needs only the row's id: (the id, whether this
-    call inserted the row), read as plain values, with no object built for the session (on a
-    request path, loading the row back as an object cost a third of the insert's CPU)."""
-    dialect = session.get_bind().dialect.name
-    if dialect not in ("postgresql", "sqlite"):
-        row, created = inserted_or_read(session, model, values, **key)
-        return int(row.id), created  # type: ignore[attr-defined]
-    made = session.execute(_insert_returning_id(dialect, model), values).scalar_one_or_none()
-    if made is not None:
-        return int(made), True
-    return int(session.execute(_id_by_key(model, tuple(key)), key).scalar_one()), False
-
-
-@cache
-def _insert_returning_id(dialect: str, model: type[SQLModel]) -> Any:
-    """``INSERT ... ON CONFLICT DO NOTHING RETURNING`` the new row's id."""
-    table = model.__table__  # type: ignore[attr-defined]
-    return skipping_insert(dialect, table).returning(table.c.id)
-
-
-@cache
-def _id_by_key(model: type[SQLModel], columns: tuple[str, ...]) -> Any:
-    """The id of the row of ``model`` whose ``columns`` equal the parameters of the same names."""
-    table = model.__table__  # type: ignore[attr-defined]
-    return sa.select(table.c.id).where(*(table.c[c] == sa.bindparam(c) for c in columns))
 
 
 @cache
@@ -120,19 +77,7 @@ def worker_row(session: Session, platform_worker_id: str) -> Worker:
     if found is not None:
         return found
     values = {"platform_worker_id": platform_worker_id, "first_seen": utcnow()}
-    return insert_or_read(session, Worker, values, platform_worker_id=platform_worker_id)
-
-
-def record_accept(
-    session: Session,
-    hit: Hit,
-    platform_assignment_id: str,
-    platform_worker_id: str,
-    accepted_at: datetime | None = None,
-) -> Assignment:
-    """The assignment's row, created when first seen (accepted); `StoreError` when it belongs
-    to another worker or HIT (also when another request created it so a moment ago)."""
-    return accept(session, hit, platform_assignment_id, platform_worker_id, accepted_at)[0]
+    return insert_or_read(session, Worker, values, platform_worker_id=platform_worker_id)[0]
 
 
 def accept(
@@ -144,8 +89,10 @@ def accept(
     *,
     submitted_at: datetime | None = None,
 ) -> tuple[Assignment, bool]:
-    """`record_accept`, and whether this call created the row (then no other transaction can
-    have stored anything for it yet). With ``submitted_at``, a row this call creates is
+    """The assignment's row, created when first seen (accepted), and whether this call created
+    it (then no other transaction can have stored anything for it yet); `StoreError` when it
+    belongs to another worker or HIT (also when another request created it so a moment ago).
+    With ``submitted_at``, a row this call creates is
     stored as submitted then (a submission of an assignment not seen before), in the same
     statement."""
     assert hit.id is not None
@@ -165,7 +112,7 @@ def accept(
         }
         if submitted_at is not None:
             values.update(status=AssignmentStatus.SUBMITTED, submitted_at=submitted_at)
-        assignment, created = inserted_or_read(
+        assignment, created = insert_or_read(
             session, Assignment, values, platform_assignment_id=platform_assignment_id
         )
     return owned(assignment, worker.id, hit.id), created

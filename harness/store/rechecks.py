@@ -5,8 +5,8 @@ submission stopped.
 MTurk vouches for an assignment only once the worker has completed it there, a moment after the
 task page posted its answers: the submission is quarantined (`harness.store.quarantine`) with
 its first recheck due `RECHECK_DELAYS[0]` seconds later (`first_recheck`). Every task-server
-process polls for due rechecks (`due_rechecks`) and takes each with a conditional update
-(`take_recheck`): of several processes, exactly one asks the platform, and the same update
+process polls for due rechecks (`due_rechecks`) and takes them with a conditional update
+(`take_rechecks`): of several processes, exactly one asks the platform, and the same update
 schedules the next recheck, so a process killed in the middle loses only its one ask. After
 the last delay a pending submission is left to `harness sync`, which asks about every one.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from harness.store.models import QuarantinedSubmission, QuarantineState, utcnow
 
@@ -49,15 +49,6 @@ def due_rechecks(
     return [(int(i), int(n)) for i, n in session.exec(query) if i is not None]
 
 
-def next_recheck(session: Session) -> datetime | None:
-    """When the next recheck of any pending quarantined submission is due (None: none is)."""
-    return session.exec(
-        select(func.min(QuarantinedSubmission.recheck_at)).where(
-            QuarantinedSubmission.state == QuarantineState.PENDING
-        )
-    ).first()
-
-
 @dataclass(frozen=True)
 class Taken:
     """A recheck this process took: when the one after it is due (None: it is the last)."""
@@ -65,19 +56,11 @@ class Taken:
     next_at: datetime | None
 
 
-def take_recheck(
-    session: Session, row_id: int, done: int, now: datetime | None = None
-) -> Taken | None:
-    """Take the recheck of row ``row_id`` that follows ``done`` rechecks, scheduling the next,
-    and commit; None when another process took it (or the row is settled, or not due)."""
-    return take_rechecks(session, [(row_id, done)], now).get(row_id)
-
-
 def take_rechecks(
     session: Session, due: Sequence[tuple[int, int]], now: datetime | None = None
 ) -> dict[int, Taken]:
     """Take every recheck of ``due`` (row id, rechecks done so far) that no other process took,
-    as `take_recheck` takes one, in one conditional update per number of rechecks done (the
+    scheduling the next of each, in one conditional update per number of rechecks done (the
     next delay depends on it), and commit; the rechecks taken, by row id."""
     at = now or utcnow()
     table = QuarantinedSubmission.__table__  # type: ignore[attr-defined]

@@ -38,13 +38,3 @@ def preference(
         c for c in candidates if not (c.items & seen) and (allowed is None or allowed(c))
     ]
     return sorted(usable, key=lambda c: (c.taken, c.hit_index, c.position))
-
-
-def choose_slot(
-    candidates: Iterable[Candidate],
-    seen_items: Iterable[str],
-    allowed: Callable[[Candidate], bool] | None = None,
-) -> Candidate | None:
-    """The slot to give the participant; None when no HIT they may take needs a rater."""
-    best = preference(candidates, seen_items, allowed)
-    return best[0] if best else None

@@ -23,9 +23,9 @@ from harness.showings import showing_roles
 from harness.store.events import EventKind, log_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, utcnow
 from harness.store.posted import ItemRef, hit_facts, hit_items
-from harness.store.received import accept, record_accept, worker_row
+from harness.store.received import accept, worker_row
 
-__all__ = ["StoredSubmission", "record_accept", "store_submission", "worker_row"]
+__all__ = ["StoredSubmission", "accept", "store_submission", "worker_row"]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from sqlmodel import Session
 
 from harness.platform.arm_groups import join
 from harness.store.arm_assignment import HitArrival
-from harness.store.models import Study, StudyPlatform
+from harness.store.models import StudyPlatform
+from harness.store.posted import KeptStudy
 from harness.web.messages import message_page
 from harness.web.state import web_state
 from harness.web.trust import trust
@@ -31,7 +32,7 @@ OTHER_ARM = (
 )
 
 
-def other_arm_page(session: Session, study: Study, arrival: HitArrival) -> Response:
+def other_arm_page(session: Session, study: KeptStudy, arrival: HitArrival) -> Response:
     """The page shown instead of a HIT of another arm than the worker's: their group's title,
     its HIT group id and (on MTurk's sites) a link to it."""
     from harness.platform.registry import platform_named
@@ -49,7 +50,7 @@ def other_arm_page(session: Session, study: Study, arrival: HitArrival) -> Respo
 
 
 def tell_platform(
-    where: StudyPlatform | None, study: Study, arrival: HitArrival, worker_id: str
+    where: StudyPlatform | None, study: KeptStudy, arrival: HitArrival, worker_id: str
 ) -> None:
     """Put the worker in their arm's group on the platform the study runs on (``where``),
     unless it was done before; a failure is logged (sync does it later), never shown to the
@@ -57,7 +58,6 @@ def tell_platform(
     if arrival.joined or arrival.worker.group_ref is None or where is None:
         return
     state = web_state()
-    assert study.id is not None
     try:
         provider = trust().verifier.provider(where, study.target)
     except Exception:  # the page is the worker's: whatever failed, the next sync tries again

@@ -43,8 +43,8 @@ from harness.store.allocation import (
 )
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
-from harness.store.models import Hit, Slot, SlotState, Study, StudyPlatform, StudyStatus, Worker
-from harness.store.posted import hit_facts
+from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker
+from harness.store.posted import KeptStudy, KeptWhere, hit_facts
 from harness.store.studies import study_status
 from harness.store.submissions import store_submission
 from harness.web.messages import message_page
@@ -88,8 +88,8 @@ line-height:1.5;color:#1b1f24}code{font-size:1.6rem;font-weight:700;letter-spaci
 class Entry:
     """A study with places, found from its name in the URL."""
 
-    study: Study
-    where: StudyPlatform
+    study: KeptStudy
+    where: KeptWhere
     platform: PlacesPlatform
 
 
@@ -116,7 +116,7 @@ def arrive(name: str) -> Response:
         entry = _entry(session, name)
         if isinstance(entry, Response):
             return entry
-        status = study_status(session, _id(entry.study))
+        status = study_status(session, entry.study.id)
         if status is StudyStatus.EXPIRED:
             return message_page("Study closed", "This study is closed. Thank you.", 410)
         paused = status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
@@ -134,10 +134,10 @@ def arrive(name: str) -> Response:
                            study=arrival.study_ref or "")  # fmt: skip
         if malformed is not None:
             return message_page("Cannot start", malformed, 400)
-        if paused and paused_for_newcomers(session, _id(entry.study), arrival.worker_id,
+        if paused and paused_for_newcomers(session, entry.study.id, arrival.worker_id,
                                            arrival.session_ref):  # fmt: skip
             return _paused_page()  # early, before the platform is asked; decided under the lock
-        ref = published_ref(session, _id(entry.study))
+        ref = published_ref(session, entry.study.id)
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
                 "Wrong study", "This link belongs to another study. Open it again.", 400
@@ -152,7 +152,7 @@ def arrive(name: str) -> Response:
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
-            got = allocate_in_arm(session, _id(entry.study), arrival.worker_id,
+            got = allocate_in_arm(session, entry.study.id, arrival.worker_id,
                                   arrival.session_ref, hold=hold,
                                   paused_stops_new=pausing(entry.platform).at_entry)  # fmt: skip
         except StoreError as exc:
@@ -287,7 +287,7 @@ def _store(
     if not stored.created:  # a concurrent request stored this session's answers first
         return _refuse_done(entry, ref)
     assert stored.assignment.id is not None
-    return Stored(_id(entry.study), stored.assignment.id, _next(entry, ref))
+    return Stored(entry.study.id, stored.assignment.id, _next(entry, ref))
 
 
 def _refuse_done(entry: Entry, ref: str) -> tuple[Response, int]:
@@ -332,7 +332,3 @@ def _slot(session: Session, entry: Entry, ref: str) -> Slot | None:
         return None
     return slot
 
-
-def _id(study: Study) -> int:
-    assert study.id is not None
-    return study.id

@@ -21,9 +21,8 @@ import secrets
 from urllib.parse import urlsplit
 
 from flask import Request, Response
-from sqlmodel import Session
 
-from harness.store.models import Study, StudyPlatform
+from harness.store.posted import KeptWhere
 
 __all__ = [
     "bad_id",
@@ -35,7 +34,6 @@ __all__ = [
     "origin_of",
     "platform_origins",
     "secure_headers",
-    "worker_origins",
 ]
 
 
@@ -62,14 +60,7 @@ def origin_of(url: str) -> str | None:
     return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
-def worker_origins(session: Session, study: Study) -> tuple[str, ...]:
-    """The origins of the platform site ``study``'s workers come from (empty: the study was
-    never launched, or its platform sends nobody to harness's pages from a site)."""
-    where = session.get(StudyPlatform, study.id)
-    return () if where is None else platform_origins(where, study.target)
-
-
-def platform_origins(where: StudyPlatform, target: str) -> tuple[str, ...]:
+def platform_origins(where: KeptWhere, target: str) -> tuple[str, ...]:
     """The origins of the worker site of the platform a study was launched on (``where``)."""
     from harness.platform.registry import platform_named
 

@@ -2,16 +2,15 @@
 what never changes once a study is launched and its HITs posted (so a request reads only what
 can change).
 
-Kept per process: a study's row by name (its id, name, target and instrument never change; its
-status is not kept up to date and nothing here reads it), where a launched study runs (its
-platform row: provider, launch id and endpoint), the origins of the platform site its
-workers come from once it is launched, and each posted HIT found by its public key with its arm
-and instrument (`harness.store.posted`). A HIT not posted yet, a study not launched yet and
-anything not seen before are read from the database: a HIT added by a later launch is a miss
-that finds it there, never a wrong answer. The rows kept are loaded whole and taken out of the
-session that read them (`_kept`): a request whose transaction fails expires every row its
-session holds, and an expired row outside a session cannot load again, so a row kept inside one
-would fail every later request for it.
+Kept per process, as frozen plain values read from the rows (`harness.store.posted`), never the
+rows themselves (a row shared by requests and threads outlives the session that read it, and
+one request's failed transaction would break it for every later one): a study's id, name,
+target and instrument by name (its status changes and is not kept), where a launched study
+runs (its platform row's provider, launch id and endpoint), the origins of the platform site
+its workers come from once it is launched, and each posted HIT found by its public key with
+its arm and instrument. A HIT not posted yet, a study not launched yet and anything not seen
+before are read from the database: a HIT added by a later launch is a miss that finds it
+there, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -31,12 +30,11 @@ from harness.render.instrument import Instrument, stored_instrument
 from harness.render.plan import HitPlan, parse_hit_key
 from harness.store.hits import study_hit
 from harness.store.instruments import frozen_instrument
-from harness.store.models import Hit, Study, StudyPlatform
-from harness.store.posted import hit_facts
+from harness.store.models import StudyPlatform
+from harness.store.posted import KeptHit, KeptStudy, KeptWhere, hit_facts
 from harness.store.studies import study_named
 from harness.web.security import platform_origins
 
-Row = TypeVar("Row", Study, Hit, StudyPlatform)
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -48,9 +46,9 @@ class WebState:
     template_dirs: list[Path] | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)  # run first by close
     _instruments: dict[int, Instrument] = field(default_factory=dict)
-    _studies: dict[str, Study] = field(default_factory=dict)
+    _studies: dict[str, KeptStudy] = field(default_factory=dict)
     _origins: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    _wheres: dict[int, StudyPlatform] = field(default_factory=dict)
+    _wheres: dict[int, KeptWhere] = field(default_factory=dict)
     _hits: dict[str, TaskHit] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -66,19 +64,18 @@ class WebState:
         assert built is not None
         return built
 
-    def study(self, session: Session, name: str) -> Study | None:
-        """The study called ``name`` (its row as first read), or None."""
+    def study(self, session: Session, name: str) -> KeptStudy | None:
+        """The study called ``name``, or None."""
 
-        def read() -> Study | None:
+        def read() -> KeptStudy | None:
             found = study_named(session, name)
-            return _kept(session, found) if found is not None else None
+            return None if found is None else KeptStudy.of(found)
 
         return self._once(self._studies, name, read)
 
-    def worker_origins(self, session: Session, study: Study) -> tuple[str, ...]:
-        """`harness.web.security.worker_origins`, kept once the study is launched (its platform,
-        target and endpoint never change after)."""
-        assert study.id is not None
+    def worker_origins(self, session: Session, study: KeptStudy) -> tuple[str, ...]:
+        """The origins of the platform site ``study``'s workers come from, kept once the study
+        is launched (its platform, target and endpoint never change after)."""
 
         def read() -> tuple[str, ...] | None:
             where = self.where(session, study)
@@ -86,15 +83,12 @@ class WebState:
 
         return self._once(self._origins, study.id, read) or ()  # not launched (yet): ()
 
-    def where(self, session: Session, study: Study) -> StudyPlatform | None:
-        """Where the launched ``study`` runs (its row as first read: the provider, launch id
-        and endpoint are written with it at launch and never change), or None before its
-        launch (nothing kept)."""
-        assert study.id is not None
+    def where(self, session: Session, study: KeptStudy) -> KeptWhere | None:
+        """Where the launched ``study`` runs, or None before its launch (nothing kept)."""
 
-        def read() -> StudyPlatform | None:
+        def read() -> KeptWhere | None:
             found = session.get(StudyPlatform, study.id)
-            return _kept(session, found) if found is not None else None
+            return None if found is None else KeptWhere.of(found)
 
         return self._once(self._wheres, study.id, read)
 
@@ -121,41 +115,29 @@ class WebState:
         except ValueError:
             return None
         study = self.study(session, study_name)
-        if study is None or study.id is None:
+        if study is None:
             return None
         hit = study_hit(session, study.id, index)
         if hit is None:
             return None
         facts = hit_facts(session, hit)  # its arm's instrument, in a study with arms
         plan = HitPlan.from_showings(hit.index, hit.items)
-        found = TaskHit(study, hit, plan, self.instrument(session, facts.instrument_id),
-                        facts.arm_id)  # fmt: skip
+        instrument = self.instrument(session, facts.instrument_id)
+        found = TaskHit(study, KeptHit.of(hit), plan, instrument, facts.arm_id)
         if hit.platform_hit_id is not None:
-            _kept(session, hit)
             with self._lock:
                 self._hits[key] = found
         return found
 
 
-def _kept(session: Session, row: Row) -> Row:
-    """``row`` with every column loaded, taken out of ``session`` (see the module's notes);
-    read-only from then on, shared by every request of the process."""
-    state = sa.inspect(row)
-    if state.expired_attributes or state.unloaded:
-        session.refresh(row)
-    if state.session is not None:
-        session.expunge(row)
-    return row
-
-
 @dataclass(frozen=True)
 class TaskHit:
-    """A HIT found from its public key: the study, the stored HIT, its plan and instrument,
-    and its arm (None: a study without arms). The rows are snapshots: what can change (a
-    study's status, a HIT's) is read again by whoever needs it."""
+    """A HIT found from its public key: the study, the HIT, its plan and instrument, and its
+    arm (None: a study without arms). What can change (a study's status, a HIT's) is not
+    here: whoever needs it reads it."""
 
-    study: Study
-    hit: Hit
+    study: KeptStudy
+    hit: KeptHit
     plan: HitPlan
     instrument: Instrument
     arm_id: int | None = None

@@ -33,7 +33,7 @@ from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
-from harness.store.models import StudyPlatform, aware, utcnow
+from harness.store.models import Hit, StudyPlatform, aware, utcnow
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
@@ -136,7 +136,6 @@ def task_page(key: str) -> Response:
         token = "" if preview else trust().keys.sign(
             SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id)  # fmt: skip
         if not preview and task.arm_id is not None:
-            assert task.study.id is not None and task.hit.id is not None
             # a study with arms: the worker's arm, given on their first arrival (docs/arms.md)
             arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
         where = None if arrival is None else session.get(StudyPlatform, task.study.id)
@@ -248,7 +247,6 @@ def _store(
         return _refuse(403, NOT_YOURS.format(assignment=assignment_id))
     if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
-    assert task.study.id is not None and task.hit.id is not None
     if task.arm_id is not None and out_of_arm(session, task.study.id, task.hit.id, worker_id):
         return _refuse(403, f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
                        "study's HITs than yours; your answers were not stored.")  # fmt: skip
@@ -267,7 +265,6 @@ def _store(
     problems += times_outside(answers, aware(task.hit.created_at), utcnow(), SKEW)
     if problems:
         return _refuse(422, *problems)
-    assert task.study.id is not None and task.hit.id is not None
     checked = trust().verifier.at_submission(
         session, task.study, task.hit, assignment_id, worker_id
     )
@@ -280,8 +277,10 @@ def _store(
             reason=checked.reason,
             recheck_at=None if checked.final else first_recheck())  # fmt: skip
         return Quarantined(row_id, created, recheck=created and not checked.final)
+    hit = session.get(Hit, task.hit.id)
+    assert hit is not None
     try:
-        stored = store_submission(session, task.hit, assignment_id, worker_id, answers)
+        stored = store_submission(session, hit, assignment_id, worker_id, answers)
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")

@@ -1,6 +1,6 @@
 """What a task-server worker process loads as it starts, before it serves a request: the
 modules screening, verification and acting on decisions import on first use (scipy.stats alone
-takes most of a second of CPU), and a platform client for each platform a launched study runs
+is slow to import), and a platform client for each platform a launched study runs
 on (boto3 reads its service model as it makes one).
 
 Without it the first submissions each worker process takes pay for all of that during the

@@ -28,13 +28,13 @@ from harness.store.allocation import (
     Refused,
     release,
     settle,
-    slot_counts,
 )
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.events import EventKind, record_event
 from harness.store.locks import lock_places, lock_study
 from harness.store.models import Assignment, AssignmentStatus, Event, Slot, SlotState, Worker
 from tests.platform.test_pause import launched_link
+from tests.store.test_allocation import slot_counts
 
 HOLD = timedelta(minutes=30)
 WAIT = 0.5  # seconds a thread is given to show it is waiting for a lock

@@ -308,7 +308,7 @@ def test_replacing_never_takes_the_study_over_its_budget(launched, client):
 
 
 def test_a_rejection_waits_until_the_platform_has_the_submission(launched, mturk, client):
-    from harness.store.submissions import record_accept
+    from harness.store.submissions import accept
 
     engine, provider = launched
     with session_scope(engine) as session:
@@ -316,7 +316,7 @@ def test_a_rejection_waits_until_the_platform_has_the_submission(launched, mturk
         hit = session.exec(select(Hit).order_by(Hit.index)).first()
         actions.add_raters(session, provider, study, hit, 1, "room for one more worker")
         accepted = mturk.accept(hit.platform_hit_id, "ALATE1")["AssignmentId"]
-        waiting = record_accept(session, hit, accepted, "ALATE1")
+        waiting = accept(session, hit, accepted, "ALATE1")[0]
         waiting.status = AssignmentStatus.SUBMITTED  # as the task server marks it
         decision(session, study, waiting, "reject")
         decision(session, study, assignments[0], "block", "low_variance")

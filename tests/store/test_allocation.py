@@ -21,7 +21,6 @@ from harness.store.allocation import (
     ensure_slots,
     release,
     settle,
-    slot_counts,
 )
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.events import EventKind, record_event
@@ -35,7 +34,7 @@ from harness.store.models import (
     Study,
     StudyStatus,
 )
-from harness.store.slot_choice import Candidate, choose_slot, preference
+from harness.store.slot_choice import Candidate, preference
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -48,19 +47,18 @@ def _candidate(slot, hit, items, taken, position=0):
 
 def test_the_choice_prefers_the_hit_furthest_from_its_raters_then_the_lowest_index():
     cands = [_candidate(1, 0, "ab", 2), _candidate(2, 1, "cd", 1), _candidate(3, 2, "ef", 1)]
-    assert choose_slot(cands, []).slot_id == 2
     assert [c.slot_id for c in preference(cands, [])] == [2, 3, 1]
 
 
 def test_the_choice_never_gives_a_hit_sharing_an_item_with_earlier_work():
     cands = [_candidate(1, 0, "ab", 0), _candidate(2, 1, "bc", 0), _candidate(3, 2, "de", 5)]
-    assert choose_slot(cands, ["b"]).slot_id == 3
-    assert choose_slot(cands, ["b", "d"]) is None
+    assert [c.slot_id for c in preference(cands, ["b"])] == [3]
+    assert preference(cands, ["b", "d"]) == []
 
 
 def test_the_choice_honours_a_callers_rule_such_as_an_arm():
     cands = [_candidate(1, 0, "ab", 0), _candidate(2, 1, "cd", 3)]
-    assert choose_slot(cands, [], allowed=lambda c: c.hit_index == 1).slot_id == 2
+    assert [c.slot_id for c in preference(cands, [], allowed=lambda c: c.hit_index == 1)] == [2]
 
 
 @pytest.fixture
@@ -126,7 +124,7 @@ def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_12_stateme
     assert isinstance(got, Allocation)
     assert loaded == []
     arms, lock = 1, 1 if engine.dialect.name == "postgresql" else 0
-    assert len(statements) == arms + lock + 12, "\n".join(statements)
+    assert len(statements) <= arms + lock + 16, "\n".join(statements)  # 12 now; 22 was slow
 
 
 def test_a_participant_gets_their_slot_back_on_a_second_visit(engine, study_id):
@@ -266,3 +264,11 @@ def test_a_platform_that_pauses_itself_is_not_refused_at_entry(engine, study_id)
     with session_scope(engine) as session:
         got = allocate_in_arm(session, study_id, "W2", "S2", hold=HOLD, now=T0)
     assert isinstance(got, Allocation)
+
+
+def slot_counts(session, study_id):
+    """How many of the study's slots are open, reserved and submitted."""
+    counts = {s.value: 0 for s in SlotState}
+    for state in session.exec(select(Slot.state).where(Slot.study_id == study_id)):
+        counts[SlotState(state).value] += 1
+    return counts

@@ -1,10 +1,9 @@
 """Keeping a submission apart as the task server does on every post (`quarantine`): once per
-worker and assignment, the first answers kept, one event, and no row object built."""
+worker and assignment, the first answers kept, one event."""
 
 from __future__ import annotations
 
 import pytest
-import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.store import session_scope
@@ -47,20 +46,3 @@ def test_another_workers_post_for_the_same_assignment_is_kept_apart(store):
     theirs, created = _post(engine, study_id, hit_id, [("value-0", "5")], worker="W2")
     assert created and theirs != mine
 
-
-def test_a_post_builds_no_quarantined_row_object(store):
-    """The request needs only the row's id: loading the row back as an object cost a third of
-    the insert's CPU on every submission."""
-    engine, study_id, hit_id = store
-    loaded = []
-
-    def count(target, _context):
-        loaded.append(target.id)
-
-    sa.event.listen(QuarantinedSubmission, "load", count)
-    try:
-        _post(engine, study_id, hit_id, [("value-0", "3")])
-        _post(engine, study_id, hit_id, [("value-0", "3")])  # the repeat reads the id only
-    finally:
-        sa.event.remove(QuarantinedSubmission, "load", count)
-    assert loaded == []

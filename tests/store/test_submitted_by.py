@@ -10,7 +10,7 @@ from harness.answer import Answer
 from harness.store import session_scope
 from harness.store.models import Hit, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import Owner, quarantine, resolve, submitted_by
-from harness.store.received import record_accept
+from harness.store.received import accept
 from harness.store.submissions import store_submission
 
 
@@ -29,7 +29,7 @@ def test_nobody_has_answered_an_assignment_the_store_has_never_seen(store):
 def test_an_accepted_assignment_without_answers_is_its_workers_to_answer(store):
     engine, hit_id, _ = store
     with session_scope(engine) as session:
-        record_accept(session, session.get(Hit, hit_id), "A1", "W1")
+        accept(session, session.get(Hit, hit_id), "A1", "W1")
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is None
         assert submitted_by(session, "A1", "W2") is Owner.OTHER

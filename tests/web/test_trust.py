@@ -18,7 +18,7 @@ from sqlmodel import func, select
 from harness.platform.registry import platform_named
 from harness.platform.status import study_report
 from harness.platform.sync import SyncHooks, sync_study
-from harness.platform.verification import Verifier, settle_study, verify
+from harness.platform.verification import Verifier, verify
 from harness.render.answers import encode_answers
 from harness.render.pages import external_question
 from harness.store import session_scope
@@ -157,9 +157,11 @@ def test_a_forged_assignment_is_quarantined_and_never_counts(posted):
     assert all(r.json["verified"] is False for r in forged)
     posted.recheck_all()  # MTurk does not know these assignments
     with session_scope(posted.engine) as session:
-        study = session.exec(select(Study)).one()
-        settle_study(session, study, Verifier())  # nor does sync's settling
-        counts = quarantine_counts(session, study.id)
+        running = launched(session, session.exec(select(Study)).one())
+    provider = Verifier().provider(running.platform, running.target)
+    sync_study(posted.engine, provider, running, SyncHooks())  # nor does sync's settling
+    with session_scope(posted.engine) as session:
+        counts = quarantine_counts(session, running.id)
     assert posted.counted() == []
     assert counts[QuarantineState.PENDING] == 5
     with session_scope(posted.engine) as session:

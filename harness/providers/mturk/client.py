@@ -73,8 +73,8 @@ def utc_timestamp(value: Any) -> datetime:
     """A timestamp of an MTurk answer as an aware datetime in UTC.
 
     MTurk's JSON gives seconds since the epoch; botocore's own parser tries the local time zone
-    of dateutil for each, which was half the CPU of reading a listing of 48 assignments (6.6 ms
-    against 3.4 ms). The same instant either way; anything but a number goes to botocore's.
+    of dateutil for each, a large part of the CPU of reading a listing (docs/deploy.md). The
+    same instant either way; anything but a number goes to botocore's.
     """
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value, UTC)
@@ -90,7 +90,7 @@ _LOADER_LOCK = threading.Lock()
 
 def _data_loader() -> Any:
     """botocore's data loader shared by every client of the process: it keeps what it read,
-    so a client after the first costs about a tenth (no JSON read and parsed again)."""
+    so a client after the first costs much less (no JSON read and parsed again)."""
     global _LOADER
     with _LOADER_LOCK:
         if _LOADER is None:

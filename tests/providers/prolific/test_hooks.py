@@ -16,7 +16,7 @@ from harness.providers.prolific.provider import ProlificProvider
 from harness.store import make_engine, session_scope
 from harness.store.events import EventKind
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, StoreSecret
-from harness.store.submissions import record_accept
+from harness.store.submissions import accept
 from tests.platform.factories import harness_cli, small_spec, task_server
 
 AUTH = {"Authorization": "Token local"}
@@ -111,7 +111,7 @@ def _join(prolific, db: str, pid: str) -> tuple[str, str]:
     ).json()["submission_id"]
     engine = make_engine(db)
     with session_scope(engine) as session:
-        record_accept(session, session.exec(select(Hit).where(Hit.index == 0)).one(), sub, pid)
+        accept(session, session.exec(select(Hit).where(Hit.index == 0)).one(), sub, pid)
     engine.dispose()
     full = requests.get(f"{prolific.url}/api/v1/studies/{study['id']}/", headers=AUTH, timeout=5)
     return sub, full.json()["completion_codes"][0]["code"]

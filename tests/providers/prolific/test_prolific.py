@@ -21,7 +21,7 @@ from harness.providers.prolific.provider import ProlificProvider
 from harness.store import make_engine, session_scope
 from harness.store.events import EventKind
 from harness.store.models import Event, Hit
-from harness.store.submissions import record_accept
+from harness.store.submissions import accept
 from tests.providers.prolific.conftest import faults
 
 AUTH = {"Authorization": "Token local"}
@@ -92,7 +92,7 @@ def _participant_done(prolific, db, pid):
     engine = make_engine(db)
     with session_scope(engine) as session:
         hit = session.exec(select(Hit).where(Hit.index == 0)).one()
-        record_accept(session, hit, sub, pid)
+        accept(session, hit, sub, pid)
     engine.dispose()
     return sub
 

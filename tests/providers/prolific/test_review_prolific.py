@@ -25,7 +25,7 @@ from harness.store.models import (
     Hit,
     ScreeningDecision,
 )
-from harness.store.submissions import record_accept
+from harness.store.submissions import accept
 from tests.platform.factories import harness_cli, small_spec
 from tests.providers.prolific.conftest import faults
 
@@ -47,7 +47,7 @@ def _submitted(prolific, db: str, pids: list[str]) -> list[str]:
         ).json()["submission_id"]
         with session_scope(engine) as session:
             hit = session.exec(select(Hit).where(Hit.index == len(subs) // 2)).one()
-            record_accept(session, hit, sub, pid)
+            accept(session, hit, sub, pid)
         full = requests.get(f"{prolific.url}/api/v1/studies/{study['id']}/", headers=AUTH,
                             timeout=5).json()  # fmt: skip
         requests.get(
