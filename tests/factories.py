@@ -14,6 +14,16 @@ TASK_SPECS = PROJECT_ROOT / "task_specs"
 POSTGRES_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
+def checkout_env(**extra: str) -> dict[str, str]:
+    """The environment for a subprocess that must run this checkout's harness: this process's,
+    with the checkout first on PYTHONPATH (what was there kept: a moved clock, for one), and
+    ``extra`` on top."""
+    import os
+
+    path = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 def sqlite_url(directory: Path) -> str:
     """A fresh SQLite database file in ``directory``."""
     return f"sqlite:///{directory / 'harness.db'}"

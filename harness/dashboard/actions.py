@@ -14,13 +14,13 @@ nobody), the message says so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 from flask import Blueprint, flash, redirect, request, url_for
 from sqlmodel import Session, select
 from werkzeug.wrappers import Response
 
+from harness.clock import utcnow
 from harness.errors import HarnessError
 from harness.platform.actions import (
     add_raters,
@@ -233,7 +233,7 @@ def raters(name: str) -> Response:
         hit = study_hit(session, running.id, index)
         if hit is None or hit.platform_hit_id is None:
             raise Refused(f"study {name!r} has no posted HIT {index}")
-        asked = datetime.now(UTC).isoformat(timespec="seconds")
+        asked = utcnow().isoformat(timespec="seconds")
         reason = REASON.format(what=f"{count} more raters, asked at {asked}")
         done = add_raters(session, provider_for(running), running, hit, count, reason)
         if not done:

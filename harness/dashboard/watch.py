@@ -30,6 +30,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
+from harness.clock import utcnow
 from harness.dashboard.figures import (
     DASHBOARD_RESAMPLES,
     AlphaPoint,
@@ -268,7 +269,7 @@ class Watcher:
             [a["submitted_at"] for a in assignments if a["submitted_at"] is not None],
             per_assignment,
             planned - finished,
-            datetime.now(UTC),
+            utcnow(),
         )
         thresholds = {k: effective_threshold(k, state.context) for k in worker_scores}
         table = worker_rows(rows, worker_scores, thresholds)
@@ -294,7 +295,7 @@ class Watcher:
             blocked=blocked,
             hits=hits,
             scale=(state.context.scale.min, state.context.scale.max),
-            made_at=datetime.now(UTC),
+            made_at=utcnow(),
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
             arms=list(state.arm_progress),
@@ -341,7 +342,7 @@ class Watcher:
                 points = self._history(rows, _assignments(session, state.study_id), state, removed)
             else:
                 point = alpha_point(content(rows, state.context), state.level, removed,
-                                    datetime.now(UTC), resamples=self.resamples,
+                                    utcnow(), resamples=self.resamples,
                                     arms=list(state.arm_items))  # fmt: skip
                 points = [*state.alpha, point]
             state.alpha = points
@@ -405,7 +406,7 @@ class Watcher:
             part = table[table["assignment_pk"].isin(pks)]
             when = max(
                 (a["submitted_at"] for a in order[:cut] if a["submitted_at"] is not None),
-                default=datetime.now(UTC),
+                default=utcnow(),
             )
             points.append(
                 alpha_point(part, state.level, removed, when,

@@ -92,9 +92,9 @@ def catch_up(
     ones made in the last `RECENT`). What a task server does as it starts, then every few
     seconds (`harness.platform.background.Sweep`). Returns each such study's failure (None:
     done); failures are logged as events, like any hook's."""
+    from harness.clock import utcnow
     from harness.store.decisions import studies_with_open_decisions
     from harness.store.judgment_table import studies_with_unscreened
-    from harness.store.models import utcnow
 
     with session_scope(engine) as session:
         studies = set(studies_with_unscreened(session))

@@ -29,17 +29,12 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.answer import Answer
+from harness.clock import utcnow
 from harness.platform.verification import Settled, Verdict, Verification, essence
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.store.events import EventKind, log_events
 from harness.store.many_submissions import NewSubmission, store_new_submissions
-from harness.store.models import (
-    Assignment,
-    Hit,
-    QuarantinedSubmission,
-    QuarantineState,
-    utcnow,
-)
+from harness.store.models import Assignment, Hit, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import resolved_payload
 
 FEWEST = 2

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from harness.answer import Answer
+from harness.clock import utcnow
 from harness.render.plan import HitPlan
 
 _FIELD = re.compile(r"^(item|value|skip|shown|answered)-(\d{1,5})$")
@@ -190,7 +191,7 @@ def _time(text: str, where: str, problems: list[str]) -> datetime | None:
     """Milliseconds since the Unix epoch (ASCII digits), from 2000 up to a day from now."""
     if text == "":
         return None
-    latest = datetime.now(UTC) + SKEW
+    latest = utcnow() + SKEW
     if len(text) <= 30 and _MILLIS.fullmatch(text) is not None:
         when = datetime.fromtimestamp(float(text) / 1000, UTC)
         if EARLIEST <= when <= latest:

@@ -28,6 +28,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col, update
 
+from harness.clock import utcnow
 from harness.screening.changes import flag_changes
 from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
@@ -41,7 +42,7 @@ from harness.store.judgment_table import (
     unscreened_assignments,
 )
 from harness.store.locks import lock_study
-from harness.store.models import Assignment, ScreeningDecision, Study, utcnow
+from harness.store.models import Assignment, ScreeningDecision, Study
 
 
 @dataclass

@@ -20,13 +20,14 @@ import html
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
 from harness.answer import Answer
+from harness.clock import utcnow
 from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Worker
 from harness.spec.scale import Scale
@@ -71,7 +72,7 @@ class SimulatedWorkers:
     http: Any
     seed: int = 0
     profile: Mapping[str, Any] = field(default_factory=dict)
-    start: datetime = field(default_factory=lambda: datetime.now(UTC))
+    start: datetime = field(default_factory=lambda: utcnow())
     keep_group: bool = False  # each worker keeps to the HIT group of their first HIT
     _groups: dict[str, str] = field(default_factory=dict)  # worker -> HIT type (keep_group)
     _types: dict[str, str] = field(default_factory=dict)  # HIT -> its HIT type (keep_group)

@@ -34,10 +34,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.store.events import record_event
 from harness.store.locks import lock_places, lock_study
-from harness.store.models import Event, EventKind, utcnow
+from harness.store.models import Event, EventKind
 from harness.store.owners import abandoned, hold, new_claim, release
 
 RECOVERED = "the platform shows it done: the process doing it stopped before logging its result"

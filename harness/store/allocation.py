@@ -31,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.clock import utcnow
 from harness.store.events import EventKind, record_event, worker_blocked
 from harness.store.locks import lock_places
 from harness.store.models import (
@@ -42,7 +43,6 @@ from harness.store.models import (
     StudyStatus,
     Worker,
     aware,
-    utcnow,
 )
 from harness.store.received import insert_or_read, owned
 from harness.store.slot_choice import Candidate, preference

@@ -33,11 +33,12 @@ import numpy as np
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.store.allocation import Allocation, Refused, allocate, paused_for_newcomers
 from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
 from harness.store.locks import lock_places
-from harness.store.models import InstrumentVersion, Worker, utcnow
+from harness.store.models import InstrumentVersion, Worker
 from harness.store.submissions import worker_row
 
 ATTEMPTS = 20

@@ -23,7 +23,8 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from harness.store.models import Hit, Study, utcnow
+from harness.clock import utcnow
+from harness.store.models import Hit, Study
 
 
 class StudyArm(SQLModel, table=True):

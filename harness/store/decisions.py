@@ -22,9 +22,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.clock import utcnow
 from harness.spec.heuristics import BY_KEY
 from harness.spec.model import Action
-from harness.store.models import DecisionState, ScreeningDecision, utcnow
+from harness.store.models import DecisionState, ScreeningDecision
 from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
 DecisionKey = tuple[int, str, int | None]

@@ -13,7 +13,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.models import Event, EventKind, utcnow
+from harness.clock import utcnow
+from harness.store.models import Event, EventKind
 
 __all__ = [
     "EventKind",

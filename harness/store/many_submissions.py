@@ -25,16 +25,10 @@ import sqlalchemy as sa
 from sqlmodel import Session, col
 
 from harness.answer import Answer
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.store.events import EventKind, log_events
-from harness.store.models import (
-    Assignment,
-    AssignmentStatus,
-    Hit,
-    Judgment,
-    Worker,
-    utcnow,
-)
+from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Worker
 from harness.store.received import skipping_insert
 from harness.store.submissions import answer_items, judgment_rows, submitted_payload
 

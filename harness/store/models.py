@@ -19,6 +19,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Mapper
 from sqlmodel import Field, SQLModel
 
+from harness.clock import utcnow
 from harness.spec.model import Action
 
 NAMING_CONVENTION = {
@@ -29,10 +30,6 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 SQLModel.metadata.naming_convention = NAMING_CONVENTION
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def aware(moment: datetime) -> datetime:

@@ -34,7 +34,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.models import ProcessLease, aware, utcnow
+from harness.clock import utcnow
+from harness.store.models import ProcessLease, aware
 
 LOG = logging.getLogger(__name__)
 

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
+from harness.clock import utcnow
 from harness.store.events import EventKind, log_event
 from harness.store.models import (
     Assignment,
@@ -26,7 +27,6 @@ from harness.store.models import (
     QuarantinedSubmission,
     QuarantineState,
     Worker,
-    utcnow,
 )
 from harness.store.received import insert_or_read
 

@@ -20,8 +20,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, select
 
+from harness.clock import utcnow
 from harness.errors import StoreError
-from harness.store.models import Assignment, AssignmentStatus, Hit, Worker, utcnow
+from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 
 Row = TypeVar("Row", bound=SQLModel)
 

@@ -20,7 +20,8 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.store.models import QuarantinedSubmission, QuarantineState, utcnow
+from harness.clock import utcnow
+from harness.store.models import QuarantinedSubmission, QuarantineState
 
 RECHECK_DELAYS = (0.5, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 15.0, 15.0)
 """Seconds before each recheck of a quarantined submission (about a minute in all; dense at

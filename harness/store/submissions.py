@@ -18,10 +18,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from harness.answer import Answer
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.showings import showing_roles
 from harness.store.events import EventKind, log_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, utcnow
+from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study
 from harness.store.posted import ItemRef, hit_facts, hit_items
 from harness.store.received import accept, worker_row
 

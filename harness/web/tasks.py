@@ -25,6 +25,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from sqlmodel import Session
 
 from harness.answer import times_outside
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.platform.after_submission import run_after_submission
 from harness.platform.verification import Verdict
@@ -33,7 +34,7 @@ from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import check_answers
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
-from harness.store.models import Hit, StudyPlatform, aware, utcnow
+from harness.store.models import Hit, StudyPlatform, aware
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission

@@ -32,12 +32,13 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import col
 
+from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.platform.after_submission import AfterSubmission, run_after_submission
 from harness.platform.settling import settle_verified
 from harness.platform.verification import Settled, Verification, Verifier, settle
 from harness.store.database import session_scope
-from harness.store.models import Hit, QuarantinedSubmission, QuarantineState, Study, utcnow
+from harness.store.models import Hit, QuarantinedSubmission, QuarantineState, Study
 from harness.store.rechecks import RECHECK_DELAYS, due_rechecks, stop_rechecks, take_rechecks
 from harness.web.tokens import PageKeys
 

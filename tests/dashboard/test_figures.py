@@ -3,7 +3,7 @@ the workers table and the consensus points, against direct computations."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
@@ -21,8 +21,9 @@ from harness.dashboard.figures import (
     worker_rows,
 )
 from harness.stats.alpha import krippendorff_alpha
+from tests.clock import minutes_ago
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+NOW = minutes_ago()
 
 
 def ratings(seed: int = 0) -> pd.DataFrame:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlmodel import select
@@ -20,10 +20,11 @@ from harness.render.plan import hit_key, plan_hits
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import DecisionState, Event, EventKind, ScreeningDecision
+from tests.clock import minutes_ago
 from tests.platform.factories import harness_cli, small_spec, truths_of
 from tests.providers.noop.platform import NOOP, NoopPlatform, NoopProvider
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 HOOKS = 10
 BAD = {"W3", "W4"}  # answer 0 everywhere: fail the identical pair, no variance
 

@@ -45,7 +45,7 @@ from harness.store.models import (
     Worker,
 )
 from harness.web.tokens import token_in_page
-from tests.factories import PROJECT_ROOT
+from tests.factories import checkout_env
 from tests.platform.factories import (
     crowd_workers,
     harness_cli,
@@ -127,7 +127,7 @@ def decide(engine, action: Action) -> tuple[int, str, str]:
         return decision.id, worker.platform_worker_id, first.platform_assignment_id
 
 
-ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}  # subprocesses run this checkout
+ENV = checkout_env()  # subprocesses run this checkout
 
 
 def in_the_middle(database_url, mturk, operation, moment, marker) -> subprocess.Popen[bytes]:

@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from harness.store import make_engine
-from tests.factories import PROJECT_ROOT
+from tests.factories import PROJECT_ROOT, checkout_env
 from tests.platform.factories import harness_cli, hits_on_platform, launch_args, small_spec
 
 N_HITS = 10
@@ -57,7 +57,7 @@ def test_a_killed_launch_resumes_to_exactly_n_hits(
     spec = small_spec(tmp_path, items=2 * N_HITS, per_hit=2)
     db = f"sqlite:///{tmp_path / 'harness.db'}"
     mturk.control("faults", {"latency_ms": 150})  # each call takes a while: room to kill
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    env = checkout_env()
     process = subprocess.Popen(
         launch_command(spec, mturk, db),
         cwd=PROJECT_ROOT,

@@ -6,7 +6,7 @@ nothing, so the rechecks settle every claim one by one."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -25,9 +25,10 @@ from harness.store.posted import hit_facts, hit_items
 from harness.store.quarantine import quarantine
 from harness.store.submissions import store_submission
 from harness.web.trust import Rechecks
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
-T0 = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 CONFIRMS = "MTurk confirms the worker and the HIT"
 WORKERS = ("W1", "W2")
 

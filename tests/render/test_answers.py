@@ -4,7 +4,7 @@ back into answers."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,8 +17,9 @@ from harness.render.answers import (
     encode_answers,
 )
 from harness.render.plan import HitPlan
+from tests.clock import minutes_ago
 
-T0 = datetime(2026, 11, 21, 12, 0, 0, 123000, tzinfo=UTC)
+T0 = minutes_ago().replace(microsecond=123000)
 PLAN = HitPlan(0, ("a", "b", "café"), ("a",))
 ANSWERS = [
     Answer("b", 0, 7.5, shown_at=T0, answered_at=T0 + timedelta(seconds=4.25)),

@@ -5,7 +5,7 @@ several processes allocating at once."""
 from __future__ import annotations
 
 import multiprocessing
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -35,9 +35,10 @@ from harness.store.models import (
     StudyStatus,
 )
 from harness.store.slot_choice import Candidate, preference
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 HOLD = timedelta(minutes=30)
 
 

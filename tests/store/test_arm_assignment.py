@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -33,9 +33,10 @@ from harness.store.arm_tables import WorkerArm, hit_arm
 from harness.store.hits import add_planned_hits
 from harness.store.instruments import freeze_instrument
 from harness.store.models import Hit, Worker
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 HOLD = timedelta(minutes=30)
 ARMS = "arms:\n  plain: {}\n  anchored:\n    scale: {labels: {0: unrelated, 10: identical}}\n"
 

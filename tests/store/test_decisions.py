@@ -25,7 +25,12 @@ from harness.store.decisions import (
 )
 from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
 from harness.store.owners import release_all
-from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, PROJECT_ROOT, write_spec
+from tests.factories import (
+    MINIMAL_ITEMS,
+    MINIMAL_RATING_SPEC,
+    checkout_env,
+    write_spec,
+)
 
 HOLD_A_CLAIM = """
 import sys, time
@@ -132,7 +137,7 @@ def test_a_claim_of_a_killed_process_is_taken_over_at_once(study, database_url):
         (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
     with subprocess.Popen(
         [sys.executable, "-c", HOLD_A_CLAIM, database_url, str(decision.id)],
-        stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+        stdout=subprocess.PIPE, env=checkout_env(),
     ) as process:  # fmt: skip
         try:
             assert process.stdout is not None and process.stdout.readline() == b"True\n"

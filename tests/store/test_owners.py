@@ -16,8 +16,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from harness.clock import utcnow
 from harness.store import make_engine
-from harness.store.models import ProcessLease, utcnow
+from harness.store.models import ProcessLease
 from harness.store.owners import (
     CLAIM_TIMEOUT,
     LEASE,

@@ -4,7 +4,7 @@ never used for another. Judgments go in as one insert and stay exactly once per 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -18,9 +18,10 @@ from harness.store.instruments import freeze_instrument
 from harness.store.models import Assignment, AssignmentStatus, Event, Judgment
 from harness.store.posted import hit_facts, hit_items
 from harness.store.submissions import Answer, store_submission
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 ARMS = "arms:\n  plain: {}\n  anchored:\n    scale: {labels: {0: unrelated, 10: identical}}\n"
 
 

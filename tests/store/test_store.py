@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
 
 import pytest
 import sqlalchemy as sa
@@ -27,6 +27,7 @@ from harness.store.models import (
     Judgment,
     Worker,
 )
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 
@@ -113,7 +114,7 @@ def test_an_event_kind_outside_the_enum_is_refused(database_url):
 
 def test_stored_judgments_come_back_as_the_long_table(database_url, loaded):
     engine = make_engine(database_url)
-    shown = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+    shown = minutes_ago()
     with session_scope(engine) as session:
         study = create_study(session, loaded)
         assignment, worker = _assignment(session, study)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlmodel import func, select
@@ -13,9 +13,10 @@ from harness.store import create_study, session_scope, study_judgments
 from harness.store.hits import add_planned_hits, study_hit
 from harness.store.models import AssignmentStatus, Judgment
 from harness.store.submissions import Answer, store_submission
+from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
-T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 
 
 @pytest.fixture

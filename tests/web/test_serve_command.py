@@ -4,7 +4,6 @@ submissions, and stops gracefully on SIGTERM."""
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -18,7 +17,7 @@ from sqlmodel import select
 from harness.store import session_scope
 from harness.store.models import Assignment
 from harness.web.tokens import token_in_page
-from tests.factories import PROJECT_ROOT
+from tests.factories import checkout_env
 from tests.serving import until_healthy
 from tests.web.factories import plan_study, write_task_spec
 from tests.web.test_task_server import fields, page_url
@@ -33,7 +32,7 @@ def free_port() -> int:
 def start_serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     args = [sys.executable, "-m", "harness", "serve", "--db", db, "--port", str(port), *extra]
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}  # this checkout's harness
+    env = checkout_env()  # this checkout's harness
     with log.open("wb") as out:
         process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"

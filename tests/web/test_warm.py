@@ -17,6 +17,7 @@ from harness.platform.verification import Verifier, shared_platform
 from harness.store import session_scope
 from harness.store.models import StudyPlatform
 from harness.web.warm import connect_launched
+from tests.factories import checkout_env
 from tests.web.factories import on_platform, plan_study, write_task_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def test_a_worker_process_imports_scipy_and_makes_its_client_before_serving(
     engine, database_url, tmp_path
 ):
     _launched(engine, tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = checkout_env()
     done = subprocess.run([sys.executable, "-c", WORKER_START, database_url], env=env,
                           capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
     seen = json.loads(done.stdout.strip().splitlines()[-1])

@@ -5,7 +5,7 @@ completion code; screening blocks refuse allocation; review records what is owed
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -19,10 +19,11 @@ from harness.store.events import EventKind, record_event
 from harness.store.migrations import upgrade
 from harness.store.models import Hit
 from harness.web.tokens import token_in_page
+from tests.clock import minutes_ago
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 
 
 @pytest.fixture

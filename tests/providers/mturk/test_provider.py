@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from decimal import Decimal
 
 import pytest
@@ -16,6 +16,7 @@ from harness.platform.contract import SubmissionState, WorkSettings, WorkUnit
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.providers.mturk.client import PRODUCTION_ENDPOINT, SANDBOX_ENDPOINT, endpoint_for
 from harness.providers.mturk.retry import Backoff
+from tests.clock import minutes_ago
 
 HIT_ID = "3ABCDEFGHIJKLMNOPQRSTUVWXYZ012"
 ASSIGNMENT = "3ZYXWVUTSRQPONMLKJIHGFEDCBA987"
@@ -35,7 +36,7 @@ def hit(**extra):
         "HITStatus": "Assignable",
         "MaxAssignments": 3,
         "RequesterAnnotation": UNIT.label,
-        "Expiration": datetime(2026, 12, 1, tzinfo=UTC),
+        "Expiration": minutes_ago(-3 * 24 * 60),
         **extra,
     }
 

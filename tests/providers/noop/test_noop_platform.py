@@ -4,7 +4,7 @@ status, expire) with no change anywhere else in harness."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,11 +17,12 @@ from harness.spec import load_spec
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.migrations import upgrade
 from harness.web.tokens import token_in_page
+from tests.clock import minutes_ago
 from tests.platform.factories import harness_cli, small_spec
 from tests.providers.noop.platform import NOOP, NoopPlatform
 from tests.serving import until_rechecked
 
-T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+T0 = minutes_ago()
 
 
 @pytest.fixture

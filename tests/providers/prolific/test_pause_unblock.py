@@ -20,6 +20,7 @@ from harness.providers.prolific.client import ProlificClient, ProlificError
 from harness.providers.prolific.provider import ProlificProvider
 from harness.store import make_engine, session_scope
 from harness.store.models import Event, Study
+from tests.factories import checkout_env
 from tests.platform.factories import harness_cli
 from tests.providers.prolific.conftest import faults
 from tests.providers.prolific.test_bad_input import api, published, refused, study_body
@@ -179,7 +180,7 @@ def test_a_pause_prolific_refuses_leaves_the_study_running_and_says_why(prolific
 def test_a_pause_killed_during_the_call_is_finished_by_the_next_once(prolific, launched):
     _spec, db, _output = launched
     faults(prolific.url, latency_ms=1500)  # room to kill while the transition is in flight
-    env = os.environ | {"PYTHONPATH": os.getcwd()}
+    env = checkout_env()
     process = subprocess.Popen([sys.executable, "-m", "harness", "pause", "small", "--db", db],
                                env=env)  # fmt: skip
     deadline = time.monotonic() + 60
