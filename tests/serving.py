@@ -130,7 +130,7 @@ class Held:
             raise AssertionError(f"the held request was not answered in {seconds:g} s")
 
 
-def until_rechecked(app: Any, seconds: float = 30.0) -> None:
+def until_rechecked(app: Any, seconds: float = 300.0) -> None:
     """Wait until the task server ``app`` has no recheck waiting or running: a page posts its
     answers before MTurk knows the assignment is completed, so they are quarantined and stored
     (and screened, and screening's decisions carried out) by a recheck a moment later."""
