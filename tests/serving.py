@@ -118,7 +118,7 @@ class Held:
             process.wait()
 
     def open(self) -> None:
-        """Let the held request (and any other) through at once, without waiting."""
+        """Let the held request through, without waiting for its answer."""
         self._go.set()
 
     def release(self, *, drop: bool = False, seconds: float = 300.0) -> None:
