@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.platform.local_service import START_WAIT
 from harness.resources import project_task_specs
 
 KINDS = ("reproduction", "resolution")
@@ -204,7 +205,8 @@ def _start(
 def _wait(url: str, name: str, child: subprocess.Popen[bytes]) -> None:
     import requests
 
-    for _ in range(300):
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
         if child.poll() is not None:
             raise InputError(f"demo: {name} stopped at start (see its log in the run folder)")
         try:
@@ -212,7 +214,7 @@ def _wait(url: str, name: str, child: subprocess.Popen[bytes]) -> None:
             return
         except requests.RequestException:
             time.sleep(0.1)
-    raise InputError(f"demo: {name} did not answer at {url} within 30 s")
+    raise InputError(f"demo: {name} did not answer at {url} within {START_WAIT:g} s")
 
 
 def _stop(children: list[subprocess.Popen[bytes]]) -> None:

@@ -71,7 +71,7 @@ def _start(size: tuple[int, int]) -> Any:
     service = Service(executable_path=CHROMEDRIVER, log_output=os.devnull)
     driver = webdriver.Chrome(options=options, service=service)
     driver.harness_profile = profile
-    driver.set_page_load_timeout(30)
+    driver.set_page_load_timeout(120)
     if size[0] < 500:  # headless windows are at least 500 px wide: emulate a phone
         driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",

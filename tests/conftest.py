@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from tests import postgres_copies
 from tests.factories import (
@@ -22,9 +22,12 @@ from tests.factories import (
     sqlite_url,
 )
 
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI") == "true":  # CI explores the same examples every run; locally, new ones
-    settings.load_profile("ci")
+# No example is judged by how long it took (Hypothesis's 200 ms deadline, its too-slow health
+# check): on a loaded machine every example is slower, and none is wrong for it.
+settings.register_profile("harness", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", settings.get_profile("harness"), derandomize=True, print_blob=True)
+# CI explores the same examples every run; locally, new ones
+settings.load_profile("ci" if os.environ.get("CI") == "true" else "harness")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

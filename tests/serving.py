@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from werkzeug.serving import WSGIRequestHandler, make_server
@@ -27,6 +28,7 @@ class ServedApp:
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
+        self.holds: list[Held] = []
 
     @property
     def url(self) -> str:
@@ -36,7 +38,18 @@ class ServedApp:
         self.thread.start()
         return self
 
+    def hold(self, matches: Callable[[dict[str, Any]], bool], nth: int = 1) -> Held:
+        """Hold the ``nth`` request ``matches`` picks (by its WSGI environ) before the app
+        sees it, until `Held.release`: a request that is certainly in flight, for as long as
+        a test needs, however slow the machine."""
+        held = Held(self.server.app, matches, nth)
+        self.server.app = held
+        self.holds.append(held)
+        return held
+
     def stop(self) -> None:
+        for held in self.holds:  # a test that failed holding a request: let it go
+            held.open()
         self.server.shutdown()
         self.thread.join()
         self.server.server_close()
@@ -48,7 +61,76 @@ class ServedApp:
         self.stop()
 
 
-def until_rechecked(app: Any, seconds: float = 30.0) -> None:
+class Held:
+    """WSGI middleware (see `ServedApp.hold`): the ``nth`` request ``matches`` picks waits,
+    unseen by ``app``, until `release`; the others pass. Every wait is on an event, bounded
+    generously (minutes), never a guess at how long the machine takes."""
+
+    def __init__(self, app: Any, matches: Callable[[dict[str, Any]], bool], nth: int) -> None:
+        self.app = app
+        self.matches = matches
+        self.nth = nth
+        self.seen = 0
+        self._lock = threading.Lock()
+        self._arrived = threading.Event()
+        self._go = threading.Event()
+        self._done = threading.Event()
+        self._drop = False
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        matched = self.matches(environ)
+        with self._lock:
+            self.seen += matched
+            picked = matched and self.seen == self.nth
+        if not picked:
+            return self.app(environ, start_response)  # type: ignore[no-any-return]
+        self._arrived.set()
+        try:
+            self._go.wait(600)
+            if self._drop:  # as if it never reached the service
+                start_response("503 SERVICE UNAVAILABLE", [("Content-Type", "text/plain")])
+                return [b"dropped by the test"]
+            answer = self.app(environ, start_response)
+            try:
+                return list(answer)  # the app's work done before `release` returns
+            finally:
+                getattr(answer, "close", lambda: None)()
+        finally:
+            self._done.set()
+
+    def until_arrived(self, process: Any = None, seconds: float = 300.0) -> None:
+        """Wait until the held request has reached the service; ``process`` (a
+        ``subprocess.Popen`` sending it) exiting first fails at once."""
+        deadline = time.monotonic() + seconds
+        while not self._arrived.wait(0.05):
+            if process is not None and process.poll() is not None:
+                raise AssertionError(f"the process exited ({process.returncode}) first")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the held request did not arrive in {seconds:g} s")
+
+    def kill_sender(self, process: Any) -> None:
+        """SIGKILL ``process`` (a ``subprocess.Popen``) once its held request has arrived: a
+        process killed with a call in flight. Killed in any case, and waited for."""
+        try:
+            self.until_arrived(process)
+        finally:
+            process.kill()
+            process.wait()
+
+    def open(self) -> None:
+        """Let the held request through, without waiting for its answer."""
+        self._go.set()
+
+    def release(self, *, drop: bool = False, seconds: float = 300.0) -> None:
+        """Let the held request through (``drop``: answer 503 without the app seeing it) and
+        wait until it is answered."""
+        self._drop = drop
+        self.open()
+        if not self._done.wait(seconds):
+            raise AssertionError(f"the held request was not answered in {seconds:g} s")
+
+
+def until_rechecked(app: Any, seconds: float = 300.0) -> None:
     """Wait until the task server ``app`` has no recheck waiting or running: a page posts its
     answers before MTurk knows the assignment is completed, so they are quarantined and stored
     (and screened, and screening's decisions carried out) by a recheck a moment later."""
@@ -61,10 +143,16 @@ def until_rechecked(app: Any, seconds: float = 30.0) -> None:
 
 
 def until_healthy(
-    process: Any, url: str, log: Any, *, seconds: float = 180.0, request_timeout: float = 5.0
+    process: Any,
+    url: str,
+    log: Any,
+    *,
+    seconds: float = 180.0,
+    request_timeout: float = 5.0,
+    probe: str = "/health",
 ) -> None:
     """Wait until the server ``process`` started (a ``subprocess.Popen``) answers
-    ``GET {url}/health`` with a success, polling every 50 ms: at once on a quiet machine, and
+    ``GET {url}{probe}`` with a success, polling every 50 ms: at once on a quiet machine, and
     up to ``seconds`` on a loaded one (a CI runner), where start-up (imports, migrations, the
     start-up screening, forking workers) can take many times longer. Not yet listening, an
     error answer or a request that hangs past ``request_timeout`` all mean "not yet"; the
@@ -76,7 +164,7 @@ def until_healthy(
         if process.poll() is not None:
             raise AssertionError(f"the server exited ({process.returncode}): {log.read_text()}")
         try:
-            if requests.get(f"{url}/health", timeout=request_timeout).ok:
+            if requests.get(f"{url}{probe}", timeout=request_timeout).ok:
                 return
         except requests.RequestException:
             pass

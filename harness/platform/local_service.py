@@ -14,13 +14,18 @@ from collections.abc import Sequence
 
 from harness.errors import InputError
 
+START_WAIT = 120.0
+"""Seconds a started service gets to answer: at once on a quiet machine, and many times its
+usual second or two on a loaded one (imports, its database, gunicorn's worker)."""
+
 
 def answers(url: str) -> bool:
-    """Whether ``url`` answers an HTTP GET with a success status within a second."""
+    """Whether ``url`` answers an HTTP GET with a success status within 5 seconds (nothing
+    listening is known at once; a busy machine can take seconds to answer)."""
     import requests
 
     try:
-        return bool(requests.get(url, timeout=1).ok)
+        return bool(requests.get(url, timeout=5).ok)
     except requests.RequestException:
         return False
 
@@ -29,7 +34,8 @@ def start_service(
     name: str, url: str, probe: str, command: Sequence[str], log_name: str, state_name: str
 ) -> str:
     """Run ``harness <command>`` in the background unless ``url + probe`` answers; wait until
-    it does. Returns what happened, for the person; `InputError` if it would not start."""
+    it does (up to `START_WAIT` seconds). Returns what happened, for the person; `InputError`
+    if it would not start."""
     probe_url = url + probe
     if answers(probe_url):
         return f"{name} already running at {url}"
@@ -47,7 +53,8 @@ def start_service(
         setsid=True,
     )
     os.close(log)
-    for _ in range(100):
+    deadline = time.monotonic() + START_WAIT
+    while time.monotonic() < deadline:
         if answers(probe_url):
             return (
                 f"started {name} at {url} (pid {pid}, state in {state_name}, log in {log_name}; "

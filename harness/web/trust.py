@@ -102,8 +102,8 @@ class Rechecks:
             self._wakes.clear()
             self._cond.notify()
             thread = self._thread
-        if thread is not None:
-            thread.join(timeout=10)
+        if thread is not None:  # a round under way finishes first (longer on a loaded machine)
+            thread.join(timeout=60)
 
     def run_due(self) -> int:
         """Take and carry out every recheck due now, of any process; how many were done

@@ -93,7 +93,7 @@ class LiveStudy:
         self.settle(report.submitted)
         return report
 
-    def settle(self, submitted: Sequence[str], seconds: float = 30.0) -> None:
+    def settle(self, submitted: Sequence[str], seconds: float = 300.0) -> None:
         """Wait for the task server's rechecks: a page posts its answers before MTurk knows
         the assignment is completed, so they are quarantined and stored (and screened, and
         screening's decisions carried out) by a recheck a moment later."""

@@ -39,7 +39,7 @@ def browser(live: LiveStudy) -> Iterator[Any]:
         yield driver
 
 
-def wait_for(check: Any, what: str, seconds: float = 20.0) -> None:
+def wait_for(check: Any, what: str, seconds: float = 120.0) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if check():

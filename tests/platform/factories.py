@@ -101,7 +101,7 @@ def hits_on_platform(client: Any) -> list[dict[str, Any]]:
             return hits
 
 
-def until_verified(database_url: str, seconds: float = 60.0) -> int:
+def until_verified(database_url: str, seconds: float = 300.0) -> int:
     """Wait until the task server's rechecks have settled every quarantined submission (MTurk
     vouches for an assignment only once the worker completed it there); the number still
     pending when the time ran out."""

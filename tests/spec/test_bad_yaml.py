@@ -28,10 +28,10 @@ def problems_of(tmp_path: Path, data: bytes | str) -> list[str]:
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
     path = tmp_path / "spec.yaml"
     path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    started = time.monotonic()
+    started = time.thread_time()  # the work done, not the time a loaded machine took for it
     with pytest.raises(SpecError) as caught:
         load_spec(path)
-    assert time.monotonic() - started < 2, "refusing the spec took too long"
+    assert time.thread_time() - started < 2, "refusing the spec took too much CPU time"
     return [str(p).removeprefix(f"{path}:") for p in caught.value.problems]
 
 

@@ -40,7 +40,7 @@ def test_holders_of_a_study_lock_take_turns_and_other_writes_go_on(engine, tmp_p
         order.append("other write done")
         time.sleep(0.3)
         order.append("first releases")
-    thread.join(timeout=30)
+    thread.join(timeout=120)
     assert order == ["other write done", "first releases", "second has it"]
     with session_scope(engine) as session:
         assert session.exec(select(Worker.platform_worker_id)).all() == ["W-meanwhile"]
@@ -62,7 +62,7 @@ def test_a_lock_is_released_by_a_rollback(engine, tmp_path):
         done.set()
 
     threading.Thread(target=take).start()
-    assert done.wait(timeout=10)
+    assert done.wait(timeout=120)
 
 
 def test_a_holder_taking_the_lock_again_goes_on_and_releases_it_once(engine, tmp_path):
@@ -78,7 +78,7 @@ def test_a_holder_taking_the_lock_again_goes_on_and_releases_it_once(engine, tmp
 
     thread = threading.Thread(target=twice, daemon=True)
     thread.start()
-    assert done.wait(timeout=10), "the second take waited for the first"
+    assert done.wait(timeout=120), "the second take waited for the first"
     with session_scope(engine) as session:  # released at the end: another can take it
         lock_study(session, 1)
 
@@ -104,7 +104,7 @@ def test_the_places_lock_is_apart_from_the_study_lock_and_its_holders_take_turns
             held.set()
             time.sleep(0.3)
             order.append("first arrival commits")
-        thread.join(timeout=30)
+        thread.join(timeout=120)
     assert order == ["first arrival", "first arrival commits", "second arrival"]
 
 

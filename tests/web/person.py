@@ -27,7 +27,7 @@ POLL = 0.05
 every wait for a page that is not there yet cost up to half a second)."""
 
 
-def wait(driver: Any, seconds: float = 10) -> WebDriverWait:
+def wait(driver: Any, seconds: float = 120) -> WebDriverWait:
     return WebDriverWait(driver, seconds, poll_frequency=POLL)
 
 

@@ -77,7 +77,7 @@ def test_two_participants_in_different_arms_see_and_submit_their_arms_page(tmp_p
                 assert shown == EXPECTED[arm], (worker, arm)
                 answer_all(driver, "likert")
                 code = (
-                    wait(driver, 20)
+                    wait(driver)
                     .until(lambda d: d.find_elements(By.ID, "completion-code"))[0]
                     .text
                 )
@@ -136,9 +136,9 @@ def test_two_mturk_workers_in_different_arms_see_and_submit_their_arms_page(tmp_
                     driver.get(accepted["ExternalURL"])
                 assert _shown(driver) == EXPECTED[arm], (worker, arm)
                 answer_all(driver, "likert")
-                wait(driver, 20).until(lambda d: "/mturk/externalSubmit" in d.current_url)
+                wait(driver).until(lambda d: "/mturk/externalSubmit" in d.current_url)
                 seen[worker] = arm
-            until_rechecked(app, 30)
+            until_rechecked(app)
     finally:
         app.extensions["harness"].close()
         mturk.stop()

@@ -61,7 +61,7 @@ def submitted_answer(client, hit_id):
     return assignment
 
 
-def until_stored(engine, seconds=75.0):
+def until_stored(engine, seconds=300.0):
     """The study's judgments, once the task server's rechecks have verified the submission
     (their delays add up to about a minute)."""
     deadline = time.monotonic() + seconds
@@ -75,7 +75,7 @@ def until_stored(engine, seconds=75.0):
 
 def until_submitted(driver):
     """The page completed the assignment: the browser is on MTurk's externalSubmit answer."""
-    wait(driver, 15).until(lambda d: "/mturk/externalSubmit" in d.current_url)
+    wait(driver).until(lambda d: "/mturk/externalSubmit" in d.current_url)
     assert '"AssignmentStatus": "Submitted"' in driver.page_source.replace('":"', '": "')
 
 

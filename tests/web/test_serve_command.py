@@ -40,7 +40,7 @@ def start_serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes
         until_healthy(process, url, log)  # polls: as fast as the server starts, up to 3 min
     except AssertionError:
         process.kill()
-        process.wait(timeout=30)
+        process.wait(timeout=120)
         raise
     return process, url
 
@@ -87,7 +87,7 @@ def test_serve_runs_workers_screens_what_was_left_and_stops_gracefully(
         assert screened(engine) == {"A0": True}
     finally:
         process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=60)
+        code = process.wait(timeout=120)
     output = log.read_text()
     assert code == 0, output
     assert "2 processes x 4 threads" in output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +22,15 @@ def prolific(tmp_path) -> Iterator[Any]:
         served.app = app
         yield served
     app.extensions["prolific_local"].close()
+
+
+def post_to(path: str) -> Any:
+    """Picks, for `ServedApp.hold`, the requests that POST to ``path`` (a regular expression)
+    of the requester API."""
+    return lambda environ: (
+        environ["REQUEST_METHOD"] == "POST"
+        and bool(re.fullmatch(f"/api/v1/{path}", environ["PATH_INFO"]))
+    )
 
 
 def faults(url: str, **switches: Any) -> None:

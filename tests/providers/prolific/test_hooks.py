@@ -117,7 +117,7 @@ def _join(prolific, db: str, pid: str) -> tuple[str, str]:
     return sub, full.json()["completion_codes"][0]["code"]
 
 
-def _wait_for(check, seconds: float = 10.0) -> None:
+def _wait_for(check, seconds: float = 120.0) -> None:
     deadline = time.monotonic() + seconds
     while not check():
         assert time.monotonic() < deadline, "the hook did not arrive"

@@ -5,11 +5,8 @@ client; `harness pause` / `harness resume` exactly once, even when killed mid-ca
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-import time
 from typing import Any
 
 import pytest
@@ -22,7 +19,7 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Event, Study
 from tests.factories import checkout_env
 from tests.platform.factories import harness_cli
-from tests.providers.prolific.conftest import faults
+from tests.providers.prolific.conftest import post_to
 from tests.providers.prolific.test_bad_input import api, published, refused, study_body
 
 
@@ -179,18 +176,13 @@ def test_a_pause_prolific_refuses_leaves_the_study_running_and_says_why(prolific
 @pytest.mark.slow
 def test_a_pause_killed_during_the_call_is_finished_by_the_next_once(prolific, launched):
     _spec, db, _output = launched
-    faults(prolific.url, latency_ms=1500)  # room to kill while the transition is in flight
+    held = prolific.hold(post_to("studies/[^/]+/transition/"))  # killed while it is in flight
     env = checkout_env()
     process = subprocess.Popen([sys.executable, "-m", "harness", "pause", "small", "--db", db],
                                env=env)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not _events(db, "study.pause.intent"):
-        assert process.poll() is None, "the pause finished before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    faults(prolific.url, latency_ms=0)
+    held.kill_sender(process)
+    assert len(_events(db, "study.pause.intent")) == 1
+    held.release()  # the call in flight reaches the service
     assert _study_status(db) == "paused"  # the intent and the new status were committed first
     assert _events(db, "study.paused") == []
     again = harness_cli("pause", "small", "--db", db)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import requests
@@ -27,7 +25,7 @@ from harness.store.models import (
 )
 from harness.store.submissions import accept
 from tests.platform.factories import harness_cli, small_spec
-from tests.providers.prolific.conftest import faults
+from tests.providers.prolific.conftest import post_to
 
 AUTH = {"Authorization": "Token local"}
 
@@ -96,18 +94,12 @@ def test_a_review_killed_during_the_bulk_approval_approves_once_and_keeps_every_
 ):
     _spec, db, _output = launched
     subs = _submitted(prolific, db, [f"5fkill{i:019d}" for i in range(2)])
-    faults(prolific.url, latency_ms=1500)  # room to kill while the bulk call is in flight
+    held = prolific.hold(post_to("submissions/bulk-approve/"))  # killed while it is in flight
     process = subprocess.Popen([sys.executable, "-m", "harness", "review", "small", "--db", db])
-    deadline = time.monotonic() + 60
-    while not _events(db, EventKind.APPROVE_INTENT):
-        assert process.poll() is None, "the review finished before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    held.kill_sender(process)
     assert process.returncode == -signal.SIGKILL
-    time.sleep(2)  # the call in flight reaches the service
-    faults(prolific.url, latency_ms=0)
+    assert len(_events(db, EventKind.APPROVE_INTENT)) == 2
+    held.release()  # the call in flight reaches the service
     assert [_platform_status(prolific, s) for s in subs] == ["APPROVED"] * 2
     assert _events(db, EventKind.APPROVED) == []  # the kill came before the record
     rerun = harness_cli("review", "small", "--db", db)

@@ -243,7 +243,7 @@ def test_a_page_of_the_new_type_answered_in_chromium_parses_back_and_passes_the_
         with ServedApp(frame) as served, chromium() as driver:
             driver.get(f"{served.url}/frame?{urlencode(params)}")
             given = person.answer_all(driver, "yes_no")
-            person.wait(driver, 15).until(lambda d: "/mturk/externalSubmit" in d.current_url)
+            person.wait(driver).until(lambda d: "/mturk/externalSubmit" in d.current_url)
         (assignment,) = client.list_assignments_for_hit(HITId=hit_id)["Assignments"]
     finally:
         mturk.stop()

@@ -90,8 +90,10 @@ class Deliveries:
         self._wake.set()
         with self._lock:
             thread = self._thread
+        # a delivery under way ends within its timeouts (2 + 10 s), longer on a loaded
+        # machine; the store is closed after this, so it is waited for generously
         if thread is not None:
-            thread.join(timeout=15)
+            thread.join(timeout=60)
 
     def _run(self) -> None:
         while not self._stop.is_set():

