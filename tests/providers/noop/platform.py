@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.platform.contract import (
+    Capabilities,
     CostEstimate,
     EventTopic,
     PlatformEvent,
@@ -52,6 +53,7 @@ class NoopPlatform:
     unit_noun = "task"
     targets: tuple[str, ...] = ("noop",)
     hostings: tuple[str, ...] = ("external",)
+    capabilities = Capabilities()  # nothing beyond what every platform does
 
     def __init__(self) -> None:
         self.world = World()
