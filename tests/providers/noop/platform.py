@@ -18,7 +18,6 @@ from harness.errors import InputError
 from harness.platform.contract import (
     Capabilities,
     CostEstimate,
-    EventTopic,
     PlatformEvent,
     Prepared,
     Provider,
@@ -113,7 +112,7 @@ class NoopPlatform:
         return [Request("publish", {"label": u.label, "url": u.question}) for u in units]
 
     def events(self, body: str) -> list[PlatformEvent]:
-        return [PlatformEvent(EventTopic.OTHER, None)]
+        return []  # it sends no notifications
 
     def queue_client(self, target: str, queue_url: str) -> Any:
         raise InputError("the no-op platform sends no notifications")
