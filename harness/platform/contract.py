@@ -4,15 +4,20 @@ Two objects per platform, both behind this module's protocols:
 
 - a `Platform` says what harness must know before connecting: its targets, its fees and
   limits, what its question documents and answer documents look like, what a dry run would
-  send, how its notifications read. It imports nothing heavy (`harness validate` and
-  `--dry-run` use it without a network client);
-- a `Provider`, made by `Platform.connect` for one target, publishes a study's units of work
+  send, how its notifications read, and in its `Capabilities` all it may do beyond that. It
+  imports nothing heavy (`harness validate`, `--dry-run` and `harness --help` use it without a
+  network client);
+- a `Provider`, made for one target by `harness.platform.registry.connect` (which calls
+  `Platform.connect`), publishes a study's units of work
   (MTurk: HITs), lists what workers submitted, and approves, rejects, pays bonuses, blocks
   workers and adds raters.
 
 Launch, sync, review, status and expire talk only to these; `harness.platform.registry` names
-the platforms. A new platform is one subpackage with a `Platform` and a `Provider`, plus one
-registry line, and no change to specs, pages, the store, screening or reports.
+the platforms. What a platform may do beyond them is declared here, never read by name: flags
+and what it adds to harness in `Capabilities`, optional methods as protocols (`WorkerSites`,
+`GroupPages`, `PlacesPlatform`, `Pauses`, ...). A new platform is one subpackage with a
+`Platform` and a `Provider`, plus one registry line, and no change to specs, pages, the store,
+screening or reports.
 
 Every method that creates something takes a caller-chosen ``token``: the same token means the
 same request, so a repeated call after a crash or a lost answer cannot create a second one.

@@ -1,7 +1,8 @@
 """The platforms harness can run studies on, by name: the one place a platform is registered.
 
 Each entry names the module attribute holding the platform's `Platform` object; the module is
-imported only when that platform is used, so naming every platform costs nothing. Adding a
+imported when the platform is first asked for (platform modules import nothing heavy, so
+`harness --help` can list their local-service commands). Adding a
 platform is one line here (and its subpackage): what it adds to harness beyond the contract (a
 local-service command, blueprints of the task server, a door for simulated crowds) its
 `Capabilities` declare, and harness finds them here. `connect` is the one way to a provider.
