@@ -17,6 +17,7 @@ import click
 from harness import __version__
 from harness.errors import HarnessError, ValidationError
 from harness.masking import mask_secrets
+from harness.platform.registry import local_commands
 
 # (command name, "module:attribute") pairs; modules are imported only when the command runs or
 # help is shown, so `harness --version` stays fast and nothing heavy happens at import time.
@@ -31,10 +32,8 @@ COMMANDS: dict[str, str] = {
     "export": "harness.commands.export:export",
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
-    "mturk-local": "harness.providers.mturk.local_service.command:mturk_local_command",
     "pause": "harness.commands.pause:pause",
     "preview": "harness.commands.preview:preview",
-    "prolific-local": "harness.providers.prolific.local_service.command:prolific_local_command",
     "resume": "harness.commands.pause:resume",
     "review": "harness.commands.review:review",
     "screen": "harness.commands.screen:screen",
@@ -64,12 +63,8 @@ SUMMARIES: dict[str, str] = {
     "replaced by a keyed pseudonym so that a shared data set carries none.",
     "import": "Turn a published dataset's distribution into a long judgments CSV.",
     "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
-    "mturk-local": "Run the local MTurk service: boto3's `mturk` client with "
-    "endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/...",
     "pause": "Pause STUDY: nobody new can start it until `harness resume STUDY`; work under "
     "way is finished and submitted as usual.",
-    "prolific-local": "Run the local Prolific service: Prolific's API v1 (what harness uses) at "
-    "http://HOST:PORT/api/v1/, participants at /participant/...",
     "preview": "Serve one HIT of SPEC locally as a worker sees it, or write its page to a file.",
     "resume": "Resume a paused STUDY: new workers can start it again.",
     "review": "Review STUDY: block, reject (with feedback) and replace as screening decided, "
@@ -91,6 +86,10 @@ SUMMARIES: dict[str, str] = {
 """Each command's first sentence, so that `harness --help` lists the commands without
 importing them (a test keeps these equal to the commands' own docstrings); a command missing
 here is imported to find its help."""
+
+for _local in local_commands():  # each platform's local service, as its capabilities name it
+    COMMANDS[_local.name] = _local.command
+    SUMMARIES[_local.name] = _local.summary
 
 
 class HarnessGroup(click.Group):

@@ -77,7 +77,7 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
 
 def _recorded(provider: Provider) -> str:
     """What to add to a done action's message where the platform only records it."""
-    if getattr(provider.platform, "pays", True):
+    if provider.platform.capabilities.pays:
         return ""
     return RECORDED.format(platform=provider.platform.label)
 
@@ -121,7 +121,7 @@ def unblock(name: str) -> Response:
         done = unblock_worker(session, provider, running, worker, reason)
         if not done:
             return f"{worker} was not blocked."
-        once = getattr(provider.platform, "one_submission_per_study", False)
+        once = provider.platform.capabilities.one_submission_per_study
         return f"Unblocked {worker}." + (
             f" On {provider.platform.label} a participant takes part in a study once: they "
             "can start it only if they had not submitted to it." if once else ""
@@ -178,7 +178,7 @@ def bonus(name: str) -> Response:
         aid = assignment.platform_assignment_id
         if not done:
             return "This bonus was paid already."
-        if not getattr(provider.platform, "pays", True):
+        if not provider.platform.capabilities.pays:
             return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
         return f"Paid ${amount} to {aid}'s worker."
 

@@ -304,14 +304,14 @@ def pay_bonus(
     token = action_token("bonus", assignment.platform_assignment_id, reason)
     if event_logged(session, EventKind.BONUS_PAID, token):
         return False
+    cost = provider.platform.bonus_cost(amount)
     if isinstance(provider, StagedBonuses):
-        return _pay_staged(session, provider, study, assignment, amount, reason, token)
+        return _pay_staged(session, provider, study, assignment, amount, cost, reason, token)
     worker = session.get(Worker, assignment.worker_id)
     assert worker is not None
     aid = assignment.platform_assignment_id
     log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount))
     provider.bonus(worker.platform_worker_id, aid, amount, reason, token)
-    cost = provider.platform.bonus_cost(amount)
     log(
         session,
         EventKind.BONUS_PAID,
@@ -345,6 +345,7 @@ def _pay_staged(
     study: LaunchedStudy,
     assignment: Assignment,
     amount: Decimal,
+    cost: Decimal,
     reason: str,
     token: str,
 ) -> bool:
@@ -383,16 +384,10 @@ def _pay_staged(
         provider.pay_bonus(bonus_id)
     worker = session.get(Worker, assignment.worker_id)
     assert worker is not None
-    cost = provider_cost(provider, amount)
     log(session, EventKind.BONUS_PAID, study.id, token, assignment=aid,
         worker=worker.platform_worker_id, amount=str(amount), cost=str(cost),
         reason=reason)  # fmt: skip
     return True
-
-
-def provider_cost(provider: object, amount: Decimal) -> Decimal:
-    platform = getattr(provider, "platform", None)
-    return platform.bonus_cost(amount) if platform is not None else amount
 
 
 def block_worker(

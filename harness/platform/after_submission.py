@@ -34,7 +34,7 @@ def screen(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> 
 
 def screen_and_act(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
     """Screen, then carry out the study's pending decisions on its platform."""
-    from harness.platform.registry import shared_provider
+    from harness.platform.registry import provider_for
     from harness.platform.review import apply_pending_decisions
     from harness.store.models import Study
     from harness.store.studies import launched
@@ -44,9 +44,7 @@ def screen_and_act(engine: sa.Engine, study_id: int, _assignment: int | None = N
         study = session.get(Study, study_id)
         assert study is not None
         running = launched(session, study)
-        provider = shared_provider(
-            running.platform.provider, running.target, running.platform.endpoint_url
-        )
+        provider = provider_for(running, shared=True)
         apply_pending_decisions(session, provider, running)
 
 

@@ -4,15 +4,20 @@ Two objects per platform, both behind this module's protocols:
 
 - a `Platform` says what harness must know before connecting: its targets, its fees and
   limits, what its question documents and answer documents look like, what a dry run would
-  send, how its notifications read. It imports nothing heavy (`harness validate` and
-  `--dry-run` use it without a network client);
-- a `Provider`, made by `Platform.connect` for one target, publishes a study's units of work
+  send, how its notifications read, and in its `Capabilities` all it may do beyond that. It
+  imports nothing heavy (`harness validate`, `--dry-run` and `harness --help` use it without a
+  network client);
+- a `Provider`, made for one target by `harness.platform.registry.connect` (which calls
+  `Platform.connect`), publishes a study's units of work
   (MTurk: HITs), lists what workers submitted, and approves, rejects, pays bonuses, blocks
   workers and adds raters.
 
 Launch, sync, review, status and expire talk only to these; `harness.platform.registry` names
-the platforms. A new platform is one subpackage with a `Platform` and a `Provider`, plus one
-registry line, and no change to specs, pages, the store, screening or reports.
+the platforms. What a platform may do beyond them is declared here, never read by name: flags
+and what it adds to harness in `Capabilities`, optional methods as protocols (`WorkerSites`,
+`GroupPages`, `PlacesPlatform`, `Pauses`, ...). A new platform is one subpackage with a
+`Platform` and a `Provider`, plus one registry line, and no change to specs, pages, the store,
+screening or reports.
 
 Every method that creates something takes a caller-chosen ``token``: the same token means the
 same request, so a repeated call after a crash or a lost answer cannot create a second one.
@@ -35,10 +40,15 @@ if TYPE_CHECKING:
     from harness.render.plan import HitPlan
 
 __all__ = [
+    "AnonymousEntry",
     "Arrival",
+    "Capabilities",
     "CostEstimate",
     "EventTopic",
+    "GroupPages",
     "GroupsProvider",
+    "ListingProvider",
+    "LocalCommand",
     "LocalService",
     "Pauses",
     "Pausing",
@@ -52,11 +62,13 @@ __all__ = [
     "Provider",
     "PublishedUnit",
     "Request",
+    "SessionsProvider",
     "Submission",
     "SubmissionState",
     "UnitState",
     "WorkSettings",
     "WorkUnit",
+    "WorkerSites",
     "pausing",
 ]
 
@@ -199,6 +211,34 @@ class Request:
     params: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class LocalCommand:
+    """The ``harness`` command that runs a platform's local service (a test double of the
+    remote platform): its name, its click command as ``"module:attribute"`` (imported only
+    when it runs) and its help's first sentence (for ``harness --help``, which imports none)."""
+
+    name: str
+    command: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Everything a platform may do beyond what every platform does, and what it adds to
+    harness, declared in one place: each `Platform` carries one (``platform.capabilities``);
+    what it leaves out is the default. Optional methods are the protocols below
+    (`GroupsProvider`, `PlacesPlatform`, `WorkerSites`, ...)."""
+
+    pays: bool = True  # approvals and bonuses move money (a study link only records them)
+    asks_returns: bool = False  # its provider asks participants to return work (`ReturnAsker`)
+    arm_groups: bool = False  # keeps a worker to one arm's units (`GroupsProvider`)
+    one_submission_per_study: bool = False  # a participant takes part in a study once
+    pausing: Pausing | None = None  # what a pause does (None: it cannot pause; `pausing`)
+    crowd_door: str | None = None  # "module:attribute" of how simulated participants arrive
+    local_command: LocalCommand | None = None  # the command running its local service
+    blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
+
+
 class Platform(Protocol):
     """A recruitment platform before connecting to it (see the module docstring)."""
 
@@ -207,6 +247,7 @@ class Platform(Protocol):
     unit_noun: str  # what a unit of work is called there, e.g. "HIT"
     targets: tuple[str, ...]  # e.g. ("local", "sandbox", "production"); unique across platforms
     hostings: tuple[str, ...]  # the spec's hosting modes it can run ("external", "mturk")
+    capabilities: Capabilities  # what it may do beyond this protocol
 
     def is_local(self, target: str) -> bool:
         """Whether ``target`` is harness's own local service (no account, no money)."""
@@ -371,6 +412,44 @@ class GroupsProvider(Protocol):
         ...
 
 
+@runtime_checkable
+class WorkerSites(Protocol):
+    """A platform whose worker site sends workers to harness's task pages (MTurk) or is where
+    they go after submitting (Prolific)."""
+
+    def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
+        """The origins of the worker site on ``target``: the only ones a task page may post
+        to, be framed by or send a participant on to."""
+        ...
+
+
+@runtime_checkable
+class GroupPages(Protocol):
+    """A platform with a page for people per work type (MTurk's HIT group page)."""
+
+    def group_url(self, target: str, work_type_id: str) -> str | None:
+        """That page on ``target`` (None: the target has none, e.g. a local service)."""
+        ...
+
+
+@runtime_checkable
+class ListingProvider(Protocol):
+    """A provider with a cheaper listing of a unit's submissions for verification than
+    `Provider.submissions` (MTurk: a short page is the last)."""
+
+    def listed_submissions(self, platform_id: str) -> list[Submission]: ...
+
+
+@runtime_checkable
+class SessionsProvider(Protocol):
+    """A provider that can say whose a session is before it is submitted (Prolific)."""
+
+    def session_holder(self, session_id: str) -> tuple[str, str] | None:
+        """(participant id, study id) of the session in any state; None when the platform has
+        no such session."""
+        ...
+
+
 # -- platforms with places ------------------------------------------------------------------
 # Prolific and a study link publish one study with places, not one unit per HIT: harness's
 # task server gives each arriving participant a slot (`harness.store.allocation`). A platform
@@ -401,7 +480,7 @@ class PlacesStudy:
 
 
 @runtime_checkable
-class PlacesPlatform(Protocol):
+class PlacesPlatform(Platform, Protocol):
     """A platform whose participants harness allocates work to (see above)."""
 
     def arrival(self, args: Mapping[str, str]) -> Arrival:
@@ -434,9 +513,23 @@ class PlacesProvider(Protocol):
         ...
 
 
+@runtime_checkable
+class AnonymousEntry(PlacesPlatform, Protocol):
+    """A places platform whose participants may arrive without an id (a study link)."""
+
+    def anonymous_query(self, args: Mapping[str, str]) -> dict[str, str] | None:
+        """The entry page's query with an anonymous id for a participant who came without one;
+        None when they gave one."""
+        ...
+
+    def again_query(self, worker_id: str) -> dict[str, str]:
+        """The entry page's query that brings the same participant back for another part."""
+        ...
+
+
 # -- pausing ----------------------------------------------------------------------------------
 # Pausing is a capability, not part of every platform: MTurk's API has none. A platform that
-# can pause says what a pause does there (``Platform.pausing``, read by `pausing`: the
+# can pause says what a pause does there (``Capabilities.pausing``, read by `pausing`: the
 # dashboard and the CLI say it without connecting) and its provider implements `Pauses`.
 
 
@@ -453,13 +546,10 @@ class Pausing:
     at_entry: bool = False
 
 
-def pausing(platform: object) -> Pausing:
-    """What pausing does on ``platform`` (a `Platform`; one that names nothing cannot pause)."""
-    found = getattr(platform, "pausing", None)
-    if isinstance(found, Pausing):
-        return found
-    label = getattr(platform, "label", "this platform")
-    return Pausing(False, f"{label} has no pause that harness can use")
+def pausing(platform: Platform) -> Pausing:
+    """What pausing does on ``platform`` (one whose capabilities name none cannot pause)."""
+    found = platform.capabilities.pausing
+    return found or Pausing(False, f"{platform.label} has no pause that harness can use")
 
 
 @runtime_checkable

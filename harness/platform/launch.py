@@ -37,6 +37,7 @@ from harness.platform.launch_plan import (
     new_launch_id,
 )
 from harness.platform.places import open_places, subscribe_hooks
+from harness.platform.registry import connect
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
@@ -357,7 +358,7 @@ def connect_for_the_rest(
     balance line. ``cost_of`` prices the HITs of the given indexes when they do not all cost
     the same (arms with different rewards)."""
     plan = draft.plan
-    provider = plan.platform.connect(plan.target, draft.endpoint_url)
+    provider = connect(plan.platform.name, plan.target, draft.endpoint_url)
     with session_scope(engine) as session:
         posted = posted_indexes(session, study_named(session, plan.study_name))
     existing = len(posted)

@@ -122,7 +122,7 @@ def draft_arms_launch(
                 "pays one reward: give every arm the same hit.reward"
             )
         cost = platform.estimate(rewards[0], total, per_unit)
-    elif getattr(platform, "arm_groups", False):
+    elif platform.capabilities.arm_groups:
         cost = _sum_costs([d.plan.cost for d in drafts])
     else:
         raise LaunchRefused(

@@ -120,7 +120,7 @@ def platform_problems(loaded: LoadedSpec, platform: Platform) -> list[Problem]:
         for field, message in platform.problems(settings, loaded.spec.hosting.value)
     ]
     for name, policy in loaded.spec.screening.items():
-        if policy.action is Action.REQUEST_RETURN and not getattr(platform, "asks_returns", False):
+        if policy.action is Action.REQUEST_RETURN and not platform.capabilities.asks_returns:
             field = f"screening.{name}.action"
             found.append(Problem(str(loaded.path), loaded.line_of(field), field,
                                  f"{platform.label} has no way to ask a participant to return "

@@ -1,8 +1,11 @@
 """The platforms harness can run studies on, by name: the one place a platform is registered.
 
 Each entry names the module attribute holding the platform's `Platform` object; the module is
-imported only when that platform is used, so naming every platform costs nothing. Adding a
-platform is one line here (and its subpackage).
+imported when the platform is first asked for (platform modules import nothing heavy, so
+`harness --help` can list their local-service commands). Adding a
+platform is one line here (and its subpackage): what it adds to harness beyond the contract (a
+local-service command, blueprints of the task server, a door for simulated crowds) its
+`Capabilities` declare, and harness finds them here. `connect` is the one way to a provider.
 """
 
 from __future__ import annotations
@@ -10,10 +13,10 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
-from harness.platform.contract import Platform, Provider
+from harness.platform.contract import LocalCommand, Platform, Provider
 
 if TYPE_CHECKING:  # the registry is imported by `harness validate`: no database stack
     from harness.store.studies import LaunchedStudy
@@ -34,14 +37,30 @@ def platform_named(name: str) -> Platform:
     if where is None:
         known = ", ".join(sorted(PLATFORMS))
         raise InputError(f"unknown platform {name!r}; harness knows: {known}")
-    module, _, attribute = where.partition(":")
-    platform: Platform = getattr(importlib.import_module(module), attribute)
+    platform: Platform = load(where)
     return platform
+
+
+def load(where: str) -> Any:
+    """What a ``"module:attribute"`` reference names, its module imported now."""
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def platforms() -> list[Platform]:
     """Every registered platform (each module imported)."""
     return [platform_named(name) for name in PLATFORMS]
+
+
+def local_commands() -> list[LocalCommand]:
+    """The commands running the platforms' local services (`Capabilities.local_command`)."""
+    found = (p.capabilities.local_command for p in platforms())
+    return [command for command in found if command is not None]
+
+
+def blueprints() -> list[Any]:
+    """The Flask blueprints the platforms add to the task server (`Capabilities.blueprints`)."""
+    return [load(where) for p in platforms() for where in p.capabilities.blueprints]
 
 
 def platform_of_target(target: str) -> Platform:
@@ -81,24 +100,26 @@ _PROVIDERS: dict[tuple[int, str, str, str | None], Provider] = {}
 _LOCK = threading.Lock()
 
 
-def connect(name: str, target: str, endpoint_url: str | None) -> Provider:
-    """A provider for ``target`` of platform ``name`` (a new connection each call)."""
-    return platform_named(name).connect(target, endpoint_url)
+def connect(name: str, target: str, endpoint_url: str | None, *, shared: bool = False) -> Provider:
+    """A provider for ``target`` of platform ``name``: the one way harness gets a provider
+    (`Platform.connect` is the platform's half of it, called only here).
 
-
-def provider_for(study: LaunchedStudy) -> Provider:
-    """A provider for the platform and target ``study`` was launched on (as its launch stored)."""
-    return connect(study.platform.provider, study.target, study.platform.endpoint_url)
-
-
-def shared_provider(name: str, target: str, endpoint_url: str | None) -> Provider:
-    """One provider per (platform, target, endpoint) for a long-running process (the task
-    server's verification, rechecks and after-submission work share it), made on first use.
-    Kept per process id: a client made before a fork (its open connections) is never used by
-    the forked process, which makes its own."""
+    A new connection each call, unless ``shared``: then the process's one per (platform,
+    target, endpoint), made on first use, for a long-running process (the task server's
+    verification, rechecks, hooks and after-submission work share it). Shared ones are kept
+    per process id: a client made before a fork (its open connections) is never used by the
+    forked process, which makes its own."""
+    if not shared:
+        return platform_named(name).connect(target, endpoint_url)
     key = (os.getpid(), name, target, endpoint_url)
     with _LOCK:
         provider = _PROVIDERS.get(key)
         if provider is None:
-            provider = _PROVIDERS[key] = connect(name, target, endpoint_url)
+            provider = _PROVIDERS[key] = platform_named(name).connect(target, endpoint_url)
     return provider
+
+
+def provider_for(study: LaunchedStudy, *, shared: bool = False) -> Provider:
+    """`connect` to the platform and target ``study`` was launched on (as its launch stored)."""
+    return connect(study.platform.provider, study.target, study.platform.endpoint_url,
+                   shared=shared)  # fmt: skip

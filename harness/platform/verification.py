@@ -27,7 +27,13 @@ from sqlmodel import Session, select
 
 from harness.answer import Answer
 from harness.errors import HarnessError
-from harness.platform.contract import Arrival, Provider, Submission
+from harness.platform.contract import (
+    Arrival,
+    ListingProvider,
+    Provider,
+    SessionsProvider,
+    Submission,
+)
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.models import (
@@ -103,7 +109,8 @@ def verify_many(
     if len(claims) < LIST_FROM:
         return [verify(provider, a, w, unit_id, plan) for a, w in claims]
     label = provider.platform.label
-    listing = getattr(provider, "listed_submissions", provider.submissions)
+    listing = (provider.listed_submissions if isinstance(provider, ListingProvider)
+               else provider.submissions)  # fmt: skip
     try:
         listed = {s.assignment_id: s for s in listing(unit_id)}
     except HarnessError as exc:
@@ -151,19 +158,19 @@ Connect = Callable[[StudyPlatform | KeptWhere, str], Provider]
 
 def connect_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     """A provider for the platform and target a study was launched on."""
-    from harness.platform.registry import platform_named
+    from harness.platform.registry import connect
 
-    return platform_named(where.provider).connect(target, where.endpoint_url)
+    return connect(where.provider, target, where.endpoint_url)
 
 
 def shared_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     """The process's provider for the platform and target a study was launched on, shared
-    with the after-submission work (`shared_provider`): what a task server verifies with, so
+    with the after-submission work (`connect`'s shared one): what a task server verifies with, so
     that it keeps one client per platform (a boto3 client is thread-safe, and making one
     costs a session and a client class)."""
-    from harness.platform.registry import shared_provider
+    from harness.platform.registry import connect
 
-    return shared_provider(where.provider, target, where.endpoint_url)
+    return connect(where.provider, target, where.endpoint_url, shared=True)
 
 
 class Verifier:
@@ -289,7 +296,7 @@ def check_arrival(
         provider = verifier.provider(where, target)
     except HarnessError as exc:
         return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
-    holder = getattr(provider, "session_holder", None)
+    holder = provider.session_holder if isinstance(provider, SessionsProvider) else None
     if holder is None:
         return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
     label = provider.platform.label

@@ -1,13 +1,14 @@
 """Send a simulated crowd to a launched study on a local platform, through the door its
 platform names: the local MTurk service's worker side (HITs), or a places platform's entry
-(`Platform.crowd_door`: the local Prolific service, the study link)."""
+(`Capabilities.crowd_door`: the local Prolific service, the study link)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from harness.platform.contract import Platform
+from harness.platform.registry import load
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec.scale import Scale
@@ -17,7 +18,7 @@ WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99
 
 
 def run_crowd(
-    platform: Any,
+    platform: Platform,
     endpoint: str | None,
     public_url: str,
     study: str,
@@ -35,12 +36,11 @@ def run_crowd(
     (``on_submitted`` is told each submission as it lands: a progress bar; ``keep_group``: a
     study with arms on MTurk, each worker keeps to the HIT group of their first HIT)."""
     report = DriverReport(on_submitted=on_submitted)
-    door = getattr(platform, "crowd_door", None)
+    door = platform.capabilities.crowd_door
     if door is not None:
         from harness.simulate.places_driver import PlacesWorkers
 
-        module, _, name = door.partition(":")
-        entrance = getattr(importlib.import_module(module), name)(endpoint, public_url, study)
+        entrance = load(door)(endpoint, public_url, study)
         return PlacesWorkers(entrance, workers, truths, scale, http, seed=seed).run(report=report)
     if endpoint is None:
         raise ValueError(f"platform {platform.name!r} names no local service for a crowd")

@@ -6,16 +6,16 @@ through the study link (``/p/<study>?participant=...``). The task server allocat
 and redirects them to its page; they answer every item shown with their archetype's response
 model, submit to the task server, and follow where it sends them: Prolific's completion URL
 with the code (the local service then marks the submission awaiting review) or the link's
-completion page. The platform names its door (`Platform.crowd_door`).
+completion page. Each platform names its door (`Capabilities.crowd_door`), kept in its own folder.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import quote, urljoin
+from urllib.parse import urljoin
 
 import numpy as np
 
@@ -38,47 +38,6 @@ class Door(Protocol):
     def finish(self, http: Any, participant: str, next_url: str) -> bool:
         """Follow the completion URL the task server gave; False when it refused."""
         ...
-
-
-@dataclass
-class LinkDoor:
-    """The study link: the same URL for everyone, with the participant's id."""
-
-    public_url: str
-    study: str
-
-    def entry(self, http: Any, participant: str) -> str | None:
-        return f"{self.public_url.rstrip('/')}/p/{quote(self.study)}?participant={participant}"
-
-    def finish(self, http: Any, participant: str, next_url: str) -> bool:
-        return bool(http.get(urljoin(self.public_url, next_url)).status_code == 200)
-
-
-@dataclass
-class ProlificDoor:
-    """The local Prolific service's participant side."""
-
-    endpoint: str
-    profile: Mapping[str, Any] = field(
-        default_factory=lambda: {"country": "United States", "approval_rate": 99,
-                                 "approvals": 5000}  # fmt: skip
-    )
-
-    def entry(self, http: Any, participant: str) -> str | None:
-        base = self.endpoint.rstrip("/")
-        listed = http.get(f"{base}/participant/studies",
-                          params={"participant_id": participant, **self.profile})  # fmt: skip
-        listed.raise_for_status()
-        for study in listed.json()["results"]:
-            joined = http.post(f"{base}/participant/studies/{study['id']}/join",
-                               data={"participant_id": participant})  # fmt: skip
-            if joined.status_code == 201:
-                return str(joined.json()["study_url"])
-        return None
-
-    def finish(self, http: Any, participant: str, next_url: str) -> bool:
-        done = http.get(next_url, params={"participant_id": participant})
-        return bool(done.status_code == 200)
 
 
 def participant_id(worker_id: str) -> str:
@@ -139,12 +98,3 @@ class PlacesWorkers:
             return False
         report.submit(ref, pid)
         return True
-
-
-def link_door(endpoint: str | None, public_url: str, study: str) -> Door:
-    return LinkDoor(public_url, study)
-
-
-def prolific_door(endpoint: str | None, public_url: str, study: str) -> Door:
-    assert endpoint is not None
-    return ProlificDoor(endpoint)

@@ -11,8 +11,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from harness.masking import MaskSecrets
 from harness.platform.after_submission import AfterSubmission
+from harness.platform.registry import blueprints
 from harness.platform.verification import Verifier
-from harness.providers.prolific.webhooks import bp as prolific_hooks_bp
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
 from harness.web.participants import bp as participants_bp
@@ -69,7 +69,8 @@ def create_app(
     app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
-    app.register_blueprint(prolific_hooks_bp)
+    for blueprint in blueprints():  # what platforms add, e.g. Prolific's hooks
+        app.register_blueprint(blueprint)
     if dashboard is not None:
         from harness.dashboard import init_dashboard
 

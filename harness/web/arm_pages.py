@@ -15,6 +15,7 @@ from flask import Response, current_app
 from sqlmodel import Session
 
 from harness.platform.arm_groups import join
+from harness.platform.contract import GroupPages
 from harness.store.arm_assignment import HitArrival
 from harness.store.models import StudyPlatform
 from harness.store.posted import KeptStudy
@@ -42,8 +43,9 @@ def other_arm_page(session: Session, study: KeptStudy, arrival: HitArrival) -> R
     where = session.get(StudyPlatform, study.id)
     link = ""
     if where is not None and arrival.worker.work_type_id is not None:
-        page = getattr(platform_named(where.provider), "group_url", None)
-        link = (page(study.target, arrival.worker.work_type_id) if page else None) or ""
+        platform = platform_named(where.provider)
+        if isinstance(platform, GroupPages):
+            link = platform.group_url(study.target, arrival.worker.work_type_id) or ""
     text = OTHER_ARM.format(title=mine.spec.hit.title, group=group)
     return message_page(OTHER_ARM_TITLE, text, 409, link=link,
                         link_text=f"HITs of the group {mine.spec.hit.title}")  # fmt: skip

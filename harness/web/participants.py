@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
@@ -27,7 +28,7 @@ from sqlmodel import Session, select
 
 from harness.errors import InputError, StoreError
 from harness.platform.after_submission import run_after_submission
-from harness.platform.contract import PlacesPlatform, pausing
+from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
 from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
@@ -123,8 +124,8 @@ def arrive(name: str) -> Response:
         try:
             arrival = entry.platform.arrival(request.args)
         except InputError as exc:
-            anonymous = getattr(entry.platform, "anonymous_query", None)  # a link: no id needed
-            query = anonymous(request.args) if anonymous is not None else None
+            query = (entry.platform.anonymous_query(request.args)  # a link: no id needed
+                     if isinstance(entry.platform, AnonymousEntry) else None)  # fmt: skip
             if query is None:
                 return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
             if paused:  # a new anonymous participant: nobody new starts
@@ -301,8 +302,9 @@ def _next(entry: Entry, ref: str) -> str:
     target = entry.platform.completion_url(entry.study.target, entry.where.endpoint_url, code)
     if not target:
         return url_for("participants.done", name=entry.study.name, ref=ref)
-    sites = getattr(entry.platform, "worker_origins", None)
-    known = tuple(sites(entry.study.target, entry.where.endpoint_url)) if sites else ()
+    sites = entry.platform
+    known = (sites.worker_origins(entry.study.target, entry.where.endpoint_url)
+             if isinstance(sites, WorkerSites) else ())  # fmt: skip
     return checked_redirect(target, known)  # UnknownHost: a misconfigured platform, a 500
 
 
@@ -319,10 +321,10 @@ def done(name: str, ref: str) -> Response:
         worker = session.get(Worker, slot.worker_id)
         assert worker is not None
         code = completion_code(entry.study.name, entry.where.launch_id)
-        again = getattr(entry.platform, "again_query", None)  # a link: more parts by the same id
         more = None
-        if again is not None:
-            more = url_for("participants.arrive", name=name, **again(worker.platform_worker_id))
+        if isinstance(entry.platform, AnonymousEntry):  # a link: more parts by the same id
+            query: dict[str, Any] = entry.platform.again_query(worker.platform_worker_id)
+            more = url_for("participants.arrive", name=name, **query)
     return Response(_DONE.render(code=code, more=more), 200, mimetype="text/html")
 
 

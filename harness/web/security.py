@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from flask import Request, Response
 
+from harness.platform.contract import WorkerSites
 from harness.store.posted import KeptWhere
 
 __all__ = [
@@ -64,10 +65,10 @@ def platform_origins(where: KeptWhere, target: str) -> tuple[str, ...]:
     """The origins of the worker site of the platform a study was launched on (``where``)."""
     from harness.platform.registry import platform_named
 
-    sites = getattr(platform_named(where.provider), "worker_origins", None)
-    if sites is None:
+    platform = platform_named(where.provider)
+    if not isinstance(platform, WorkerSites):
         return ()
-    found = (origin_of(site) for site in sites(target, where.endpoint_url))
+    found = (origin_of(site) for site in platform.worker_origins(target, where.endpoint_url))
     return tuple(o for o in found if o is not None)
 
 

@@ -14,9 +14,10 @@ import pytest
 import requests
 from sqlmodel import select
 
+from harness.providers.prolific.crowd import ProlificDoor
 from harness.simulate import Crowd
 from harness.simulate.driver import DriverReport, SimulatedWorkers
-from harness.simulate.places_driver import PlacesWorkers, ProlificDoor, participant_id
+from harness.simulate.places_driver import PlacesWorkers, participant_id
 from harness.store import make_engine, session_scope
 from harness.store.models import Hit
 from tests.dashboard.factories import STUDY, LivePlacesStudy, events, logged_in

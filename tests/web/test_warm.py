@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from harness.platform.registry import shared_provider
+from harness.platform.registry import connect
 from harness.platform.verification import Verifier, shared_platform
 from harness.store import session_scope
 from harness.store.models import StudyPlatform
@@ -66,7 +66,7 @@ def test_verification_and_after_submission_work_share_one_client_per_process(eng
     with session_scope(engine) as session:
         where = session.exec(select(StudyPlatform)).one()
         made = verifier.provider(where, "local")
-    assert made is shared_provider("mturk", "local", ENDPOINT)  # what screen_and_act uses
+    assert made is connect("mturk", "local", ENDPOINT, shared=True)  # what screen_and_act uses
     assert made is Verifier(shared_platform).provider(where, "local")  # another app's too
 
 
@@ -80,11 +80,11 @@ def test_a_platform_that_cannot_be_connected_does_not_stop_the_worker(engine, tm
 
 
 def test_a_forked_process_makes_its_own_client(monkeypatch):
-    parents = shared_provider("mturk", "local", ENDPOINT)
+    parents = connect("mturk", "local", ENDPOINT, shared=True)
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as in a worker forked after it was made
-    childs = shared_provider("mturk", "local", ENDPOINT)
+    childs = connect("mturk", "local", ENDPOINT, shared=True)
     assert childs is not parents and childs.client is not parents.client
-    assert shared_provider("mturk", "local", ENDPOINT) is childs
+    assert connect("mturk", "local", ENDPOINT, shared=True) is childs
 
 
 def test_a_process_reads_the_mturk_service_model_once(monkeypatch):

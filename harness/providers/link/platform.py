@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import InputError
 from harness.platform.contract import (
     Arrival,
+    Capabilities,
     CostEstimate,
     Pausing,
     PlatformEvent,
@@ -50,13 +51,15 @@ class LinkPlatform:
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("link",)
     hostings: tuple[str, ...] = ("external",)
-    crowd_door = "harness.simulate.places_driver:link_door"  # how simulated participants come
-    pays = False  # approvals, rejections and bonuses are recorded for the researcher to act on
-    pausing = Pausing(
-        True,
-        "the study's link turns new participants away with a page saying the study is paused; "
-        "participants already working can finish and submit.",
-        at_entry=True,
+    capabilities = Capabilities(
+        pays=False,  # approvals, rejections and bonuses are recorded for the researcher to act on
+        crowd_door="harness.providers.link.crowd:link_door",  # how simulated participants come
+        pausing=Pausing(
+            True,
+            "the study's link turns new participants away with a page saying the study is paused; "
+            "participants already working can finish and submit.",
+            at_entry=True,
+        ),
     )
 
     def is_local(self, target: str) -> bool:

@@ -14,8 +14,10 @@ from urllib.parse import urlsplit
 
 from harness.errors import InputError
 from harness.platform.contract import (
+    Capabilities,
     CostEstimate,
     EventTopic,
+    LocalCommand,
     LocalService,
     Pausing,
     PlatformEvent,
@@ -61,13 +63,21 @@ class MTurkPlatform:
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("local", "sandbox", "production")
     hostings: tuple[str, ...] = ("external", "mturk")
-    pausing = Pausing(
-        False,
-        "MTurk has no pause: its API can only expire a HIT, which stops new workers for good "
-        "(workers already on it can still submit). To stop new workers, expire the study; to "
-        "collect more work later, launch a new study.",
+    capabilities = Capabilities(
+        pausing=Pausing(
+            False,
+            "MTurk has no pause: its API can only expire a HIT, which stops new workers for good "
+            "(workers already on it can still submit). To stop new workers, expire the study; "
+            "to collect more work later, launch a new study.",
+        ),
+        arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
+        local_command=LocalCommand(
+            "mturk-local",
+            "harness.providers.mturk.local_service.command:mturk_local_command",
+            "Run the local MTurk service: boto3's `mturk` client with "
+            "endpoint_url=http://HOST:PORT talks to it unchanged; workers use /worker/...",
+        ),
     )
-    arm_groups = True  # keeps a worker to one arm's HITs (a qualification per arm; docs/arms.md)
 
     def is_local(self, target: str) -> bool:
         return target == "local"

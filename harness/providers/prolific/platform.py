@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 from harness.errors import InputError
 from harness.platform.contract import (
     Arrival,
+    Capabilities,
     CostEstimate,
+    LocalCommand,
     LocalService,
     Pausing,
     PlatformEvent,
@@ -44,13 +46,22 @@ class ProlificPlatform:
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("prolific-local", "prolific")
     hostings: tuple[str, ...] = ("external",)
-    crowd_door = "harness.simulate.places_driver:prolific_door"  # the local service's side
-    asks_returns = True  # screening's request_return: the provider's request_return
-    one_submission_per_study = True  # a participant takes part in a Prolific study once
-    pausing = Pausing(
-        True,
-        "Prolific stops showing the study: nobody new can reserve a place. Participants who "
-        "reserved one before may still start, and everyone working can finish and submit.",
+    capabilities = Capabilities(
+        asks_returns=True,  # screening's request_return: the provider's request_return
+        one_submission_per_study=True,  # a participant takes part in a Prolific study once
+        crowd_door="harness.providers.prolific.crowd:prolific_door",  # the local service's side
+        local_command=LocalCommand(
+            "prolific-local",
+            "harness.providers.prolific.local_service.command:prolific_local_command",
+            "Run the local Prolific service: Prolific's API v1 (what harness uses) at "
+            "http://HOST:PORT/api/v1/, participants at /participant/...",
+        ),
+        blueprints=("harness.providers.prolific.webhooks:bp",),  # Prolific's hooks
+        pausing=Pausing(
+            True,
+            "Prolific stops showing the study: nobody new can reserve a place. Participants who "
+            "reserved one before may still start, and everyone working can finish and submit.",
+        ),
     )
 
     def is_local(self, target: str) -> bool:
@@ -113,7 +124,7 @@ class ProlificPlatform:
     def warnings(self, settings: WorkSettings, assignments_per_unit: int) -> list[str]:
         minutes = pricing.estimated_minutes(settings.assignment_duration)
         rate = pricing.per_hour(settings.reward, minutes)
-        line = (f"${settings.reward} for an estimated {minutes} min is ${rate} per hour")
+        line = f"${settings.reward} for an estimated {minutes} min is ${rate} per hour"
         if rate < pricing.MINIMUM_PER_HOUR:
             return [f"{line}, below Prolific's minimum of ${pricing.MINIMUM_PER_HOUR} per hour "
                     f"(recommended ${pricing.RECOMMENDED_PER_HOUR}): Prolific refuses to "

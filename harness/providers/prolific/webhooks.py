@@ -12,19 +12,20 @@ fallback: a delivery lost or refused is found by the next sync.
 
 from __future__ import annotations
 
+from functools import partial
+
 from flask import Blueprint, Response, current_app, jsonify, request
 from sqlmodel import col, select
 
 from harness.errors import HarnessError
-from harness.platform.contract import EventTopic, Provider
+from harness.platform.contract import EventTopic
 from harness.platform.places import hook_secret_name
 from harness.platform.places_sync import sync_submission
-from harness.platform.registry import shared_provider
+from harness.platform.registry import provider_for
 from harness.platform.sync import SyncHooks
 from harness.providers.prolific.hooks import SIGNATURE, TIMESTAMP, events, fresh, verified
 from harness.store.database import session_scope
 from harness.store.models import StoreSecret
-from harness.store.studies import LaunchedStudy
 from harness.web.state import web_state
 
 bp = Blueprint("prolific_hooks", __name__)
@@ -40,10 +41,6 @@ def _secrets() -> list[str]:
     with session_scope(web_state().engine) as session:
         rows = session.exec(select(StoreSecret).where(col(StoreSecret.name).startswith(prefix)))
         return [row.value for row in rows]
-
-
-def _connect(study: LaunchedStudy) -> Provider:
-    return shared_provider(study.platform.provider, study.target, study.platform.endpoint_url)
 
 
 @bp.post("/hooks/prolific")
@@ -66,7 +63,8 @@ def receive() -> tuple[Response, int]:
         if event.topic is not EventTopic.SUBMISSION or event.assignment_id is None:
             continue
         try:
-            report = sync_submission(state.engine, event.assignment_id, hooks, _connect)
+            report = sync_submission(state.engine, event.assignment_id, hooks,
+                                     partial(provider_for, shared=True))  # fmt: skip
         except HarnessError as exc:  # Prolific unreachable, no token: the delivery is retried
             current_app.logger.warning("prolific hook for %s: %s", event.assignment_id, exc)
             return _refuse(503, "could not look the submission up on Prolific; try again")

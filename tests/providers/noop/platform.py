@@ -16,8 +16,8 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.platform.contract import (
+    Capabilities,
     CostEstimate,
-    EventTopic,
     PlatformEvent,
     Prepared,
     Provider,
@@ -52,6 +52,7 @@ class NoopPlatform:
     unit_noun = "task"
     targets: tuple[str, ...] = ("noop",)
     hostings: tuple[str, ...] = ("external",)
+    capabilities = Capabilities()  # nothing beyond what every platform does
 
     def __init__(self) -> None:
         self.world = World()
@@ -111,7 +112,7 @@ class NoopPlatform:
         return [Request("publish", {"label": u.label, "url": u.question}) for u in units]
 
     def events(self, body: str) -> list[PlatformEvent]:
-        return [PlatformEvent(EventTopic.OTHER, None)]
+        return []  # it sends no notifications
 
     def queue_client(self, target: str, queue_url: str) -> Any:
         raise InputError("the no-op platform sends no notifications")
