@@ -10,7 +10,8 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from harness.masking import MaskSecrets
-from harness.platform.after_submission import AfterSubmission
+from harness.platform.submissions.after_submission import AfterSubmission
+from harness.platform.submissions.rechecks import Rechecks
 from harness.platform.verification import Verifier
 from harness.providers.prolific.webhooks import bp as prolific_hooks_bp
 from harness.store.database import database_url as resolve_url
@@ -21,7 +22,7 @@ from harness.web.security import secure_headers
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 from harness.web.tokens import PageKeys
-from harness.web.trust import Rechecks, Trust
+from harness.web.trust import Trust
 
 if TYPE_CHECKING:
     from harness.dashboard import DashboardSettings

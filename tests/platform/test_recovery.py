@@ -21,8 +21,8 @@ import pytest
 import requests
 from sqlmodel import select
 
-from harness.platform.background import SWEEP
 from harness.platform.review import apply_pending_decisions
+from harness.platform.submissions.background import SWEEP
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.providers.mturk.local_service import requester_api
 from harness.render.answers import encode_answers

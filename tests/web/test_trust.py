@@ -17,8 +17,9 @@ from sqlmodel import func, select
 
 from harness.platform.registry import platform_named
 from harness.platform.status import study_report
+from harness.platform.submissions.settling import settle_study
 from harness.platform.sync import SyncHooks, sync_study
-from harness.platform.verification import Verifier, settle_study, verify
+from harness.platform.verification import Verifier, verify
 from harness.render.answers import encode_answers
 from harness.render.pages import external_question
 from harness.store import session_scope
