@@ -20,9 +20,9 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
     done once however often this runs; nothing the platform auto-approved is rejected.
     Prints the counts per action (every action with --verbose or --dry-run)."""
     from harness.errors import StoreError
-    from harness.platform.after_submission import run_after_submission, screen
     from harness.platform.registry import provider_for
     from harness.platform.review import review_study
+    from harness.platform.submissions.after_submission import run_after_submission, screen
     from harness.store import launched_study, session_scope
     from harness.store.database import open_store
 
@@ -32,7 +32,7 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
             running = launched_study(session, study)
         provider = provider_for(running)
         if not dry_run:  # nothing stored goes unscreened into review
-            failure = run_after_submission(engine, screen, running.id)
+            failure = run_after_submission(engine, screen, running)
             if failure is not None:
                 raise StoreError(
                     f"screening {study}'s stored assignments failed ({failure}); nothing was "

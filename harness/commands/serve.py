@@ -71,8 +71,8 @@ def serve(
     not screened yet is screened and every decision a stopped process left is carried out; the
     platform is asked again about quarantined submissions as they fall due, those of a stopped
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
-    from harness.platform.after_submission import catch_up, hook
-    from harness.platform.background import BackgroundHook, Sweep
+    from harness.platform.submissions.after_submission import catch_up, hook
+    from harness.platform.submissions.background import BackgroundHook, Sweep
     from harness.platform.verification import Verifier, shared_platform
     from harness.store import database_url
     from harness.store.database import open_store, safe_url, session_scope

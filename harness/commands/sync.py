@@ -34,9 +34,9 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     server missed). Every stored assignment not screened yet is screened. Running it twice
     changes nothing the second time.
     """
-    from harness.platform.after_submission import run_after_submission, screen
     from harness.platform.registry import provider_for
     from harness.platform.review import apply_pending_decisions
+    from harness.platform.submissions.after_submission import run_after_submission, screen
     from harness.platform.sync import sync_from_queue, sync_study
     from harness.store import launched_study, session_scope
     from harness.store.database import open_store
@@ -46,7 +46,7 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
         with session_scope(engine) as session:
             running = launched_study(session, study)
         provider = provider_for(running)
-        hooks = study_sync_hooks(engine, provider, running, apply=apply_decisions)
+        hooks = study_sync_hooks(engine, provider, running, screening=False)
         if queue_url == STORED_QUEUE:
             queue_url = running.platform.notification_queue
             if not queue_url:
@@ -61,7 +61,7 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
             report = sync_study(engine, provider, running, hooks)
         # every stored assignment is screened (one whose live screening failed included), and
         # decisions still pending (e.g. a rejection that waited for the submission) are done
-        failure = run_after_submission(engine, screen, running.id)
+        failure = run_after_submission(engine, screen, running)
         if failure:
             report.hook_failures.append(failure)
         acted = []
@@ -83,12 +83,14 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
         )
 
 
-def study_sync_hooks(engine: Any, provider: Any, running: Any, *, apply: bool = True) -> Any:
+def study_sync_hooks(
+    engine: Any, provider: Any, running: Any, *, apply: bool = True, screening: bool = True
+) -> Any:
     """Answers read with the platform's codec, checked against the stored instrument, and
-    screened live as each new submission is stored (``apply``: and acted on at once)."""
+    (``screening``) screened once the sync has stored them (``apply``: and acted on)."""
     from sqlmodel import select
 
-    from harness.platform.after_submission import hook
+    from harness.platform.submissions.after_submission import hook
     from harness.platform.sync import SyncHooks
     from harness.render.instrument import stored_instrument
     from harness.store import frozen_instrument, session_scope
@@ -103,4 +105,5 @@ def study_sync_hooks(engine: Any, provider: Any, running: Any, *, apply: bool = 
             for i in {running.study.instrument_id, *of_hit.values()}
         }
     by_hit = {hit_id: built[i] for hit_id, i in of_hit.items()}
-    return SyncHooks.of(provider, built[running.study.instrument_id], hook(apply), by_hit)
+    after = hook(apply) if screening else None  # sync screens and acts itself, once
+    return SyncHooks.of(provider, built[running.study.instrument_id], after, by_hit)

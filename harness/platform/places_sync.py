@@ -42,7 +42,7 @@ def sync_places(
     for submission in provider.study_submissions(ref):
         with session_scope(engine) as session:
             apply_places_submission(session, study, submission, hooks, report)
-        run_hooks(engine, study, hooks, report)
+    run_hooks(engine, study, hooks, report)
     return report
 
 

@@ -18,10 +18,10 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.answer import Answer
-from harness.platform.after_submission import AfterSubmission, run_after_submission
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
 from harness.platform.contract import EventTopic, Provider, Submission, SubmissionState
-from harness.platform.verification import settle_submitted
+from harness.platform.submissions.after_submission import AfterSubmission, run_after_submission
+from harness.platform.submissions.settling import settle_submitted
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
@@ -117,13 +117,13 @@ def run_hooks(
     engine: sa.Engine, study: LaunchedStudy, hooks: SyncHooks, report: SyncReport
 ) -> None:
     """Call the after-submission hook once for the assignments stored (and committed) since
-    last called: it screens every stored assignment not screened yet, so one call serves a
-    HIT's submissions. The judgments are safe by then: a failing hook is logged and reported,
-    and sync goes on (the assignments stay unscreened for the next call)."""
+    last called: it screens every stored assignment not screened yet, so one call, at the end
+    of a sync, serves all its submissions. The judgments are safe by then: a failing hook is
+    logged and reported (the assignments stay unscreened for the next call)."""
     pending, report.new = report.new, []
     if hooks.after_submission is None or not pending:
         return
-    failure = run_after_submission(engine, hooks.after_submission, study.id, pending[-1])
+    failure = run_after_submission(engine, hooks.after_submission, study, pending[-1])
     if failure is not None:
         report.hook_failures.append(f"assignments {', '.join(map(str, pending))}: {failure}")
 
@@ -171,10 +171,10 @@ def sync_study(
             )
             for submission in submissions:
                 apply_submission(session, study, hit, submission, hooks, report)
-        run_hooks(engine, study, hooks, report)
         report.hits += 1
     if arms:
         settle_arms(engine, provider, study, report)
+    run_hooks(engine, study, hooks, report)
     return report
 
 
@@ -189,9 +189,12 @@ def apply_submission(
     """Store one platform submission: judgments if new, the platform's status if changed."""
     report.submissions += 1
     hosting = study.platform.hosting
+    # the study's row as read once, in the session (held: its identity map keeps objects only
+    # while referenced), so that storing the answers does not read it again
+    session.info.setdefault("study", session.merge(study.study, load=False))
     settled_now = settle_submitted(session, hit, submission, study.platform.provider, hooks.parse)
-    for settled in settled_now:
-        if settled.assignment_pk is not None:  # quarantined answers the platform now vouches for
+    for settled in settled_now.values():  # quarantined answers the platform now vouches for
+        if settled is not None and settled.assignment_pk is not None:
             report.stored += 1
             report.new.append(settled.assignment_pk)
     assignment = _assignment(session, submission.assignment_id)
@@ -354,7 +357,6 @@ def sync_from_queue(
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
                     apply_submission(session, study, hit, submission, hooks, report)
-                run_hooks(engine, study, hooks, report)
             elif event.topic is EventTopic.UNIT:
                 unit = provider.unit(event.unit_id)
                 with session_scope(engine) as session:
@@ -367,6 +369,7 @@ def sync_from_queue(
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     report.hits = len(seen_hits)
     settle_arms(engine, provider, study, report)
+    run_hooks(engine, study, hooks, report)
     return report
 
 

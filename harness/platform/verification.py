@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from harness.answer import Answer
 from harness.errors import HarnessError
@@ -34,18 +34,14 @@ from harness.platform.contract import (
     SessionsProvider,
     Submission,
 )
-from harness.render.answers import AnswerFormatError, decode_fields
+from harness.render.answers import AnswerFormatError
 from harness.render.plan import HitPlan
 from harness.store.models import (
     Hit,
-    QuarantinedSubmission,
-    QuarantineState,
     Study,
     StudyPlatform,
 )
 from harness.store.posted import KeptHit, KeptStudy, KeptWhere
-from harness.store.quarantine import resolve, stored_answers_by
-from harness.store.submissions import store_submission
 
 
 class Verdict(StrEnum):
@@ -214,8 +210,8 @@ class Verifier:
         answers, without asking the platform: the page completes the assignment on MTurk only
         after this post is answered, so MTurk cannot vouch for it yet, and asking (a
         GetAssignment, with the request's transaction held open) would learn nothing. Unverified,
-        to be rechecked (`harness.web.trust.Rechecks`); finally so when no platform ever can
-        (the study never launched, the HIT never posted)."""
+        to be rechecked (`harness.platform.submissions.rechecks.Rechecks`); finally so when no
+        platform ever can (the study never launched, the HIT never posted)."""
         never = self._never(session, study, hit, [(assignment_id, worker_id)])
         if never is not None:
             return never[0]
@@ -343,99 +339,3 @@ class Vouches(Verifier):
         self, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
         return Verification(Verdict.VERIFIED, self._why)
-
-
-@dataclass(frozen=True)
-class Settled:
-    """What settling one quarantined submission did: its new state and, when its answers were
-    stored now, the new assignment's store id (to screen it)."""
-
-    state: QuarantineState
-    assignment_pk: int | None = None
-
-
-def settle(
-    session: Session,
-    row: QuarantinedSubmission,
-    verification: Verification | None,
-    hit: Hit | None = None,
-) -> Settled:
-    """Settle a pending quarantined submission from what the store and the platform say.
-
-    The store first: an assignment stored already (sync read it from the platform, with the
-    platform's worker) settles it. Else ``verification``: verified stores the quarantined
-    answers as the assignment's judgments; refused refuses it; unverified leaves it pending.
-    Settled once: a row another process settled first (a recheck and a sync at once) is left
-    as that one settled it, and nothing is written. ``hit``: the row's HIT, when the caller
-    has it (read otherwise).
-    """
-    answered_by = stored_answers_by(session, row.platform_assignment_id)
-    if answered_by is not None:
-        if answered_by == row.platform_worker_id:
-            return _resolved(session, row, QuarantineState.VERIFIED,
-                             "stored from the platform's record")  # fmt: skip
-        return _resolved(session, row, QuarantineState.REFUSED,
-                         "the platform's record names another worker")  # fmt: skip
-    if verification is None or verification.verdict is Verdict.UNVERIFIED:
-        return Settled(QuarantineState.PENDING)
-    if verification.verdict is Verdict.REFUSED:
-        return _resolved(session, row, QuarantineState.REFUSED, verification.reason)
-    if hit is None:
-        hit = session.get(Hit, row.hit_id)
-    assert hit is not None and hit.id == row.hit_id
-    try:
-        answers = decode_fields((k, v) for k, v in row.fields)
-    except AnswerFormatError as exc:  # checked before quarantine; a changed codec
-        return _resolved(session, row, QuarantineState.REFUSED, f"unreadable answers: {exc}")
-    copy = verification.platform_answers
-    if copy is not None and essence(copy) != essence(answers):
-        # someone with the worker's link posted first: what the worker completed on the
-        # platform is theirs, and sync stores it (checked) from the platform's copy
-        differ = "the answers differ from those the worker completed on the platform"
-        return _resolved(session, row, QuarantineState.REFUSED, differ)
-    aid, worker, received_at = row.platform_assignment_id, row.platform_worker_id, row.received_at
-    # resolved first, so that of two processes settling it at once one stores the answers
-    if not resolve(session, row, QuarantineState.VERIFIED, verification.reason):
-        return Settled(row.state)
-    done = store_submission(session, hit, aid, worker, answers, submitted_at=received_at)
-    return Settled(QuarantineState.VERIFIED, done.assignment.id if done.created else None)
-
-
-def _resolved(
-    session: Session, row: QuarantinedSubmission, state: QuarantineState, reason: str
-) -> Settled:
-    """Resolve ``row`` as ``state``; how it stands if another process resolved it first."""
-    if resolve(session, row, state, reason):
-        return Settled(state)
-    return Settled(row.state)
-
-
-def settle_submitted(
-    session: Session,
-    hit: Hit,
-    submission: Submission,
-    label: str,
-    read: Callable[[str, HitPlan], list[Answer]] | None = None,
-) -> list[Settled]:
-    """Settle every pending quarantined submission of the assignment the platform reports in
-    ``submission`` (what sync does for each submission it reads): the one by the platform's
-    worker is stored, the others refused."""
-    rows = session.exec(
-        select(QuarantinedSubmission).where(
-            QuarantinedSubmission.platform_assignment_id == submission.assignment_id,
-            QuarantinedSubmission.state == QuarantineState.PENDING,
-        )
-    ).all()
-    # the platform's own worker first, so the others are refused against a stored assignment
-    rows = sorted(rows, key=lambda r: r.platform_worker_id != submission.worker_id)
-    plan = HitPlan.from_showings(hit.index, hit.items)
-    return [
-        settle(session, row, compare(submission, row.platform_worker_id, hit.platform_hit_id,
-                                     label, read, plan))  # fmt: skip
-        for row in rows
-    ]
-
-
-def essence(answers: Sequence[Answer]) -> list[tuple[str, int, float | None, bool]]:
-    """What two copies of one submission must agree on (timings may be rounded apart)."""
-    return sorted((a.item_key, a.position, a.value, a.skipped) for a in answers)

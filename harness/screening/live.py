@@ -58,19 +58,24 @@ _CACHE: dict[tuple[str, int], _Cached] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def screen_pending(engine: sa.Engine, study_id: int) -> list[ScreeningDecision]:
+def screen_pending(engine: sa.Engine, study: Study | int) -> list[ScreeningDecision]:
     """Screen the study's stored assignments not screened yet; return the decisions stored.
+    ``study``: its row as the caller read it, or its id (the row read here, if needed).
 
     Calling it again with nothing new stores nothing. Safe to call from several processes at
     once (see the module docstring).
     """
+    study_id = study if isinstance(study, int) else study.id
+    assert study_id is not None
     with session_scope(engine) as session:
         lock_study(session, study_id)  # first: on SQLite the lock must open the transaction
         pending = unscreened_assignments(session, study_id)
         if not pending:
             return []
-        study = session.get(Study, study_id)
-        assert study is not None
+        if isinstance(study, int):
+            found = session.get(Study, study_id)
+            assert found is not None
+            study = found
         cached = _cached(session, study)
         with cached.lock:
             if screened_count(session, study_id) != len(cached.screened):

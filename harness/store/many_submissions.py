@@ -1,22 +1,22 @@
-"""Store the answers of many new assignments at once, in the caller's transaction.
+"""Store the answers of many assignments at once, in the caller's transaction: how settling
+quarantined submissions stores them (`harness.platform.submissions.settling`), one or dozens.
 
-A round of rechecks verifies dozens of quarantined submissions together (`harness.platform.
-settling`); storing each with `store_submission` costs several statements and a
-transaction of its own, and under a burst the rechecks' thread waits on every one of those
-round trips while the request threads hold the interpreter. Here a batch takes a fixed handful:
-the workers (read, and the missing ones inserted), the assignments (one insert), the judgments
-(one insert of every row), the events (one insert).
+Storing each with `store_submission` costs a transaction and several statements, and under
+a burst the rechecks' thread waits on every one of those round trips while the request threads
+hold the interpreter. Here a batch takes a fixed handful: the workers (read, and the missing
+ones inserted), the assignments (one insert), the judgments (one insert of every row), the
+events (one insert).
 
-Only assignments the store has never seen are taken: the assignment insert skips a row that
-exists (``ON CONFLICT DO NOTHING``), and if any was skipped the whole batch raises
-`StoreError`, so the caller rolls back and settles those claims one by one, where an existing
-assignment is handled (`store_submission`). Exactly once stays the database's: the unique
+The assignment insert skips a row that exists (``ON CONFLICT DO NOTHING``): one stored
+without answers (accepted, sync recorded it from the platform) is marked submitted and takes
+them; one with answers already, or another worker's or HIT's, raises `StoreError` for the
+whole batch, and the caller rolls back. Exactly once stays the database's: the unique
 assignment id and the judgments' unique (assignment, item, position).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -48,12 +48,13 @@ class NewSubmission:
 
 
 def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> dict[str, int]:
-    """Store every submission of ``batch`` (assignments new to the store) as `store_submission`
-    would; their assignments' store ids by platform assignment id.
+    """Store every submission of ``batch`` (assignments without answers in the store) as
+    `store_submission` would; their assignments' store ids by platform assignment id.
 
     Raises `StoreError` (the caller must roll back: some rows may be written) when an answer
     names an item not in its HIT's instrument, an assignment appears twice in the batch, or
-    the store has one of the assignments already.
+    the store has answers for one of the assignments already, or holds it as another worker's
+    or HIT's.
     """
     if not batch:
         return {}
@@ -74,8 +75,7 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
         for s in batch
     ])  # fmt: skip
     if len(made) != len(batch):
-        stored = sorted(set(ids) - made.keys())
-        raise StoreError(f"assignments stored already: {', '.join(stored[:5])}")
+        made.update(_accepted(session, [s for s in batch if s.assignment_id not in made], workers))
     rows = []
     for s in batch:
         instrument_id, found = items[s.assignment_id]
@@ -110,6 +110,38 @@ def _worker_ids(session: Session, dialect: str, platform_ids: set[str]) -> dict[
         )
         found.update({str(p): int(i) for p, i in session.execute(query)})
     return found
+
+
+def _accepted(
+    session: Session, batch: Sequence[NewSubmission], workers: Mapping[str, int]
+) -> dict[str, int]:
+    """The store ids of ``batch``'s assignments stored already without answers (accepted: sync
+    recorded them from the platform), each marked submitted now; `StoreError` when one has
+    answers already, or is another worker's or HIT's."""
+    table = _table(Assignment)
+    found = {
+        str(r.platform_assignment_id): r
+        for r in session.execute(
+            sa.select(
+                table.c.platform_assignment_id, table.c.id, table.c.hit_id, table.c.worker_id,
+                sa.exists().where(_table(Judgment).c.assignment_id == table.c.id).label("answered"),
+            ).where(table.c.platform_assignment_id.in_([s.assignment_id for s in batch]))
+        )
+    }  # fmt: skip
+    out = {}
+    for s in batch:
+        row = found.get(s.assignment_id)
+        if row is None or row.answered:
+            raise StoreError(f"assignment {s.assignment_id} was stored meanwhile")
+        if row.hit_id != s.hit.id or row.worker_id != workers[s.worker_id]:
+            raise StoreError(f"assignment {s.assignment_id} belongs to another worker or HIT")
+        session.execute(
+            sa.update(table)
+            .where(table.c.id == row.id)
+            .values(status=AssignmentStatus.SUBMITTED, submitted_at=s.submitted_at)
+        )
+        out[s.assignment_id] = int(row.id)
+    return out
 
 
 def _insert_assignments(

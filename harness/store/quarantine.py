@@ -16,7 +16,6 @@ from datetime import datetime
 from enum import StrEnum
 
 import sqlalchemy as sa
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from harness.clock import utcnow
@@ -81,36 +80,6 @@ def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSu
     return list(session.exec(query.order_by(col(QuarantinedSubmission.id))))
 
 
-def resolve(
-    session: Session, row: QuarantinedSubmission, state: QuarantineState, reason: str
-) -> bool:
-    """Settle a pending quarantined submission as ``verified`` or ``refused``, with why; False
-    (nothing written) when another process settled it first (a recheck and a sync at once):
-    the database decides, by a conditional update."""
-    table = QuarantinedSubmission.__table__  # type: ignore[attr-defined]
-    at = utcnow()
-    result = session.execute(
-        sa.update(table)
-        .where(table.c.id == row.id, table.c.state == QuarantineState.PENDING.name)
-        .values(state=state.name, reason=reason[:500], resolved_at=at, recheck_at=None)
-    )
-    if result.rowcount != 1:  # type: ignore[attr-defined]
-        session.refresh(row)
-        return False
-    # the row as stored, without reading it back: only these columns changed
-    for name, value in (("state", state), ("reason", reason[:500]), ("resolved_at", at),
-                        ("recheck_at", None)):  # fmt: skip
-        set_committed_value(row, name, value)
-    log_event(
-        session,
-        EventKind.QUARANTINE_RESOLVED,
-        study_id=row.study_id,
-        subject=row.platform_assignment_id,
-        payload=resolved_payload(row.platform_worker_id, state, reason),
-    )
-    return True
-
-
 def resolved_payload(worker_id: str, state: QuarantineState, reason: str) -> dict[str, str]:
     """The ``quarantine.resolved`` event's payload (``worker_id``: the submission's poster)."""
     return {"worker": worker_id, "state": state.value, "reason": reason[:500]}
@@ -132,16 +101,6 @@ class Owner(StrEnum):
     OTHER = "other"  # another worker's, as the platform said
 
 
-_STORED_OWNER = (
-    sa.select(
-        col(Worker.platform_worker_id),
-        sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id)).label("answered"),
-    )
-    .select_from(Assignment)
-    .outerjoin(Worker, col(Worker.id) == col(Assignment.worker_id))
-    .where(col(Assignment.platform_assignment_id) == sa.bindparam("assignment"))
-    .limit(1)
-)
 _KEPT_STATE = (
     sa.select(col(QuarantinedSubmission.state))
     .where(
@@ -166,15 +125,6 @@ _WHOSE = sa.select(
 statement (`submitted_by`) asks about the stored assignment and the quarantined answers at
 once. Of the models' columns, so the session flushes what it holds before reading, as for a
 query."""
-
-
-def stored_answers_by(session: Session, assignment_id: str) -> str | None:
-    """The platform id of the worker whose answers the store holds as ``assignment_id``'s
-    judgments ("" when the assignment's worker row is missing), or None when it holds none."""
-    stored = session.execute(_STORED_OWNER, {"assignment": assignment_id}).first()
-    if stored is None or not stored.answered:
-        return None
-    return stored.platform_worker_id or ""
 
 
 def submitted_by(session: Session, assignment_id: str, worker_id: str) -> Owner | None:

@@ -10,8 +10,9 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from harness.masking import MaskSecrets
-from harness.platform.after_submission import AfterSubmission
 from harness.platform.registry import blueprints
+from harness.platform.submissions.after_submission import AfterSubmission
+from harness.platform.submissions.rechecks import Rechecks
 from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
@@ -21,7 +22,7 @@ from harness.web.security import secure_headers
 from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 from harness.web.tokens import PageKeys
-from harness.web.trust import Rechecks, Trust
+from harness.web.trust import Trust
 
 if TYPE_CHECKING:
     from harness.dashboard import DashboardSettings

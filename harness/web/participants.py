@@ -27,9 +27,9 @@ from jinja2 import Environment, StrictUndefined
 from sqlmodel import Session, select
 
 from harness.errors import InputError, StoreError
-from harness.platform.after_submission import run_after_submission
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
+from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page

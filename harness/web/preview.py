@@ -18,7 +18,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError
-from harness.platform.after_submission import AfterSubmission
+from harness.platform.submissions.after_submission import AfterSubmission, StudyRef
 from harness.platform.verification import Vouches
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.instrument import Instrument
@@ -149,7 +149,7 @@ def _line(
 
 
 def _echo_stored(echo: Callable[[str], None]) -> AfterSubmission:
-    def after(engine: sa.Engine, _study_id: int, assignment_id: int | None) -> None:
+    def after(engine: sa.Engine, _study: StudyRef, assignment_id: int | None) -> None:
         if assignment_id is None:
             return
         with session_scope(engine) as session:

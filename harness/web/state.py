@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from flask import current_app
 from sqlmodel import Session
 
-from harness.platform.after_submission import AfterSubmission
+from harness.platform.submissions.after_submission import AfterSubmission
 from harness.render.instrument import Instrument, stored_instrument
 from harness.render.plan import HitPlan, parse_hit_key
 from harness.store.hits import study_hit

@@ -9,11 +9,11 @@ cross-site post or a missing or wrong token, validates the answers, and quaranti
 (`harness.store.quarantine`) until the platform vouches for the assignment: the page completes
 the assignment on MTurk (externalSubmit) only after this post is answered, so MTurk cannot
 know it as submitted yet, and the post does not ask (`Verifier.at_submission`). The rechecks
-(`harness.web.trust`) ask, a HIT's due claims at once: confirmed, the answers are stored as
-the assignment's judgments, exactly once (the database's unique constraints); someone else's,
-refused and never counted. A post for an assignment this store already holds answers for is
-answered from the store (recorded already; another worker's: 403). Every refusal is a 4xx with
-messages a worker can act on, and nothing partial is written.
+(`harness.platform.submissions.rechecks`) ask, a HIT's due claims at once: confirmed, the
+answers are stored as the assignment's judgments, exactly once (the database's unique
+constraints); someone else's, refused and never counted. A post for an assignment this store
+already holds answers for is answered from the store (recorded already; another worker's:
+403). Every refusal is a 4xx with messages a worker can act on, and nothing partial is written.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sqlmodel import Session
 from harness.answer import times_outside
 from harness.clock import utcnow
 from harness.errors import StoreError
-from harness.platform.after_submission import run_after_submission
+from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
 from harness.render.answers import SKEW, AnswerFormatError, decode_fields
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page

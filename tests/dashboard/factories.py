@@ -45,7 +45,7 @@ class LiveStudy:
     database: str | None = None  # the store (default: a SQLite file in ``directory``)
 
     def start(self) -> LiveStudy:
-        from harness.platform.after_submission import hook
+        from harness.platform.submissions.after_submission import hook
         from harness.store.migrations import upgrade
         from harness.web import create_app
 
@@ -169,7 +169,7 @@ class LivePlacesStudy:
     entries: dict[str, str] = field(default_factory=dict)  # a participant's way back in
 
     def start(self) -> LivePlacesStudy:
-        from harness.platform.after_submission import hook
+        from harness.platform.submissions.after_submission import hook
         from harness.providers.prolific.local_service import Settings
         from harness.providers.prolific.local_service import create_app as prolific_app
         from harness.store.migrations import upgrade

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.platform.after_submission import catch_up, hook
+from harness.platform.submissions.after_submission import catch_up, hook
 from harness.store import make_engine
 from harness.store.models import EventKind
 from tests.browser import chromium

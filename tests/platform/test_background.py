@@ -1,6 +1,6 @@
-"""Live screening off the request path (`harness.platform.background.BackgroundHook`): a burst
-of submissions is screened in a few runs, the last submission always among them, a failure
-is an event, and stopping finishes what is queued."""
+"""Live screening off the request path (`harness.platform.submissions.background.
+BackgroundHook`): a burst of submissions is screened in a few runs, the last submission always
+among them, a failure is an event, and stopping finishes what is queued."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 from sqlmodel import select
 
-from harness.platform.background import BackgroundHook
+from harness.platform.submissions.background import BackgroundHook
 from harness.store import session_scope
 from harness.store.models import Event, EventKind
 from tests.web.factories import plan_study, write_task_spec

@@ -12,8 +12,8 @@ import pytest
 from sqlmodel import select
 
 from harness.answer import Answer
-from harness.platform.after_submission import hook, run_after_submission
 from harness.platform.registry import PLATFORMS
+from harness.platform.submissions.after_submission import hook, run_after_submission
 from harness.render.answers import encode_answers
 from harness.render.instrument import Instrument
 from harness.render.plan import hit_key, plan_hits

@@ -100,7 +100,7 @@ def test_the_task_server_screens_and_acts_live_and_sync_finishes_what_had_to_wai
 ):
     """External hosting: the page stores the answers before it submits to MTurk, so a
     rejection may have to wait for a later submission or the next sync; blocks happen at once."""
-    from harness.platform.after_submission import hook
+    from harness.platform.submissions.after_submission import hook
     from tests.serving import ServedApp, until_rechecked
 
     spec = small_spec(

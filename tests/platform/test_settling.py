@@ -1,8 +1,8 @@
-"""A round's verified claims are settled together: one transaction, a fixed handful of
-statements whatever their number, and exactly what settling them one by one stores; what the
-batch cannot take (an assignment stored already, answers that differ from the platform's copy,
-a row settled meanwhile) is left to the one-by-one path, and a batch that fails settles
-nothing, so the rechecks settle every claim one by one."""
+"""Claims are settled together, a single one as a batch of one: one transaction, a fixed
+handful of statements whatever their number, and exactly what settling them one at a time
+stores; an assignment stored already, answers that differ from the platform's copy and a row
+settled meanwhile are settled in the same batch, and a batch that fails settles nothing, so
+the rechecks settle each claim alone."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.answer import Answer
-from harness.platform.settling import settle_verified
-from harness.platform.verification import Verdict, Verification, Verifier, settle
+from harness.platform.submissions.rechecks import Rechecks
+from harness.platform.submissions.settling import Settled, settle
+from harness.platform.verification import Verdict, Verification, Verifier
 from harness.render.answers import encode_answers
 from harness.spec import load_spec
 from harness.store import create_study, session_scope, study_judgments
@@ -24,7 +25,6 @@ from harness.store.models import Event, Hit, QuarantinedSubmission, QuarantineSt
 from harness.store.posted import hit_facts, hit_items
 from harness.store.quarantine import quarantine
 from harness.store.submissions import store_submission
-from harness.web.trust import Rechecks
 from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
@@ -96,13 +96,17 @@ def _stored(engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
     return judgments, events, rows
 
 
+def _all(claims):
+    return [(i, checked, hit) for i, (checked, hit) in sorted(claims.items())]
+
+
 def test_verified_claims_are_settled_together_in_a_bounded_number_of_statements(engine, claims):
     with session_scope(engine) as session:  # what every request reads once per process
         for _, hit in claims.values():
             hit_items(session, hit, hit_facts(session, hit).instrument_id, hit.items)
     counter = Statements(engine)
     with session_scope(engine) as session:
-        settled = settle_verified(session, claims)
+        settled = settle(session, _all(claims))
     assert set(settled) == set(claims)
     assert {s.state for s in settled.values()} == {QuarantineState.VERIFIED}
     assert len({s.assignment_pk for s in settled.values()}) == len(claims)
@@ -120,8 +124,8 @@ def test_verified_claims_are_settled_together_in_a_bounded_number_of_statements(
 
 def test_settling_together_stores_what_settling_one_by_one_stores(engine, claims):
     with session_scope(engine) as session:
-        for row_id, (checked, hit) in claims.items():
-            settle(session, session.get(QuarantinedSubmission, row_id), checked, hit)
+        for claim in _all(claims):
+            settle(session, [claim])  # a batch of one
     one_by_one = _stored(engine)
     with session_scope(engine) as session:  # back as they were quarantined
         for kind in (EventKind.ASSIGNMENT_SUBMITTED, EventKind.QUARANTINE_RESOLVED):
@@ -134,11 +138,13 @@ def test_settling_together_stores_what_settling_one_by_one_stores(engine, claims
             )
         )
     with session_scope(engine) as session:
-        settle_verified(session, claims)
+        settle(session, _all(claims))
     assert _stored(engine) == one_by_one
 
 
-def test_what_the_batch_cannot_take_is_left_to_the_one_by_one_path(engine, claims):
+def test_a_stored_assignment_a_different_copy_and_a_settled_row_are_settled_as_one(
+    engine, claims
+):
     ids = sorted(claims)
     stored, differs, gone = ids[0], ids[1], ids[2]
     with session_scope(engine) as session:
@@ -152,8 +158,9 @@ def test_what_the_batch_cannot_take_is_left_to_the_one_by_one_path(engine, claim
     other = tuple(Answer(a.item_key, a.position, 9.0) for a in checked.platform_answers)
     claims[differs] = (Verification(Verdict.VERIFIED, CONFIRMS, platform_answers=other), hit)
     with session_scope(engine) as session:
-        settled = settle_verified(session, claims)
-    assert stored not in settled and differs not in settled
+        settled = settle(session, _all(claims))
+    assert settled[stored] == Settled(QuarantineState.VERIFIED)  # from the platform's record
+    assert settled[differs] == Settled(QuarantineState.REFUSED)
     assert settled[gone] is None
     assert {settled[i].state for i in ids[3:]} == {QuarantineState.VERIFIED}
 
@@ -183,7 +190,7 @@ def test_a_failed_batch_is_rolled_back_and_every_claim_settled_one_by_one(engine
         settled = rechecks.recheck_many(sorted(claims))
     finally:
         rechecks.close()
-    assert bad.id not in settled  # its one-by-one settling failed, logged; its next is due
+    assert bad.id not in settled  # its batch of one failed, logged; its next is due
     assert {s.state for s in settled.values()} == {QuarantineState.VERIFIED}
     assert len(settled) == len(claims) - 1
     judgments, _, _ = _stored(engine)

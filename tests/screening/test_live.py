@@ -310,8 +310,8 @@ def _outcome(session, study_id: int) -> tuple[dict[tuple, bool], set[tuple]]:
 
 def test_one_screening_pass_per_batch_of_arrivals_decides_as_one_per_assignment(crowd_run):
     """What a task server does under a burst (one pass over everything stored since the last,
-    `harness.platform.background`) ends with the flags and pending decisions of screening
-    each assignment as it arrives, with fewer decisions along the way."""
+    `harness.platform.submissions.background`) ends with the flags and pending decisions of
+    screening each assignment as it arrives, with fewer decisions along the way."""
     table = _crowd_table()
     engine, one_by_one, _ = crowd_run
     with session_scope(engine) as session:

@@ -9,6 +9,8 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
+from harness.platform.submissions.settling import Settled, settle
+from harness.platform.verification import Verdict, Verification
 from harness.spec import load_spec
 from harness.store import create_study, make_engine, session_scope
 from harness.store.models import (
@@ -19,7 +21,7 @@ from harness.store.models import (
     QuarantineState,
     utcnow,
 )
-from harness.store.quarantine import quarantine, resolve
+from harness.store.quarantine import quarantine
 from harness.store.rechecks import (
     RECHECK_DELAYS,
     Taken,
@@ -103,19 +105,20 @@ def test_a_settled_or_stopped_submission_is_not_rechecked(row):
 def test_a_quarantined_submission_is_settled_once(row):
     engine, row_id = row
     with session_scope(engine) as first, session_scope(engine) as second:
-        mine = first.get(QuarantinedSubmission, row_id)
-        theirs = second.get(QuarantinedSubmission, row_id)
-        assert resolve(first, mine, QuarantineState.VERIFIED, "MTurk confirms it") is True
+        hit = first.get(Hit, first.get(QuarantinedSubmission, row_id).hit_id)
+        mine = Verification(Verdict.REFUSED, "MTurk names another worker")
+        theirs = Verification(Verdict.REFUSED, "someone else's")
+        assert settle(first, [(row_id, mine, hit)]) == {row_id: Settled(QuarantineState.REFUSED)}
         first.commit()
-        assert resolve(second, theirs, QuarantineState.REFUSED, "someone else's") is False
-        assert theirs.state is QuarantineState.VERIFIED  # as the first left it
+        assert settle(second, [(row_id, theirs, hit)]) == {row_id: None}  # as the first left it
     with session_scope(engine) as session:
         stored = session.get(QuarantinedSubmission, row_id)
-        assert stored.state is QuarantineState.VERIFIED and stored.recheck_at is None
+        assert stored.state is QuarantineState.REFUSED and stored.recheck_at is None
+        assert stored.reason == "MTurk names another worker"
         resolved = session.exec(
             select(Event).where(Event.kind == EventKind.QUARANTINE_RESOLVED)
         ).all()
-        assert [e.payload["state"] for e in resolved] == ["verified"]
+        assert [e.payload["state"] for e in resolved] == ["refused"]
         assert due_rechecks(session, utcnow() + timedelta(days=1)) == []
 
 

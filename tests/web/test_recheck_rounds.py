@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
+from harness.platform.submissions.rechecks import Rechecks
 from harness.platform.verification import Verdict, Verification, Verifier
 from harness.spec import load_spec
 from harness.store import create_study, session_scope
 from harness.store.models import Hit, QuarantinedSubmission, QuarantineState
 from harness.store.quarantine import quarantine
-from harness.web.trust import Rechecks
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 HITS = 3

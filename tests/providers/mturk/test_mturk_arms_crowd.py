@@ -42,7 +42,7 @@ def _launch(tmp_path, mturk, tasks, database_url, hosting="external"):
 @pytest.fixture
 def screening_tasks(database_url):
     """The task server with live screening after each submission, as `harness serve` runs it."""
-    from harness.platform.after_submission import hook
+    from harness.platform.submissions.after_submission import hook
     from harness.web import create_app
 
     app = create_app(database_url, after_submission=hook(True))

@@ -18,33 +18,48 @@ import sqlalchemy as sa
 
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
+from harness.store.models import Study
+from harness.store.studies import LaunchedStudy, launched
 
-AfterSubmission = Callable[[sa.Engine, int, int | None], None]
-"""Called with the engine, the study's and the new assignment's store ids after a submission is
+StudyRef = LaunchedStudy | int
+"""A launched study, as the caller holds it: its rows (sync, the rechecks: read once there) or
+only its store id (a task page's post, a look for work left: read once, by the hook)."""
+AfterSubmission = Callable[[sa.Engine, StudyRef, int | None], None]
+"""Called with the engine, the study and the new assignment's store id after a submission is
 committed (no assignment: whatever of the study is waiting)."""
 
 
-def screen(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+def launched_of(engine: sa.Engine, study: StudyRef) -> LaunchedStudy:
+    """``study``'s rows: as given, or read now (one transaction) from its id."""
+    if isinstance(study, LaunchedStudy):
+        return study
+    with session_scope(engine) as session:
+        found = session.get(Study, study)
+        assert found is not None
+        return launched(session, found)
+
+
+def study_id_of(study: StudyRef) -> int:
+    return study.id if isinstance(study, LaunchedStudy) else study
+
+
+def screen(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
     """Screen the study's stored assignments not screened yet (the new one among them),
     storing decisions for review."""
     from harness.screening.live import screen_pending
 
-    screen_pending(engine, study_id)
+    screen_pending(engine, study.study if isinstance(study, LaunchedStudy) else study)
 
 
-def screen_and_act(engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+def screen_and_act(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
     """Screen, then carry out the study's pending decisions on its platform."""
     from harness.platform.registry import provider_for
     from harness.platform.review import apply_pending_decisions
-    from harness.store.models import Study
-    from harness.store.studies import launched
 
-    screen(engine, study_id)
+    running = launched_of(engine, study)
+    screen(engine, running)
+    provider = provider_for(running, shared=True)
     with session_scope(engine) as session:
-        study = session.get(Study, study_id)
-        assert study is not None
-        running = launched(session, study)
-        provider = provider_for(running, shared=True)
         apply_pending_decisions(session, provider, running)
 
 
@@ -54,19 +69,19 @@ def hook(apply: bool) -> AfterSubmission:
 
 
 def run_after_submission(
-    engine: sa.Engine, after: AfterSubmission, study_id: int, assignment_pk: int | None = None
+    engine: sa.Engine, after: AfterSubmission, study: StudyRef, assignment_pk: int | None = None
 ) -> str | None:
     """Run ``after`` for a new assignment; on failure log it
     (``assignment.after_submission_failed``) and return what failed, for the caller to report."""
     try:
-        after(engine, study_id, assignment_pk)
+        after(engine, study, assignment_pk)
     except Exception as exc:  # noqa: BLE001 - logged as an event and returned, not swallowed
         message = f"{type(exc).__name__}: {exc}"
         with session_scope(engine) as session:
             record_event(
                 session,
                 EventKind.AFTER_SUBMISSION_FAILED,
-                study_id=study_id,
+                study_id=study_id_of(study),
                 subject=None if assignment_pk is None else str(assignment_pk),
                 payload={"error": message},
             )
@@ -88,8 +103,8 @@ def catch_up(
     hook that failed) and, when ``after`` acts on decisions (``acting``), decisions still to
     carry out (one whose process was killed mid-action among them; ``recent_only``: pending
     ones made in the last `RECENT`). What a task server does as it starts, then every few
-    seconds (`harness.platform.background.Sweep`). Returns each such study's failure (None:
-    done); failures are logged as events, like any hook's."""
+    seconds (`harness.platform.submissions.background.Sweep`). Returns each such study's
+    failure (None: done); failures are logged as events, like any hook's."""
     from harness.clock import utcnow
     from harness.store.decisions import studies_with_open_decisions
     from harness.store.judgment_table import studies_with_unscreened

@@ -19,7 +19,12 @@ import time
 
 import sqlalchemy as sa
 
-from harness.platform.after_submission import AfterSubmission, run_after_submission
+from harness.platform.submissions.after_submission import (
+    AfterSubmission,
+    StudyRef,
+    run_after_submission,
+    study_id_of,
+)
 
 LOG = logging.getLogger(__name__)
 INTERVAL = 1.0
@@ -35,17 +40,18 @@ class BackgroundHook:
     def __init__(self, after: AfterSubmission, interval: float = INTERVAL) -> None:
         self._after = after
         self._interval = interval
-        self._pending: dict[int, sa.Engine] = {}  # study id -> engine, in arrival order
+        # study id -> engine and study, in arrival order
+        self._pending: dict[int, tuple[sa.Engine, StudyRef]] = {}
         self._last: dict[int, float] = {}  # study id -> when its last run started (monotonic)
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
         self._closing = False
 
-    def __call__(self, engine: sa.Engine, study_id: int, _assignment: int | None = None) -> None:
+    def __call__(self, engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
         with self._wake:
             if self._closing:  # stopping: the assignment stays unscreened for the next start
                 return
-            self._pending.setdefault(study_id, engine)
+            self._pending.setdefault(study_id_of(study), (engine, study))
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._work, name="harness-screening", daemon=True
@@ -67,10 +73,10 @@ class BackgroundHook:
                     if wait <= 0 or self._closing:
                         break
                     self._wake.wait(wait)  # let more submissions of the study arrive
-                engine = self._pending.pop(study_id)
+                engine, study = self._pending.pop(study_id)
                 self._last[study_id] = time.monotonic()
             # failures are logged as events; the assignments stay unscreened for the next run
-            run_after_submission(engine, self._after, study_id)
+            run_after_submission(engine, self._after, study)
 
     def close(self, timeout: float = 30.0) -> None:
         """Finish what is queued (up to ``timeout`` seconds), then stop the thread."""
@@ -88,8 +94,8 @@ SWEEP = 5.0
 
 class Sweep:
     """Every ``every`` seconds (the first time at once), run the after-submission hook for each
-    study a stopped process left work in (`harness.platform.after_submission.catch_up`): its
-    stored assignments not screened, its decisions still to carry out. A task server runs one
+    study a stopped process left work in (`after_submission.catch_up`): its stored assignments
+    not screened, its decisions still to carry out. A task server runs one
     per process beside its requests, so that a process killed in the middle is made good within
     seconds by the others, without waiting for a new submission or a sync. Each look costs two
     queries; the hook runs only for studies with something left."""
@@ -116,7 +122,7 @@ class Sweep:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        from harness.platform.after_submission import catch_up
+        from harness.platform.submissions.after_submission import catch_up
 
         while not self._stop.is_set():
             try:
