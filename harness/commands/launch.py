@@ -119,19 +119,15 @@ def launch(
     finally:
         engine.dispose()
     click.echo(study.summary(result))
-    _print_entry(platform, plan.study_name, study.draft.public_url, qr_path)
+    _print_entry(study.entry_url(), qr_path)
     if result.hooks:
         click.echo(result.hooks)
 
 
-def _print_entry(platform: object, study: str, public_url: str | None, qr: Path | None) -> None:
+def _print_entry(url: str | None, qr: Path | None) -> None:
     """On a platform with places, where participants start (and, asked for, its QR code)."""
-    from harness.platform.contract import PlacesPlatform
-    from harness.platform.places import entry_url
-
-    if not isinstance(platform, PlacesPlatform) or not public_url:
+    if url is None:
         return
-    url = entry_url(public_url, study)
     click.echo(f"study URL: {url}")
     if qr is not None:
         import segno

@@ -98,6 +98,16 @@ class StudyDraft:
         plan = replace(self.plan, budget=min(limits) if limits else None)
         return replace(self, draft=replace(self.draft, plan=plan))
 
+    def entry_url(self) -> str | None:
+        """On a platform with places, where participants start (None elsewhere)."""
+        from harness.platform.contract import PlacesPlatform
+        from harness.platform.places import entry_url
+
+        public_url = self.draft.public_url
+        if not isinstance(self.plan.platform, PlacesPlatform) or not public_url:
+            return None
+        return entry_url(public_url, self.plan.study_name)
+
     def summary(self, result: LaunchResult) -> str:
         """What the launch did, in one line."""
         plan = self.plan
