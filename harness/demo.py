@@ -4,8 +4,9 @@ Starts what the run needs on free loopback ports (the platform's local service, 
 one, and the task server), launches a shipped study, lets a simulated crowd (careful, sloppy,
 spamming and backwards workers) do it through the worker pages while screening acts live,
 syncs, reviews, screens, characterizes the result against WS353 and three systems, and stops
-everything it started, also on Ctrl-C or a failure. Every step is the real command
-(`harness launch`, `simulate-workers`, `sync`, ...) on a store of its own in the run folder.
+everything it started, also on Ctrl-C or a failure. Every step calls what the command of the
+same name calls (`harness launch`, `simulate-workers`, `sync`, ...), on a store of its own in
+the run folder; the services are the real `harness serve` and local-service commands.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from harness.resources import project_task_specs
 
 KINDS = ("reproduction", "resolution")
 PLATFORMS = ("local", "prolific-local", "link")
-CROWD_MIX = "careful=0.7,sloppy=0.1,spammer=0.1,backwards=0.1"
+CROWD_MIX = {"careful": 0.7, "sloppy": 0.1, "spammer": 0.1, "backwards": 0.1}
 CROWD_SIZE = {"local": 30, "prolific-local": 200, "link": 30}
 """Simulated people: MTurk workers take several HITs; Prolific participants take one each."""
 
@@ -55,7 +56,6 @@ class Demo:
 @dataclass
 class DemoResult:
     report_dir: Path
-    lines: list[str] = field(default_factory=list)  # what each step printed, in order
     seconds: float = 0.0
 
 
@@ -71,60 +71,76 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
     db = f"sqlite:///{run / 'harness.db'}"
     result = DemoResult(report_dir=run / "report")
     with _services(demo, run, db, say) as (endpoint, pages):
-        step = _stepper(db, result, say)
-        target = ["--target", demo.platform]
-        if endpoint:
-            target += ["--endpoint-url", endpoint]
-        step("launch", "launch", str(demo.spec), *target, "--public-url", pages)
-        told = "$HARNESS_DASHBOARD_PASSWORD" if os.environ.get("HARNESS_DASHBOARD_PASSWORD") else (
-            _dashboard_password()
-        )  # fmt: skip
-        say(f"== a simulated crowd does the work; watch it live at {pages}/dashboard/ "
-            f"(password: {told})")  # fmt: skip
-        step("crowd", "simulate-workers", demo.study, "--size", str(CROWD_SIZE[demo.platform]),
-             "--seed", str(demo.seed), "--mix", CROWD_MIX)  # fmt: skip
-        step("sync", "sync", demo.study)
-        step("review", "review", demo.study)
-        step("status", "status", demo.study)
-        step("screen", "screen", demo.study)
-    step = _stepper(db, result, say)
-    characterize = ["characterize", "--original", "ws353", "--system", "ws353",
-                    "--out", str(result.report_dir), "--quiet"]  # fmt: skip
-    if demo.kind == "reproduction":
-        characterize += ["--new", demo.study, "--screen", str(demo.spec)]
-    else:
-        characterize += ["--new", "ws353", "--resolution", demo.study]
-    step("characterize", *characterize)
+        _crowd_loop(demo, db, endpoint, pages, say)
+    say("== characterize")
+    from harness.characterize.run import characterize_refs
+
+    new, resolution = (demo.study, None) if demo.kind == "reproduction" else ("ws353", demo.study)
+    screen_spec = demo.spec if demo.kind == "reproduction" else None
+    lines = characterize_refs(
+        new,
+        "ws353",
+        result.report_dir,
+        db=db,
+        system_refs=["ws353"],
+        resolution_ref=resolution,
+        screen_spec=screen_spec,
+    )
+    for line in lines:
+        say(line)
     result.seconds = time.perf_counter() - start
     return result
 
 
-def _stepper(db: str, result: DemoResult, say: Callable[[str], None]) -> Callable[..., None]:
-    """Run one harness command in this process on the demo's store; stop the demo on failure."""
-    from click.testing import CliRunner
+def _crowd_loop(
+    demo: Demo, db: str, endpoint: str | None, pages: str, say: Callable[[str], None]
+) -> None:
+    """Launch, let the crowd work, sync, review, show the status and screen, on ``db``."""
+    from harness.platform.launch import draft_study, launch
+    from harness.platform.review import review_stored_study, review_summary
+    from harness.platform.status import stored_study_status
+    from harness.platform.sync_run import sync_stored_study
+    from harness.screening import screen_workers
+    from harness.screening.inputs import stored_inputs
+    from harness.simulate.crowds import simulate_study
+    from harness.store.database import open_store
 
-    from harness.cli import main
-
-    def step(label: str, *args: str) -> None:
-        say(f"== {label}")
-        outcome = CliRunner().invoke(main, [*args, "--db", db])
-        lines = [line for line in outcome.output.splitlines() if line.strip()]
-        result.lines += lines
-        for line in _shown(label, lines):
+    study = demo.study
+    engine = open_store(db)
+    try:
+        say("== launch")
+        drafted = draft_study(demo.spec, demo.platform, endpoint, pages)
+        plan = drafted.plan.lines()
+        say(plan[0])  # the study
+        say(plan[2])  # its cost
+        say(drafted.summary(launch(engine, drafted)))
+        entry = drafted.entry_url()
+        if entry is not None:
+            say(f"study URL: {entry}")
+        told = "$HARNESS_DASHBOARD_PASSWORD"
+        if not os.environ.get("HARNESS_DASHBOARD_PASSWORD"):
+            told = _dashboard_password()
+        say(
+            f"== a simulated crowd does the work; watch it live at {pages}/dashboard/ "
+            f"(password: {told})"
+        )
+        say("== crowd")
+        size = CROWD_SIZE[demo.platform]
+        crowd = simulate_study(engine, study, CROWD_MIX, size=size, seed=demo.seed)
+        say(crowd.line(study))
+        say("== sync")
+        synced = sync_stored_study(engine, study)
+        for line in [*synced.lines(study), *synced.warnings(study)]:
             say(line)
-        if outcome.exit_code != 0:
-            raise InputError(f"demo: `harness {' '.join(args)}` failed (see above)")
-
-    return step
-
-
-def _shown(label: str, lines: list[str]) -> list[str]:
-    """What a person needs to see of a step: the last line of long outputs, all of short ones."""
-    if label in ("screen", "review", "crowd"):
-        return lines[-1:]
-    if label == "launch":
-        return [line for line in lines if line.startswith(("study ", "  cost", "ws353-"))]
-    return lines
+        say("== review")
+        say(review_summary(study, review_stored_study(engine, study)))
+        say("== status")
+        for line in stored_study_status(engine, study):
+            say(line)
+        say("== screen")
+        say(screen_workers(*stored_inputs(study, db)).summary())
+    finally:
+        engine.dispose()
 
 
 @contextmanager

@@ -19,7 +19,6 @@ from harness.commands.options import (
     resamples_option,
     seed_option,
 )
-from harness.errors import InputError
 
 
 @click.command("characterize")
@@ -139,67 +138,29 @@ def characterize_command(
     A study with arms is never pooled: its base arm is characterized (--arm NAME for another),
     and the report's Arms section compares every arm against the base.
     """
-    from dataclasses import replace
-
-    from harness.characterize import characterize
-    from harness.characterize.arm_inputs import arms_figures
-    from harness.characterize.inputs import (
-        read_instrument,
-        read_with_arms,
-        screen_with_spec,
-        screened_inputs,
-        ws353_items,
-    )
-    from harness.datasets.systems import read_system_refs
-    from harness.report import write_report
-    from harness.report.headline import headline
+    from harness.characterize.run import characterize_refs
 
     def say(message: str) -> None:
         if not quiet:
             click.echo(f"characterize: {message}", err=True)
 
-    if sum(x is not None for x in (screened_path, flagged_path, screen_spec)) > 1:
-        raise InputError("give one of --screened, --flagged or --screen")
-    say(f"reading the new instrument ({new_ref})")
-    new, arms = read_with_arms(new_ref, db, arm)  # a study's judgments read once, arms too
-    if arms is not None:
-        chosen = arm or arms.data.arms[0]
-        say(f"{new_ref} has arms ({', '.join(arms.data.arms)}): characterizing arm {chosen}; "
-            "the Arms section compares them all")  # fmt: skip
-    say(f"reading the original instrument ({original_ref})")
-    original = read_instrument(original_ref, db)
-    resolution = None
-    if resolution_ref is not None:
-        say(f"reading the resolution study ({resolution_ref})")
-        resolution = read_instrument(resolution_ref, db)
-    scores, sources = read_system_refs(system_refs, ws353_items(original_ref))
-    screened, flagged, policy = screened_inputs(new, screened_path, flagged_path, screening_policy)
-    impact = None
-    if screen_spec is not None:
-        say(f"screening the new judgments with {screen_spec}'s policy (every subset)")
-        flagged, impact = screen_with_spec(new, new_ref, screen_spec, scores)
-        policy = screening_policy or screen_spec.stem
-    result = characterize(
-        new,
-        original,
-        resolution_study=resolution,
-        system_scores=scores,
-        system_sources=sources,
-        screened=screened,
-        flagged_workers=flagged,
-        screening_policy=policy,
-        screening_impact=impact,
+    lines = characterize_refs(
+        new_ref,
+        original_ref,
+        out,
+        db=db,
+        resolution_ref=resolution_ref,
+        system_refs=system_refs,
+        screened_path=screened_path,
+        flagged_path=flagged_path,
+        screen_spec=screen_spec,
+        screening_policy=screening_policy,
         level=level,  # type: ignore[arg-type]
         resamples=resamples,
         seed=seed,
         min_shared_items=min_shared_items,
-        progress=say,
+        arm=arm,
+        say=say,
     )
-    if arms is not None:
-        say(f"arms: every arm against the base ({resamples} bootstrap resamples)")
-        figures = arms_figures(arms, chosen, original, resamples=resamples, seed=seed)
-        result = replace(result, arms=figures)
-    say(f"writing the report to {out}")
-    written = write_report(result, out)
-    click.echo(headline(result))
-    click.echo(f"Wrote {', '.join(p.name for p in written)} to {out}")
+    for line in lines:
+        click.echo(line)

@@ -14,10 +14,10 @@ def expire(study: str, db: str | None) -> None:
     """Expire every HIT of STUDY now (no new workers can start), then sync so that everything
     already submitted is in the store. Workers still working can submit until their deadline;
     run `harness sync STUDY` again later to collect those."""
-    from harness.commands.sync import study_sync_hooks
     from harness.platform.expire import expire_study
     from harness.platform.registry import provider_for
     from harness.platform.sync import sync_study
+    from harness.platform.sync_run import study_sync_hooks
     from harness.store import launched_study, session_scope
     from harness.store.database import open_store
 

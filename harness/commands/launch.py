@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,41 +81,28 @@ def launch(
     Production needs --target production and the cost typed back (or --yes --confirm-cost).
     Running it again resumes: no HIT is posted twice and none is missing.
     """
-    from harness.platform.launch_plan import check_budget, draft_launch
-    from harness.spec import load_spec
-    from harness.spec.arms import has_arms
+    from harness.platform.launch import draft_study
+    from harness.platform.launch import launch as post
+    from harness.platform.launch_plan import check_budget
 
-    if has_arms(spec_path):  # a study with arms (docs/arms.md)
-        from harness.commands.arms_launch import launch_with_arms
-
-        done = launch_with_arms(spec_path, target=target, endpoint_url=endpoint_url,
-                                start_local=start_local, public_url=public_url, db=db,
-                                budget=budget, notify_queue=notify_queue, dry_run=dry_run,
-                                public_url_env=PUBLIC_URL_ENV,
-                                confirm=lambda cost: _confirm(cost, yes, confirm_cost))  # fmt: skip
-        if done is not None:
-            _print_entry(done[0], done[1], done[2], qr_path)
-        return
-    loaded = load_spec(spec_path)
-    draft = draft_launch(
-        loaded, target, endpoint_url, public_url or os.environ.get(PUBLIC_URL_ENV)
-    )
-    plan, platform = draft.plan, draft.plan.platform
-    if draft.note:
-        click.echo(draft.note, err=True)
-    for line in plan.lines():
+    public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
+    study = draft_study(spec_path, target, endpoint_url, public_url)
+    plan, platform = study.plan, study.plan.platform
+    if study.draft.note:
+        click.echo(study.draft.note, err=True)
+    for line in study.lines():
         click.echo(line)
     if dry_run:
-        _print_requests(plan, draft.documents, notify_queue, db)
+        if study.arms is not None:
+            click.echo("(dry run: nothing sent)")
+        else:
+            _print_requests(plan, study.draft.documents, notify_queue, db)
         return
     check_budget(plan, budget)
     if platform.real_money(plan.target):
         _confirm(plan.cost.total, yes, confirm_cost)
     if start_local and platform.is_local(plan.target):
         click.echo(platform.start_local(endpoint_url), err=True)
-    limits = [b for b in (plan.budget, budget) if b is not None]
-    draft = replace(draft, plan=replace(plan, budget=min(limits) if limits else None))
-    from harness.platform.launch import launch as post
     from harness.store.database import database_url, open_store
     from harness.store.migrations import upgrade
 
@@ -125,32 +111,23 @@ def launch(
     try:
         result = post(
             engine,
-            draft,
-            loaded,
+            study.within(budget),
             notification_queue=notify_queue,
             say=click.echo,
             progress=lambda total: progress_bar(total, f"Posting {platform.unit_noun}s"),
         )
     finally:
         engine.dispose()
-    click.echo(
-        f"{plan.study_name}: {result.total} {platform.unit_noun}s on {plan.target} "
-        f"({result.posted} posted now, {result.reconciled} found again, "
-        f"{result.already} posted before)"
-    )
-    _print_entry(platform, plan.study_name, draft.public_url, qr_path)
+    click.echo(study.summary(result))
+    _print_entry(study.entry_url(), qr_path)
     if result.hooks:
         click.echo(result.hooks)
 
 
-def _print_entry(platform: object, study: str, public_url: str | None, qr: Path | None) -> None:
+def _print_entry(url: str | None, qr: Path | None) -> None:
     """On a platform with places, where participants start (and, asked for, its QR code)."""
-    from harness.platform.contract import PlacesPlatform
-    from harness.platform.places import entry_url
-
-    if not isinstance(platform, PlacesPlatform) or not public_url:
+    if url is None:
         return
-    url = entry_url(public_url, study)
     click.echo(f"study URL: {url}")
     if qr is not None:
         import segno

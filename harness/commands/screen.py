@@ -98,8 +98,7 @@ def screen(
     else:
         for line in compact_lines(report):
             click.echo(line)
-    flagged = int(report.flagged.sum())
-    click.echo(f"\n{flagged} of {len(report.workers)} workers flagged under the spec's policy.")
+    click.echo(f"\n{report.summary()}")
 
 
 def _load(

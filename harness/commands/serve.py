@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
-from sqlmodel import select
 
 from harness.commands.options import (
     apply_option,
@@ -71,82 +68,28 @@ def serve(
     not screened yet is screened and every decision a stopped process left is carried out; the
     platform is asked again about quarantined submissions as they fall due, those of a stopped
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
-    from harness.platform.submissions.after_submission import catch_up, hook
-    from harness.platform.submissions.background import BackgroundHook, Sweep
-    from harness.platform.verification import Verifier, shared_platform
     from harness.store import database_url
-    from harness.store.database import open_store, safe_url, session_scope
-    from harness.store.models import Study
-    from harness.web import create_app
-    from harness.web.server import ServeOptions
-    from harness.web.server import serve as run
-    from harness.web.warm import before_fork, warm_up
+    from harness.web.server import ServeOptions, TaskServer, run_task_server
 
-    url = database_url(db)
-    after = None if no_screening else hook(apply_decisions)
-    # a missing SQLite file is refused (nothing is created), an unreachable or never upgraded
-    # store is named now rather than at the first request
-    engine = open_store(url)
-    try:
-        with session_scope(engine) as session:
-            session.exec(select(Study.id).limit(1)).first()
-        # what a server killed before screening (or mid-action) left: screened and done now
-        failures = catch_up(engine, after, acting=apply_decisions) if after is not None else {}
-    finally:
-        engine.dispose()
-    if failures:
-        failed = {s: f for s, f in failures.items() if f is not None}
-        done = len(failures) - len(failed)
-        click.echo(
-            f"screened the unscreened assignments (and carried out the decisions left) of "
-            f"{done} stud{'y' if done == 1 else 'ies'}"
-        )
-        for study, failure in failed.items():
-            click.echo(f"warning: screening study {study} failed ({failure})", err=True)
     dashboard = None
     if with_dashboard:
         from harness.dashboard import DashboardSettings
 
         dashboard = DashboardSettings.from_environment(host)
-
-    def build() -> Any:
-        inline_or_queued = after if after is None or screen_inline else BackgroundHook(after)
-        # verification, rechecks and the after-submission work share one client per platform
-        app = create_app(url, after_submission=inline_or_queued, pool_size=threads,
-                         dashboard=dashboard, verifier=Verifier(shared_platform))  # fmt: skip
-        trust = app.extensions["harness.trust"]
-        # the platform clients made (and the modules imported, if not yet) now, not by the
-        # crowd's first requests
-        warm_up(app.extensions["harness"].engine, trust.verifier)
-        # made good within seconds by any live process: rechecks due (a stopped process's
-        # too), assignments left unscreened and decisions left half done by a killed one
-        trust.rechecks.watch()
-        if inline_or_queued is not None:
-            state = app.extensions["harness"]
-            sweep = Sweep(state.engine, inline_or_queued, acting=apply_decisions).start()
-            state.closers.insert(0, sweep.close)
-        return app
-
-    # before gunicorn forks (and binds): each worker process, a restarted one too, starts
-    # with them; no connection is open here (the engine is disposed, no platform client)
-    before_fork()
-    click.echo(
-        f"Task pages on http://{host}:{port}/hit/<study>-<index> (store {safe_url(url)}; "
-        f"{workers} processes x {threads} threads)"
+    server = TaskServer(
+        database_url(db),
+        screening=not no_screening,
+        apply_decisions=apply_decisions,
+        screen_inline=screen_inline,
+        dashboard=dashboard,
     )
-    if dashboard is not None:
-        from harness.dashboard.access import password_notice
-
-        click.echo(f"Dashboard on http://{host}:{port}/dashboard/; {password_notice(dashboard)}")
-    run(
-        build,
-        ServeOptions(
-            host=host,
-            port=port,
-            workers=workers,
-            threads=threads,
-            timeout=timeout,
-            graceful_timeout=graceful_timeout,
-            access_log=access_log,
-        ),
+    options = ServeOptions(
+        host=host,
+        port=port,
+        workers=workers,
+        threads=threads,
+        timeout=timeout,
+        graceful_timeout=graceful_timeout,
+        access_log=access_log,
     )
+    run_task_server(server, options, click.echo, lambda line: click.echo(line, err=True))

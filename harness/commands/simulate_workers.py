@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from harness.commands.options import db_option
-from harness.errors import InputError
 
 
 def _mix(_ctx: click.Context, _param: click.Parameter, value: str) -> dict[str, float]:
@@ -51,64 +50,27 @@ def simulate_workers(
     through the local Prolific service's participant side, or the study link). In a study
     with arms on MTurk each worker keeps to the HIT group of their first HIT, and returns a HIT
     whose page says it is of another arm."""
-    import requests
-
     from harness.commands.progress import progress_bar
-    from harness.platform.registry import platform_named
-    from harness.render.instrument import stored_instrument
-    from harness.simulate import Crowd
-    from harness.simulate.crowds import run_crowd
-    from harness.simulate.truths import latent_truths
-    from harness.store import frozen_instrument, launched_study, session_scope
-    from harness.store.arm_assignment import study_arms
+    from harness.simulate.crowds import simulate_study
     from harness.store.database import open_store
-    from harness.store.studies import open_assignments
 
     engine = open_store(db)
     try:
-        with session_scope(engine) as session:
-            running = launched_study(session, study)
-            platform = platform_named(running.platform.provider)
-            if not platform.is_local(running.target):
-                raise InputError(
-                    f"study {study!r} runs on {running.target}: simulated workers "
-                    "only work on a local service"
-                )
-            endpoint = platform.endpoint(
-                running.target, endpoint_url or running.platform.endpoint_url
-            )
-            frozen = frozen_instrument(session, running.study.instrument_id)
-            open_work = open_assignments(session, running.study)
-            arms = bool(study_arms(session, running.id))
+        report = simulate_study(
+            engine,
+            study,
+            mix,
+            size=size,
+            seed=seed,
+            country=country,
+            endpoint_url=endpoint_url,
+            progress=lambda total: progress_bar(total, "assignments submitted"),
+        )
     finally:
         engine.dispose()
-    instrument = stored_instrument(frozen)
-    truths = latent_truths(instrument.items, instrument.scale, seed)
-    workers = Crowd(mix, size=size, seed=seed).workers(instrument.scale)
-    profile = {"country": country, "numberApproved": 5000, "percentApproved": 99}
-    advance = progress_bar(open_work, "assignments submitted")
-    with requests.Session() as http:
-        report = run_crowd(
-            platform,
-            endpoint,
-            running.platform.public_url or "",
-            study,
-            workers,
-            truths,
-            instrument.scale,
-            http,
-            seed=seed,
-            profile=profile,
-            on_submitted=lambda _assignment: advance(1),
-            keep_group=arms,
-        )
-    advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
     if report.returned:
         click.echo(f"  {len(report.returned)} HITs returned: their page said they were of "
                    "another arm than the worker's", err=True)  # fmt: skip
     for problem in report.refused[:10]:  # e.g. a worker blocked live between list and accept
         click.echo(f"  refused: {problem}", err=True)
-    click.echo(  # last: the line a summary (the demo) shows
-        f"{study}: {len(report.submitted)} assignments submitted by {len(report.by_worker)} "
-        f"simulated workers"
-    )
+    click.echo(report.line(study))  # last: the line a summary (the demo) shows

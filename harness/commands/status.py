@@ -3,16 +3,9 @@ the store; with --watch, refreshed in place with pace, alpha, blocks and the lat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from harness.commands.options import db_option
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from harness.store.studies import LaunchedStudy
 
 
 @click.command("status")
@@ -34,50 +27,22 @@ if TYPE_CHECKING:
 def status(study: str, db: str | None, watch: bool, every: float, updates: int) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
-    from harness.platform.registry import platform_named
-    from harness.platform.status import study_report
+    from harness.platform.status import stored_study_status
     from harness.store import launched_study, session_scope
     from harness.store.database import open_store
 
     engine = open_store(db)
-    note = None
     try:
-        with session_scope(engine) as session:
-            running = launched_study(session, study)
-            if not watch:
-                platform = platform_named(running.platform.provider)
-                note = _platform_pause(session, running)
-                running = launched_study(session, study)  # as the platform's pause left it
-                report = study_report(session, platform, running)
         if watch:
-            _watch(engine, running.id, every, updates)
+            with session_scope(engine) as session:
+                study_id = launched_study(session, study).id
+            _watch(engine, study_id, every, updates)
             return
+        lines = stored_study_status(engine, study)
     finally:
         engine.dispose()
-    for line in report.lines():
+    for line in lines:
         click.echo(line)
-    if note:
-        click.echo(f"  {note}")
-
-
-def _platform_pause(session: Session, running: LaunchedStudy) -> str | None:
-    """On a platform that pauses studies itself (Prolific), read whether the study is paused
-    there and record a pause or resume made there (`harness.platform.pause`); what was
-    recorded, or why the platform could not be read (the rest comes from the store)."""
-    from harness.errors import HarnessError
-    from harness.platform.contract import pausing
-    from harness.platform.pause import read_platform_pause
-    from harness.platform.registry import platform_named, provider_for
-
-    platform = platform_named(running.platform.provider)
-    support = pausing(platform)
-    if not support.can or support.at_entry:
-        return None  # no pause, or harness's own (a study link): the store has it all
-    try:
-        return read_platform_pause(session, provider_for(running), running)
-    except HarnessError as exc:
-        session.rollback()
-        return f"could not read the study's status from {platform.label}: {exc}"
 
 
 def _watch(engine: object, study_id: int, every: float, updates: int) -> None:

@@ -11,8 +11,9 @@ so a HIT whose id never reached the store is found instead of posted again.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
@@ -27,10 +28,12 @@ from harness.platform.contract import (
     WorkSettings,
     WorkUnit,
 )
+from harness.platform.launch_arms import ArmsDraft, draft_arms_launch
 from harness.platform.launch_plan import (
     LaunchDraft,
     LaunchPlan,
     check_balance,
+    draft_launch,
     hit_label,
     hit_token,
     label_prefix,
@@ -70,6 +73,71 @@ class LaunchResult:
     already: int  # HITs posted by earlier runs
     total: int
     hooks: str | None = None  # whether the platform's hooks reach the task server, and why not
+
+
+@dataclass(frozen=True)
+class StudyDraft:
+    """A spec's launch, planned: its spec (of a study with arms: the first arm's), the draft
+    of every HIT and, of a study with arms, each arm's (`harness.platform.launch_arms`)."""
+
+    loaded: LoadedSpec
+    draft: LaunchDraft
+    arms: ArmsDraft | None = None
+
+    @property
+    def plan(self) -> LaunchPlan:
+        return self.draft.plan
+
+    def lines(self) -> list[str]:
+        """The plan, for the person about to launch it."""
+        arms = [self.arms.arms_line()] if self.arms is not None else []
+        return [*self.plan.lines(), *arms]
+
+    def within(self, budget: Decimal | None) -> StudyDraft:
+        """The draft whose study keeps to the lower of the spec's budget and ``budget``."""
+        limits = [b for b in (self.plan.budget, budget) if b is not None]
+        plan = replace(self.plan, budget=min(limits) if limits else None)
+        return replace(self, draft=replace(self.draft, plan=plan))
+
+    def entry_url(self) -> str | None:
+        """On a platform with places, where participants start (None elsewhere)."""
+        from harness.platform.contract import PlacesPlatform
+        from harness.platform.places import entry_url
+
+        public_url = self.draft.public_url
+        if not isinstance(self.plan.platform, PlacesPlatform) or not public_url:
+            return None
+        return entry_url(public_url, self.plan.study_name)
+
+    def summary(self, result: LaunchResult) -> str:
+        """What the launch did, in one line."""
+        plan = self.plan
+        posted = f"{plan.study_name}: {result.total} {plan.platform.unit_noun}s on {plan.target}"
+        if self.arms is not None:
+            return (
+                f"{posted} in {len(self.arms.ranges)} arms ({result.posted} posted now, "
+                f"{result.already} posted before)"
+            )
+        return (
+            f"{posted} ({result.posted} posted now, {result.reconciled} found again, "
+            f"{result.already} posted before)"
+        )
+
+
+def draft_study(
+    spec_path: Path, target: str | None, endpoint_url: str | None, public_url: str | None
+) -> StudyDraft:
+    """Plan the launch of the spec at ``spec_path`` (a study with arms: every arm's) on
+    ``target`` (None: the spec's), refused with what stands in the way."""
+    from harness.spec import load_spec
+    from harness.spec.arms import has_arms, load_arms
+
+    if has_arms(spec_path):  # a study with arms (docs/arms.md)
+        armed = load_arms(spec_path)
+        arms = draft_arms_launch(armed, target, endpoint_url, public_url)
+        return StudyDraft(armed.arms[0].loaded, arms.draft, arms)
+    loaded = load_spec(spec_path)
+    return StudyDraft(loaded, draft_launch(loaded, target, endpoint_url, public_url))
 
 
 def work_units(
@@ -373,8 +441,7 @@ def connect_for_the_rest(
 
 def launch(
     engine: sa.Engine,
-    draft: LaunchDraft,
-    loaded: LoadedSpec,
+    study: StudyDraft,
     *,
     notification_queue: str | None = None,
     say: Callable[[str], None] = lambda _line: None,
@@ -382,11 +449,15 @@ def launch(
 ) -> LaunchResult:
     """Check the balance, record the study and its planned HITs, and post what is missing.
 
-    ``say`` gets the lines a person should see (the balance); ``progress(total)`` returns the
-    callback told of each HIT posted.
+    A study with arms also records each arm, its instrument and its HITs, and on MTurk posts
+    each arm's HITs in its own group (`harness.platform.launch_arms`). ``say`` gets the lines
+    a person should see (the balance); ``progress(total)`` returns the callback told of each
+    HIT posted.
     """
+    draft, loaded, arms = study.draft, study.loaded, study.arms
     plan = draft.plan
-    provider, existing = connect_for_the_rest(engine, draft, say)
+    cost_of = arms.cost_of if arms is not None else None
+    provider, existing = connect_for_the_rest(engine, draft, say, cost_of)
     showings = [p.showings for p in draft.hit_plans]
     with session_scope(engine) as session:
         running, created = open_study(
@@ -397,7 +468,11 @@ def launch(
             endpoint_url=draft.endpoint_url,
             public_url=draft.public_url,
         )
+        refs = arms.record(session, running.id) if arms is not None else []
     units = work_units(plan, draft.documents, running.platform.launch_id)
+    grouped = arms.grouped(engine, provider, running, refs, notification_queue) if arms else None
+    if grouped is not None:
+        plan = replace(plan, settings=grouped[0])
     return post_hits(
         engine,
         provider,
@@ -408,6 +483,7 @@ def launch(
         exclude_studies=loaded.spec.qualifications.exclude_studies,
         notification_queue=notification_queue,
         on_posted=progress(plan.hits - existing) if progress else None,
+        unit_types=grouped[1] if grouped is not None else None,
     )
 
 

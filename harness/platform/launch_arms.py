@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 import sqlalchemy as sa
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from harness.errors import LaunchRefused
 from harness.platform.contract import (
@@ -41,13 +41,6 @@ from harness.platform.contract import (
     Prepared,
     Provider,
     WorkSettings,
-)
-from harness.platform.launch import (
-    LaunchResult,
-    connect_for_the_rest,
-    open_study,
-    post_hits,
-    work_units,
 )
 from harness.platform.launch_plan import LaunchDraft, LaunchPlan, draft_launch
 from harness.spec.arms import ArmedSpec
@@ -70,7 +63,12 @@ class ArmsDraft:
     draft: LaunchDraft
     arms: list[LaunchDraft]  # in the spec's order
     ranges: list[tuple[str, range]]  # arm name -> the HIT indexes of that arm
-    hashes: list[str]  # each arm's instrument hash, in the same order
+    armed: ArmedSpec
+
+    @property
+    def hashes(self) -> list[str]:
+        """Each arm's instrument hash, in the spec's order."""
+        return [arm.instrument_hash for arm in self.armed.arms]
 
     @property
     def plan(self) -> LaunchPlan:
@@ -94,6 +92,44 @@ class ArmsDraft:
              zip(self.ranges, self.arms, strict=True)),
             Decimal(0),
         )  # fmt: skip
+
+    def record(self, session: Session, study_id: int) -> list[ArmRef]:
+        """The study's arms, each with its frozen instrument and its HITs (found again on a
+        re-run)."""
+        instruments = []
+        for arm in self.armed.arms:
+            version = freeze_instrument(session, arm.loaded)
+            assert version.id is not None
+            instruments.append((arm.name, version.id))
+        refs = record_arms(session, study_id, instruments)
+        hits = {
+            h.index: h.id
+            for h in session.exec(select(Hit).where(Hit.study_id == study_id))
+            if h.id is not None
+        }
+        for ref, (_name, indexes) in zip(refs, self.ranges, strict=True):
+            assign_hits(session, ref.id, [hits[i] for i in indexes])
+        return refs
+
+    def grouped(
+        self,
+        engine: sa.Engine,
+        provider: Provider,
+        running: LaunchedStudy,
+        refs: Sequence[ArmRef],
+        queue: str | None,
+    ) -> tuple[WorkSettings, Callable[[Prepared], Mapping[int, str]]] | None:
+        """On a platform that keeps workers to groups (MTurk), each arm's group made: the
+        study's settings (the first arm's) and each HIT's HIT type once the study's exclusion
+        group exists; None elsewhere (a platform with places holds every arm in one study)."""
+        if not isinstance(provider, GroupsProvider) or isinstance(provider, PlacesProvider):
+            return None
+        groups = _make_groups(engine, provider, running, refs)
+
+        def unit_types(prepared: Prepared) -> Mapping[int, str]:
+            return _arm_types(engine, provider, running, self, refs, groups, prepared, queue)
+
+        return _arm_settings(self, groups, 0), unit_types
 
 
 def draft_arms_launch(
@@ -146,7 +182,7 @@ def draft_arms_launch(
         hit_plans=[p for d in drafts for p in d.hit_plans],
         documents=[doc for d in drafts for doc in d.documents],
     )
-    return ArmsDraft(draft, drafts, ranges, [a.instrument_hash for a in armed.arms])
+    return ArmsDraft(draft, drafts, ranges, armed)
 
 
 def _sum_costs(costs: Sequence[CostEstimate]) -> CostEstimate:
@@ -180,69 +216,6 @@ def _listing_warning(armed: ArmedSpec, drafts: Sequence[LaunchDraft]) -> list[st
 def _listed(settings: WorkSettings, name: str) -> object:
     value = getattr(settings, name)
     return tuple(value) if name == "keywords" else value
-
-
-def launch_arms(
-    engine: sa.Engine,
-    arms_draft: ArmsDraft,
-    armed: ArmedSpec,
-    *,
-    notification_queue: str | None = None,
-    say: Callable[[str], None] = lambda _line: None,
-    progress: Callable[[int], Callable[[int], None]] | None = None,
-) -> LaunchResult:
-    """Record the study, its arms and every arm's HITs, then open its places or post each
-    arm's HITs in its own group (resumable: a re-run finds the study, its arms, their groups
-    and HITs again and makes nothing twice)."""
-    draft = arms_draft.draft
-    plan = draft.plan
-    provider, existing = connect_for_the_rest(engine, draft, say, arms_draft.cost_of)
-    showings = [p.showings for p in draft.hit_plans]
-    base = armed.arms[0].loaded
-    with session_scope(engine) as session:
-        running, created = open_study(
-            session,
-            base,
-            plan,
-            showings,
-            endpoint_url=draft.endpoint_url,
-            public_url=draft.public_url,
-        )
-        instruments = []
-        for arm in armed.arms:
-            version = freeze_instrument(session, arm.loaded)
-            assert version.id is not None
-            instruments.append((arm.name, version.id))
-        refs = record_arms(session, running.id, instruments)
-        hits = {
-            h.index: h.id
-            for h in session.exec(select(Hit).where(Hit.study_id == running.id))
-            if h.id is not None
-        }
-        for ref, (_name, indexes) in zip(refs, arms_draft.ranges, strict=True):
-            assign_hits(session, ref.id, [hits[i] for i in indexes])
-    units = work_units(plan, draft.documents, running.platform.launch_id)
-    unit_types = None
-    if isinstance(provider, GroupsProvider) and not isinstance(provider, PlacesProvider):
-        groups = _make_groups(engine, provider, running, refs)
-        plan = replace(plan, settings=_arm_settings(arms_draft, groups, 0))
-
-        def unit_types(prepared: Prepared) -> Mapping[int, str]:
-            return _arm_types(engine, provider, running, arms_draft, refs, groups, prepared,
-                              notification_queue)  # fmt: skip
-
-    return post_hits(
-        engine,
-        provider,
-        running,
-        plan,
-        units,
-        reconcile=not created,
-        exclude_studies=base.spec.qualifications.exclude_studies,
-        notification_queue=notification_queue,
-        on_posted=progress(plan.hits - existing) if progress else None,
-        unit_types=unit_types,
-    )
 
 
 def _study_key(running: LaunchedStudy) -> str:

@@ -10,6 +10,10 @@ state before doing again what the dead process may have done (`harness.platform.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
+import sqlalchemy as sa
 from sqlmodel import Session
 
 from harness.platform.actions import (
@@ -270,3 +274,34 @@ def _targets(
 def _reason(decision: ScreeningDecision) -> str:
     score = "" if decision.score is None else f" (score {decision.score:.3g})"
     return f"screening {decision.heuristic}{score}"
+
+
+def review_stored_study(
+    engine: sa.Engine, study: str, *, dry_run: bool = False
+) -> list[ReviewAction]:
+    """Screen what ``study`` stored and nobody screened yet (nothing goes unscreened into
+    review), then review it on its platform (`review_study`)."""
+    from harness.errors import StoreError
+    from harness.platform.registry import provider_for
+    from harness.platform.submissions.after_submission import run_after_submission, screen
+    from harness.store import launched_study, session_scope
+
+    with session_scope(engine) as session:
+        running = launched_study(session, study)
+    provider = provider_for(running)
+    if not dry_run:
+        failure = run_after_submission(engine, screen, running)
+        if failure is not None:
+            raise StoreError(
+                f"screening {study}'s stored assignments failed ({failure}); nothing was "
+                "reviewed. Fix the cause and run `harness review` again"
+            )
+    with session_scope(engine) as session:
+        return review_study(session, provider, running, dry_run=dry_run)
+
+
+def review_summary(study: str, actions: Sequence[ReviewAction], *, dry_run: bool = False) -> str:
+    """The counts per action, in one line."""
+    kinds = Counter(a.kind.value for a in actions)
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "nothing to do"
+    return f"{study}: {'dry run, ' if dry_run else ''}{summary}"

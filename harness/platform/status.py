@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pandas as pd
+import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
 from harness.platform import money
@@ -206,3 +207,38 @@ def _blocked(session: Session, study_id: int | None) -> int:
     ).all()
     latest = {subject: kind for subject, kind in kinds}
     return sum(1 for kind in latest.values() if kind == EventKind.BLOCKED)
+
+
+def stored_study_status(engine: sa.Engine, study: str) -> list[str]:
+    """``study``'s report (`study_report`), read from the store once a pause or resume made on
+    its platform is recorded (`platform_pause`), with what that recorded."""
+    from harness.platform.registry import platform_named
+    from harness.store import launched_study, session_scope
+
+    with session_scope(engine) as session:
+        running = launched_study(session, study)
+        platform = platform_named(running.platform.provider)
+        note = platform_pause(session, running)
+        running = launched_study(session, study)  # as the platform's pause left it
+        lines = study_report(session, platform, running).lines()
+    return [*lines, f"  {note}"] if note else lines
+
+
+def platform_pause(session: Session, running: LaunchedStudy) -> str | None:
+    """On a platform that pauses studies itself (Prolific), read whether the study is paused
+    there and record a pause or resume made there (`harness.platform.pause`); what was
+    recorded, or why the platform could not be read (the rest comes from the store)."""
+    from harness.errors import HarnessError
+    from harness.platform.contract import pausing
+    from harness.platform.pause import read_platform_pause
+    from harness.platform.registry import platform_named, provider_for
+
+    platform = platform_named(running.platform.provider)
+    support = pausing(platform)
+    if not support.can or support.at_entry:
+        return None  # no pause, or harness's own (a study link): the store has it all
+    try:
+        return read_platform_pause(session, provider_for(running), running)
+    except HarnessError as exc:
+        session.rollback()
+        return f"could not read the study's status from {platform.label}: {exc}"

@@ -37,6 +37,11 @@ class ScreeningReport:
                 )
         return flagged
 
+    def summary(self) -> str:
+        """How many workers are flagged, in one line."""
+        flagged = int(self.flagged.sum())
+        return f"{flagged} of {len(self.workers)} workers flagged under the spec's policy."
+
     def table(self) -> pd.DataFrame:
         """The wide table: index ``worker_id``, columns (heuristic key, field), plus flagged."""
         parts = {key: frame.set_index("worker_id") for key, frame in self.results.items()}

@@ -5,13 +5,16 @@ platform names: the local MTurk service's worker side (HITs), or a places platfo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.platform.contract import Platform
 from harness.platform.registry import load
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec.scale import Scale
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
 """What simulated MTurk workers tell the worker side (they meet the shipped specs' needs)."""
@@ -48,3 +51,65 @@ def run_crowd(
         endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE,
         keep_group=keep_group,
     ).run(report=report)
+
+
+def simulate_study(
+    engine: sa.Engine,
+    study: str,
+    mix: Mapping[str, float],
+    *,
+    size: int,
+    seed: int = 0,
+    country: str = "US",
+    endpoint_url: str | None = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
+) -> DriverReport:
+    """Let a crowd of ``size`` simulated workers (archetypes in the shares of ``mix``) do the
+    stored ``study`` on its local platform (``endpoint_url``: its service, default the
+    study's); ``progress(total)`` returns the callback told of each submission."""
+    import requests
+
+    from harness.errors import InputError
+    from harness.platform.registry import platform_named
+    from harness.render.instrument import stored_instrument
+    from harness.simulate import Crowd
+    from harness.simulate.truths import latent_truths
+    from harness.store import frozen_instrument, launched_study, session_scope
+    from harness.store.arm_assignment import study_arms
+    from harness.store.studies import open_assignments
+
+    with session_scope(engine) as session:
+        running = launched_study(session, study)
+        platform = platform_named(running.platform.provider)
+        if not platform.is_local(running.target):
+            raise InputError(
+                f"study {study!r} runs on {running.target}: simulated workers "
+                "only work on a local service"
+            )
+        endpoint = platform.endpoint(running.target, endpoint_url or running.platform.endpoint_url)
+        frozen = frozen_instrument(session, running.study.instrument_id)
+        open_work = open_assignments(session, running.study)
+        arms = bool(study_arms(session, running.id))
+    instrument = stored_instrument(frozen)
+    truths = latent_truths(instrument.items, instrument.scale, seed)
+    workers = Crowd(dict(mix), size=size, seed=seed).workers(instrument.scale)
+    profile = {"country": country, "numberApproved": 5000, "percentApproved": 99}
+    advance = progress(open_work) if progress is not None else None
+    with requests.Session() as http:
+        report = run_crowd(
+            platform,
+            endpoint,
+            running.platform.public_url or "",
+            study,
+            workers,
+            truths,
+            instrument.scale,
+            http,
+            seed=seed,
+            profile=profile,
+            on_submitted=None if advance is None else lambda _assignment: advance(1),
+            keep_group=arms,
+        )
+    if advance is not None:
+        advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
+    return report

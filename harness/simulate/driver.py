@@ -48,6 +48,13 @@ class DriverReport:
     returned: list[str] = field(default_factory=list)  # HITs returned as their page asked
     on_submitted: Callable[[str], None] | None = None  # told each submission as it lands
 
+    def line(self, study: str) -> str:
+        """What the crowd did, in one line."""
+        return (
+            f"{study}: {len(self.submitted)} assignments submitted by {len(self.by_worker)} "
+            "simulated workers"
+        )
+
     def submit(self, assignment: str, worker: str) -> None:
         """Count one submission accepted by the servers (and tell ``on_submitted``)."""
         self.submitted.append(assignment)

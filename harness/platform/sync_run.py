@@ -1,0 +1,107 @@
+"""A stored study's sync as `harness sync`, `harness expire` and the demo run it: answers read
+with the platform's codec and checked against the stored instruments, each new submission
+screened live, and (``apply``) what screening decided carried out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+from sqlmodel import select
+
+from harness.errors import InputError
+from harness.platform.contract import Provider
+from harness.platform.submissions.after_submission import hook, run_after_submission, screen
+from harness.platform.sync import SyncHooks, SyncReport, sync_from_queue, sync_study
+from harness.store.database import session_scope
+from harness.store.studies import LaunchedStudy
+
+STORED_QUEUE = "-"
+"""As ``queue_url``: the queue the study was launched with (--notify-queue)."""
+
+
+def study_sync_hooks(
+    engine: sa.Engine,
+    provider: Provider,
+    running: LaunchedStudy,
+    *,
+    apply: bool = True,
+    screening: bool = True,
+) -> SyncHooks:
+    """Answers read with the platform's codec, checked against the stored instrument, and
+    (``screening``) screened once the sync has stored them (``apply``: and acted on)."""
+    from harness.render.instrument import stored_instrument
+    from harness.store import frozen_instrument
+    from harness.store.arm_tables import hit_instruments
+    from harness.store.models import Hit
+
+    with session_scope(engine) as session:
+        hits = list(session.exec(select(Hit).where(Hit.study_id == running.id)))
+        of_hit = hit_instruments(session, hits)  # a study with arms: each HIT its arm's
+        built = {
+            i: stored_instrument(frozen_instrument(session, i))
+            for i in {running.study.instrument_id, *of_hit.values()}
+        }
+    by_hit = {hit_id: built[i] for hit_id, i in of_hit.items()}
+    after = hook(apply) if screening else None  # `sync_stored_study` screens and acts itself, once
+    return SyncHooks.of(provider, built[running.study.instrument_id], after, by_hit)
+
+
+@dataclass
+class SyncRun:
+    """What a sync did: the report and the decisions carried out after it."""
+
+    report: SyncReport
+    acted: list[str] = field(default_factory=list)
+
+    def lines(self, study: str) -> list[str]:
+        return [self.report.line(study), *(f"  {action}" for action in self.acted)]
+
+    def warnings(self, study: str) -> list[str]:
+        return [
+            *(f"warning: arms: {f} (the next sync tries again)" for f in self.report.arm_failures),
+            *(
+                f"warning: live screening failed ({failure}); the judgments are stored and will "
+                f"be screened on the next sync (`harness screen {study}` shows every worker's "
+                "scores)"
+                for failure in self.report.hook_failures
+            ),
+        ]
+
+
+def sync_stored_study(
+    engine: sa.Engine, study: str, *, apply: bool = True, queue_url: str | None = None
+) -> SyncRun:
+    """Pull ``study``'s submissions from its platform (polling, or from ``queue_url``: an SQS
+    queue, `STORED_QUEUE` for the study's own) into the store; then screen every stored
+    assignment not screened yet and (``apply``) carry out the decisions still pending."""
+    from harness.platform.registry import provider_for
+    from harness.platform.review import apply_pending_decisions
+    from harness.store import launched_study
+
+    with session_scope(engine) as session:
+        running = launched_study(session, study)
+    provider = provider_for(running)
+    hooks = study_sync_hooks(engine, provider, running, screening=False)
+    if queue_url == STORED_QUEUE:
+        queue_url = running.platform.notification_queue
+        if not queue_url:
+            raise InputError(
+                f"study {study!r} was launched without --notify-queue: give the queue's "
+                "URL to --from-queue, or sync without it (polling)"
+            )
+    if queue_url:
+        sqs = provider.platform.queue_client(running.target, queue_url)
+        report = sync_from_queue(engine, provider, running, hooks, sqs, queue_url)
+    else:
+        report = sync_study(engine, provider, running, hooks)
+    # every stored assignment is screened (one whose live screening failed included), and
+    # decisions still pending (e.g. a rejection that waited for the submission) are done
+    failure = run_after_submission(engine, screen, running)
+    if failure:
+        report.hook_failures.append(failure)
+    run = SyncRun(report)
+    if apply:
+        with session_scope(engine) as session:
+            run.acted = [a.line() for a in apply_pending_decisions(session, provider, running)]
+    return run
