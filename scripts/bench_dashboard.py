@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import requests  # noqa: E402
 
-from tests.dashboard.factories import CSRF, PASSWORD, STUDY, LiveStudy, logged_in  # noqa: E402
+from tests.web.dashboard.factories import CSRF, PASSWORD, STUDY, LiveStudy, logged_in  # noqa: E402
 
 SUBMITTED = re.compile(r'data-kind="assignment.submitted"><td class="muted">[^<]*</td><td>[^<]*'
                        r"</td><td>([^<]+)</td>")  # fmt: skip
@@ -198,10 +198,10 @@ def big_study(directory: Path, judgments: int) -> dict[str, Any]:
     import sqlalchemy as sa
     from sqlmodel import select
 
-    from harness.dashboard import create_dashboard_app
     from harness.store import make_engine, session_scope
     from harness.store.models import Assignment, AssignmentStatus, Hit, Item, Judgment, Worker
-    from tests.dashboard.factories import SETTINGS
+    from harness.web.dashboard import create_dashboard_app
+    from tests.web.dashboard.factories import SETTINGS
 
     per_hit, raters = 20, 50
     items = judgments // raters
@@ -249,7 +249,7 @@ def big_study(directory: Path, judgments: int) -> dict[str, Any]:
     assert token
     client.post("/dashboard/login",
                 data={"password": SETTINGS.password, "csrf_token": token.group(1)})  # fmt: skip
-    watcher = app.extensions["harness.dashboard"].watcher
+    watcher = app.extensions["harness.web.dashboard"].watcher
     started = time.perf_counter()
     page = client.get(f"/dashboard/study/{STUDY}")
     cold = time.perf_counter() - started
@@ -260,7 +260,7 @@ def big_study(directory: Path, judgments: int) -> dict[str, Any]:
         started = time.perf_counter()
         assert client.get(f"/dashboard/study/{STUDY}").status_code == 200
         warm.append(time.perf_counter() - started)
-    app.extensions["harness.dashboard"].engine.dispose()
+    app.extensions["harness.web.dashboard"].engine.dispose()
     return {
         "judgments": len(judgment_rows),
         "first_load_s": cold,

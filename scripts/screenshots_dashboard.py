@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.browser import chromium  # noqa: E402
-from tests.dashboard.factories import PASSWORD, STUDY, LiveStudy  # noqa: E402
+from tests.web.dashboard.factories import PASSWORD, STUDY, LiveStudy  # noqa: E402
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""`harness dashboard`: the researcher's dashboard on its own (`harness.dashboard`)."""
+"""`harness dashboard`: the researcher's dashboard on its own (`harness.web.dashboard`)."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
     is made and printed; any other address refuses to start without one."""
     from werkzeug.serving import run_simple
 
-    from harness.dashboard import DashboardSettings, create_dashboard_app
-    from harness.dashboard.access import password_notice
     from harness.store import database_url
     from harness.store.database import safe_url
+    from harness.web.dashboard import DashboardSettings, create_dashboard_app
+    from harness.web.dashboard.access import password_notice
 
     settings = DashboardSettings.from_environment(host, secure_cookie=secure_cookie)
     url = database_url(db)
@@ -37,4 +37,4 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
     try:
         run_simple(host, port, app, threaded=True, use_reloader=False)
     finally:
-        app.extensions["harness.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].engine.dispose()

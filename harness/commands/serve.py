@@ -73,7 +73,7 @@ def serve(
 
     dashboard = None
     if with_dashboard:
-        from harness.dashboard import DashboardSettings
+        from harness.web.dashboard import DashboardSettings
 
         dashboard = DashboardSettings.from_environment(host)
     server = TaskServer(

@@ -48,8 +48,8 @@ def status(study: str, db: str | None, watch: bool, every: float, updates: int) 
 def _watch(engine: object, study_id: int, every: float, updates: int) -> None:
     import time
 
-    from harness.dashboard.headline import headline_lines
-    from harness.dashboard.watch import Watcher
+    from harness.web.dashboard.headline import headline_lines
+    from harness.web.dashboard.watch import Watcher
 
     watcher = Watcher(engine, check_every=0.0, alpha_every=0.0, background=False)  # type: ignore[arg-type]
     shown = 0

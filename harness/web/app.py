@@ -25,7 +25,7 @@ from harness.web.tokens import PageKeys
 from harness.web.trust import Trust
 
 if TYPE_CHECKING:
-    from harness.dashboard import DashboardSettings
+    from harness.web.dashboard import DashboardSettings
 
 MAX_SUBMISSION_BYTES = 256 * 1024
 """A HIT of a few hundred items posts a few tens of kilobytes; anything larger is refused."""
@@ -73,7 +73,7 @@ def create_app(
     for blueprint in blueprints():  # what platforms add, e.g. Prolific's hooks
         app.register_blueprint(blueprint)
     if dashboard is not None:
-        from harness.dashboard import init_dashboard
+        from harness.web.dashboard import init_dashboard
 
         init_dashboard(app, app.extensions["harness"].engine, dashboard)
     app.wsgi_app = RetryOnDisconnect(app)  # type: ignore[method-assign]

@@ -24,8 +24,8 @@ from harness.gunicorn_app import run_gunicorn
 if TYPE_CHECKING:
     from flask import Flask
 
-    from harness.dashboard import DashboardSettings
     from harness.platform.submissions.after_submission import AfterSubmission
+    from harness.web.dashboard import DashboardSettings
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ def run_task_server(
         "threads)"
     )
     if server.dashboard is not None:
-        from harness.dashboard.access import password_notice
+        from harness.web.dashboard.access import password_notice
 
         say(f"Dashboard on http://{host}:{port}/dashboard/; {password_notice(server.dashboard)}")
     serve(lambda: server.build(options.threads), options)

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from sqlmodel import func, select
 
-from harness.dashboard import DashboardSettings, create_dashboard_app
-from harness.dashboard.access import COOKIE_NAME, MAX_FAILURES, PASSWORD_VARIABLE
 from harness.errors import InputError
 from harness.store import make_engine, session_scope
 from harness.store.models import Event
-from tests.dashboard.factories import PASSWORD, SETTINGS
+from harness.web.dashboard import DashboardSettings, create_dashboard_app
+from harness.web.dashboard.access import COOKIE_NAME, MAX_FAILURES, PASSWORD_VARIABLE
 from tests.factories import migrated_sqlite
+from tests.web.dashboard.factories import PASSWORD, SETTINGS
 
 CSRF = re.compile(r'name="csrf-token" content="([^"]+)"')
 
@@ -28,7 +28,7 @@ def app(tmp_path: Path) -> Iterator[Any]:
     url = migrated_sqlite(tmp_path / "h.db")
     app = create_dashboard_app(url, SETTINGS)
     yield app
-    app.extensions["harness.dashboard"].engine.dispose()
+    app.extensions["harness.web.dashboard"].engine.dispose()
 
 
 def token_of(client: Any, path: str = "/dashboard/login") -> str:
@@ -79,7 +79,7 @@ def test_every_state_changing_route_refuses_a_request_without_the_csrf_token(app
         assert wrong.status_code == 403, path
         header = client.post(path, headers={"X-CSRF-Token": "forged"})
         assert header.status_code == 403, path
-    engine = make_engine(app.extensions["harness.dashboard"].engine.url)
+    engine = make_engine(app.extensions["harness.web.dashboard"].engine.url)
     with session_scope(engine) as session:
         assert session.exec(select(func.count()).select_from(Event)).one() == 0
     engine.dispose()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboard.factories import LiveStudy
+from tests.web.dashboard.factories import LiveStudy
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from harness.simulate.archetypes import Archetype
 from harness.simulate.driver import mturk_worker_id
 from tests.browser import chromium, chromium_available
-from tests.dashboard.factories import PASSWORD, STUDY, LiveStudy
+from tests.web.dashboard.factories import PASSWORD, STUDY, LiveStudy
 
 pytestmark = pytest.mark.skipif(
     not chromium_available(), reason="Chromium or chromedriver not found (run scripts/setup.sh)"

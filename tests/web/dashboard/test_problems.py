@@ -14,9 +14,9 @@ from harness.platform.submissions.after_submission import catch_up, hook
 from harness.store import make_engine
 from harness.store.models import EventKind
 from tests.browser import chromium
-from tests.dashboard.factories import PASSWORD, STUDY, events
-from tests.dashboard.test_browser import wait_for
 from tests.platform.factories import harness_cli
+from tests.web.dashboard.factories import PASSWORD, STUDY, events
+from tests.web.dashboard.test_browser import wait_for
 
 DROPPED = "ConnectionError: the database connection was dropped"
 

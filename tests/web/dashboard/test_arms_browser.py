@@ -13,10 +13,8 @@ from typing import Any
 import pytest
 import requests
 
-from harness.dashboard.headline import headline_lines
+from harness.web.dashboard.headline import headline_lines
 from tests.browser import chromium, chromium_available
-from tests.dashboard.factories import PASSWORD, SETTINGS
-from tests.dashboard.test_browser import text, wait_for
 from tests.factories import migrated_sqlite
 from tests.providers.link.arm_study import (
     Posted,
@@ -27,6 +25,8 @@ from tests.providers.link.arm_study import (
     work_all,
 )
 from tests.serving import ServedApp
+from tests.web.dashboard.factories import PASSWORD, SETTINGS
+from tests.web.dashboard.test_browser import text, wait_for
 
 pytestmark = pytest.mark.skipif(
     not chromium_available(), reason="Chromium or chromedriver not found (run scripts/setup.sh)"
@@ -105,7 +105,7 @@ def test_each_arms_progress_alpha_and_workers_show_live(served):
         )
         assert [arm for arm, _ in lines] == ["long", "short"] and all(p for _, p in lines)
         assert driver.execute_script("return window.notReloaded === true;")
-        watcher = app.extensions["harness.dashboard"].watcher  # harness status --watch's lines
+        watcher = app.extensions["harness.web.dashboard"].watcher  # harness status --watch's lines
         watched = headline_lines(watcher.snapshot(1))
         assert any(line.startswith("  alpha (interval) of arm long: 0.") for line in watched)
         assert "  arm short: 2 workers, " in "\n".join(watched)

@@ -3,7 +3,7 @@ the same figures as the study page's top, in text."""
 
 from __future__ import annotations
 
-from harness.dashboard.watch import Snapshot
+from harness.web.dashboard.watch import Snapshot
 
 
 def headline_lines(snapshot: Snapshot, events: int = 5) -> list[str]:

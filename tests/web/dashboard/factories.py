@@ -13,13 +13,13 @@ from typing import Any
 import requests
 from sqlmodel import select
 
-from harness.dashboard import DashboardSettings
-from harness.dashboard.access import derive_secret
 from harness.simulate import Crowd
 from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event
+from harness.web.dashboard import DashboardSettings
+from harness.web.dashboard.access import derive_secret
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.providers.mturk.local_service.factories import LocalMTurk

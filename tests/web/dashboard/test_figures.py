@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.dashboard.figures import (
+from harness.stats.alpha import krippendorff_alpha
+from harness.web.dashboard.figures import (
     NO_ALPHA,
     alpha_interval,
     alpha_plot,
@@ -20,7 +21,6 @@ from harness.dashboard.figures import (
     pace,
     worker_rows,
 )
-from harness.stats.alpha import krippendorff_alpha
 from tests.clock import minutes_ago
 
 NOW = minutes_ago()

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from harness.dashboard.watch import Watcher
 from harness.stats.alpha import krippendorff_alpha
 from harness.store import find_study, make_engine, session_scope, study_judgments
+from harness.web.dashboard.watch import Watcher
 from tests.providers.link.arm_study import work_arms_study
 
 
@@ -88,9 +88,9 @@ def test_the_control_items_table_is_per_arm_and_never_pools_the_arms(worked):
 
 def _study_page(db: str) -> str:
     """The dashboard's page of the study ``small``, logged in."""
-    from harness.dashboard import create_dashboard_app
-    from tests.dashboard.factories import SETTINGS
-    from tests.dashboard.test_access import log_in
+    from harness.web.dashboard import create_dashboard_app
+    from tests.web.dashboard.factories import SETTINGS
+    from tests.web.dashboard.test_access import log_in
 
     app = create_dashboard_app(db, SETTINGS)
     try:
@@ -100,4 +100,4 @@ def _study_page(db: str) -> str:
         assert page.status_code == 200
         return page.get_data(as_text=True)
     finally:
-        app.extensions["harness.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].engine.dispose()

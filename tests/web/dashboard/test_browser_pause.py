@@ -11,9 +11,9 @@ import pytest
 import requests
 
 from tests.browser import chromium, chromium_available
-from tests.dashboard.factories import PASSWORD, STUDY, LivePlacesStudy
-from tests.dashboard.test_browser import clicked, text, wait_for
 from tests.platform.factories import harness_cli
+from tests.web.dashboard.factories import PASSWORD, STUDY, LivePlacesStudy
+from tests.web.dashboard.test_browser import clicked, text, wait_for
 
 pytestmark = pytest.mark.skipif(
     not chromium_available(), reason="Chromium or chromedriver not found (run scripts/setup.sh)"

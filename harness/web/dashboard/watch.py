@@ -31,18 +31,6 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
 from harness.clock import utcnow
-from harness.dashboard.figures import (
-    DASHBOARD_RESAMPLES,
-    AlphaPoint,
-    ArmAlpha,
-    ArmProgress,
-    ControlResult,
-    alpha_point,
-    arm_progress,
-    control_results,
-    pace,
-    worker_rows,
-)
 from harness.errors import InputError
 from harness.platform import money
 from harness.platform.contract import Pausing, pausing
@@ -73,6 +61,18 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.studies import LaunchedStudy, launched
+from harness.web.dashboard.figures import (
+    DASHBOARD_RESAMPLES,
+    AlphaPoint,
+    ArmAlpha,
+    ArmProgress,
+    ControlResult,
+    alpha_point,
+    arm_progress,
+    control_results,
+    pace,
+    worker_rows,
+)
 
 HISTORY_POINTS = 8
 """Points of the alpha plot computed for work stored before the dashboard opened the study."""

@@ -7,9 +7,9 @@ snapshot of a study), `views` (pages and the event stream), `actions` (what a pe
 
 from __future__ import annotations
 
-from harness.dashboard.access import PASSWORD_VARIABLE, DashboardSettings, is_loopback
-from harness.dashboard.app import create_dashboard_app
-from harness.dashboard.views import init_dashboard
+from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings, is_loopback
+from harness.web.dashboard.app import create_dashboard_app
+from harness.web.dashboard.views import init_dashboard
 
 __all__ = [
     "PASSWORD_VARIABLE",

@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, DecisionState, Event, Hit, ScreeningDecision
-from tests.dashboard.factories import STUDY, LiveStudy, events, logged_in
 from tests.platform.factories import harness_cli
+from tests.web.dashboard.factories import STUDY, LiveStudy, events, logged_in
 
 
 def post(http, base, token, action, **data):

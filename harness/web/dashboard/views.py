@@ -1,5 +1,5 @@
 """The dashboard's pages: login, the studies list, a study's live page (with its event
-stream) and a worker's page. Actions are in `harness.dashboard.actions`.
+stream) and a worker's page. Actions are in `harness.web.dashboard.actions`.
 
 Pages are Jinja templates in ``templates/dashboard/`` (autoescaping and `StrictUndefined`
 on). A study page's sections are rendered once per snapshot and shared by every open page
@@ -35,15 +35,15 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from harness.dashboard import access
-from harness.dashboard.access import DashboardSettings, LoginLimiter
-from harness.dashboard.figures import alpha_plot, consensus_points, scatter_plot
-from harness.dashboard.watch import Snapshot, Watcher, studies_overview
 from harness.errors import StudyNotFound
 from harness.providers.mturk.pricing import format_amount
 from harness.resources import templates_dir
 from harness.store.database import session_scope
 from harness.store.studies import find_study, unknown_study_message
+from harness.web.dashboard import access
+from harness.web.dashboard.access import DashboardSettings, LoginLimiter
+from harness.web.dashboard.figures import alpha_plot, consensus_points, scatter_plot
+from harness.web.dashboard.watch import Snapshot, Watcher, studies_overview
 from harness.web.security import new_nonce
 
 bp = Blueprint("dashboard", __name__)
@@ -88,7 +88,7 @@ def init_dashboard(
     app: Flask, engine: sa.Engine, settings: DashboardSettings, url_prefix: str = "/dashboard"
 ) -> DashboardState:
     """Mount the dashboard on ``app`` under ``url_prefix``, reading ``engine``'s store."""
-    from harness.dashboard.actions import bp as actions_bp
+    from harness.web.dashboard.actions import bp as actions_bp
 
     app.secret_key = settings.secret
     app.config.update(
@@ -99,14 +99,14 @@ def init_dashboard(
         SESSION_COOKIE_PATH=url_prefix or "/",
     )
     state = DashboardState(engine, settings, Watcher(engine))
-    app.extensions["harness.dashboard"] = state
+    app.extensions["harness.web.dashboard"] = state
     app.register_blueprint(bp, url_prefix=url_prefix)
     app.register_blueprint(actions_bp, url_prefix=url_prefix)
     return state
 
 
 def dashboard_state() -> DashboardState:
-    state = current_app.extensions["harness.dashboard"]
+    state = current_app.extensions["harness.web.dashboard"]
     assert isinstance(state, DashboardState)
     return state
 

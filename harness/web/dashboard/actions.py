@@ -54,7 +54,7 @@ class Refused(HarnessError):
 def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
     """Run ``work`` on the study (in one session), flash what it says or why it failed, and
     go back to the study page (read afresh, so it shows what was done)."""
-    from harness.dashboard.views import dashboard_state
+    from harness.web.dashboard.views import dashboard_state
 
     state = dashboard_state()
     study_id: int | None = None
@@ -187,7 +187,7 @@ def bonus(name: str) -> Response:
 
 @bp.post("/study/<name>/expire")
 def expire(name: str) -> Response:
-    from harness.dashboard.views import dashboard_state
+    from harness.web.dashboard.views import dashboard_state
 
     def work(session: Session, running: LaunchedStudy) -> str:
         if request.form.get("confirm") != name:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from flask import Flask, Response, redirect
 
-from harness.dashboard.access import DashboardSettings
-from harness.dashboard.views import init_dashboard
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
+from harness.web.dashboard.access import DashboardSettings
+from harness.web.dashboard.views import init_dashboard
 
 
 def create_dashboard_app(database_url: str, settings: DashboardSettings) -> Flask:
     """The dashboard on the (migrated) store at ``database_url``; release it with
-    ``app.extensions["harness.dashboard"].engine.dispose()``."""
+    ``app.extensions["harness.web.dashboard"].engine.dispose()``."""
     app = Flask(__name__)
     engine = make_engine(resolve_url(database_url))
     init_dashboard(app, engine, settings)

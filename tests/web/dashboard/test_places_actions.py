@@ -20,8 +20,8 @@ from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.simulate.places_driver import PlacesWorkers, participant_id
 from harness.store import make_engine, session_scope
 from harness.store.models import Hit
-from tests.dashboard.factories import STUDY, LivePlacesStudy, events, logged_in
 from tests.platform.factories import harness_cli, truths_of
+from tests.web.dashboard.factories import STUDY, LivePlacesStudy, events, logged_in
 
 AUTH = {"Authorization": "Token local"}
 
