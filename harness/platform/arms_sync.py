@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import HarnessError
+from harness.hosting import Hosting
 from harness.platform.arm_groups import join_all
 from harness.platform.contract import Provider, PublishedUnit, Submission
 from harness.store.arm_assignment import hit_arm, out_of_arm, record_arm, study_arms, worker_arm
@@ -64,7 +65,7 @@ def first_arms(engine: sa.Engine, study: LaunchedStudy, fetched: Sequence[Fetche
 
 def claim_arm(session: Session, study: LaunchedStudy, hit_id: int, worker_id: str) -> bool:
     """With MTurk hosting, a worker without an arm gets the HIT's (True when given now)."""
-    if study.platform.hosting != "mturk":
+    if study.platform.hosting != Hosting.MTURK:
         return False  # external hosting: the task server gives arms, at random
     arm = hit_arm(session, hit_id)
     if arm is None:

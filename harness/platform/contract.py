@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness.errors import PlatformError
+from harness.hosting import Hosting
 
 if TYPE_CHECKING:
     from harness.answer import Answer
@@ -246,7 +247,7 @@ class Platform(Protocol):
     label: str  # for people, e.g. "MTurk"
     unit_noun: str  # what a unit of work is called there, e.g. "HIT"
     targets: tuple[str, ...]  # e.g. ("local", "sandbox", "production"); unique across platforms
-    hostings: tuple[str, ...]  # the spec's hosting modes it can run ("external", "mturk")
+    hostings: tuple[Hosting, ...]  # the spec's hosting modes it can run
     capabilities: Capabilities  # what it may do beyond this protocol
 
     def is_local(self, target: str) -> bool:
@@ -287,7 +288,7 @@ class Platform(Protocol):
         """What paying a bonus of ``amount`` costs, fees included."""
         ...
 
-    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+    def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         """What this platform cannot run: (spec field, message) pairs, e.g. a reward below its
         minimum; empty when it can run the study."""
         ...
@@ -305,7 +306,7 @@ class Platform(Protocol):
         instrument: Instrument,
         plan: HitPlan,
         *,
-        hosting: str,
+        hosting: Hosting,
         public_url: str | None,
         study_name: str,
     ) -> str:

@@ -33,6 +33,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import LaunchRefused
+from harness.hosting import Hosting
 from harness.platform.contract import (
     CostEstimate,
     GroupsProvider,
@@ -197,7 +198,7 @@ def _listing_warning(armed: ArmedSpec, drafts: Sequence[LaunchDraft]) -> list[st
     """With MTurk hosting a worker's arm is the HIT group they take first: arms that differ in
     what the list of groups shows let workers choose their arm by it."""
     plan = drafts[0].plan
-    if plan.hosting != "mturk" or isinstance(plan.platform, PlacesPlatform):
+    if plan.hosting != Hosting.MTURK or isinstance(plan.platform, PlacesPlatform):
         return []
     differ = [
         name for name in LISTED

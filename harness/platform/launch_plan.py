@@ -15,6 +15,7 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from harness.errors import InputError, LaunchRefused, Problem
+from harness.hosting import Hosting
 from harness.platform.contract import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
@@ -29,7 +30,7 @@ class LaunchPlan:
     instrument_hash: str
     platform: Platform
     target: str
-    hosting: str
+    hosting: Hosting
     hits: int
     assignments_per_hit: int
     settings: WorkSettings
@@ -102,7 +103,7 @@ def plan_launch(loaded: LoadedSpec, platform: Platform, target: str) -> LaunchPl
         instrument_hash=loaded.instrument_hash,
         platform=platform,
         target=target,
-        hosting=spec.hosting.value,
+        hosting=spec.hosting,
         hits=loaded.n_hits,
         assignments_per_hit=per_unit,
         settings=settings,
@@ -117,7 +118,7 @@ def platform_problems(loaded: LoadedSpec, platform: Platform) -> list[Problem]:
     settings = work_settings(loaded)
     found = [
         Problem(str(loaded.path), loaded.line_of(field), field, message)
-        for field, message in platform.problems(settings, loaded.spec.hosting.value)
+        for field, message in platform.problems(settings, loaded.spec.hosting)
     ]
     for name, policy in loaded.spec.screening.items():
         if policy.action is Action.REQUEST_RETURN and not platform.capabilities.asks_returns:
@@ -147,9 +148,11 @@ def choose_target(loaded: LoadedSpec, given: str | None) -> tuple[Platform, str,
     return platform, target, None
 
 
-def check_public_url(platform: Platform, target: str, hosting: str, public_url: str | None) -> None:
+def check_public_url(
+    platform: Platform, target: str, hosting: Hosting, public_url: str | None
+) -> None:
     """Pages harness hosts need the address workers reach them at, over https off loopback."""
-    if hosting == "external" and not public_url:
+    if hosting == Hosting.EXTERNAL and not public_url:
         raise InputError(
             "this spec's hosting is external: give --public-url (or $HARNESS_PUBLIC_URL), the "
             "base URL where the task server (harness serve) shows the pages"
@@ -174,7 +177,7 @@ def unit_documents(
             platform.question(
                 instrument,
                 plan,
-                hosting=loaded.spec.hosting.value,
+                hosting=loaded.spec.hosting,
                 public_url=public_url,
                 study_name=loaded.spec.study.name,
             )
@@ -215,7 +218,7 @@ def draft_launch(
     problems = platform_problems(loaded, platform)
     if problems:
         raise SpecError(problems)
-    check_public_url(platform, chosen, loaded.spec.hosting.value, public_url)
+    check_public_url(platform, chosen, loaded.spec.hosting, public_url)
     endpoint = platform.endpoint(chosen, endpoint_url)
     hit_plans = [replace(p, index=first_index + i) for i, p in enumerate(plan_hits(loaded))]
     documents = unit_documents(platform, loaded, hit_plans, public_url)

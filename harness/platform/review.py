@@ -31,6 +31,7 @@ from harness.platform.actions import (
     submitted,
 )
 from harness.platform.contract import Provider
+from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action
 from harness.store.action_claims import ActionInProgress
 from harness.store.decisions import claim, pending_decisions, settle
@@ -47,15 +48,15 @@ from harness.store.owners import release
 from harness.store.studies import LaunchedStudy
 
 FEEDBACK = {
-    "quick": (
+    HeuristicKey.QUICK: (
         "This HIT was answered faster than the items can be read (a median of under "
         "{threshold:g} seconds per item), so we cannot use the answers."
     ),
-    "gold_failure": (
+    HeuristicKey.GOLD_FAILURE: (
         "Many answers in this HIT were far from the agreed answers of the check items included "
         "in it, so we cannot use the answers."
     ),
-    "calibration_failure": (
+    HeuristicKey.CALIBRATION_FAILURE: (
         "This HIT includes check items (a word paired with itself, and items shown twice). "
         "Your answers to them did not match, so we cannot use the answers."
     ),
@@ -69,7 +70,7 @@ UNFLAGGED = "submitted, not flagged"
 
 
 def rejection_feedback(
-    heuristic: str, threshold: float | None = None, platform: str = "MTurk"
+    heuristic: HeuristicKey, threshold: float | None = None, platform: str = "MTurk"
 ) -> str:
     """Feedback a worker can understand: what was checked and what to do if it is wrong."""
     template = FEEDBACK.get(heuristic)

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.answer import Answer
+from harness.hosting import Hosting
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
 from harness.platform.contract import EventTopic, Provider, Submission, SubmissionState
 from harness.platform.submissions.after_submission import AfterSubmission, run_after_submission
@@ -159,7 +160,7 @@ def sync_study(
     fetched: Iterable[Fetched] = (
         (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits if pid
     )
-    if arms and study.platform.hosting == "mturk":  # workers' arms in the order they came
+    if arms and study.platform.hosting == Hosting.MTURK:  # workers' arms in the order they came
         fetched = list(fetched)
         first_arms(engine, study, fetched)
     for hit_id, unit, submissions in fetched:
@@ -201,7 +202,7 @@ def apply_submission(
     has_judgments = assignment is not None and _has_judgments(session, assignment)
     # a study with arms: work outside the worker's arm is counted in no arm
     outside = not has_judgments and outside_arm(session, study, hit, submission, report)
-    if not has_judgments and not outside and (hosting != "external" or submission.answer):
+    if not has_judgments and not outside and (hosting != Hosting.EXTERNAL or submission.answer):
         answers = _read(session, study, hit, submission, hooks, report)
         if answers is not None:
             stored = store_submission(
@@ -214,7 +215,7 @@ def apply_submission(
             )
             if stored.created:
                 report.stored += 1
-                if hosting == "external":
+                if hosting == Hosting.EXTERNAL:
                     report.recovered += 1
                     record_event(
                         session,

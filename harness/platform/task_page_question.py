@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from harness.hosting import Hosting
     from harness.render.plan import HitPlan
 
 
@@ -14,7 +15,7 @@ def task_page_question(
     instrument: Any,
     plan: HitPlan,
     *,
-    hosting: str,
+    hosting: Hosting,
     public_url: str | None,
     study_name: str,
 ) -> str:

@@ -15,11 +15,12 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from harness.hosting import Hosting
 from harness.render.client_order import client_order
 from harness.render.plan import HitPlan, showing_order
 from harness.resources import templates_dir
 from harness.spec.load import LoadedSpec
-from harness.spec.model import Hosting, TaskSpec
+from harness.spec.model import TaskSpec
 from harness.spec.scale import Scale, resolve_scale
 from harness.spec.templates import default_template, template_search_path
 

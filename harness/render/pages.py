@@ -18,12 +18,13 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from harness.hosting import Hosting
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
 from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
 from harness.resources import templates_dir
-from harness.spec.model import Hosting
+from harness.spec.model import OrderPolicy
 from harness.spec.study_types import definition
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -80,7 +81,8 @@ def render_page(
         "halfwayReminder": spec.scale.halfway_reminder,
         "gate": spec.scale.gate is not None,
         "order": {
-            "shuffle": hosting is Hosting.MTURK and spec.order.policy.value == "random_per_worker",
+            "shuffle": hosting is Hosting.MTURK
+            and spec.order.policy is OrderPolicy.RANDOM_PER_WORKER,
             "seed": spec.order.seed,
             "study": study_name,
             "minGap": instrument.min_gap,

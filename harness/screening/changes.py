@@ -19,6 +19,7 @@ import pandas as pd
 from harness.screening.context import ScreeningContext
 from harness.screening.report import json_value
 from harness.screening.variance import scale_factor
+from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action
 
 
@@ -29,7 +30,7 @@ class DecisionChange:
 
     worker_pk: int
     assignment_pk: int | None
-    heuristic: str
+    heuristic: HeuristicKey
     score: float | None
     evidence: int
     threshold: float | None
@@ -41,14 +42,14 @@ class DecisionChange:
 def effective_threshold(key: str, context: ScreeningContext) -> float:
     """The threshold a heuristic compares with, on the study's scale (H6 is scaled)."""
     threshold = context.threshold(key)
-    if key == "control_group_variance":
+    if key == HeuristicKey.CONTROL_GROUP_VARIANCE:
         return threshold * scale_factor(context)
     return threshold
 
 
 def flag_changes(
-    results: Mapping[str, pd.DataFrame],
-    previous: Mapping[tuple[int, str, int | None], bool],
+    results: Mapping[HeuristicKey, pd.DataFrame],
+    previous: Mapping[tuple[int, HeuristicKey, int | None], bool],
     context: ScreeningContext,
     *,
     worker_pk: Mapping[str, int],
@@ -76,7 +77,7 @@ def flag_changes(
             if "unit" in record:
                 unit = str(record.pop("unit"))
                 assignment = (unit_assignment or {}).get(unit)
-                about: tuple[int, str, int | None] = (pk, key, assignment)
+                about: tuple[int, HeuristicKey, int | None] = (pk, key, assignment)
                 record["assignment"] = unit
             else:
                 assignment = assignment_of(name)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from harness.roles import ItemRole
 from harness.screening.context import ScreeningContext, answered, result, workers_of
+from harness.spec.heuristics import HeuristicKey
 
 MIN_GOLD = 2  # H9 needs at least two gold items
 IDENTICAL_TOLERANCE = 0.10  # H10: identical pair below max - 10% of the range fails
@@ -41,7 +42,7 @@ def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFr
     random_pairs = rows[rows["role"] == ItemRole.RANDOM_PAIR.value].groupby("worker_id")["value"]
     real = rows[rows["role"] == ItemRole.ITEM.value].groupby("worker_id")["value"].mean()
     score = random_pairs.mean() - real
-    flag = score > context.threshold("high_random")
+    flag = score > context.threshold(HeuristicKey.HIGH_RANDOM)
     return result(workers_of(judgments), score, random_pairs.size(), flag)
 
 
@@ -57,7 +58,7 @@ def gold_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataF
     grouped = missed.groupby(rows["worker_id"])
     share = grouped.mean().astype(float)
     count = grouped.size()
-    flag = (share > context.threshold("gold_failure")) & (count >= MIN_GOLD)
+    flag = (share > context.threshold(HeuristicKey.GOLD_FAILURE)) & (count >= MIN_GOLD)
     return result(workers_of(judgments), share, count, flag)
 
 
@@ -95,7 +96,7 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     count = pd.Series(np.bincount(codes, minlength=len(names)), index=names, dtype=int)
     failures = pd.Series(np.bincount(codes, fails, minlength=len(names)), index=names)
     share = failures / count
-    key = "calibration_failure"
+    key = HeuristicKey.CALIBRATION_FAILURE
     needed = 1 if context.states_threshold(key) else MIN_CHECKS
     flag = (share > context.threshold(key) + 1e-12) & (count >= needed)
     return result(workers_of(judgments), share, count, flag, failures=failures)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from harness.screening.aggregates import ItemAggregates, cells
 from harness.screening.context import ScreeningContext, content, result, workers_of
+from harness.spec.heuristics import HeuristicKey
 from harness.stats.correlation import ranks_within
 
 MIN_SHARED = 3  # H7: items two workers must share for their correlation to count
@@ -251,7 +252,7 @@ def unit_flags(per_unit: pd.DataFrame, context: ScreeningContext) -> pd.DataFram
 
 
 def _h7(context: ScreeningContext) -> float:
-    return context.threshold("low_correlation")
+    return context.threshold(HeuristicKey.LOW_CORRELATION)
 
 
 def _judged(per_unit: pd.DataFrame, context: ScreeningContext) -> pd.Series:
@@ -331,7 +332,7 @@ def consensus_correlation_of(
     if with_rho:
         ranks = ranks_within(groups, values), ranks_within(groups, others)
         extra["rho"] = _pearson_of_groups(groups, names, *ranks)
-    flag = score < context.threshold("consensus_correlation")
+    flag = score < context.threshold(HeuristicKey.CONSENSUS_CORRELATION)
     label = pd.Series(np.where(score < BACKWARDS_BELOW, "backwards", ""), index=score.index)
     return result(
         workers,

@@ -21,6 +21,7 @@ import pandas as pd
 
 from harness.screening.aggregates import ItemAggregates, cells, sides
 from harness.screening.context import ScreeningContext, content, result, workers_of
+from harness.spec.heuristics import HeuristicKey
 
 MIN_ITEMS = 3  # items with an agreeing pair of co-raters needed for a flag
 
@@ -51,5 +52,5 @@ def disagreeable_of(
     totals = grouped[["occasions", "differs"]].sum()
     share = (totals["differs"] / totals["occasions"]).astype(float)
     count = grouped.size()
-    flag = (share > context.threshold("disagreeable")) & (count >= MIN_ITEMS)
+    flag = (share > context.threshold(HeuristicKey.DISAGREEABLE)) & (count >= MIN_ITEMS)
     return result(workers, share, count, flag)

@@ -107,7 +107,7 @@ def _keys(heuristics: Iterable[str] | None, context: ScreeningContext) -> list[s
         raise KeyError(f"not a screening heuristic (radical/centrist only report): {unknown}")
     if len(keys) > MAX_HEURISTICS:  # pragma: no cover - the catalogue has ten
         raise ValueError(f"at most {MAX_HEURISTICS} heuristics (2^k subsets)")
-    order = list(HEURISTICS)
+    order: list[str] = list(HEURISTICS)
     return sorted(keys, key=order.index)
 
 

@@ -31,12 +31,18 @@ from harness.screening.correlation import (
     with_units,
 )
 from harness.screening.disagreement import disagreeable_of
-from harness.screening.registry import HEURISTICS, resolve
+from harness.screening.registry import HEURISTICS
 from harness.screening.report import json_value
 from harness.screening.rowstore import Codes, RowStore
 from harness.screening.variance import low_variance_of
+from harness.spec.heuristics import HeuristicKey, resolve_heuristic
 
-AGREEMENT = ("low_variance", "disagreeable", "low_correlation", "consensus_correlation")
+AGREEMENT = (
+    HeuristicKey.LOW_VARIANCE,
+    HeuristicKey.DISAGREEABLE,
+    HeuristicKey.LOW_CORRELATION,
+    HeuristicKey.CONSENSUS_CORRELATION,
+)
 """Heuristics whose scores depend on other workers' answers to the same items."""
 
 ROW_COLUMNS = (
@@ -71,7 +77,7 @@ class IncrementalScores:
     """
 
     context: ScreeningContext
-    keys: list[str] = field(default_factory=list)
+    keys: list[HeuristicKey] = field(default_factory=list)
     rows: RowStore = field(
         default_factory=lambda: RowStore(ROW_COLUMNS, ROW_TYPES, ["worker_id", "assignment_pk"])
     )
@@ -91,13 +97,13 @@ class IncrementalScores:
     @classmethod
     def of(cls, context: ScreeningContext, rows: pd.DataFrame) -> IncrementalScores:
         """The state of a study from ``rows`` (every judgment stored so far; one full pass)."""
-        keys = list(dict.fromkeys(resolve(name) for name in context.policy))
+        keys = list(dict.fromkeys(resolve_heuristic(name.strip()).key for name in context.policy))
         state = cls(context, keys)
         content = state._ingest(rows)
         state.aggregates = ItemAggregates.of(content, context.scale.midpoint)
         if context.items is not None:
             state.aggregates.cover(pd.Index(state.items.encode(context.items["item_id"])))
-        if "low_correlation" in keys:
+        if HeuristicKey.LOW_CORRELATION in keys:
             state.unit_scores = {}
             state._keep_unit_scores(unit_correlations(content))
         return state
@@ -110,14 +116,14 @@ class IncrementalScores:
         if len(rows):
             self._refresh(self._ingest(rows))
 
-    def scores(self, own: set[str], units: set[str]) -> dict[str, pd.DataFrame]:
+    def scores(self, own: set[str], units: set[str]) -> dict[HeuristicKey, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
 
         Own-answer heuristics are scored for ``own`` (workers with new rows); agreement
         heuristics for those and every co-rater of the items of ``units`` (H7 units:
         assignments).
         """
-        out: dict[str, pd.DataFrame] = {}
+        out: dict[HeuristicKey, pd.DataFrame] = {}
         own_keys = [k for k in self.keys if k not in AGREEMENT]
         if own_keys and own:
             rows = self.rows.rows("worker_id", sorted(own))
@@ -161,19 +167,21 @@ class IncrementalScores:
             self.content.values("worker_id", "item_id", items)
         )
 
-    def _agreement_scores(self, keys: list[str], affected: set[int]) -> dict[str, pd.DataFrame]:
+    def _agreement_scores(
+        self, keys: list[HeuristicKey], affected: set[int]
+    ) -> dict[HeuristicKey, pd.DataFrame]:
         workers = pd.Index(sorted(affected), name="worker_id")
         rows = self.content.rows("worker_id", workers)
         cell = cells(rows)
         assert self.aggregates is not None
-        out: dict[str, pd.DataFrame] = {}
-        if "low_variance" in keys:
+        out: dict[HeuristicKey, pd.DataFrame] = {}
+        if HeuristicKey.LOW_VARIANCE in keys:
             consensus = self.aggregates.consensus
-            out["low_variance"] = low_variance_of(workers, rows, consensus, self.context)
-        if "disagreeable" in keys:
+            out[HeuristicKey.LOW_VARIANCE] = low_variance_of(workers, rows, consensus, self.context)
+        if HeuristicKey.DISAGREEABLE in keys:
             counts = self.aggregates.sides
-            out["disagreeable"] = disagreeable_of(workers, cell, counts, self.context)
-        if "low_correlation" in keys:
+            out[HeuristicKey.DISAGREEABLE] = disagreeable_of(workers, cell, counts, self.context)
+        if HeuristicKey.LOW_CORRELATION in keys:
             assert self.unit_scores is not None
             mine = pd.DataFrame(
                 [
@@ -183,10 +191,10 @@ class IncrementalScores:
                 ],
                 columns=["worker_id", "unit", "score", "evidence"],
             )
-            out["low_correlation"] = low_correlation_of(workers, mine, self.context)
-        if "consensus_correlation" in keys:
+            out[HeuristicKey.LOW_CORRELATION] = low_correlation_of(workers, mine, self.context)
+        if HeuristicKey.CONSENSUS_CORRELATION in keys:
             totals = self.aggregates.totals
-            out["consensus_correlation"] = consensus_correlation_of(
+            out[HeuristicKey.CONSENSUS_CORRELATION] = consensus_correlation_of(
                 workers, cell, totals, self.context, with_rho=False
             )
         for frame in out.values():

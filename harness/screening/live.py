@@ -32,6 +32,7 @@ from harness.clock import utcnow
 from harness.screening.changes import flag_changes
 from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
+from harness.spec.heuristics import HeuristicKey
 from harness.store.database import session_scope
 from harness.store.decisions import add_decisions, latest_flags
 from harness.store.events import EventKind, record_event
@@ -134,9 +135,10 @@ def _screen(
     units = {str(a) for a in rows["assignment_id"].unique()}
     mine = rows[rows["assignment_pk"].isin(pending)]
     results = scores.scores(own, units)
-    if "low_correlation" in results:  # H7 is judged per assignment, as batch screening does
-        moved = results["low_correlation"]["worker_id"]
-        results["low_correlation"] = scores.assignment_flags(str(w) for w in moved)
+    # H7 is judged per assignment, as batch screening does
+    if HeuristicKey.LOW_CORRELATION in results:
+        moved = results[HeuristicKey.LOW_CORRELATION]["worker_id"]
+        results[HeuristicKey.LOW_CORRELATION] = scores.assignment_flags(str(w) for w in moved)
     workers = {str(w) for frame in results.values() for w in frame["worker_id"]}
     previous = latest_flags(session, study.id, [scores.worker_pk[w] for w in workers])
     own_assignment = _latest_by_worker(mine)
@@ -150,7 +152,7 @@ def _screen(
         unit_assignment=scores.unit_assignment,
     )
     records = [vars(c) for c in changes]
-    h8 = [r for r in records if r["heuristic"] == "consensus_correlation"]
+    h8 = [r for r in records if r["heuristic"] == HeuristicKey.CONSENSUS_CORRELATION]
     if h8:
         rho = scores.consensus_rho([scores.worker_name[r["worker_pk"]] for r in h8])
         for record in h8:

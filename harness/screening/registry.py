@@ -17,21 +17,21 @@ from harness.screening.disagreement import disagreeable
 from harness.screening.extremes import centrist, radical
 from harness.screening.timing import quick, slow
 from harness.screening.variance import control_group_variance, low_variance
-from harness.spec.heuristics import CATALOGUE, resolve_heuristic
+from harness.spec.heuristics import CATALOGUE, HeuristicKey, resolve_heuristic
 
 Heuristic = Callable[[pd.DataFrame, ScreeningContext], pd.DataFrame]
 
-HEURISTICS: dict[str, Heuristic] = {
-    "slow": slow,
-    "quick": quick,
-    "low_variance": low_variance,
-    "high_random": high_random,
-    "disagreeable": disagreeable,
-    "control_group_variance": control_group_variance,
-    "low_correlation": low_correlation,
-    "consensus_correlation": consensus_correlation,
-    "gold_failure": gold_failure,
-    "calibration_failure": calibration_failure,
+HEURISTICS: dict[HeuristicKey, Heuristic] = {
+    HeuristicKey.SLOW: slow,
+    HeuristicKey.QUICK: quick,
+    HeuristicKey.LOW_VARIANCE: low_variance,
+    HeuristicKey.HIGH_RANDOM: high_random,
+    HeuristicKey.DISAGREEABLE: disagreeable,
+    HeuristicKey.CONTROL_GROUP_VARIANCE: control_group_variance,
+    HeuristicKey.LOW_CORRELATION: low_correlation,
+    HeuristicKey.CONSENSUS_CORRELATION: consensus_correlation,
+    HeuristicKey.GOLD_FAILURE: gold_failure,
+    HeuristicKey.CALIBRATION_FAILURE: calibration_failure,
 }
 """Catalogue key -> implementation, in catalogue order (H1..H10)."""
 
@@ -54,4 +54,4 @@ def resolve(name: str) -> str:
 def get(name: str) -> Heuristic:
     """The implementation of the heuristic named by key or code."""
     key = resolve(name)
-    return REPORT_ONLY.get(key) or HEURISTICS[key]
+    return REPORT_ONLY.get(key) or HEURISTICS[HeuristicKey(key)]

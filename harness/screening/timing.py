@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from harness.screening.context import ScreeningContext, result, shared, workers_of
+from harness.spec.heuristics import HeuristicKey
 
 
 def _seconds(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -30,7 +31,7 @@ def slow(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     times = _seconds(judgments).groupby("worker_id")["seconds"]
     mean = times.mean()
     percentile = mean.rank(pct=True) * 100
-    flag = mean > context.threshold("slow")
+    flag = mean > context.threshold(HeuristicKey.SLOW)
     return result(workers_of(judgments), mean, times.size(), flag, percentile=percentile)
 
 
@@ -38,5 +39,5 @@ def quick(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """H2: median seconds per item, flagged below the threshold (2 s)."""
     times = _seconds(judgments).groupby("worker_id")["seconds"]
     median = times.median()
-    flag = median < context.threshold("quick")
+    flag = median < context.threshold(HeuristicKey.QUICK)
     return result(workers_of(judgments), median, times.size(), flag)

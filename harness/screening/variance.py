@@ -13,6 +13,7 @@ import pandas as pd
 
 from harness.screening.aggregates import ItemAggregates
 from harness.screening.context import ScreeningContext, answered, content, result, workers_of
+from harness.spec.heuristics import HeuristicKey
 
 MIN_ITEMS = 2  # a variance needs two values
 
@@ -44,7 +45,7 @@ def low_variance_of(
     count = grouped.size()
     ratio = variance / consensus_variance.where(consensus_variance > 1e-12)
     ratio = ratio.where(count >= MIN_ITEMS)
-    flag = ratio < context.threshold("low_variance")
+    flag = ratio < context.threshold(HeuristicKey.LOW_VARIANCE)
     return result(workers, ratio, count, flag, variance=variance)
 
 
@@ -74,5 +75,5 @@ def control_group_variance(judgments: pd.DataFrame, context: ScreeningContext) -
     by_worker = per_group.groupby(level="worker_id")["var"]
     score = by_worker.mean() if len(per_group) else pd.Series(dtype=float)
     evidence = by_worker.size() if len(per_group) else pd.Series(dtype=int)
-    flag = score > context.threshold("control_group_variance") * scale_factor(context)
+    flag = score > context.threshold(HeuristicKey.CONTROL_GROUP_VARIANCE) * scale_factor(context)
     return result(workers_of(judgments), score.astype(float), evidence, flag)

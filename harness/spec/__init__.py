@@ -4,9 +4,10 @@
 controls, guidelines and template, and computes the instrument hash.
 """
 
+from harness.hosting import Hosting
 from harness.spec.hashing import instrument_hash, short_hash
 from harness.spec.load import LoadedSpec, load_spec, summary_counts
-from harness.spec.model import Action, Hosting, OrderPolicy, StudyType, TaskSpec
+from harness.spec.model import Action, OrderPolicy, StudyType, TaskSpec
 from harness.spec.scale import Scale, resolve_scale
 
 __all__ = [

@@ -8,12 +8,29 @@ codes H1-H10 are accepted wherever a user names heuristics on the command line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class HeuristicKey(StrEnum):
+    """The catalogue's heuristics by key (docs/methods.md section 4), in order H1..H10: what a
+    screening decision names (its ``heuristic`` column, stored by value)."""
+
+    SLOW = "slow"
+    QUICK = "quick"
+    LOW_VARIANCE = "low_variance"
+    HIGH_RANDOM = "high_random"
+    DISAGREEABLE = "disagreeable"
+    CONTROL_GROUP_VARIANCE = "control_group_variance"
+    LOW_CORRELATION = "low_correlation"
+    CONSENSUS_CORRELATION = "consensus_correlation"
+    GOLD_FAILURE = "gold_failure"
+    CALIBRATION_FAILURE = "calibration_failure"
 
 
 @dataclass(frozen=True)
 class HeuristicInfo:
     code: str
-    key: str
+    key: HeuristicKey
     default_threshold: float
     objective: bool  # an objective failure, for which rejecting an assignment is fair
     meaning: str
@@ -21,25 +38,29 @@ class HeuristicInfo:
 
 
 CATALOGUE: tuple[HeuristicInfo, ...] = (
-    HeuristicInfo("H1", "slow", 300.0, False, "mean seconds per item above the threshold"),
-    HeuristicInfo("H2", "quick", 2.0, True, "median seconds per item below the threshold"),
+    HeuristicInfo(
+        "H1", HeuristicKey.SLOW, 300.0, False, "mean seconds per item above the threshold"
+    ),
+    HeuristicInfo(
+        "H2", HeuristicKey.QUICK, 2.0, True, "median seconds per item below the threshold"
+    ),
     HeuristicInfo(
         "H3",
-        "low_variance",
+        HeuristicKey.LOW_VARIANCE,
         0.25,
         False,
         "variance of the worker's values below this share of the consensus variance",
     ),
     HeuristicInfo(
         "H4",
-        "high_random",
+        HeuristicKey.HIGH_RANDOM,
         0.0,
         False,
         "mean on random pairs minus mean on other items above the threshold",
     ),
     HeuristicInfo(
         "H5",
-        "disagreeable",
+        HeuristicKey.DISAGREEABLE,
         0.5,
         False,
         "share of agreeing pairs of co-raters whose side the worker does not share, above "
@@ -47,14 +68,14 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
     ),
     HeuristicInfo(
         "H6",
-        "control_group_variance",
+        HeuristicKey.CONTROL_GROUP_VARIANCE,
         1.0,
         False,
         "variance within a control group above the threshold (1-5 scale units)",
     ),
     HeuristicInfo(
         "H7",
-        "low_correlation",
+        HeuristicKey.LOW_CORRELATION,
         0.3,
         False,
         "an assignment's mean of its three best correlations with other workers below the "
@@ -63,21 +84,21 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
     ),
     HeuristicInfo(
         "H8",
-        "consensus_correlation",
+        HeuristicKey.CONSENSUS_CORRELATION,
         0.3,
         False,
         "correlation with the leave-one-out consensus below the threshold",
     ),
     HeuristicInfo(
         "H9",
-        "gold_failure",
+        HeuristicKey.GOLD_FAILURE,
         0.5,
         True,
         "share of gold items missed by more than one step above the threshold",
     ),
     HeuristicInfo(
         "H10",
-        "calibration_failure",
+        HeuristicKey.CALIBRATION_FAILURE,
         1 / 3,
         True,
         "share of failed identical-pair or repeated-item checks above the threshold (more "
@@ -85,8 +106,8 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
     ),
 )
 
-BY_KEY = {h.key: h for h in CATALOGUE}
-BY_CODE = {h.code: h for h in CATALOGUE}
+BY_KEY: dict[str, HeuristicInfo] = {h.key: h for h in CATALOGUE}  # by enum members
+BY_CODE: dict[str, HeuristicInfo] = {h.code: h for h in CATALOGUE}
 
 
 def resolve_heuristic(name: str) -> HeuristicInfo:
@@ -95,3 +116,6 @@ def resolve_heuristic(name: str) -> HeuristicInfo:
     if found is None:
         raise KeyError(name)
     return found
+
+
+assert [h.key for h in CATALOGUE] == list(HeuristicKey)

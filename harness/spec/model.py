@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from harness.hosting import Hosting
 from harness.spec.durations import parse_duration
 
 Seconds = Annotated[int, BeforeValidator(parse_duration)]
@@ -49,13 +50,6 @@ class StudyType(StrEnum):
     RATING = "rating"
     LIKERT = "likert"
     PAIR_COMPARISON = "pair_comparison"
-
-
-class Hosting(StrEnum):
-    """``external``: harness serves the pages (ExternalQuestion); ``mturk``: HTMLQuestion."""
-
-    EXTERNAL = "external"
-    MTURK = "mturk"
 
 
 class OrderPolicy(StrEnum):

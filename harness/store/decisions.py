@@ -23,12 +23,12 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.clock import utcnow
-from harness.spec.heuristics import BY_KEY
+from harness.spec.heuristics import BY_KEY, HeuristicKey
 from harness.spec.model import Action
 from harness.store.models import DecisionState, ScreeningDecision
 from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
-DecisionKey = tuple[int, str, int | None]
+DecisionKey = tuple[int, HeuristicKey, int | None]
 
 __all__ = [
     "CLAIM_TIMEOUT",
@@ -79,7 +79,7 @@ def add_decisions(
     return decisions
 
 
-def decision_key(worker: int, heuristic: str, assignment: int | None) -> DecisionKey:
+def decision_key(worker: int, heuristic: HeuristicKey, assignment: int | None) -> DecisionKey:
     """What a decision is about: its worker and heuristic, and its assignment when the
     heuristic is judged per assignment (H7): each assignment's flag is then its own."""
     info = BY_KEY.get(heuristic)
@@ -103,7 +103,7 @@ def latest_flags(
         .where(col(ScreeningDecision.worker_id).in_(list(worker_pks)))
         .order_by(col(ScreeningDecision.id))
     )
-    return {decision_key(w, h, a): f for w, h, a, f in session.exec(query).all()}
+    return {decision_key(w, HeuristicKey(h), a): f for w, h, a, f in session.exec(query).all()}
 
 
 def latest_decisions(session: Session, study_id: int) -> list[ScreeningDecision]:

@@ -20,6 +20,8 @@ from sqlalchemy.orm import Mapper
 from sqlmodel import Field, SQLModel
 
 from harness.clock import utcnow
+from harness.hosting import Hosting
+from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action
 
 NAMING_CONVENTION = {
@@ -39,6 +41,18 @@ def aware(moment: datetime) -> datetime:
 
 def _when(nullable: bool = False) -> Any:
     return sa.Column(sa.DateTime(timezone=True), nullable=nullable)
+
+
+def _by_value(kind: type[StrEnum], length: int) -> sa.Enum:
+    """A column of ``kind`` stored as its members' values (``"external"``), not their names:
+    for a closed set whose strings were stored before it was an enum, so old rows read back."""
+    return sa.Enum(
+        kind,
+        native_enum=False,
+        length=length,
+        values_callable=lambda members: [m.value for m in members],
+        validate_strings=True,
+    )
 
 
 class StudyStatus(StrEnum):
@@ -172,7 +186,9 @@ class Study(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=80, unique=True, index=True)
     instrument_id: int = Field(foreign_key="instrument_version.id", index=True)
-    target: str = Field(max_length=20)  # local | sandbox | production
+    # an open set, not an enum: each platform of `harness.platform.registry` (which tests
+    # extend at run time) names its own targets, e.g. MTurk's local | sandbox | production
+    target: str = Field(max_length=20)
     status: StudyStatus = Field(
         default=StudyStatus.DRAFT, sa_type=sa.Enum(StudyStatus, native_enum=False, length=20)
     )
@@ -189,11 +205,12 @@ class StudyPlatform(SQLModel, table=True):
 
     __tablename__ = "study_platform"
     study_id: int = Field(foreign_key="study.id", primary_key=True)
+    # an open set, not an enum: a name of `harness.platform.registry` (tests add platforms)
     provider: str = Field(max_length=40)  # e.g. mturk
     launch_id: str = Field(max_length=40)  # tells this study's HITs from another of its name
     endpoint_url: str | None = Field(default=None, max_length=500)  # local target only
     public_url: str | None = Field(default=None, max_length=500)  # task pages (external)
-    hosting: str = Field(max_length=20)  # external | mturk
+    hosting: Hosting = Field(sa_type=_by_value(Hosting, 20))
     spec_path: str = Field(max_length=1000)
     reward: Decimal = Field(sa_type=sa.Numeric(12, 2))
     assignments_per_hit: int
@@ -281,7 +298,7 @@ class ScreeningDecision(SQLModel, table=True):
     study_id: int = Field(foreign_key="study.id", index=True)
     worker_id: int = Field(foreign_key="worker.id", index=True)
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
-    heuristic: str = Field(max_length=40)
+    heuristic: HeuristicKey = Field(sa_type=_by_value(HeuristicKey, 40))
     score: float | None = None
     evidence: int = 0
     threshold: float | None = None
@@ -399,16 +416,7 @@ class Event(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
     at: datetime = Field(default_factory=utcnow, sa_column=_when())
-    kind: EventKind = Field(
-        sa_type=sa.Enum(
-            EventKind,
-            native_enum=False,
-            length=60,
-            values_callable=lambda kinds: [k.value for k in kinds],
-            validate_strings=True,
-        ),
-        index=True,
-    )
+    kind: EventKind = Field(sa_type=_by_value(EventKind, 60), index=True)
     subject: str | None = Field(default=None, max_length=200)
     payload: dict[str, Any] = Field(
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)

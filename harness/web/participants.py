@@ -27,6 +27,7 @@ from jinja2 import Environment, StrictUndefined
 from sqlmodel import Session, select
 
 from harness.errors import InputError, StoreError
+from harness.hosting import Hosting
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
 from harness.platform.submissions.after_submission import run_after_submission
@@ -199,7 +200,7 @@ def task(name: str, ref: str) -> Response:
             instrument,
             HitPlan.from_showings(hit.index, hit.items),
             study_name=entry.study.name,
-            hosting="external",
+            hosting=Hosting.EXTERNAL,
             worker_id=worker.platform_worker_id,
             assignment_id=ref,
             hit_id=str(hit.index),
@@ -273,7 +274,10 @@ def _store(
     instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
     plan = HitPlan.from_showings(hit.index, hit.items)
     order = instrument.page_order(
-        plan, study_name=entry.study.name, worker_id=worker.platform_worker_id, hosting="external"
+        plan,
+        study_name=entry.study.name,
+        worker_id=worker.platform_worker_id,
+        hosting=Hosting.EXTERNAL,
     )
     problems = check_answers(instrument, plan, answers, worker_order=order)
     if problems:

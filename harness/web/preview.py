@@ -18,6 +18,7 @@ from flask.typing import ResponseReturnValue
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError
+from harness.hosting import Hosting
 from harness.platform.submissions.after_submission import AfterSubmission, StudyRef
 from harness.platform.verification import Vouches
 from harness.render.answers import AnswerFormatError, decode_fields
@@ -26,7 +27,6 @@ from harness.render.pages import render_page
 from harness.render.plan import HitPlan, hit_key, plan_hits
 from harness.render.validation import check_answers
 from harness.spec import LoadedSpec
-from harness.spec.model import Hosting
 from harness.store import create_study, make_engine, session_scope
 from harness.store.hits import add_planned_hits
 from harness.store.migrations import upgrade

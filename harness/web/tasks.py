@@ -27,6 +27,7 @@ from sqlmodel import Session
 from harness.answer import times_outside
 from harness.clock import utcnow
 from harness.errors import StoreError
+from harness.hosting import Hosting
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
 from harness.render.answers import SKEW, AnswerFormatError, decode_fields
@@ -148,7 +149,7 @@ def task_page(key: str) -> Response:
                 task.instrument,
                 task.plan,
                 study_name=task.study.name,
-                hosting="external",
+                hosting=Hosting.EXTERNAL,
                 worker_id=None if preview else worker_id,
                 assignment_id=assignment_id,
                 hit_id=hit_id,
@@ -260,7 +261,7 @@ def _store(
         task.plan,
         answers,
         worker_order=task.instrument.page_order(
-            task.plan, study_name=task.study.name, worker_id=worker_id, hosting="external"
+            task.plan, study_name=task.study.name, worker_id=worker_id, hosting=Hosting.EXTERNAL
         ),
     )
     problems += times_outside(answers, aware(task.hit.created_at), utcnow(), SKEW)

@@ -94,7 +94,7 @@ def test_only_raised_flags_that_act_are_pending(study):
 def test_of_two_claims_of_one_decision_exactly_one_wins(study):
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
-        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+        (decision,) = add_decisions(session, study_id, [change(worker, "slow", True, Action.BLOCK)])
     with session_scope(engine) as first, session_scope(engine) as second:
         mine = first.get(ScreeningDecision, decision.id)
         theirs = second.get(ScreeningDecision, decision.id)
@@ -107,7 +107,7 @@ def test_of_two_claims_of_one_decision_exactly_one_wins(study):
 def test_an_abandoned_claim_is_pending_again_and_can_be_claimed(study):
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
-        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+        (decision,) = add_decisions(session, study_id, [change(worker, "slow", True, Action.BLOCK)])
         assert claim(session, decision)
     later = utcnow() + CLAIM_TIMEOUT + timedelta(seconds=1)
     with session_scope(engine) as session:
@@ -124,7 +124,8 @@ def test_an_abandoned_claim_is_pending_again_and_can_be_claimed(study):
 def test_a_decision_put_back_is_pending_again(study):
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
-        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.REJECT)])
+        rejection = change(worker, "quick", True, Action.REJECT)
+        (decision,) = add_decisions(session, study_id, [rejection])
         assert claim(session, decision)
         settle(session, decision, DecisionState.PENDING)  # e.g. not submitted on the platform yet
     with session_scope(engine) as session:
@@ -134,7 +135,7 @@ def test_a_decision_put_back_is_pending_again(study):
 def test_a_claim_of_a_killed_process_is_taken_over_at_once(study, database_url):
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
-        (decision,) = add_decisions(session, study_id, [change(worker, "h", True, Action.BLOCK)])
+        (decision,) = add_decisions(session, study_id, [change(worker, "slow", True, Action.BLOCK)])
     with subprocess.Popen(
         [sys.executable, "-c", HOLD_A_CLAIM, database_url, str(decision.id)],
         stdout=subprocess.PIPE, env=checkout_env(),
@@ -161,8 +162,8 @@ def test_studies_with_decisions_to_carry_out_include_claimed_and_recent_pending_
     with session_scope(engine) as session:
         assert studies_with_open_decisions(session) == []
         first, second = add_decisions(session, study_id, [
-            change(worker, "h", True, Action.BLOCK),
-            change(worker, "report only", True, Action.REPORT),
+            change(worker, "slow", True, Action.BLOCK),
+            change(worker, "quick", True, Action.REPORT),
         ])  # fmt: skip
     later = utcnow() + timedelta(minutes=1)
     with session_scope(engine) as session:

@@ -8,7 +8,10 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import select
 
+from harness.hosting import Hosting
 from harness.spec import load_spec
+from harness.spec.heuristics import HeuristicKey
+from harness.spec.model import Action
 from harness.store import (
     EventKind,
     create_study,
@@ -25,6 +28,8 @@ from harness.store.models import (
     InstrumentVersion,
     Item,
     Judgment,
+    ScreeningDecision,
+    StudyPlatform,
     Worker,
 )
 from tests.clock import minutes_ago
@@ -109,6 +114,56 @@ def test_an_event_kind_outside_the_enum_is_refused(database_url):
     with pytest.raises(sa.exc.StatementError, match="not among the defined enum values"):
         with session_scope(engine) as session:
             session.add(Event(kind="test.happened"))  # type: ignore[arg-type]
+    engine.dispose()
+
+
+def test_hosting_and_heuristic_stored_as_plain_strings_read_back_as_enums(database_url, loaded):
+    """Rows written before these columns were enums hold their values ("external", "quick"):
+    they read back as the enums' members, and new rows are stored the same way."""
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        assignment, worker = _assignment(session, study)
+        old_platform = {
+            "study_id": study.id,
+            "provider": "mturk",
+            "launch_id": "L",
+            "hosting": "external",
+            "spec_path": "-",
+            "reward": 1,
+            "assignments_per_hit": 3,
+            "created_at": minutes_ago(1),
+        }
+        old_decision = {
+            "study_id": study.id,
+            "worker_id": worker.id,
+            "heuristic": "quick",
+            "evidence": 1,
+            "flag": False,
+            "action": "REPORT",
+            "state": "RECORDED",
+            "details": {},
+            "created_at": minutes_ago(1),
+        }
+        session.execute(sa.insert(StudyPlatform).values(**old_platform))
+        session.execute(sa.insert(ScreeningDecision).values(**old_decision))
+        new = ScreeningDecision(
+            study_id=study.id,
+            worker_id=worker.id,
+            heuristic=HeuristicKey.LOW_CORRELATION,
+            action=Action.BLOCK,
+        )
+        session.add(new)
+    with session_scope(engine) as session:
+        assert session.exec(select(StudyPlatform.hosting)).one() is Hosting.EXTERNAL
+        read = session.exec(select(ScreeningDecision.heuristic).order_by(ScreeningDecision.id))
+        assert read.all() == [HeuristicKey.QUICK, HeuristicKey.LOW_CORRELATION]
+        raw = session.execute(sa.text("SELECT heuristic FROM screening_decision ORDER BY id"))
+        assert [r[0] for r in raw] == ["quick", "low_correlation"]
+    with pytest.raises(sa.exc.StatementError, match="not among the defined enum values"):
+        with session_scope(engine) as session:
+            bad = {"study_id": study.id, "worker_id": worker.id, "heuristic": "H2"}
+            session.add(ScreeningDecision(**bad, action=Action.REPORT))
     engine.dispose()
 
 

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
+from harness.hosting import Hosting
 from harness.platform.contract import (
     Arrival,
     Capabilities,
@@ -50,7 +51,7 @@ class LinkPlatform:
     label = "the study link"
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("link",)
-    hostings: tuple[str, ...] = ("external",)
+    hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL,)
     capabilities = Capabilities(
         pays=False,  # approvals, rejections and bonuses are recorded for the researcher to act on
         crowd_door="harness.providers.link.crowd:link_door",  # how simulated participants come
@@ -93,7 +94,7 @@ class LinkPlatform:
     def bonus_cost(self, amount: Decimal) -> Decimal:
         return amount
 
-    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+    def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         if hosting not in self.hostings:
             return [("hosting", "a study link shows harness's own pages: use hosting: external")]
         return []

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness.errors import InputError
+from harness.hosting import Hosting
 from harness.platform.contract import (
     Capabilities,
     CostEstimate,
@@ -62,7 +63,7 @@ class MTurkPlatform:
     label = "MTurk"
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("local", "sandbox", "production")
-    hostings: tuple[str, ...] = ("external", "mturk")
+    hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL, Hosting.MTURK)
     capabilities = Capabilities(
         pausing=Pausing(
             False,
@@ -147,7 +148,7 @@ class MTurkPlatform:
     def bonus_cost(self, amount: Decimal) -> Decimal:
         return pricing.bonus_cost(amount)
 
-    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+    def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         out = []
         if Decimal(0) <= settings.reward < MIN_REWARD:
             out.append(("hit.reward", f"must be at least {MIN_REWARD} (MTurk's minimum)"))
@@ -194,13 +195,13 @@ class MTurkPlatform:
         instrument: Instrument,
         plan: HitPlan,
         *,
-        hosting: str,
+        hosting: Hosting,
         public_url: str | None,
         study_name: str,
     ) -> str:
         from harness.render.pages import external_question, html_question
 
-        if hosting == "external":
+        if hosting == Hosting.EXTERNAL:
             assert public_url is not None
             return external_question(public_url, study_name=study_name, plan=plan)
         return html_question(instrument, plan, study_name=study_name)

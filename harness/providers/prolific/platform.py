@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from harness.errors import InputError
+from harness.hosting import Hosting
 from harness.platform.contract import (
     Arrival,
     Capabilities,
@@ -45,7 +46,7 @@ class ProlificPlatform:
     label = "Prolific"
     unit_noun = "HIT"
     targets: tuple[str, ...] = ("prolific-local", "prolific")
-    hostings: tuple[str, ...] = ("external",)
+    hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL,)
     capabilities = Capabilities(
         asks_returns=True,  # screening's request_return: the provider's request_return
         one_submission_per_study=True,  # a participant takes part in a Prolific study once
@@ -112,7 +113,7 @@ class ProlificPlatform:
     def bonus_cost(self, amount: Decimal) -> Decimal:
         return amount + pricing.fees_on(amount, pricing.vat_regime())
 
-    def problems(self, settings: WorkSettings, hosting: str) -> list[tuple[str, str]]:
+    def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         out = []
         if hosting not in self.hostings:
             out.append(("hosting", "Prolific sends participants to harness's pages: use "

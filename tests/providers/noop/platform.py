@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from harness.errors import InputError
+from harness.hosting import Hosting
 from harness.platform.contract import (
     Capabilities,
     CostEstimate,
@@ -51,7 +52,7 @@ class NoopPlatform:
     label = "Noop"
     unit_noun = "task"
     targets: tuple[str, ...] = ("noop",)
-    hostings: tuple[str, ...] = ("external",)
+    hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL,)
     capabilities = Capabilities()  # nothing beyond what every platform does
 
     def __init__(self) -> None:
