@@ -21,7 +21,8 @@ from load_session import TimedSession
 
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers
-from harness.simulate.places_driver import LinkDoor, PlacesWorkers
+from harness.providers.link.crowd import LinkDoor
+from harness.simulate.places_driver import PlacesWorkers
 from harness.spec.scale import Scale
 
 GIVE_UP = 20

@@ -83,7 +83,7 @@ from load_store import POSTGRES_ADMIN, fresh_store, ws353_spec  # noqa: E402
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
 from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
-from harness.simulate.places_driver import LinkDoor  # noqa: E402
+from harness.providers.link.crowd import LinkDoor  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
 
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}

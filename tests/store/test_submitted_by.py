@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from harness.answer import Answer
+from harness.platform.submissions.settling import settle
+from harness.platform.verification import Verdict, Verification
 from harness.store import session_scope
-from harness.store.models import Hit, QuarantinedSubmission, QuarantineState
-from harness.store.quarantine import Owner, quarantine, resolve, submitted_by
+from harness.store.models import Hit, QuarantineState
+from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.received import accept
 from harness.store.submissions import store_submission
 
@@ -56,7 +58,8 @@ def test_quarantined_answers_count_for_their_poster_until_the_platform_refuses_t
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is Owner.SAME
         assert submitted_by(session, "A1", "W2") is None  # not the platform's word
-        row = session.get(QuarantinedSubmission, kept_id)
-        assert resolve(session, row, QuarantineState.REFUSED, "another worker's")
+        refused = Verification(Verdict.REFUSED, "another worker's")
+        settled = settle(session, [(kept_id, refused, session.get(Hit, hit_id))])
+        assert settled[kept_id].state is QuarantineState.REFUSED
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is Owner.OTHER

@@ -136,11 +136,16 @@ class NoopProvider:
 
     def __init__(self, platform: NoopPlatform) -> None:
         self._platform = platform
-        self.world = platform.world
 
     @property
     def platform(self) -> NoopPlatform:
         return self._platform
+
+    @property
+    def world(self) -> World:
+        """The platform's world as it is now: a process's shared provider outlives a test, and
+        each test gives the platform a fresh world."""
+        return self._platform.world
 
     def balance(self) -> Decimal:
         return Decimal("1000.00")
