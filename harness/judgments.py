@@ -138,9 +138,11 @@ def header_columns(path: Path, *, expected_header: str) -> list[str]:
         check_characters(text, _NUL, "a CSV file cannot hold it")
     except NotText as exc:
         raise JudgmentsError(
-            "\n".join(f"{path}:{p.line}: {p.message}" if p.line else f"{path}: {p.message}"
-                      for p in exc.problems)
-        ) from None  # fmt: skip
+            "\n".join(
+                f"{path}:{p.line}: {p.message}" if p.line else f"{path}: {p.message}"
+                for p in exc.problems
+            )
+        ) from None
     try:
         names = next(csv.reader(io.StringIO(text, newline="")), [])
     except csv.Error as exc:

@@ -51,8 +51,11 @@ def mark_repeats(table: pd.DataFrame) -> pd.DataFrame:
     """
     if "role" not in table.columns or table.empty:
         return table
-    keys = ["worker_id", *(["assignment_id"] if "assignment_id" in table.columns else []),
-            "item_id"]  # fmt: skip
+    keys = [
+        "worker_id",
+        *(["assignment_id"] if "assignment_id" in table.columns else []),
+        "item_id",
+    ]
     twice = table.duplicated(keys, keep=False).to_numpy()
     if not twice.any():
         return table

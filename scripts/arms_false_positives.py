@@ -55,14 +55,23 @@ class Outcome:
 
 def one_seed(case: Case, seed: int) -> Outcome:
     table = simulate_arms(
-        case.noise, items=case.items, raters_per_item=case.raters,
-        items_per_hit=case.items_per_hit, bias_sd=case.bias, seed=seed,
-    )  # fmt: skip
+        case.noise,
+        items=case.items,
+        raters_per_item=case.raters,
+        items_per_hit=case.items_per_hit,
+        bias_sd=case.bias,
+        seed=seed,
+    )
     start = time.perf_counter()
     result = compare_arms(
-        table, resamples=case.resamples, seed=seed, difference=case.method,
-        relabelings=case.relabelings, confidence=case.confidence, power=case.power,
-    )  # fmt: skip
+        table,
+        resamples=case.resamples,
+        seed=seed,
+        difference=case.method,
+        relabelings=case.relabelings,
+        confidence=case.confidence,
+        power=case.power,
+    )
     seconds = time.perf_counter() - start
     (d,) = result.differences
     return Outcome(d.distinguishable, d.difference, d.ci_low, d.ci_high, d.se, seconds)
@@ -109,52 +118,87 @@ def case(
 ) -> Case:
     """The study of the command line with arm b's noise sd ``noisier`` (and ``raters``)."""
     return Case(
-        {"a": args.noise, "b": noisier}, args.items, args.raters if raters is None else raters,
-        args.items_per_hit, args.bias, method, args.resamples, args.relabelings,
-        args.confidence, args.power,
-    )  # fmt: skip
+        {"a": args.noise, "b": noisier},
+        args.items,
+        args.raters if raters is None else raters,
+        args.items_per_hit,
+        args.bias,
+        method,
+        args.resamples,
+        args.relabelings,
+        args.confidence,
+        args.power,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=400)
-    parser.add_argument("--jobs", type=int, choices=(1, 2), default=1,
-                        help="processes running the seeds (at most 2)")  # fmt: skip
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="processes running the seeds (at most 2)",
+    )
     parser.add_argument("--items", type=int, default=60)
-    parser.add_argument("--raters", type=lambda t: per_arm(t, int), default=5,
-                        help="raters per item per arm: 5, or 5,7 for arms a and b")  # fmt: skip
-    parser.add_argument("--items-per-hit", type=lambda t: per_arm(t, int), default=20,
-                        help="items per HIT: 20, or 20,10 for arms a and b")  # fmt: skip
+    parser.add_argument(
+        "--raters",
+        type=lambda t: per_arm(t, int),
+        default=5,
+        help="raters per item per arm: 5, or 5,7 for arms a and b",
+    )
+    parser.add_argument(
+        "--items-per-hit",
+        type=lambda t: per_arm(t, int),
+        default=20,
+        help="items per HIT: 20, or 20,10 for arms a and b",
+    )
     parser.add_argument("--bias", type=float, default=0.5, help="sd of a worker's bias")
     parser.add_argument("--noise", type=float, default=1.5, help="both arms' noise sd")
-    parser.add_argument("--noisier", type=float, nargs="+", default=[2.5, 1.8],
-                        help="the noisier arm b's noise sd, one power case each")  # fmt: skip
-    parser.add_argument("--difference", nargs="+", default=["relabel", "items", "items-workers"],
-                        choices=[m.value for m in DifferenceMethod])  # fmt: skip
+    parser.add_argument(
+        "--noisier",
+        type=float,
+        nargs="+",
+        default=[2.5, 1.8],
+        help="the noisier arm b's noise sd, one power case each",
+    )
+    parser.add_argument(
+        "--difference",
+        nargs="+",
+        default=["relabel", "items", "items-workers"],
+        choices=[m.value for m in DifferenceMethod],
+    )
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--relabelings", type=int, default=1000)
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--power", type=float, default=0.8)
-    parser.add_argument("--check-raters", action="store_true",
-                        help="run each noisier case at the raters needed")  # fmt: skip
+    parser.add_argument(
+        "--check-raters", action="store_true", help="run each noisier case at the raters needed"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
-    print(f"{args.seeds} seeds, {args.items} items, {args.raters} raters per item per arm, "
-          f"{args.items_per_hit} items per HIT, workers' bias sd {args.bias}, noise sd "
-          f"{args.noise}; {args.resamples} resamples, {args.relabelings} relabelings, "
-          f"{args.confidence:.0%} intervals")  # fmt: skip
+    print(
+        f"{args.seeds} seeds, {args.items} items, {args.raters} raters per item per arm, "
+        f"{args.items_per_hit} items per HIT, workers' bias sd {args.bias}, noise sd "
+        f"{args.noise}; {args.resamples} resamples, {args.relabelings} relabelings, "
+        f"{args.confidence:.0%} intervals"
+    )
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
         for name in args.difference:
             method = DifferenceMethod(name)
             print(f" {name}:")
             null = run(case(args, method, args.noise), args.seeds, pool)
-            print(f"  no difference (false positives, nominal {1 - args.confidence:.2f}): "
-                  f"{describe(null)}")  # fmt: skip
+            print(
+                f"  no difference (false positives, nominal {1 - args.confidence:.2f}): "
+                f"{describe(null)}"
+            )
             for noisier in args.noisier:
                 outcomes = run(case(args, method, noisier), args.seeds, pool)
-                print(f"  arm b noisier, sd {noisier} vs {args.noise} (power): "
-                      f"{describe(outcomes)}")  # fmt: skip
+                print(
+                    f"  arm b noisier, sd {noisier} vs {args.noise} (power): {describe(outcomes)}"
+                )
                 if args.check_raters and name == args.difference[0]:
                     r = args.raters
                     mean_r = r if isinstance(r, int) else statistics.fmean(r.values())
@@ -165,9 +209,11 @@ def main() -> None:
                         print("   raters per item needed: beyond any study")
                         continue
                     again = run(case(args, method, noisier, needed), args.seeds, pool)
-                    print(f"   raters per item needed at difference {centre:+.3f}, median se "
-                          f"{se:.3f}: {needed}; at {needed} raters per item: "
-                          f"{describe(again)}")  # fmt: skip
+                    print(
+                        f"   raters per item needed at difference {centre:+.3f}, median se "
+                        f"{se:.3f}: {needed}; at {needed} raters per item: "
+                        f"{describe(again)}"
+                    )
     finally:
         if pool is not None:
             pool.shutdown()

@@ -75,16 +75,26 @@ Interval = tuple[float, float]
 def one_seed(job: tuple[argparse.Namespace, float, int]) -> tuple[float, dict[str, Interval]]:
     """The difference of alphas of one simulated study and each candidate's interval."""
     args, noisier, seed = job
-    table = simulate_arms({"a": args.noise, "b": noisier}, items=args.items,
-                          raters_per_item=args.raters, items_per_hit=args.items_per_hit,
-                          bias_sd=args.bias, seed=seed)  # fmt: skip
+    table = simulate_arms(
+        {"a": args.noise, "b": noisier},
+        items=args.items,
+        raters_per_item=args.raters,
+        items_per_hit=args.items_per_hit,
+        bias_sd=args.bias,
+        seed=seed,
+    )
     codes = {item: i for i, item in enumerate(sorted(table["item_id"].unique()))}
     n_units = len(codes)
     arms = [
-        ArmValues.build(rows["item_id"].map(codes).to_numpy(), rows["worker_id"].to_numpy(),
-                        rows["value"].to_numpy(), n_units, "interval")
+        ArmValues.build(
+            rows["item_id"].map(codes).to_numpy(),
+            rows["worker_id"].to_numpy(),
+            rows["value"].to_numpy(),
+            n_units,
+            "interval",
+        )
         for rows in (table[table["arm"] == a] for a in "ab")
-    ]  # fmt: skip
+    ]
     rng = np.random.default_rng(seed)
     b = args.resamples
     ones = np.ones((b, n_units))
@@ -117,7 +127,7 @@ def one_seed(job: tuple[argparse.Namespace, float, int]) -> tuple[float, dict[st
                 )
             )
             for a in arms
-        ),  # fmt: skip
+        ),
     }
     z = stats.norm.ppf((1 + args.confidence) / 2)
     for name, v in (("multiway, bootstrap", v_boot), ("multiway, jackknife", v_jack)):
@@ -141,8 +151,9 @@ def one_seed(job: tuple[argparse.Namespace, float, int]) -> tuple[float, dict[st
     alpha_b, g_b = _alpha_and_item_influence(unit, x, n_units, v_b)
     alpha_a, g_a = _alpha_and_item_influence(unit, x, n_units, 1 - v_b)
     t = (alpha_b - alpha_a) / np.sqrt(((g_b - g_a) ** 2).sum(axis=1))
-    low, high = np.percentile(t[1:], [(1 - args.confidence) / 2 * 100,
-                                      (1 + args.confidence) / 2 * 100])  # fmt: skip
+    low, high = np.percentile(
+        t[1:], [(1 - args.confidence) / 2 * 100, (1 + args.confidence) / 2 * 100]
+    )
     se = abs(d / t[0])
     out["studentized relabeling"] = (d - high * se, d - low * se)
     return d, out
@@ -160,8 +171,10 @@ def summary(rows: list[tuple[float, dict[str, Interval]]]) -> list[str]:
             told += low > 0 or high < 0
             covered += low <= centre <= high
         p = told / n
-        lines.append(f"  {name}: told apart {p:.3f} (se {math.sqrt(p * (1 - p) / n):.3f}); "
-                     f"covers the mean difference {covered / n:.3f}")  # fmt: skip
+        lines.append(
+            f"  {name}: told apart {p:.3f} (se {math.sqrt(p * (1 - p) / n):.3f}); "
+            f"covers the mean difference {covered / n:.3f}"
+        )
     return lines
 
 
@@ -185,9 +198,11 @@ def main() -> None:
     parser.add_argument("--confidence", type=float, default=0.95)
     args = parser.parse_args()
     start = time.perf_counter()
-    print(f"{args.seeds} seeds, {args.items} items, {args.raters} raters per item per arm, "
-          f"{args.items_per_hit} items per HIT, workers' bias sd {args.bias}; "
-          f"{args.resamples} resamples, {args.relabelings} relabelings")  # fmt: skip
+    print(
+        f"{args.seeds} seeds, {args.items} items, {args.raters} raters per item per arm, "
+        f"{args.items_per_hit} items per HIT, workers' bias sd {args.bias}; "
+        f"{args.resamples} resamples, {args.relabelings} relabelings"
+    )
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
         for noisier in args.noisier:

@@ -82,9 +82,14 @@ def first_pass(url: str, directory: Path, repeats: int) -> dict[str, dict[str, f
     loaded = load_spec(ROOT / "task_specs" / "ws353_reproduction.yaml")
     ws353 = load_ws353(ROOT / "harness" / "datasets" / "data" / "ws353").judgments
     truths = ws353.groupby("item_id")["value"]
-    table = simulate_judgments(truths.mean().iloc[:60], loaded.scale,
-                               Crowd({"careful": 8, "spammer": 2}, size=10, seed=1), 8, 30,
-                               seed=1)  # fmt: skip
+    table = simulate_judgments(
+        truths.mean().iloc[:60],
+        loaded.scale,
+        Crowd({"careful": 8, "spammer": 2}, size=10, seed=1),
+        8,
+        30,
+        seed=1,
+    )
     engine = make_engine(url)
     with session_scope(engine) as session:
         study = create_study(session, loaded)
@@ -94,8 +99,13 @@ def first_pass(url: str, directory: Path, repeats: int) -> dict[str, dict[str, f
         for mode in ("cold", "warm"):
             with session_scope(engine) as session:
                 session.execute(sa.update(Assignment).values(screened_at=None))
-            done = subprocess.run([sys.executable, "-c", FIRST_PASS, url, str(study.id), mode],
-                                  capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+            done = subprocess.run(
+                [sys.executable, "-c", FIRST_PASS, url, str(study.id), mode],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
+            )
             out[mode].append(json.loads(done.stdout.strip().splitlines()[-1]))
     engine.dispose()
     return {m: {k: min(r[k] for r in runs) for k in runs[0]} for m, runs in out.items()}
@@ -144,15 +154,21 @@ def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, d
     for name in ("list_assignments_for_hit", "get_assignment"):
         setattr(provider.client, name, counting(name))
     statements = Counter[str]()
-    sa.event.listen(posted.app.extensions["harness"].engine, "before_cursor_execute",
-                    lambda *_args: statements.update(["sql"]))  # fmt: skip
+    sa.event.listen(
+        posted.app.extensions["harness"].engine,
+        "before_cursor_execute",
+        lambda *_args: statements.update(["sql"]),
+    )
     rechecks = posted.app.extensions["harness.trust"].rechecks
     results: dict[str, list[tuple[float, int, int]]] = {"one at a time": [], "together": []}
     for round_ in range(rounds):
         for mode in ("one at a time", "together"):
-            hit_id = posted.requester.create_hit(**hit_params(
-                MaxAssignments=raters, Question=posted.requester.get_hit(
-                    HITId=posted.hit_id)["HIT"]["Question"]))["HIT"]["HITId"]  # fmt: skip
+            hit_id = posted.requester.create_hit(
+                **hit_params(
+                    MaxAssignments=raters,
+                    Question=posted.requester.get_hit(HITId=posted.hit_id)["HIT"]["Question"],
+                )
+            )["HIT"]["HITId"]
             with session_scope(posted.engine) as session:
                 hit = session.exec(select(Hit)).one()
                 hit.platform_hit_id = hit_id
@@ -169,8 +185,14 @@ def rechecks(url: str, directory: Path, rounds: int, raters: int) -> dict[str, d
             for assignment, worker in mine:
                 posted.complete_on_mturk(assignment, worker)
             with session_scope(posted.engine) as session:
-                ids = [r.id for r in session.exec(select(QuarantinedSubmission).where(
-                    QuarantinedSubmission.state == QuarantineState.PENDING))]  # fmt: skip
+                ids = [
+                    r.id
+                    for r in session.exec(
+                        select(QuarantinedSubmission).where(
+                            QuarantinedSubmission.state == QuarantineState.PENDING
+                        )
+                    )
+                ]
             assert len(ids) == raters, len(ids)
             calls.clear()
             statements.clear()

@@ -52,16 +52,21 @@ def main() -> int:
         parser.error("--arrivals must not exceed --hits x --raters (every arrival gets a place)")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
         directory = Path(tmp)
-        url = (f"sqlite:///{directory / 'harness.db'}" if args.store == "sqlite"
-               else create_postgres_database())  # fmt: skip
+        url = (
+            f"sqlite:///{directory / 'harness.db'}"
+            if args.store == "sqlite"
+            else create_postgres_database()
+        )
         try:
             upgrade(url)
             statements, cpu = measure(url, directory, args.hits, args.raters, args.arrivals)
         finally:
             if args.store == "postgresql":
                 drop_postgres_database(url)
-    print(f"{args.store}, {args.hits} HITs x {args.raters} places, {args.arrivals} arrivals: "
-          f"{statements:.1f} statements and {cpu:.2f} ms of CPU per arrival")  # fmt: skip
+    print(
+        f"{args.store}, {args.hits} HITs x {args.raters} places, {args.arrivals} arrivals: "
+        f"{statements:.1f} statements and {cpu:.2f} ms of CPU per arrival"
+    )
     return 0
 
 
@@ -91,8 +96,9 @@ def measure(
         sa.event.listen(engine, "before_cursor_execute", executed)
         start = time.process_time()
         with session_scope(engine) as session:
-            got = allocate_in_arm(session, study_id, f"W{n}", None, hold=timedelta(minutes=30),
-                                  paused_stops_new=True)  # fmt: skip
+            got = allocate_in_arm(
+                session, study_id, f"W{n}", None, hold=timedelta(minutes=30), paused_stops_new=True
+            )
         cpu += time.process_time() - start
         sa.event.remove(engine, "before_cursor_execute", executed)
         assert isinstance(got, Allocation), got

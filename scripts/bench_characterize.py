@@ -58,8 +58,10 @@ def main() -> None:
         truth = rng.uniform(0, 10, n_items)
         new, original = study(n_items, args.raters, truth, 1), study(n_items, args.raters, truth, 2)
         index = pd.Index(sorted(new["item_id"].unique()))
-        scores = {f"s{k}": pd.Series(truth + rng.normal(0, 1.5 + k, n_items), index=index)
-                  for k in range(2)}  # fmt: skip
+        scores = {
+            f"s{k}": pd.Series(truth + rng.normal(0, 1.5 + k, n_items), index=index)
+            for k in range(2)
+        }
         p = precision(new)
         results[size] = {
             "precision": timed(lambda new=new: precision(new)),

@@ -46,8 +46,10 @@ import requests  # noqa: E402
 
 from tests.web.dashboard.factories import CSRF, PASSWORD, STUDY, LiveStudy, logged_in  # noqa: E402
 
-SUBMITTED = re.compile(r'data-kind="assignment.submitted"><td class="muted">[^<]*</td><td>[^<]*'
-                       r"</td><td>([^<]+)</td>")  # fmt: skip
+SUBMITTED = re.compile(
+    r'data-kind="assignment.submitted"><td class="muted">[^<]*</td><td>[^<]*'
+    r"</td><td>([^<]+)</td>"
+)
 
 
 def watch_dashboards(base: str, count: int, stop: Any, out: Any) -> None:
@@ -90,8 +92,9 @@ def stored_times(db: str) -> dict[str, datetime]:
     engine = make_engine(db)
     with session_scope(engine) as session:
         rows = session.exec(select(Event).where(Event.kind == EventKind.ASSIGNMENT_SUBMITTED))
-        out = {str(e.subject): e.at.replace(tzinfo=UTC) if e.at.tzinfo is None else e.at
-               for e in rows}  # fmt: skip
+        out = {
+            str(e.subject): e.at.replace(tzinfo=UTC) if e.at.tzinfo is None else e.at for e in rows
+        }
     engine.dispose()
     return out
 
@@ -106,8 +109,13 @@ def start(command: list[str], directory: Path, probe: str) -> subprocess.Popen[b
     """``harness COMMAND`` in a process of its own (this checkout's harness), once it answers."""
     env = os.environ | {"PYTHONPATH": str(ROOT), "HARNESS_DASHBOARD_PASSWORD": PASSWORD}
     log = (directory / f"{command[0]}.log").open("ab")
-    child = subprocess.Popen([sys.executable, "-m", "harness", *command], cwd=directory,
-                             stdout=log, stderr=subprocess.STDOUT, env=env)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "harness", *command],
+        cwd=directory,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     for _ in range(300):
         try:
             requests.get(probe, timeout=1)
@@ -136,16 +144,28 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
     upgrade(db)
     mturk_url, pages = f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}"
     children = [
-        start(["mturk-local", "--port", mturk_url.rsplit(":", 1)[1], "--db", "mturk.sqlite"],
-              directory, mturk_url + "/_control/clock"),
-        start(["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"],
-              directory, pages + "/health"),
-    ]  # fmt: skip
+        start(
+            ["mturk-local", "--port", mturk_url.rsplit(":", 1)[1], "--db", "mturk.sqlite"],
+            directory,
+            mturk_url + "/_control/clock",
+        ),
+        start(
+            ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"],
+            directory,
+            pages + "/health",
+        ),
+    ]
     context = multiprocessing.get_context("spawn")
     try:
-        spec = small_spec(directory, items=-(-total // 5) * 5, per_hit=5, raters=5,
-                          hosting="external", controls="{identical: {per_hit: 1, seed: 3}}",
-                          screening="{low_variance: {action: block}}")  # fmt: skip
+        spec = small_spec(
+            directory,
+            items=-(-total // 5) * 5,
+            per_hit=5,
+            raters=5,
+            hosting="external",
+            controls="{identical: {per_hit: 1, seed: 3}}",
+            screening="{low_variance: {action: block}}",
+        )
         launched = harness_cli(*launch_args(spec, mturk_url, db, "--public-url", pages))
         assert launched.exit_code == 0, launched.output
         loaded = load_spec(spec)
@@ -167,8 +187,10 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
         second, rate_watched = timed(-(-count // workers_n))
         time.sleep(2.0)  # the last submissions reach the pages
         stop.set()
-        seen = [{a: datetime.fromisoformat(t) for a, t in board.items()}
-                for board in out.get(timeout=60)]  # fmt: skip
+        seen = [
+            {a: datetime.fromisoformat(t) for a, t in board.items()}
+            for board in out.get(timeout=60)
+        ]
         watching.join(timeout=30)
         third, rate_after = timed(rounds_alone)
         stored = stored_times(db)
@@ -176,8 +198,9 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
         for child in children:
             child.send_signal(signal.SIGTERM)
             child.wait(timeout=30)
-    latencies = [(board[a] - stored[a]).total_seconds()
-                 for board in seen for a in second if a in board]  # fmt: skip
+    latencies = [
+        (board[a] - stored[a]).total_seconds() for board in seen for a in second if a in board
+    ]
     return {
         "submissions_alone": len(first),
         "intake_alone_per_s": rate_alone,
@@ -222,33 +245,49 @@ def big_study(directory: Path, judgments: int) -> dict[str, Any]:
         for hit in hits:
             chosen = rng.choice(len(workers), size=hit.max_assignments, replace=False)
             for slot, w in enumerate(chosen):
-                assignment_rows.append({
-                    "hit_id": hit.id, "worker_id": workers[w].id,
-                    "platform_assignment_id": f"A{hit.index:05d}x{slot:03d}",
-                    "status": AssignmentStatus.SUBMITTED.name, "submitted_at": now,
-                    "accepted_at": now, "screened_at": now,
-                })  # fmt: skip
+                assignment_rows.append(
+                    {
+                        "hit_id": hit.id,
+                        "worker_id": workers[w].id,
+                        "platform_assignment_id": f"A{hit.index:05d}x{slot:03d}",
+                        "status": AssignmentStatus.SUBMITTED.name,
+                        "submitted_at": now,
+                        "accepted_at": now,
+                        "screened_at": now,
+                    }
+                )
         session.execute(sa.insert(Assignment), assignment_rows)
-        ids = {a.platform_assignment_id: (a.id, a.worker_id, a.hit_id)
-               for a in session.exec(select(Assignment))}  # fmt: skip
+        ids = {
+            a.platform_assignment_id: (a.id, a.worker_id, a.hit_id)
+            for a in session.exec(select(Assignment))
+        }
         by_hit = {h.id: h for h in hits}
         for _aid, (pk, worker_pk, hit_pk) in ids.items():
             for position, key in enumerate(by_hit[hit_pk].items):
                 item_pk, instrument, role = study_items[key]
                 value = float(np.clip(round(truth[key] + rng.normal(0, 1.5)), 0, 10))
-                judgment_rows.append({
-                    "assignment_id": pk, "item_id": item_pk, "worker_id": worker_pk,
-                    "instrument_id": instrument, "position": position, "value": value,
-                    "skipped": False, "role": role, "seconds": float(rng.uniform(2, 9)),
-                })  # fmt: skip
+                judgment_rows.append(
+                    {
+                        "assignment_id": pk,
+                        "item_id": item_pk,
+                        "worker_id": worker_pk,
+                        "instrument_id": instrument,
+                        "position": position,
+                        "value": value,
+                        "skipped": False,
+                        "role": role,
+                        "seconds": float(rng.uniform(2, 9)),
+                    }
+                )
         session.execute(sa.insert(Judgment), judgment_rows)
     engine.dispose()
     app = create_dashboard_app(live.db, SETTINGS)
     client = app.test_client()
     token = CSRF.search(client.get("/dashboard/login").get_data(as_text=True))
     assert token
-    client.post("/dashboard/login",
-                data={"password": SETTINGS.password, "csrf_token": token.group(1)})  # fmt: skip
+    client.post(
+        "/dashboard/login", data={"password": SETTINGS.password, "csrf_token": token.group(1)}
+    )
     watcher = app.extensions["harness.web.dashboard"].watcher
     started = time.perf_counter()
     page = client.get(f"/dashboard/study/{STUDY}")

@@ -72,8 +72,18 @@ def running_service(db: Path, threads: int = 32) -> Iterator[str]:
     log = db.with_suffix(".log")
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "harness", "mturk-local", "--port", str(port), "--db", str(db),
-             "--threads", str(threads)],
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "mturk-local",
+                "--port",
+                str(port),
+                "--db",
+                str(db),
+                "--threads",
+                str(threads),
+            ],
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -253,8 +263,10 @@ def main() -> None:
         print(f"local MTurk service: gunicorn, {args.threads} threads, loopback; fresh DB each")
         with running_service(folder / "reference.sqlite", args.threads) as url:
             reference = reference_rate(url)
-        print(f"reference   GetAccountBalance: {reference:7.0f} calls/s "
-              f"({1000 / reference:.2f} ms a call)")
+        print(
+            f"reference   GetAccountBalance: {reference:7.0f} calls/s "
+            f"({1000 / reference:.2f} ms a call)"
+        )
 
         seconds = []
         for size in args.sizes:
@@ -268,27 +280,35 @@ def main() -> None:
             )
         projected = seconds[-1] * 1000 / args.sizes[-1]
         exponent = growth_exponent(args.sizes, seconds)
-        print(f"            1,000 HITs: {projected:.1f} s (goal < {GOAL_1000_SECONDS:.0f} s; "
-              f"173-184 s before): {_verdict(projected < GOAL_1000_SECONDS)}"
-              + ("" if args.sizes[-1] == 1000 else f" (scaled from {args.sizes[-1]})"))
-        print(f"            growth exponent {exponent:.2f} (goal <= {GOAL_EXPONENT}): "
-              f"{_verdict(exponent <= GOAL_EXPONENT)}")
+        print(
+            f"            1,000 HITs: {projected:.1f} s (goal < {GOAL_1000_SECONDS:.0f} s; "
+            f"173-184 s before): {_verdict(projected < GOAL_1000_SECONDS)}"
+            + ("" if args.sizes[-1] == 1000 else f" (scaled from {args.sizes[-1]})")
+        )
+        print(
+            f"            growth exponent {exponent:.2f} (goal <= {GOAL_EXPONENT}): "
+            f"{_verdict(exponent <= GOAL_EXPONENT)}"
+        )
 
         with running_service(folder / "workers.sqlite", args.threads) as url:
             launch(url, 1000)
             spent, done = worker_rate(url, args.assignments)
         rate = done / spent
-        print(f"worker side 1,000 HITs open, list + accept + submit: {done} assignments in "
-              f"{spent:.1f} s = {rate:.1f}/s; 3,000 would take {3000 / rate:.0f} s "
-              f"(goal >= {GOAL_WORKER_RATE:.0f}/s): {_verdict(rate >= GOAL_WORKER_RATE)}")
+        print(
+            f"worker side 1,000 HITs open, list + accept + submit: {done} assignments in "
+            f"{spent:.1f} s = {rate:.1f}/s; 3,000 would take {3000 / rate:.0f} s "
+            f"(goal >= {GOAL_WORKER_RATE:.0f}/s): {_verdict(rate >= GOAL_WORKER_RATE)}"
+        )
 
         with running_service(folder / "burst.sqlite", args.threads) as url:
             launch(url, -(-args.clients // 3) + 10)
             result = burst(url, args.clients)
         clean = result.dropped == 0 and result.errors == 0
-        print(f"burst       {result.clients} concurrent clients: {result.completed} completed, "
-              f"{result.dropped} dropped connections, {result.errors} errors, p99 "
-              f"{result.p99_ms:.0f} ms (goal 0 dropped, 0 errors): {_verdict(clean)}")
+        print(
+            f"burst       {result.clients} concurrent clients: {result.completed} completed, "
+            f"{result.dropped} dropped connections, {result.errors} errors, p99 "
+            f"{result.p99_ms:.0f} ms (goal 0 dropped, 0 errors): {_verdict(clean)}"
+        )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,9 @@ def page_seconds(http: requests.Session, mturk: str, arrivals: int) -> tuple[lis
     hit = listed.json()["HITs"][0]["HITId"]
     for i in range(arrivals):
         worker = f"AQ{i + 1}"
-        task = http.post(f"{mturk}/worker/hits/{hit}/accept",
-                         data={"workerId": worker, **WORKER_PROFILE})  # fmt: skip
+        task = http.post(
+            f"{mturk}/worker/hits/{hit}/accept", data={"workerId": worker, **WORKER_PROFILE}
+        )
         if task.status_code != 200:
             break  # the HIT is full
         url = task.json()["ExternalURL"]
@@ -89,8 +90,10 @@ def page_seconds(http: requests.Session, mturk: str, arrivals: int) -> tuple[lis
         start = time.perf_counter()
         http.get(url)
         again.append(time.perf_counter() - start)
-        http.post(f"{mturk}/worker/assignments/{task.json()['AssignmentId']}/return",
-                  data={"workerId": worker})  # fmt: skip
+        http.post(
+            f"{mturk}/worker/assignments/{task.json()['AssignmentId']}/return",
+            data={"workerId": worker},
+        )
     return first, again
 
 
@@ -109,8 +112,18 @@ def main_(workers: int, seed: int, arrivals: int) -> None:
         app = create_app(db)
         with served(service) as mturk, served(app) as pages, requests.Session() as http:
             start = time.perf_counter()
-            cli("launch", str(spec), "--target", "local", "--endpoint-url", mturk,
-                "--public-url", pages, "--db", db)  # fmt: skip
+            cli(
+                "launch",
+                str(spec),
+                "--target",
+                "local",
+                "--endpoint-url",
+                mturk,
+                "--public-url",
+                pages,
+                "--db",
+                db,
+            )
             launched = time.perf_counter() - start
             # page timings first, by workers who return every HIT (a whole number of blocks,
             # so the crowd's arrivals start a block of their own)
@@ -119,9 +132,16 @@ def main_(workers: int, seed: int, arrivals: int) -> None:
             truths = latent_truths(base.items, base.scale, seed)
             crowd = Crowd({"careful": 0.8, "sloppy": 0.2}, size=workers, seed=seed)
             start = time.perf_counter()
-            report = SimulatedWorkers(mturk, crowd.workers(base.scale), truths, base.scale,
-                                      http, seed=seed, profile=WORKER_PROFILE,
-                                      keep_group=True).run()  # fmt: skip
+            report = SimulatedWorkers(
+                mturk,
+                crowd.workers(base.scale),
+                truths,
+                base.scale,
+                http,
+                seed=seed,
+                profile=WORKER_PROFILE,
+                keep_group=True,
+            ).run()
             crowd_seconds = time.perf_counter() - start
             until = time.monotonic() + 90
             while not app.extensions["harness.trust"].rechecks.idle():
@@ -136,21 +156,28 @@ def main_(workers: int, seed: int, arrivals: int) -> None:
     people = len(report.by_worker)
     print(f"statements-variants: {k} arms, {workers} simulated workers, seed {seed}")
     print(f"  launch: {launched:.1f} s")
-    print(f"  crowd: {len(report.submitted)} assignments by {people} workers in "
-          f"{crowd_seconds:.1f} s; refused {len(report.refused)}")  # fmt: skip
+    print(
+        f"  crowd: {len(report.submitted)} assignments by {people} workers in "
+        f"{crowd_seconds:.1f} s; refused {len(report.refused)}"
+    )
     returned_share = len(report.returned) / max(1, people)
-    print(f"  HITs returned as their page asked: {len(report.returned)} "
-          f"({returned_share:.2f} per worker who did any; expected about (k - 1)/k = "
-          f"{(k - 1) / k:.2f} on the first HIT, none after)")  # fmt: skip
+    print(
+        f"  HITs returned as their page asked: {len(report.returned)} "
+        f"({returned_share:.2f} per worker who did any; expected about (k - 1)/k = "
+        f"{(k - 1) / k:.2f} on the first HIT, none after)"
+    )
     for line in status.splitlines():
         if "raters per item" in line or line.strip().startswith("arms:"):
             print(f"  {line.strip()}")
     print(f"  sync: {synced.strip()}")
     if first:
-        print(f"  task page, first arrival (arm given, MTurk told): median "
-              f"{statistics.median(first) * 1000:.1f} ms over {len(first)}")  # fmt: skip
-        print(f"  task page, opened again (arm read): median "
-              f"{statistics.median(again) * 1000:.1f} ms")  # fmt: skip
+        print(
+            f"  task page, first arrival (arm given, MTurk told): median "
+            f"{statistics.median(first) * 1000:.1f} ms over {len(first)}"
+        )
+        print(
+            f"  task page, opened again (arm read): median {statistics.median(again) * 1000:.1f} ms"
+        )
     print(f"  crowd workers per arm: {dict(sorted(Counter(arms_of.values()).items()))}")
     counts = Counter(report.by_worker.values())
     print(f"  HITs per worker: {dict(sorted(counts.items()))}")

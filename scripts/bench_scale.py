@@ -137,8 +137,9 @@ def characterization_study(
             "value": values.ravel(),
         }
     )
-    scores = {f"s{k}": pd.Series(truth + rng.normal(0, 1.5 + k, n_items), index=items)
-              for k in range(2)}  # fmt: skip
+    scores = {
+        f"s{k}": pd.Series(truth + rng.normal(0, 1.5 + k, n_items), index=items) for k in range(2)
+    }
     return table, scores
 
 
@@ -205,8 +206,9 @@ def alpha_design(n_judgments: int, per_item: int, continuous: bool, seed: int = 
     if continuous:
         value = np.clip(rng.uniform(0, 10, n_items)[item] + rng.normal(0, 1.5, len(item)), 0, 10)
     else:
-        value = np.clip(np.round(rng.uniform(1, 5, n_items)[item] + rng.normal(0, 1, len(item))),
-                        1, 5)  # fmt: skip
+        value = np.clip(
+            np.round(rng.uniform(1, 5, n_items)[item] + rng.normal(0, 1, len(item))), 1, 5
+        )
     return pd.DataFrame({"item_id": item, "worker_id": worker, "value": value})
 
 
@@ -293,8 +295,10 @@ def crowd_step(hits: int) -> Timing:
     from scale_loop import crowd_and_sync
 
     crowd, sync, done = crowd_and_sync(hits)
-    print(f"  {'':>10} {done:,} assignments: crowd {crowd:.1f} s ({done / crowd:.0f}/s), "
-          f"sync {sync:.1f} s ({done / sync:.0f}/s)")  # fmt: skip
+    print(
+        f"  {'':>10} {done:,} assignments: crowd {crowd:.1f} s ({done / crowd:.0f}/s), "
+        f"sync {sync:.1f} s ({done / sync:.0f}/s)"
+    )
     return Timing(crowd + sync)
 
 
@@ -303,40 +307,106 @@ def live_step(n_judgments: int) -> Timing:
     from scale_loop import live_updates
 
     seconds = live_updates(n_judgments)
-    print(f"  {'':>10} ten updates at {n_judgments:,}: median "
-          f"{statistics.median(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms")
+    print(
+        f"  {'':>10} ten updates at {n_judgments:,}: median "
+        f"{statistics.median(seconds) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms"
+    )
     return Timing(max(seconds))
 
 
 MEASURES = [
-    Measure("local service: harness launch, HITs x 3", "HITs", (250, 500, 1_000), launch_step,
-            "< 20 s at 1,000", lambda t: t.seconds < 20.0),
-    Measure("local service: crowd + sync, HITs x 3", "HITs", (250, 500, 1_000), crowd_step,
-            "< 3 min at 1,000 (3,000 assignments)", lambda t: t.seconds < 180.0),
-    Measure("screening: live update, slowest of ten", "judgments", (25_000, 50_000, 100_000),
-            live_step, "every update < 50 ms at 100,000", lambda t: t.seconds < 0.050),
-    Measure("characterize: systems step (whole)", "items", (5_000, 10_000, 20_000), systems_step,
-            "< 2 s at 20,000 items", lambda t: t.seconds < 2.0),
-    Measure("characterize: distance correlation", "items", (5_000, 10_000, 20_000), distance_step,
-            "near-linear (exponent < 1.3)", reference="quadratic definition"),
-    Measure("characterize: rank stability (se)", "items", (5_000, 10_000, 20_000),
-            rank_stability_step, "near-linear (exponent < 1.3)",
-            reference="quadratic definition"),
-    Measure("alpha: ratio, 1-5 values", "judgments", (75_000, 150_000, 300_000),
-            ratio_few_values, "<= package at 300,000",
-            lambda t: t.reference is not None and t.seconds <= t.reference,
-            reference="krippendorff package"),
-    Measure("alpha: ratio, continuous", "judgments", (250_000, 500_000, 1_000_000),
-            ratio_continuous, "< 2 s at 1,000,000", lambda t: t.seconds < 2.0),
-    Measure("screening: batch, every heuristic", "judgments", (250_000, 500_000, 1_000_000),
-            batch_screening, "< 5 s at 1,000,000", lambda t: t.seconds < 5.0),
-    Measure("screening: H7 per-assignment correlations", "judgments",
-            (250_000, 500_000, 1_000_000), h7_step, "near-linear (exponent < 1.3)",
-            reference="per-assignment loop"),
-    Measure("judgments: read a CSV", "judgments", (250_000, 500_000, 1_000_000), csv_read,
-            "faster than the text read", lambda t: t.reference is not None
-            and t.seconds < t.reference, reference="text read", sized=False),
-]  # fmt: skip
+    Measure(
+        "local service: harness launch, HITs x 3",
+        "HITs",
+        (250, 500, 1_000),
+        launch_step,
+        "< 20 s at 1,000",
+        lambda t: t.seconds < 20.0,
+    ),
+    Measure(
+        "local service: crowd + sync, HITs x 3",
+        "HITs",
+        (250, 500, 1_000),
+        crowd_step,
+        "< 3 min at 1,000 (3,000 assignments)",
+        lambda t: t.seconds < 180.0,
+    ),
+    Measure(
+        "screening: live update, slowest of ten",
+        "judgments",
+        (25_000, 50_000, 100_000),
+        live_step,
+        "every update < 50 ms at 100,000",
+        lambda t: t.seconds < 0.050,
+    ),
+    Measure(
+        "characterize: systems step (whole)",
+        "items",
+        (5_000, 10_000, 20_000),
+        systems_step,
+        "< 2 s at 20,000 items",
+        lambda t: t.seconds < 2.0,
+    ),
+    Measure(
+        "characterize: distance correlation",
+        "items",
+        (5_000, 10_000, 20_000),
+        distance_step,
+        "near-linear (exponent < 1.3)",
+        reference="quadratic definition",
+    ),
+    Measure(
+        "characterize: rank stability (se)",
+        "items",
+        (5_000, 10_000, 20_000),
+        rank_stability_step,
+        "near-linear (exponent < 1.3)",
+        reference="quadratic definition",
+    ),
+    Measure(
+        "alpha: ratio, 1-5 values",
+        "judgments",
+        (75_000, 150_000, 300_000),
+        ratio_few_values,
+        "<= package at 300,000",
+        lambda t: t.reference is not None and t.seconds <= t.reference,
+        reference="krippendorff package",
+    ),
+    Measure(
+        "alpha: ratio, continuous",
+        "judgments",
+        (250_000, 500_000, 1_000_000),
+        ratio_continuous,
+        "< 2 s at 1,000,000",
+        lambda t: t.seconds < 2.0,
+    ),
+    Measure(
+        "screening: batch, every heuristic",
+        "judgments",
+        (250_000, 500_000, 1_000_000),
+        batch_screening,
+        "< 5 s at 1,000,000",
+        lambda t: t.seconds < 5.0,
+    ),
+    Measure(
+        "screening: H7 per-assignment correlations",
+        "judgments",
+        (250_000, 500_000, 1_000_000),
+        h7_step,
+        "near-linear (exponent < 1.3)",
+        reference="per-assignment loop",
+    ),
+    Measure(
+        "judgments: read a CSV",
+        "judgments",
+        (250_000, 500_000, 1_000_000),
+        csv_read,
+        "faster than the text read",
+        lambda t: t.reference is not None and t.seconds < t.reference,
+        reference="text read",
+        sized=False,
+    ),
+]
 
 
 def exponent(sizes: list[int], seconds: list[float]) -> float:
@@ -361,8 +431,14 @@ def report(
     else:
         verdict = "met" if grow < 1.3 else "NOT met"
     print(f"{line}; goal {measure.goal}: {verdict}", flush=True)
-    return {"measure": measure.name, "size": sizes[-1], "seconds": ours[-1], "goal": measure.goal,
-            "verdict": verdict, "exponent": grow}  # fmt: skip
+    return {
+        "measure": measure.name,
+        "size": sizes[-1],
+        "seconds": ours[-1],
+        "goal": measure.goal,
+        "verdict": verdict,
+        "exponent": grow,
+    }
 
 
 def main() -> None:
@@ -376,8 +452,11 @@ def main() -> None:
         if args.only and not any(word in measure.name for word in args.only):
             continue
         sizes = [max(1, s // 4) if args.quick else s for s in measure.sizes]
-        print(f"\n== {measure.name}" + (f" (reference: {measure.reference})"
-                                        if measure.reference else ""), flush=True)  # fmt: skip
+        print(
+            f"\n== {measure.name}"
+            + (f" (reference: {measure.reference})" if measure.reference else ""),
+            flush=True,
+        )
         timings = []
         for size in sizes:
             timing = measure.run(size)
@@ -394,12 +473,16 @@ def main() -> None:
 
         print("\n== start-up (median of five runs in a fresh interpreter)", flush=True)
         summary += print_startup()
-    print(f"\nload average {os.getloadavg()[0]:.1f} at the end (wall times above the CPU times: "
-          "other processes held the CPUs)")
+    print(
+        f"\nload average {os.getloadavg()[0]:.1f} at the end (wall times above the CPU times: "
+        "other processes held the CPUs)"
+    )
     print(f"\n{'measure':<44} {'at':>18} {'harness':>10}  {'exponent':>8}  goal")
     for row in summary:
-        print(f"{row['measure']:<44} {row['size']:>18,} {row['seconds']:>8.3f} s  "
-              f"{row['exponent']:>8.2f}  {row['goal']}: {row['verdict']}")  # fmt: skip
+        print(
+            f"{row['measure']:<44} {row['size']:>18,} {row['seconds']:>8.3f} s  "
+            f"{row['exponent']:>8.2f}  {row['goal']}: {row['verdict']}"
+        )
 
 
 if __name__ == "__main__":

@@ -88,9 +88,18 @@ def launch(
             hit.platform_hit_id = f"PH{hit.index}"
             hit.created_at = utcnow() - timedelta(hours=1)
             session.add(hit)
-        session.add(StudyPlatform(study_id=study.id, provider="mturk", launch_id="bench",
-                                  endpoint_url=SUBMIT_TO, hosting="external", spec_path=str(path),
-                                  reward=Decimal("0.75"), assignments_per_hit=raters))  # fmt: skip
+        session.add(
+            StudyPlatform(
+                study_id=study.id,
+                provider="mturk",
+                launch_id="bench",
+                endpoint_url=SUBMIT_TO,
+                hosting="external",
+                spec_path=str(path),
+                reward=Decimal("0.75"),
+                assignments_per_hit=raters,
+            )
+        )
         name = study.name
     engine.dispose()
     return name, plans, Instrument.from_loaded(loaded)
@@ -136,8 +145,10 @@ def bench(url: str, args: argparse.Namespace) -> dict[str, float]:
             plan = plans[i % len(plans)]
             key = hit_key(name, plan.index)
             assignment, worker = f"A{i}", f"W{i}"
-            query = (f"assignmentId={assignment}&workerId={worker}&hitId=PH{plan.index}"
-                     f"&turkSubmitTo={SUBMIT_TO}")  # fmt: skip
+            query = (
+                f"assignmentId={assignment}&workerId={worker}&hitId=PH{plan.index}"
+                f"&turkSubmitTo={SUBMIT_TO}"
+            )
             before, start = counter.count, time.process_time()
             response = client.get(f"/hit/{key}?{query}")
             spent, sql = time.process_time() - start, counter.count - before
@@ -145,14 +156,26 @@ def bench(url: str, args: argparse.Namespace) -> dict[str, float]:
             if i:
                 page_cpu, page_sql = page_cpu + spent, page_sql + sql
             now = utcnow()
-            order = instrument.page_order(plan, study_name=name, worker_id=worker,
-                                          hosting="external")  # fmt: skip
-            answers = [Answer(k, p, 5.0, shown_at=now - timedelta(seconds=60 - p),
-                              answered_at=now - timedelta(seconds=59 - p))
-                       for p, k in enumerate(order)]  # fmt: skip
+            order = instrument.page_order(
+                plan, study_name=name, worker_id=worker, hosting="external"
+            )
+            answers = [
+                Answer(
+                    k,
+                    p,
+                    5.0,
+                    shown_at=now - timedelta(seconds=60 - p),
+                    answered_at=now - timedelta(seconds=59 - p),
+                )
+                for p, k in enumerate(order)
+            ]
             form = encode_answers(answers)
-            form.update(assignmentId=assignment, workerId=worker, hitId=f"PH{plan.index}",
-                        pageToken=token_in_page(response.get_data(as_text=True)))  # fmt: skip
+            form.update(
+                assignmentId=assignment,
+                workerId=worker,
+                hitId=f"PH{plan.index}",
+                pageToken=token_in_page(response.get_data(as_text=True)),
+            )
             before, start = counter.count, time.process_time()
             response = client.post(f"/hit/{key}/submit", data=form)
             spent, sql = time.process_time() - start, counter.count - before
@@ -198,8 +221,10 @@ def report(title: str, found: dict[str, float]) -> None:
     print(f"{title}: reference (GET /health) {ref:.3f} CPU ms")
     for part in ("page", "submit"):
         ms = found[part]
-        print(f"  {part:7s}: {ms:7.2f} CPU ms = {ms / ref:6.1f} x reference; "
-              f"{found[part + '_sql']:.1f} SQL statements")  # fmt: skip
+        print(
+            f"  {part:7s}: {ms:7.2f} CPU ms = {ms / ref:6.1f} x reference; "
+            f"{found[part + '_sql']:.1f} SQL statements"
+        )
 
 
 def main() -> None:
@@ -211,8 +236,10 @@ def main() -> None:
     parser.add_argument("--before", help="another checkout to measure first (e.g. /work/main)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"store {args.store}, {args.assignments} assignments, {args.items_per_hit} per HIT",
-          file=sys.stderr if args.json else sys.stdout)  # fmt: skip
+    print(
+        f"store {args.store}, {args.assignments} assignments, {args.items_per_hit} per HIT",
+        file=sys.stderr if args.json else sys.stdout,
+    )
     before = measure(args) if args.before else None
     args.before = None
     after = measure(args)

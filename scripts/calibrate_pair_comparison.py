@@ -114,8 +114,7 @@ def main() -> None:
     original = votes.mean()
     found = []
     for seed in range(args.seeds):
-        table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=30, seed=seed),
-                                    seed=seed)  # fmt: skip
+        table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=30, seed=seed), seed=seed)
         res = resolution(table, original)
         equal = float((res.decisions["decision"] == 0).mean())
         found.append((res.agreement_all, equal, res.threshold_95))

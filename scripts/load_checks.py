@@ -99,10 +99,13 @@ def check_mturk(db: str, mturk_url: str, timings: Timings) -> Checks:
             out["0 duplicated judgments"] = duplicated
             out |= store.once_and_done()
             for name, done, there in (
-                ("rejections", "review.rejected", {a for a, s in platform.items()
-                                                   if s == "Rejected"}),
+                (
+                    "rejections",
+                    "review.rejected",
+                    {a for a, s in platform.items() if s == "Rejected"},
+                ),
                 ("blocks", "worker.blocked", blocked),
-            ):  # fmt: skip
+            ):
                 logged = set(store.events(done))
                 out[f"platform {name} = {name} logged"] = (
                     logged == there,
@@ -122,9 +125,9 @@ def check_link(db: str, timings: Timings) -> Checks:
         with engine.connect() as c:
             store = StoreChecks(c, engine.dialect.name)
             submitted_slots = {
-                str(r[0]) for r in store.rows("SELECT session_ref FROM slot WHERE state = "
-                                              "'SUBMITTED'")
-            }  # fmt: skip
+                str(r[0])
+                for r in store.rows("SELECT session_ref FROM slot WHERE state = 'SUBMITTED'")
+            }
             out = store.stored(submitted_slots, timings.acknowledged, "places submitted")
             assigned = Counter(
                 str(r[0])

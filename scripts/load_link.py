@@ -19,9 +19,9 @@ import numpy as np
 from load_pace import Pacer
 from load_session import TimedSession
 
+from harness.providers.link.crowd import LinkDoor
 from harness.simulate.archetypes import Worker
 from harness.simulate.driver import DriverReport, SimulatedWorkers
-from harness.providers.link.crowd import LinkDoor
 from harness.simulate.places_driver import PlacesWorkers
 from harness.spec.scale import Scale
 

@@ -80,10 +80,10 @@ from load_pace import Pacer, littles_law  # noqa: E402
 from load_session import KINDS, TimedSession, Timings  # noqa: E402
 from load_store import POSTGRES_ADMIN, fresh_store, ws353_spec  # noqa: E402
 
+from harness.providers.link.crowd import LinkDoor  # noqa: E402
 from harness.simulate import Crowd, control_truths  # noqa: E402
 from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
 from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
-from harness.providers.link.crowd import LinkDoor  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
 
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
@@ -323,11 +323,27 @@ def run(args: argparse.Namespace) -> int:
                 seed = args.seed + i
                 with TimedSession(timings) as http:
                     if mturk_url is None:  # a study link: the task server is the whole of it
-                        link_participant(http, workers[i], door, truths, loaded.scale, seed,
-                                         deadline, report, pacer)  # fmt: skip
+                        link_participant(
+                            http,
+                            workers[i],
+                            door,
+                            truths,
+                            loaded.scale,
+                            seed,
+                            deadline,
+                            report,
+                            pacer,
+                        )
                         return
-                    sim = SimulatedWorkers(mturk_url, [workers[i]], truths, loaded.scale, http,
-                                           seed=seed, profile=WORKER_PROFILE)  # fmt: skip
+                    sim = SimulatedWorkers(
+                        mturk_url,
+                        [workers[i]],
+                        truths,
+                        loaded.scale,
+                        http,
+                        seed=seed,
+                        profile=WORKER_PROFILE,
+                    )
                     crowd_worker(sim, workers[i], seed, deadline, report, pacer)
 
             with ThreadPoolExecutor(args.workers) as pool:
@@ -366,9 +382,11 @@ def run(args: argparse.Namespace) -> int:
                 checks = check_mturk(db, mturk_url, timings)
         print_report(args, wall, timings, report, killed, drained, synced, checks, pacer)
         if decided.verified:
-            for what, spent in (("post to screened (verified by the rechecks, then screened)",
-                                 decided.total()), ("  post to verified", decided.verified),
-                                ("  verified to screened", decided.screened)):  # fmt: skip
+            for what, spent in (
+                ("post to screened (verified by the rechecks, then screened)", decided.total()),
+                ("  post to verified", decided.verified),
+                ("  verified to screened", decided.screened),
+            ):
                 print(
                     f"  {what}: p50 {np.percentile(spent, 50):.1f} s, p99 "
                     f"{np.percentile(spent, 99):.1f} s, max {max(spent):.1f} s ({len(spent)})"

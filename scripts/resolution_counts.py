@@ -43,16 +43,25 @@ def main() -> None:
     print(f"published: {PUBLISHED_PAIRS:,} item pairs, {PUBLISHED_ABOVE:,} above 1.8")
     left_out = "; ".join(f"{a}-{b} ({why})" for (a, b), why in LEFT_OUT.items())
     published = published_item_set(ws.items)
-    print(_line(f"published set (WS353 less {left_out}), printed means",
-                item_pair_counts(published["published_mean"], t)))  # fmt: skip
+    print(
+        _line(
+            f"published set (WS353 less {left_out}), printed means",
+            item_pair_counts(published["published_mean"], t),
+        )
+    )
     print(_line("harness's WS353, printed means", item_pair_counts(ws.items["published_mean"], t)))
     votes = ws.judgments.groupby("item_id")["value"].mean()
-    print(_line("harness's WS353, means from the votes (16-rater table)",
-                item_pair_counts(votes, t)))  # fmt: skip
+    print(
+        _line("harness's WS353, means from the votes (16-rater table)", item_pair_counts(votes, t))
+    )
     raters13 = ws.judgments[ws.judgments["worker_id"].isin(THIRTEEN)]
     if raters13["item_id"].nunique() == len(votes):
-        print(_line("harness's WS353, means from raters 1-13 (the 13-rater table)",
-                    item_pair_counts(raters13.groupby("item_id")["value"].mean(), t)))  # fmt: skip
+        print(
+            _line(
+                "harness's WS353, means from raters 1-13 (the 13-rater table)",
+                item_pair_counts(raters13.groupby("item_id")["value"].mean(), t),
+            )
+        )
 
 
 if __name__ == "__main__":

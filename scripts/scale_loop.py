@@ -97,9 +97,14 @@ def crowd_and_sync(hits: int) -> tuple[float, float, int]:
             start = time.perf_counter()
             with requests.Session() as http:
                 report = SimulatedWorkers(
-                    url, workers.workers(loaded.scale), truths, loaded.scale, http, seed=3,
+                    url,
+                    workers.workers(loaded.scale),
+                    truths,
+                    loaded.scale,
+                    http,
+                    seed=3,
                     profile={"country": "US", "numberApproved": 5000, "percentApproved": 99},
-                ).run()  # fmt: skip
+                ).run()
             crowd = time.perf_counter() - start
             start = time.perf_counter()
             _harness("sync", "bench-loop", "--db", db)
@@ -136,8 +141,11 @@ def live_updates(n_judgments: int, updates: int = 10) -> list[float]:
         order = list(dict.fromkeys(table["assignment_id"]))
         with session_scope(engine) as session:
             study = create_study(session, loaded)
-            list(store_assignments(session, study, table[table["assignment_id"].isin(
-                order[:-updates])]))  # fmt: skip
+            list(
+                store_assignments(
+                    session, study, table[table["assignment_id"].isin(order[:-updates])]
+                )
+            )
         forget_states()
         screen_pending(engine, study.id)  # type: ignore[arg-type]  # builds the scores
         seconds = []
@@ -156,8 +164,9 @@ def startup(args: list[str], repeat: int = 5) -> float:
     runs = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, check=True,
-                       capture_output=True)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "harness", *args], cwd=ROOT, check=True, capture_output=True
+        )
         runs.append(time.perf_counter() - start)
     return statistics.median(runs)
 
@@ -176,7 +185,14 @@ def print_startup(say: Callable[[str], None] = print) -> list[dict[str, object]]
         seconds = startup(args)
         verdict = "met" if seconds < goal else "NOT met"
         say(f"  {name:<36} {seconds:6.3f} s   goal < {goal} s: {verdict}")
-        rows.append({"measure": f"start-up: {name}", "size": 1, "seconds": seconds,
-                     "goal": f"< {goal} s", "verdict": verdict,
-                     "exponent": float("nan")})  # fmt: skip
+        rows.append(
+            {
+                "measure": f"start-up: {name}",
+                "size": 1,
+                "seconds": seconds,
+                "goal": f"< {goal} s",
+                "verdict": verdict,
+                "exponent": float("nan"),
+            }
+        )
     return rows

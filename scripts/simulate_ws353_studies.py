@@ -25,8 +25,13 @@ from harness.simulate.studies import simulate_spec_study
 from harness.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
-REPRODUCTION_MIX = {"careful": 0.7, "sloppy": 0.1, "spammer": 0.1, "straight_liner": 0.05,
-                    "backwards": 0.05}  # fmt: skip
+REPRODUCTION_MIX = {
+    "careful": 0.7,
+    "sloppy": 0.1,
+    "spammer": 0.1,
+    "straight_liner": 0.05,
+    "backwards": 0.05,
+}
 RESOLUTION_MIX = {"careful": 0.7, "sloppy": 0.2, "spammer": 0.1}
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: lint, then type-check beside the whole test suite (SQLite and PostgreSQL), on
+# The test command: lint and check the format, then type-check beside the whole test suite (SQLite and PostgreSQL), on
 # three workers (pytest-xdist; $HARNESS_TEST_WORKERS to change, 0 for one process): one more
 # than the two cores it is made for, since a good part of a test is spent waiting on a server
 # it started, on PostgreSQL or on Chromium, and a third worker runs meanwhile.
@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 unset PYTHONDONTWRITEBYTECODE
 bash scripts/postgres.sh
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 # mypy checks the types beside the tests (about 17 s of one core, which the tests, often
 # waiting on their servers, leave idle); its report follows theirs, and either failing fails
 types=$(mktemp)

@@ -49,9 +49,12 @@ def test_validate_imports_neither_the_database_stack_nor_scipy_nor_a_platform_cl
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )
     imported = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         cwd=PROJECT_ROOT,
-    ).stdout.strip()  # fmt: skip
+    ).stdout.strip()
     assert imported == "[]"
 
 

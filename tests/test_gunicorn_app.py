@@ -22,8 +22,13 @@ _end_now(eval(sys.argv[1]))
 
 def end_with(code: str) -> subprocess.CompletedProcess[str]:
     """A process that printed and logged, ended by ``_end_now(code)``."""
-    return subprocess.run([sys.executable, "-c", ENDING, code], capture_output=True, text=True,
-                          cwd=PROJECT_ROOT, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", ENDING, code],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize(("code", "status"), [("None", 0), ("0", 0), ("3", 3)])

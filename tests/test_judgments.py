@@ -177,9 +177,11 @@ def test_the_typed_read_gives_what_the_text_read_gives(data, numeric):
         path = Path(directory) / "j.csv"
         path.write_bytes(data)
         try:
-            expected = mark_repeats(normalize_judgments(
-                read_text_csv(path, expected_header="x"), source=str(path), numeric=numeric
-            ))  # fmt: skip
+            expected = mark_repeats(
+                normalize_judgments(
+                    read_text_csv(path, expected_header="x"), source=str(path), numeric=numeric
+                )
+            )
         except JudgmentsError as exc:
             with pytest.raises(JudgmentsError) as caught:
                 read_judgments(path, numeric=numeric)

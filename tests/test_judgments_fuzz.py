@@ -27,10 +27,30 @@ BASE = "item_id,worker_id,value,skipped,seconds\n" + "".join(
     for w in range(1, 5)
 )
 PAYLOADS = [
-    b"\x00", b"\xff", b"\xc3", b'"', b",", b"\r", b"\n", b"\xef\xbb\xbf", b"x" * 200_000,
-    ",".join(["c"] * 3000).encode(), "\u0665".encode(), "\uff15".encode(), b"1_0", b"1e400",
-    b"1e-400", b"nan", b"-inf", b"true", b"item_id", b"value", b"\t", b"\\", b"'",
-]  # fmt: skip
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b'"',
+    b",",
+    b"\r",
+    b"\n",
+    b"\xef\xbb\xbf",
+    b"x" * 200_000,
+    ",".join(["c"] * 3000).encode(),
+    "\u0665".encode(),
+    "\uff15".encode(),
+    b"1_0",
+    b"1e400",
+    b"1e-400",
+    b"nan",
+    b"-inf",
+    b"true",
+    b"item_id",
+    b"value",
+    b"\t",
+    b"\\",
+    b"'",
+]
 
 
 @st.composite

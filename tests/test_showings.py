@@ -20,8 +20,12 @@ ITEMS = {"a": _Item("item"), "b": _Item("item"), "g": _Item("gold"), "same": _It
 
 
 def test_the_second_showing_of_an_item_is_a_repeat_and_the_first_keeps_the_items_role():
-    answers = [Answer("a", 0, 1.0), Answer("same", 1, 10.0), Answer("b", 2, 4.0),
-               Answer("a", 3, 2.0)]  # fmt: skip
+    answers = [
+        Answer("a", 0, 1.0),
+        Answer("same", 1, 10.0),
+        Answer("b", 2, 4.0),
+        Answer("a", 3, 2.0),
+    ]
     assert showing_roles(answers, ITEMS) == ["item", "identical", "item", "repeat"]
 
 
@@ -38,14 +42,17 @@ def test_a_repeated_gold_item_keeps_gold_on_its_first_showing():
 def _old_store_table() -> pd.DataFrame:
     """Two assignments as stored before repeats had a role: both showings ``item`` (and an
     index that is not unique, as a concatenated table's may be)."""
-    return pd.DataFrame({
-        "item_id": ["a", "b", "a", "a", "c"],
-        "worker_id": ["w1", "w1", "w1", "w2", "w2"],
-        "assignment_id": ["A1", "A1", "A1", "A2", "A2"],
-        "position": [3, 1, 0, 0, 1],
-        "value": [2.0, 4.0, 1.0, 5.0, 6.0],
-        "role": ["item"] * 5,
-    }, index=[7, 7, 8, 9, 9])  # fmt: skip
+    return pd.DataFrame(
+        {
+            "item_id": ["a", "b", "a", "a", "c"],
+            "worker_id": ["w1", "w1", "w1", "w2", "w2"],
+            "assignment_id": ["A1", "A1", "A1", "A2", "A2"],
+            "position": [3, 1, 0, 0, 1],
+            "value": [2.0, 4.0, 1.0, 5.0, 6.0],
+            "role": ["item"] * 5,
+        },
+        index=[7, 7, 8, 9, 9],
+    )
 
 
 def test_a_table_written_before_marks_the_later_showing_by_position_as_the_repeat():

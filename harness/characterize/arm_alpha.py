@@ -137,14 +137,22 @@ class ArmValues:
             v = np.asarray(values, dtype=np.float64)
             x = v - v.mean()
         return cls(
-            np.asarray(unit, dtype=np.int64), codes.astype(np.int64), x, n_units,
-            int(codes.max()) + 1, level == "nominal",
-        )  # fmt: skip
+            np.asarray(unit, dtype=np.int64),
+            codes.astype(np.int64),
+            x,
+            n_units,
+            int(codes.max()) + 1,
+            level == "nominal",
+        )
 
     def alphas(self, item_counts: np.ndarray, worker_weights: np.ndarray) -> np.ndarray:
         """Alpha of each resample (rows of ``item_counts`` (b x U) and ``worker_weights``
         (b x workers)); NaN where a resample has no variation."""
         return weighted_alphas(
-            self.unit, self.x, self.n_units, item_counts, worker_weights[:, self.worker],
+            self.unit,
+            self.x,
+            self.n_units,
+            item_counts,
+            worker_weights[:, self.worker],
             nominal=self.nominal,
-        )  # fmt: skip
+        )

@@ -60,8 +60,16 @@ def controls_passed(
             for control, part in passed.groupby(rows["control"], sort=True):
                 by_control[str(control)] = [int(part.sum()), len(part)]
         low, high = wilson_interval(k, n, confidence) if n else (None, None)
-        figures = ArmControls(arm, n, k, int(rows["worker_id"].nunique()),
-                              k / n if n else None, low, high, by_control=by_control)  # fmt: skip
+        figures = ArmControls(
+            arm,
+            n,
+            k,
+            int(rows["worker_id"].nunique()),
+            k / n if n else None,
+            low,
+            high,
+            by_control=by_control,
+        )
         base = out[0] if out else None
         if base is not None and base.checks and n:
             d, d_low, d_high = newcombe_difference(k, n, base.passed, base.checks, confidence)

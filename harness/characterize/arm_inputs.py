@@ -137,8 +137,10 @@ def arms_figures(
     try:
         comparison = compare_stored(stored, reference=means, resamples=resamples, seed=seed)
     except StatsError as exc:
-        return ArmsFigures(data.study, data.arms, characterized, None, str(exc),
-                           fees_of=stored.platform)  # fmt: skip
+        return ArmsFigures(
+            data.study, data.arms, characterized, None, str(exc), fees_of=stored.platform
+        )
     name = None if means is None or reference is None else reference.name
-    return ArmsFigures(data.study, data.arms, characterized, comparison,
-                       reference=name, fees_of=stored.platform)  # fmt: skip
+    return ArmsFigures(
+        data.study, data.arms, characterized, comparison, reference=name, fees_of=stored.platform
+    )

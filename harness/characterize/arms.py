@@ -195,7 +195,7 @@ class ArmComparison:
                 "rho_base",
                 "rho_low",
                 "rho_high",
-            ],  # fmt: skip
+            ],
         ).set_index("arm")
         return rows.join(diffs)
 
@@ -247,15 +247,20 @@ def compare_arms(
     point = np.array([alpha_parts(p, level).alpha for p in pairables])
     values = [
         ArmValues.build(
-            rows["item_id"].map(codes).to_numpy(), rows["worker_id"].to_numpy(),
-            rows["value"].to_numpy(), len(common), level,
+            rows["item_id"].map(codes).to_numpy(),
+            rows["worker_id"].to_numpy(),
+            rows["value"].to_numpy(),
+            len(common),
+            level,
         )
         for rows in (valued[valued["arm"] == a] for a in names)
-    ]  # fmt: skip
+    ]
     samples = two_way_bootstrap(
-        values, resamples, np.random.default_rng(seed),
+        values,
+        resamples,
+        np.random.default_rng(seed),
         reweight_workers=method == DifferenceMethod.ITEMS_WORKERS,
-    )  # fmt: skip
+    )
     tail = (1 - confidence) / 2 * 100
     means = valued.groupby(["arm", "item_id"])["value"].mean().unstack("arm")[names]
     summaries = []
@@ -294,10 +299,16 @@ def compare_arms(
         if method == DifferenceMethod.RELABEL:
             pair = valued[valued["arm"].isin([names[0], name])]
             test = relabeling_test(
-                pair["item_id"].map(codes).to_numpy(), pair["worker_id"].to_numpy(),
-                pair["value"].to_numpy(), (pair["arm"] == name).to_numpy(), len(common), level,
-                relabelings, confidence, np.random.default_rng([seed, j]),
-            )  # fmt: skip
+                pair["item_id"].map(codes).to_numpy(),
+                pair["worker_id"].to_numpy(),
+                pair["value"].to_numpy(),
+                (pair["arm"] == name).to_numpy(),
+                len(common),
+                level,
+                relabelings,
+                confidence,
+                np.random.default_rng([seed, j]),
+            )
             low, high, se, p_value = test.ci_low, test.ci_high, test.se, test.p
             few = test.too_few_splits
         else:
@@ -310,16 +321,38 @@ def compare_arms(
             means[names[0]].to_numpy(), means[name].to_numpy(), confidence
         )
         differences.append(
-            ArmDifference(name, names[0], d, low, high, se,
-                          raters_needed(d, se, r, confidence, power), rho, rho_low, rho_high,
-                          method, p_value, few)
-        )  # fmt: skip
+            ArmDifference(
+                name,
+                names[0],
+                d,
+                low,
+                high,
+                se,
+                raters_needed(d, se, r, confidence, power),
+                rho,
+                rho_low,
+                rho_high,
+                method,
+                p_value,
+                few,
+            )
+        )
     fits = _reference_fits(means, names, reference, confidence) if reference else []
     checked = [] if controls is None else controls_passed(controls, names, confidence)
-    return ArmComparison(level, confidence, resamples, seed, power, summaries, differences,
-                         fits, samples, method,
-                         relabelings if method == DifferenceMethod.RELABEL else 0,
-                         checked)  # fmt: skip
+    return ArmComparison(
+        level,
+        confidence,
+        resamples,
+        seed,
+        power,
+        summaries,
+        differences,
+        fits,
+        samples,
+        method,
+        relabelings if method == DifferenceMethod.RELABEL else 0,
+        checked,
+    )
 
 
 def spearman_interval(

@@ -195,8 +195,10 @@ def characterize(
     threshold = None if res is None else res.threshold_95
     figures = {}
     for label, instrument in (("new", new), ("original", original)):
-        say(f"{label} ({instrument.name}): repeatability ({resamples} bootstrap resamples), "
-            "precision, rank stability")  # fmt: skip
+        say(
+            f"{label} ({instrument.name}): repeatability ({resamples} bootstrap resamples), "
+            "precision, rank stability"
+        )
         figures[label] = instrument_figures(
             instrument, level=level, resamples=resamples, seed=seed, threshold=threshold
         )
@@ -210,10 +212,19 @@ def characterize(
     if screened is not None:
         say(f"screened ({screening_policy}): every figure of the new instrument again")
         screened_view = _screened(
-            new, original, screened, screening_policy, system_scores,
-            level=level, resamples=resamples, seed=seed, threshold=threshold,
-            scale_range=scale_range, minimum=min_shared_items, impact=screening_impact,
-        )  # fmt: skip
+            new,
+            original,
+            screened,
+            screening_policy,
+            system_scores,
+            level=level,
+            resamples=resamples,
+            seed=seed,
+            threshold=threshold,
+            scale_range=scale_range,
+            minimum=min_shared_items,
+            impact=screening_impact,
+        )
     return Characterization(
         new_instrument=new,
         original_instrument=original,
@@ -274,7 +285,7 @@ def _screened(
             resamples=resamples,
             seed=seed,
             minimum=minimum,
-        ),  # fmt: skip
+        ),
         systems=None
         if not scores
         else systems({"new": table}, scores, scale_range=scale_range, resolution=threshold),

@@ -113,8 +113,10 @@ def _stored(
     study = stored.study | {"name": f"{name} (arm {chosen})"}
     one = instrument_from_study(study, instrument, judgments.reset_index(drop=True))
     base = " (the base)" if chosen == arms[0].name else ""
-    what = (f"{chosen}{base}, one of the study's {len(arms)} arms "
-            f"({', '.join(a.name for a in arms)}); each arm is its own instrument")  # fmt: skip
+    what = (
+        f"{chosen}{base}, one of the study's {len(arms)} arms "
+        f"({', '.join(a.name for a in arms)}); each arm is its own instrument"
+    )
     known = {k: v for k, v in one.known.items() if k == "source"}
     return replace(one, known=known | {"arm": what} | one.known), compared
 
@@ -128,8 +130,9 @@ def _chosen_arm(study: str, arms: list[str], arm: str | None) -> str | None:
     if arm is None:
         return arms[0]
     if arm not in arms:
-        raise InputError(f"--arm {arm}: study {study!r} has no such arm (its arms: "
-                         f"{', '.join(arms)})")  # fmt: skip
+        raise InputError(
+            f"--arm {arm}: study {study!r} has no such arm (its arms: {', '.join(arms)})"
+        )
     return arm
 
 

@@ -112,9 +112,12 @@ def instrument_from_ws353(dataset: WS353, raters: int = PAPER_RATERS) -> Instrum
     }
     name = "WS353" if raters == PAPER_RATERS else f"WS353 ({raters} raters)"
     return instrument_from_table(
-        dataset.rater_table(raters), name=name, kind="dataset", known=known,
+        dataset.rater_table(raters),
+        name=name,
+        kind="dataset",
+        known=known,
         scale_range=(0.0, 10.0),
-    )  # fmt: skip
+    )
 
 
 def instrument_from_study(

@@ -69,8 +69,10 @@ class Reproducibility:
 
     def to_dict(self) -> dict[str, Any]:
         def rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{"item_id": str(i), **{str(k): float(v) for k, v in r.items()}}
-                    for i, r in frame.iterrows()]  # fmt: skip
+            return [
+                {"item_id": str(i), **{str(k): float(v) for k, v in r.items()}}
+                for i, r in frame.iterrows()
+            ]
 
         return {
             "overlap": self.overlap.to_dict(),

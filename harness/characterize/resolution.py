@@ -183,9 +183,7 @@ def resolution(
         decisions=decisions,
         curve=curve,
         bands=agreement_bands(decisions, BAND_SHARE * scale_range),
-        psychometric=psychometric(
-            distance, agrees, target=target, resamples=resamples, seed=seed
-        ),
+        psychometric=psychometric(distance, agrees, target=target, resamples=resamples, seed=seed),
         threshold_95=threshold,
         stable=stable,
         item_pairs_above=above_count,

@@ -194,11 +194,17 @@ def _per_rater(values: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     if not np.isnan(scores[kept]).any():  # every system scores every item: one ranking
         rho = grouped_spearman(raters[kept], own[kept], scores[kept], len(names))
     else:  # a system without a score on some item: its rhos leave that item out
-        rho = np.column_stack([
-            grouped_spearman(raters[ok], own[ok], scores[ok, s], len(names))
-            for s in range(scores.shape[1])
-            for ok in [kept & ~np.isnan(scores[:, s])]
-        ]) if scores.shape[1] else np.empty((len(names), 0))  # fmt: skip
+        rho = (
+            np.column_stack(
+                [
+                    grouped_spearman(raters[ok], own[ok], scores[ok, s], len(names))
+                    for s in range(scores.shape[1])
+                    for ok in [kept & ~np.isnan(scores[:, s])]
+                ]
+            )
+            if scores.shape[1]
+            else np.empty((len(names), 0))
+        )
     table = pd.DataFrame(
         rho[enough], index=pd.Index(names[enough], name="worker_id"), columns=list(frame.columns)
     )
@@ -218,9 +224,19 @@ def _rater_stats(per_rater: pd.DataFrame) -> pd.DataFrame:
 
 
 T_TEST_COLUMNS = [
-    "a", "b", "n_raters", "mean_difference", "t_paired", "df_paired", "p_paired",
-    "n_raters_a", "n_raters_b", "t_student", "df_student", "p_student",
-]  # fmt: skip
+    "a",
+    "b",
+    "n_raters",
+    "mean_difference",
+    "t_paired",
+    "df_paired",
+    "p_paired",
+    "n_raters_a",
+    "n_raters_b",
+    "t_student",
+    "df_student",
+    "p_student",
+]
 
 
 def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
@@ -247,11 +263,21 @@ def _t_tests(per_rater: pd.DataFrame) -> pd.DataFrame:
             student = stats.ttest_ind(own_b, own_a, equal_var=True)
             t_student, p_student = float(student.statistic), float(student.pvalue)
         rows.append(
-            {"a": a, "b": b, "n_raters": len(both), "mean_difference": float(diff.mean()),
-             "t_paired": t_paired, "df_paired": max(len(both) - 1, 0), "p_paired": p_paired,
-             "n_raters_a": len(own_a), "n_raters_b": len(own_b), "t_student": t_student,
-             "df_student": max(len(own_a) + len(own_b) - 2, 0), "p_student": p_student}
-        )  # fmt: skip
+            {
+                "a": a,
+                "b": b,
+                "n_raters": len(both),
+                "mean_difference": float(diff.mean()),
+                "t_paired": t_paired,
+                "df_paired": max(len(both) - 1, 0),
+                "p_paired": p_paired,
+                "n_raters_a": len(own_a),
+                "n_raters_b": len(own_b),
+                "t_student": t_student,
+                "df_student": max(len(own_a) + len(own_b) - 2, 0),
+                "p_student": p_student,
+            }
+        )
     return pd.DataFrame(rows, columns=T_TEST_COLUMNS)
 
 
@@ -299,10 +325,17 @@ def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
         usable = all(np.isfinite(v) and abs(v) < 1 for v in (rho[a], rho[b], r_ab)) and n >= 4
         test = steiger_z(float(rho[a]), float(rho[b]), r_ab, n) if usable else None
         rows.append(
-            {"a": a, "b": b, "rho_a": float(rho[a]), "rho_b": float(rho[b]), "r_ab": r_ab,
-             "n": n, "z": test.statistic if test else float("nan"),
-             "p": test.p if test else float("nan")}
-        )  # fmt: skip
+            {
+                "a": a,
+                "b": b,
+                "rho_a": float(rho[a]),
+                "rho_b": float(rho[b]),
+                "r_ab": r_ab,
+                "n": n,
+                "z": test.statistic if test else float("nan"),
+                "p": test.p if test else float("nan"),
+            }
+        )
     return pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "r_ab", "n", "z", "p"])
 
 
@@ -320,18 +353,32 @@ def _verdicts(steiger: pd.DataFrame, t_tests: pd.DataFrame, n: int) -> pd.DataFr
         usable = all(np.isfinite(v) and -1 < v < 1 for v in (low, s["r_ab"]))
         required = mrds(n, low, P0, r_ab=float(s["r_ab"])) if usable else float("nan")
         rows.append(
-            {"a": s["a"], "b": s["b"], "difference": s["rho_b"] - s["rho_a"],
-             "r_ab": s["r_ab"], "mrds": required, "steiger_p": s["p"],
-             "paired_t_p": t["p_paired"], "student_t_p": t["p_student"],
-             "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0)}
-        )  # fmt: skip
+            {
+                "a": s["a"],
+                "b": s["b"],
+                "difference": s["rho_b"] - s["rho_a"],
+                "r_ab": s["r_ab"],
+                "mrds": required,
+                "steiger_p": s["p"],
+                "paired_t_p": t["p_paired"],
+                "student_t_p": t["p_student"],
+                "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0),
+            }
+        )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
 
 
 VERDICT_COLUMNS = [
-    "a", "b", "difference", "r_ab", "mrds", "steiger_p", "paired_t_p", "student_t_p",
+    "a",
+    "b",
+    "difference",
+    "r_ab",
+    "mrds",
+    "steiger_p",
+    "paired_t_p",
+    "student_t_p",
     "distinguishable",
-]  # fmt: skip
+]
 
 
 def mrds_records(table: pd.DataFrame, n: int) -> list[dict[str, float]]:

@@ -20,10 +20,20 @@ if TYPE_CHECKING:  # --help imports no statistics
 @db_option
 @resamples_option("Bootstrap resamples of the items (each arm's interval; the bootstrap methods).")
 @seed_option
-@click.option("--confidence", type=click.FloatRange(0.5, 0.999), default=0.95,
-              show_default=True, help="Level of every interval.")  # fmt: skip
-@click.option("--power", type=click.FloatRange(0.5, 0.99), default=0.8, show_default=True,
-              help="Power of the raters-per-item figure.")  # fmt: skip
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.5, 0.999),
+    default=0.95,
+    show_default=True,
+    help="Level of every interval.",
+)
+@click.option(
+    "--power",
+    type=click.FloatRange(0.5, 0.99),
+    default=0.8,
+    show_default=True,
+    help="Power of the raters-per-item figure.",
+)
 @click.option(
     "--reference",
     default=None,
@@ -40,8 +50,13 @@ if TYPE_CHECKING:  # --help imports no statistics
     "bootstrap of items (too narrow when workers have biases) or of items and workers (too "
     "wide); docs/arms.md.",
 )
-@click.option("--relabelings", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Relabelings of workers per difference (--difference relabel).")  # fmt: skip
+@click.option(
+    "--relabelings",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Relabelings of workers per difference (--difference relabel).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def compare_arms_command(
     study: str,
@@ -147,8 +162,9 @@ def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) ->
             f"  {a.arm:<14}{a.workers:>8}{a.raters_per_item:>8.1f}  {interval:<22}"
             f"{a.item_sd:>8.2f}{seconds:>8}{percent(a.screened_share):>10}{cost:>17}"
         )
-    out.append(f"  ($/reliable mean: rewards and {fees_of}'s fees of an item mean of "
-               "reliability 0.8)")  # fmt: skip
+    out.append(
+        f"  ($/reliable mean: rewards and {fees_of}'s fees of an item mean of reliability 0.8)"
+    )
     out.append(f"against {first.arm} (the base):")
     for d in r.differences:
         tested = "" if d.p_value is None else f" (relabeling test p={d.p_value:.3f})"

@@ -12,9 +12,10 @@ from harness.commands.options import db_option
 @click.option("--port", default=5050, show_default=True, type=int, help="Port to listen on.")
 @db_option
 @click.option(
-    "--secure-cookie", is_flag=True,
+    "--secure-cookie",
+    is_flag=True,
     help="Send the login cookie over https only (behind an https proxy).",
-)  # fmt: skip
+)
 def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None:
     """Watch every study in the store live in a browser, and act on them (block, approve,
     reject, bonus, pause, expire, overrule screening) at http://HOST:PORT/dashboard/. The

@@ -14,20 +14,31 @@ from harness.errors import InputError
 @click.argument("study")
 @db_option
 @click.option(
-    "--format", "form", type=click.Choice(["csv", "jsonl", "parquet"]), default="csv",
-    show_default=True, help="File format (parquet needs pyarrow: harness[parquet]).",
-)  # fmt: skip
+    "--format",
+    "form",
+    type=click.Choice(["csv", "jsonl", "parquet"]),
+    default="csv",
+    show_default=True,
+    help="File format (parquet needs pyarrow: harness[parquet]).",
+)
 @click.option(
-    "--columns", type=click.Choice(["harness", "crowdkit"]), default="harness",
+    "--columns",
+    type=click.Choice(["harness", "crowdkit"]),
+    default="harness",
     show_default=True,
     help="harness: the long table with timings; crowdkit: task, worker, label.",
-)  # fmt: skip
+)
 @click.option(
-    "--pseudonymize", is_flag=True,
+    "--pseudonymize",
+    is_flag=True,
     help="Replace worker, assignment and HIT ids by keyed hashes (key kept in the store).",
-)  # fmt: skip
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Where to write (default: STUDY-judgments.FORMAT here).")  # fmt: skip
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where to write (default: STUDY-judgments.FORMAT here).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")
 def export(
     study: str,

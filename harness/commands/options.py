@@ -21,20 +21,29 @@ MIN_SHARED_ITEMS = 30
 """`harness.characterize.reproducibility.MIN_SHARED_ITEMS`, likewise."""
 
 
-def level_option(help_text: str = "Level of measurement (the difference function of alpha).")\
-        -> Decorator:  # fmt: skip
+def level_option(
+    help_text: str = "Level of measurement (the difference function of alpha).",
+) -> Decorator:
     return click.option(
-        "--level", type=click.Choice(LEVELS), default="interval", show_default=True,
+        "--level",
+        type=click.Choice(LEVELS),
+        default="interval",
+        show_default=True,
         help=help_text,
-    )  # fmt: skip
+    )
 
 
-def resamples_option(help_text: str = "Bootstrap resamples for the interval and q (0: none).")\
-        -> Decorator:  # fmt: skip
+def resamples_option(
+    help_text: str = "Bootstrap resamples for the interval and q (0: none).",
+) -> Decorator:
     return click.option(
-        "--bootstrap", "resamples", type=click.IntRange(min=0), default=1000, show_default=True,
+        "--bootstrap",
+        "resamples",
+        type=click.IntRange(min=0),
+        default=1000,
+        show_default=True,
         help=help_text,
-    )  # fmt: skip
+    )
 
 
 seed_option = click.option(

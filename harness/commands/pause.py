@@ -48,10 +48,14 @@ def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
     finally:
         engine.dispose()
     if resume:
-        click.echo(f"{study}: resumed; new workers can start" if done else
-                   f"{study}: running already; nothing changed")  # fmt: skip
+        click.echo(
+            f"{study}: resumed; new workers can start"
+            if done
+            else f"{study}: running already; nothing changed"
+        )
     elif done:
-        click.echo(f"{study}: paused. On {provider.platform.label}, "
-                   f"{pausing(provider.platform).says}")  # fmt: skip
+        click.echo(
+            f"{study}: paused. On {provider.platform.label}, {pausing(provider.platform).says}"
+        )
     else:
         click.echo(f"{study}: paused already; nothing changed")

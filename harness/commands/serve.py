@@ -42,10 +42,12 @@ from harness.commands.options import (
 )
 @click.option("--access-log", is_flag=True, help="Log every request to stderr.")
 @click.option(
-    "--dashboard", "with_dashboard", is_flag=True,
+    "--dashboard",
+    "with_dashboard",
+    is_flag=True,
     help="Also serve the researcher's dashboard at /dashboard/ (password: "
     "$HARNESS_DASHBOARD_PASSWORD; made and printed on 127.0.0.1 without one).",
-)  # fmt: skip
+)
 def serve(
     host: str,
     port: int,

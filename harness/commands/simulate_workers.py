@@ -69,8 +69,11 @@ def simulate_workers(
     finally:
         engine.dispose()
     if report.returned:
-        click.echo(f"  {len(report.returned)} HITs returned: their page said they were of "
-                   "another arm than the worker's", err=True)  # fmt: skip
+        click.echo(
+            f"  {len(report.returned)} HITs returned: their page said they were of "
+            "another arm than the worker's",
+            err=True,
+        )
     for problem in report.refused[:10]:  # e.g. a worker blocked live between list and accept
         click.echo(f"  refused: {problem}", err=True)
     click.echo(report.line(study))  # last: the line a summary (the demo) shows

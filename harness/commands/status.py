@@ -12,18 +12,24 @@ from harness.commands.options import db_option
 @click.argument("study")
 @db_option
 @click.option(
-    "--watch", is_flag=True,
+    "--watch",
+    is_flag=True,
     help="Refresh in place (until Ctrl-C), adding pace, alpha with its interval, blocked "
     "workers and the latest events: the dashboard's headline in the terminal.",
-)  # fmt: skip
+)
 @click.option(
-    "--every", type=click.FloatRange(min=0.2), default=2.0, show_default=True,
+    "--every",
+    type=click.FloatRange(min=0.2),
+    default=2.0,
+    show_default=True,
     help="Seconds between refreshes with --watch.",
-)  # fmt: skip
+)
 @click.option(
-    "--updates", type=click.IntRange(min=0), default=0,
+    "--updates",
+    type=click.IntRange(min=0),
+    default=0,
     help="With --watch: stop after this many refreshes (0: until Ctrl-C).",
-)  # fmt: skip
+)
 def status(study: str, db: str | None, watch: bool, every: float, updates: int) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""

@@ -122,8 +122,11 @@ def approve_all(
 
     ref = published_ref(session, study.id)
     if not isinstance(provider, BulkApprover) or ref is None:
-        return [a.platform_assignment_id for a in assignments
-                if approve(session, provider, study, a, reason)]  # fmt: skip
+        return [
+            a.platform_assignment_id
+            for a in assignments
+            if approve(session, provider, study, a, reason)
+        ]
     states = {s.assignment_id: s.state for s in provider.study_submissions(ref)}
     done: list[str] = []
     due: list[Assignment] = []
@@ -143,8 +146,13 @@ def approve_all(
         chunk = due[start : start + BULK]
         ids = [a.platform_assignment_id for a in chunk]
         for aid in ids:
-            record_event(session, EventKind.APPROVE_INTENT, study_id=study.id, subject=aid,
-                         payload={"reason": reason, "bulk": len(ids)})  # fmt: skip
+            record_event(
+                session,
+                EventKind.APPROVE_INTENT,
+                study_id=study.id,
+                subject=aid,
+                payload={"reason": reason, "bulk": len(ids)},
+            )
         session.commit()
         provider.approve_many(ids)
         for assignment in chunk:
@@ -160,15 +168,27 @@ def _approval_unrecorded(session: Session, study_id: int, aid: str) -> bool:
     )
 
 
-def _record_approval(session: Session, study_id: int, assignment: Assignment, reason: str,
-                     *, recovered: bool = False, commit: bool = True) -> None:  # fmt: skip
+def _record_approval(
+    session: Session,
+    study_id: int,
+    assignment: Assignment,
+    reason: str,
+    *,
+    recovered: bool = False,
+    commit: bool = True,
+) -> None:
     assignment.status = AssignmentStatus.APPROVED
     session.add(assignment)
     payload: dict[str, Any] = {"reason": reason}
     if recovered:
         payload["recovered"] = "the platform approved it; the record was lost to a crash"
-    record_event(session, EventKind.APPROVED, study_id=study_id,
-                 subject=assignment.platform_assignment_id, payload=payload)  # fmt: skip
+    record_event(
+        session,
+        EventKind.APPROVED,
+        study_id=study_id,
+        subject=assignment.platform_assignment_id,
+        payload=payload,
+    )
     if commit:
         session.commit()
 
@@ -204,11 +224,11 @@ def reject(
         _settle(session, assignment, current.state, study.id)
         finish_abandoned(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid)
         return False
-    if not begin_action(session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid,
-                        reason):  # fmt: skip
+    if not begin_action(
+        session, study.id, EventKind.REJECT_INTENT, EventKind.REJECTED, aid, reason
+    ):
         return False
-    with intent(session, study.id, EventKind.REJECT_INTENT, aid, reason=reason,
-                feedback=feedback):  # fmt: skip
+    with intent(session, study.id, EventKind.REJECT_INTENT, aid, reason=reason, feedback=feedback):
         provider.reject(aid, feedback)
         assignment.status = AssignmentStatus.REJECTED
         session.add(assignment)
@@ -244,8 +264,9 @@ def request_return(
     if current.state is not SubmissionState.SUBMITTED:
         _settle(session, assignment, current.state, study.id)
         return False
-    if not begin_action(session, study.id, EventKind.RETURN_INTENT, EventKind.RETURN_REQUESTED,
-                        aid, reason):  # fmt: skip
+    if not begin_action(
+        session, study.id, EventKind.RETURN_INTENT, EventKind.RETURN_REQUESTED, aid, reason
+    ):
         return False
     with intent(session, study.id, EventKind.RETURN_INTENT, aid, reason=reason):
         provider.request_return(aid)
@@ -363,30 +384,53 @@ def _pay_staged(
     if paying is not None:
         if not provider.bonus_paid(aid, amount):
             if not event_logged(session, EventKind.BONUS_UNCERTAIN, token):
-                log(session, EventKind.BONUS_UNCERTAIN, study.id, token, assignment=aid,
-                    bonus=paying.payload.get("bonus"), amount=str(amount),
+                log(
+                    session,
+                    EventKind.BONUS_UNCERTAIN,
+                    study.id,
+                    token,
+                    assignment=aid,
+                    bonus=paying.payload.get("bonus"),
+                    amount=str(amount),
                     why="a payment was sent and may still be on its way; harness never pays "
-                    "it again: check it on the platform")  # fmt: skip
+                    "it again: check it on the platform",
+                )
             return False
     else:
         created = session.exec(
             select(Event).where(Event.kind == EventKind.BONUS_CREATED, Event.subject == token)
         ).first()
         if created is None:
-            log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid,
-                amount=str(amount))  # fmt: skip
+            log(
+                session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount)
+            )
             bonus_id = provider.create_bonus(aid, amount)
-            log(session, EventKind.BONUS_CREATED, study.id, token, assignment=aid,
-                bonus=bonus_id, amount=str(amount))  # fmt: skip
+            log(
+                session,
+                EventKind.BONUS_CREATED,
+                study.id,
+                token,
+                assignment=aid,
+                bonus=bonus_id,
+                amount=str(amount),
+            )
         else:
             bonus_id = str(created.payload["bonus"])
         log(session, EventKind.BONUS_PAY_INTENT, study.id, token, assignment=aid, bonus=bonus_id)
         provider.pay_bonus(bonus_id)
     worker = session.get(Worker, assignment.worker_id)
     assert worker is not None
-    log(session, EventKind.BONUS_PAID, study.id, token, assignment=aid,
-        worker=worker.platform_worker_id, amount=str(amount), cost=str(cost),
-        reason=reason)  # fmt: skip
+    log(
+        session,
+        EventKind.BONUS_PAID,
+        study.id,
+        token,
+        assignment=aid,
+        worker=worker.platform_worker_id,
+        amount=str(amount),
+        cost=str(cost),
+        reason=reason,
+    )
     return True
 
 
@@ -403,9 +447,16 @@ def block_worker(
     excluded = None
     if isinstance(provider, KnowsExclusions):
         excluded = lambda: provider.excluded(block_ref, worker_id)  # noqa: E731
-    if not begin_action(session, study.id, EventKind.BLOCK_INTENT, EventKind.BLOCKED, worker_id,
-                        reason, undone=EventKind.UNBLOCKED,
-                        done_already=excluded):  # fmt: skip
+    if not begin_action(
+        session,
+        study.id,
+        EventKind.BLOCK_INTENT,
+        EventKind.BLOCKED,
+        worker_id,
+        reason,
+        undone=EventKind.UNBLOCKED,
+        done_already=excluded,
+    ):
         return False
     with intent(session, study.id, EventKind.BLOCK_INTENT, worker_id, reason=reason):
         provider.exclude(block_ref, worker_id)

@@ -42,8 +42,13 @@ def join(
         return f"worker {worker_id}, arm {arm.name}: {exc}"
     with session_scope(engine) as session:
         mark_joined(session, study_id, worker_id)
-        record_event(session, EventKind.ARM_JOINED, study_id=study_id, subject=worker_id,
-                     payload={"arm": arm.name, "group": arm.group_ref})  # fmt: skip
+        record_event(
+            session,
+            EventKind.ARM_JOINED,
+            study_id=study_id,
+            subject=worker_id,
+            payload={"arm": arm.name, "group": arm.group_ref},
+        )
     return None
 
 

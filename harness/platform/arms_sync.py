@@ -88,8 +88,9 @@ def outside_arm(
     claim_arm(session, study, hit.id, submission.worker_id)
     if not out_of_arm(session, study.id, hit.id, submission.worker_id):
         return False
-    if not event_logged(session, EventKind.ASSIGNMENT_OUT_OF_ARM, submission.assignment_id,
-                        study.id):  # fmt: skip
+    if not event_logged(
+        session, EventKind.ASSIGNMENT_OUT_OF_ARM, submission.assignment_id, study.id
+    ):
         report.out_of_arm.append(submission.assignment_id)
         worker = worker_row(session, submission.worker_id)
         assert worker.id is not None
@@ -127,8 +128,9 @@ def settle_arms(
         taken = [
             (e.subject, str(e.payload.get("hit")))
             for e in session.exec(
-                select(Event).where(Event.study_id == study.id,
-                                    Event.kind == EventKind.ASSIGNMENT_OUT_OF_ARM)  # fmt: skip
+                select(Event).where(
+                    Event.study_id == study.id, Event.kind == EventKind.ASSIGNMENT_OUT_OF_ARM
+                )
             )
         ]
     if study.study.status is StudyStatus.EXPIRED:

@@ -89,10 +89,12 @@ class ArmsDraft:
         """Rewards and fees of the study's HITs at ``indexes``, each at its arm's reward."""
         wanted = set(indexes)
         return sum(
-            (d.plan.cost_of(len(wanted.intersection(r))) for (_n, r), d in
-             zip(self.ranges, self.arms, strict=True)),
+            (
+                d.plan.cost_of(len(wanted.intersection(r)))
+                for (_n, r), d in zip(self.ranges, self.arms, strict=True)
+            ),
             Decimal(0),
-        )  # fmt: skip
+        )
 
     def record(self, session: Session, study_id: int) -> list[ArmRef]:
         """The study's arms, each with its frozen instrument and its HITs (found again on a
@@ -143,8 +145,7 @@ def draft_arms_launch(
     ranges: list[tuple[str, range]] = []
     for arm in armed.arms:
         start = sum(len(d.hit_plans) for d in drafts)
-        drafts.append(draft_launch(arm.loaded, target, endpoint_url, public_url,
-                                   first_index=start))  # fmt: skip
+        drafts.append(draft_launch(arm.loaded, target, endpoint_url, public_url, first_index=start))
         ranges.append((arm.name, range(start, start + len(drafts[-1].hit_plans))))
     first = drafts[0]
     platform = first.plan.platform
@@ -174,8 +175,9 @@ def draft_arms_launch(
         hits=total,
         cost=cost,
         warnings=warnings,
-        reward_text=None if len(rewards) == 1 else (
-            f"${rewards[0]} to ${rewards[-1]} each (each arm its own)"),  # fmt: skip
+        reward_text=None
+        if len(rewards) == 1
+        else (f"${rewards[0]} to ${rewards[-1]} each (each arm its own)"),
     )
     draft = replace(
         first,
@@ -200,10 +202,7 @@ def _listing_warning(armed: ArmedSpec, drafts: Sequence[LaunchDraft]) -> list[st
     plan = drafts[0].plan
     if plan.hosting != Hosting.MTURK or isinstance(plan.platform, PlacesPlatform):
         return []
-    differ = [
-        name for name in LISTED
-        if len({_listed(d.plan.settings, name) for d in drafts}) > 1
-    ]  # fmt: skip
+    differ = [name for name in LISTED if len({_listed(d.plan.settings, name) for d in drafts}) > 1]
     if not differ:
         return []
     return [
@@ -234,8 +233,13 @@ def _make_groups(
             group = provider.make_group(_study_key(running), ref.name)
             with session_scope(engine) as session:
                 set_platform_refs(session, ref.id, group_ref=group)
-                record_event(session, EventKind.ARM_GROUP, study_id=running.id, subject=group,
-                             payload={"arm": ref.name})  # fmt: skip
+                record_event(
+                    session,
+                    EventKind.ARM_GROUP,
+                    study_id=running.id,
+                    subject=group,
+                    payload={"arm": ref.name},
+                )
         groups.append(group)
     return groups
 
@@ -263,14 +267,20 @@ def _arm_types(
         work_type = prepared.work_type_id
         if position:
             settings = _arm_settings(arms_draft, groups, position)
-            work_type = provider.prepare(_study_key(running), settings,
-                                         prepared.exclude_ref).work_type_id  # fmt: skip
+            work_type = provider.prepare(
+                _study_key(running), settings, prepared.exclude_ref
+            ).work_type_id
             if queue:
                 provider.watch(work_type, queue)
         if ref.work_type_id != work_type:
             with session_scope(engine) as session:
                 set_platform_refs(session, ref.id, work_type_id=work_type)
-                record_event(session, EventKind.PREPARED, study_id=running.id,
-                             subject=work_type, payload={"arm": ref.name})  # fmt: skip
+                record_event(
+                    session,
+                    EventKind.PREPARED,
+                    study_id=running.id,
+                    subject=work_type,
+                    payload={"arm": ref.name},
+                )
         types.update(dict.fromkeys(arms_draft.ranges[position][1], work_type))
     return types

@@ -123,10 +123,16 @@ def platform_problems(loaded: LoadedSpec, platform: Platform) -> list[Problem]:
     for name, policy in loaded.spec.screening.items():
         if policy.action is Action.REQUEST_RETURN and not platform.capabilities.asks_returns:
             field = f"screening.{name}.action"
-            found.append(Problem(str(loaded.path), loaded.line_of(field), field,
-                                 f"{platform.label} has no way to ask a participant to return "
-                                 "work: use request_return on Prolific only, or reject, block "
-                                 "or report here"))  # fmt: skip
+            found.append(
+                Problem(
+                    str(loaded.path),
+                    loaded.line_of(field),
+                    field,
+                    f"{platform.label} has no way to ask a participant to return "
+                    "work: use request_return on Prolific only, or reject, block "
+                    "or report here",
+                )
+            )
     return found
 
 

@@ -48,10 +48,22 @@ class Move:
     failed: EventKind
 
 
-PAUSE = Move("pause", StudyStatus.RUNNING, StudyStatus.PAUSED, EventKind.STUDY_PAUSE_INTENT,
-             EventKind.STUDY_PAUSED, EventKind.STUDY_PAUSE_FAILED)  # fmt: skip
-RESUME = Move("resume", StudyStatus.PAUSED, StudyStatus.RUNNING, EventKind.STUDY_RESUME_INTENT,
-              EventKind.STUDY_RESUMED, EventKind.STUDY_RESUME_FAILED)  # fmt: skip
+PAUSE = Move(
+    "pause",
+    StudyStatus.RUNNING,
+    StudyStatus.PAUSED,
+    EventKind.STUDY_PAUSE_INTENT,
+    EventKind.STUDY_PAUSED,
+    EventKind.STUDY_PAUSE_FAILED,
+)
+RESUME = Move(
+    "resume",
+    StudyStatus.PAUSED,
+    StudyStatus.RUNNING,
+    EventKind.STUDY_RESUME_INTENT,
+    EventKind.STUDY_RESUMED,
+    EventKind.STUDY_RESUME_FAILED,
+)
 MOVE_KINDS = (PAUSE.intent, PAUSE.done, PAUSE.failed, RESUME.intent, RESUME.done, RESUME.failed)
 _INTENTS = (PAUSE.intent, RESUME.intent)
 
@@ -101,8 +113,13 @@ def read_platform_pause(session: Session, provider: Provider, study: LaunchedStu
     reason = PLATFORM_PAUSED if paused else PLATFORM_RESUMED
     row.status = move.to
     session.add(row)
-    record_event(session, move.done, study_id=study.id, subject=study.name,
-                 payload={"reason": reason, "platform": ref, "source": "platform"})  # fmt: skip
+    record_event(
+        session,
+        move.done,
+        study_id=study.id,
+        subject=study.name,
+        payload={"reason": reason, "platform": ref, "source": "platform"},
+    )
     session.commit()
     return f"{study.name}: {reason}; recorded as {move.to.value}"
 
@@ -143,8 +160,13 @@ def _move(
         session.commit()
         raise PlatformError(_refusal(study.name, row.status, move))
     else:
-        record_event(session, move.intent, study_id=study.id, subject=study.name,
-                     payload={"reason": reason, "from": row.status.value})  # fmt: skip
+        record_event(
+            session,
+            move.intent,
+            study_id=study.id,
+            subject=study.name,
+            payload={"reason": reason, "from": row.status.value},
+        )
         row.status = move.to
         session.add(row)
     session.commit()
@@ -162,8 +184,13 @@ def _move(
         return False  # another process finished the same move meanwhile
     row.status = move.to
     session.add(row)
-    record_event(session, move.done, study_id=study.id, subject=study.name,
-                 payload={"reason": reason, "platform": ref})  # fmt: skip
+    record_event(
+        session,
+        move.done,
+        study_id=study.id,
+        subject=study.name,
+        payload={"reason": reason, "platform": ref},
+    )
     session.commit()
     return True
 
@@ -178,8 +205,13 @@ def _undo(session: Session, study: LaunchedStudy, move: Move, reason: str, exc: 
     if row.status is move.to and last is not None and last.kind is move.intent:
         row.status = move.source
         session.add(row)
-        record_event(session, move.failed, study_id=study.id, subject=study.name,
-                     payload={"reason": reason, "error": str(exc)})  # fmt: skip
+        record_event(
+            session,
+            move.failed,
+            study_id=study.id,
+            subject=study.name,
+            payload={"reason": reason, "error": str(exc)},
+        )
     session.commit()
 
 

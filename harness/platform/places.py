@@ -182,12 +182,15 @@ def subscribe_hooks(engine: sa.Engine, provider: object, running: LaunchedStudy)
         subject = url or name
         kind = EventKind.NOTIFICATIONS
         last = session.exec(
-            select(Event).where(Event.kind == kind, Event.subject == subject,
-                                Event.study_id == running.id).order_by(col(Event.id).desc())
-        ).first()  # fmt: skip
+            select(Event)
+            .where(Event.kind == kind, Event.subject == subject, Event.study_id == running.id)
+            .order_by(col(Event.id).desc())
+        ).first()
         if last is None or last.payload.get("subscribed") != (why is None):
-            payload: dict[str, object] = {"hooks": "submission.status.change",
-                                          "subscribed": why is None}  # fmt: skip
+            payload: dict[str, object] = {
+                "hooks": "submission.status.change",
+                "subscribed": why is None,
+            }
             if why is not None:
                 payload["why"] = f"{why}; sync polls"
             record_event(session, kind, study_id=running.id, subject=subject, payload=payload)

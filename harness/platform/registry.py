@@ -121,5 +121,6 @@ def connect(name: str, target: str, endpoint_url: str | None, *, shared: bool = 
 
 def provider_for(study: LaunchedStudy, *, shared: bool = False) -> Provider:
     """`connect` to the platform and target ``study`` was launched on (as its launch stored)."""
-    return connect(study.platform.provider, study.target, study.platform.endpoint_url,
-                   shared=shared)  # fmt: skip
+    return connect(
+        study.platform.provider, study.target, study.platform.endpoint_url, shared=shared
+    )

@@ -63,8 +63,7 @@ FEEDBACK = {
 }
 FEEDBACK_DEFAULT = "Your answers in this HIT did not pass the study's quality checks ({name})."
 FEEDBACK_TAIL = (
-    " If you think this is a mistake, please contact us through {platform} and we will look "
-    "again."
+    " If you think this is a mistake, please contact us through {platform} and we will look again."
 )
 UNFLAGGED = "submitted, not flagged"
 
@@ -218,8 +217,10 @@ def decision_actions(
     for assignment in _targets(session, study, decision):
         if decision.action is Action.REJECT and assignment.status is AssignmentStatus.SUBMITTED:
             out.append(ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason))
-        elif (decision.action is Action.REQUEST_RETURN
-              and assignment.status is AssignmentStatus.SUBMITTED):  # fmt: skip
+        elif (
+            decision.action is Action.REQUEST_RETURN
+            and assignment.status is AssignmentStatus.SUBMITTED
+        ):
             out.append(ReviewAction(ActionKind.RETURN, assignment.platform_assignment_id, reason))
         elif decision.action is Action.REPLACE:
             hit = session.get(Hit, assignment.hit_id)

@@ -67,24 +67,31 @@ class StudyReport:
             if self.budget is None or self.left is None
             else f"budget ${money(self.budget)}, left ${money(self.left)}"
         )
-        return [
-            f"study {self.name} on {self.target}: {self.status}",
-            f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
-            f"  assignments ({sum(self.assignments.values())}): {counts(self.assignments)}",
-            f"  judgments: {self.judgments:,}; raters per item (target {self.raters_per_item}): "
-            f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
-            f"{self.items_at_target} of {self.items} items at target",
-            f"  money: committed ${money(self.committed)}, spent ${money(self.spent)} ({budget})",
-            f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
-            f"(decisions {counts(self.decisions)})",
-        ] + self._arms_line() + self._quarantine_line()
+        return (
+            [
+                f"study {self.name} on {self.target}: {self.status}",
+                f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
+                f"  assignments ({sum(self.assignments.values())}): {counts(self.assignments)}",
+                f"  judgments: {self.judgments:,}; "
+                f"raters per item (target {self.raters_per_item}): "
+                f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
+                f"{self.items_at_target} of {self.items} items at target",
+                f"  money: committed ${money(self.committed)}, "
+                f"spent ${money(self.spent)} ({budget})",
+                f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
+                f"(decisions {counts(self.decisions)})",
+            ]
+            + self._arms_line()
+            + self._quarantine_line()
+        )
 
     def _arms_line(self) -> list[str]:
         """A study with arms: each arm's HITs and workers (raters above are per item and arm)."""
         if not self.arms:
             return []
-        arms = ", ".join(f"{name} {hits} HITs, {workers} workers assigned"
-                         for name, hits, workers in self.arms)  # fmt: skip
+        arms = ", ".join(
+            f"{name} {hits} HITs, {workers} workers assigned" for name, hits, workers in self.arms
+        )
         out = f"; {self.out_of_arm} out-of-arm submissions (not counted)" if self.out_of_arm else ""
         return [f"  arms: {arms}{out}"]
 
@@ -156,8 +163,9 @@ def _arms(session: Session, study_id: int) -> list[tuple[str, int, int]]:
 def _count_events(session: Session, study_id: int, kind: EventKind) -> int:
     return int(
         session.exec(
-            select(func.count()).select_from(Event).where(
-                Event.study_id == study_id, Event.kind == kind)  # fmt: skip
+            select(func.count())
+            .select_from(Event)
+            .where(Event.study_id == study_id, Event.kind == kind)
         ).one()
     )
 

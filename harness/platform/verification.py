@@ -105,13 +105,18 @@ def verify_many(
     if len(claims) < LIST_FROM:
         return [verify(provider, a, w, unit_id, plan) for a, w in claims]
     label = provider.platform.label
-    listing = (provider.listed_submissions if isinstance(provider, ListingProvider)
-               else provider.submissions)  # fmt: skip
+    listing = (
+        provider.listed_submissions
+        if isinstance(provider, ListingProvider)
+        else provider.submissions
+    )
     try:
         listed = {s.assignment_id: s for s in listing(unit_id)}
     except HarnessError as exc:
-        return [Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
-                for _ in claims]  # fmt: skip
+        return [
+            Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+            for _ in claims
+        ]
     return [
         compare(listed[a], w, unit_id, label, provider.platform.read_answers, plan)
         if a in listed
@@ -145,8 +150,9 @@ def compare(
             copy = tuple(read(found.answer, plan))
         except AnswerFormatError:
             copy = None
-    return Verification(Verdict.VERIFIED, f"{label} confirms the worker and the HIT",
-                        platform_answers=copy)  # fmt: skip
+    return Verification(
+        Verdict.VERIFIED, f"{label} confirms the worker and the HIT", platform_answers=copy
+    )
 
 
 Connect = Callable[[StudyPlatform | KeptWhere, str], Provider]
@@ -215,8 +221,9 @@ class Verifier:
         never = self._never(session, study, hit, [(assignment_id, worker_id)])
         if never is not None:
             return never[0]
-        return Verification(Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id),
-                            final=False)  # fmt: skip
+        return Verification(
+            Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id), final=False
+        )
 
     def check_many(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
@@ -244,8 +251,7 @@ class Verifier:
                 provider = self.provider(where, study.target)
             except HarnessError as exc:
                 failed = f"could not connect to {where.provider}: {exc}"
-                unverified = [Verification(Verdict.UNVERIFIED, failed, final=False)
-                              for _ in claims]  # fmt: skip
+                unverified = [Verification(Verdict.UNVERIFIED, failed, final=False) for _ in claims]
                 return lambda: unverified
             self._of_study[study.id] = provider
         assert hit.platform_hit_id is not None

@@ -30,8 +30,9 @@ def arms_section(c: Characterization) -> Section | None:
         return None
     r = a.comparison
     if r is None:
-        return Section("Arms", f"The arms could not be compared: {a.problem}.",
-                       [_which(a)], anchor="arms")  # fmt: skip
+        return Section(
+            "Arms", f"The arms could not be compared: {a.problem}.", [_which(a)], anchor="arms"
+        )
     level = f"{r.confidence:.0%}"
     blocks: list[Block] = [
         _which(a),
@@ -40,34 +41,66 @@ def arms_section(c: Characterization) -> Section | None:
         f"alpha with {level} intervals from {r.resamples:,} bootstrap resamples "
         f"({_how(r)}), seed {r.seed}. Definitions: {ARMS_CITATION}.",
         Table(
-            ["arm", "workers", "raters per item", f"alpha [{level}]", "item sd",
-             "seconds per item"],
-            [[s.arm, f"{s.workers:,}", num(s.raters_per_item, 1),
-              f"{num(s.alpha)} {_interval(s.ci_low, s.ci_high)}", num(s.item_sd, 2),
-              num(s.seconds_per_item, 1)] for s in r.arms],
+            [
+                "arm",
+                "workers",
+                "raters per item",
+                f"alpha [{level}]",
+                "item sd",
+                "seconds per item",
+            ],
+            [
+                [
+                    s.arm,
+                    f"{s.workers:,}",
+                    num(s.raters_per_item, 1),
+                    f"{num(s.alpha)} {_interval(s.ci_low, s.ci_high)}",
+                    num(s.item_sd, 2),
+                    num(s.seconds_per_item, 1),
+                ]
+                for s in r.arms
+            ],
             caption="Each arm on its own: alpha, the precision of one judgment (the mean of "
             "the items' sds, lower is more precise) and the median seconds of a judgment.",
-        ),  # fmt: skip
+        ),
         Table(
-            ["arm", "against the base", "raters per item to tell apart",
-             f"item means agree (Spearman rho [{level}])"],
-            [[d.arm, _difference(d, r), _needed(d, r),
-              f"{num(d.rho)} {_interval(d.rho_low, d.rho_high)}"] for d in r.differences],
+            [
+                "arm",
+                "against the base",
+                "raters per item to tell apart",
+                f"item means agree (Spearman rho [{level}])",
+            ],
+            [
+                [
+                    d.arm,
+                    _difference(d, r),
+                    _needed(d, r),
+                    f"{num(d.rho)} {_interval(d.rho_low, d.rho_high)}",
+                ]
+                for d in r.differences
+            ],
             caption=f"The difference of alphas (arm - base) with its {level} bootstrap "
             f"interval, the raters per item per arm that would tell the two apart at this "
             f"difference with power {r.power:.0%} (a normal approximation), and how alike the "
             "two arms order the items.",
-        ),  # fmt: skip
+        ),
         Table(
             ["arm", f"controls passed [{level}]", "screened out", "cost of a reliable item mean"],
-            [[s.arm, _controls(r, s.arm, a.arms[0]), share(s.screened_share, 0),
-              _money(s.cost_reliable)] for s in r.arms],
+            [
+                [
+                    s.arm,
+                    _controls(r, s.arm, a.arms[0]),
+                    share(s.screened_share, 0),
+                    _money(s.cost_reliable),
+                ]
+                for s in r.arms
+            ],
             caption=f"Controls passed: {CHECKED} answered by every worker of the arm, "
             "screened out or not (Wilson interval; against the base, Newcombe's interval; "
             "both treat the checks as independent, so with few workers they are too narrow). "
             f"Cost: rewards and {a.fees_of or 'the platform'}'s fees of the judgments an item "
             "needs for its mean to reach reliability 0.8 (Spearman-Brown from the arm's alpha).",
-        ),  # fmt: skip
+        ),
     ]
     if r.reference:
         blocks += _reference(r, a.reference or "the original")
@@ -98,8 +131,10 @@ def headline_lines(a: ArmsFigures) -> list[str]:
 
 def summary_row(a: ArmsFigures) -> list[str]:
     """The Summary table's row on the arms."""
-    return [f"arms ({len(a.arms)}: {', '.join(a.arms)})",
-            f"this report's instrument is arm {a.characterized}; {arms_meaning(a)}"]  # fmt: skip
+    return [
+        f"arms ({len(a.arms)}: {', '.join(a.arms)})",
+        f"this report's instrument is arm {a.characterized}; {arms_meaning(a)}",
+    ]
 
 
 def _which(a: ArmsFigures) -> str:
@@ -158,13 +193,18 @@ def _reference(r: ArmComparison, name: str) -> list[Block]:
     return [
         Table(
             ["arm", f"Spearman rho with {name} [{level}]", "best against this arm (Williams' t)"],
-            [[f.arm, f"{num(f.rho)} {_interval(f.rho_low, f.rho_high)}",
-              "the best" if f.p_vs_best is None else f"p = {pvalue(f.p_vs_best)}"]
-             for f in r.reference],
+            [
+                [
+                    f.arm,
+                    f"{num(f.rho)} {_interval(f.rho_low, f.rho_high)}",
+                    "the best" if f.p_vs_best is None else f"p = {pvalue(f.p_vs_best)}",
+                ]
+                for f in r.reference
+            ],
             caption=f"Which arm reproduces {name}: each arm's item means against {name}'s on "
             "the compared items (Fisher-z interval), and Williams' t of the best arm against "
             "each other (the two correlations share the original's means).",
-        ),  # fmt: skip
+        ),
     ]
 
 

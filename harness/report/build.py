@@ -56,20 +56,31 @@ def summary_section(c: Characterization) -> Section:
     r = c.reproducibility
     rows = [
         ["alpha, new [95% interval]", f"{num(new.alpha)} {interval(new.ci)} ({new.verdict})"],
-        ["alpha, original [95% interval]", f"{num(orig.alpha)} {interval(orig.ci)} "
-         f"({orig.verdict})"],
+        [
+            "alpha, original [95% interval]",
+            f"{num(orig.alpha)} {interval(orig.ci)} ({orig.verdict})",
+        ],
         ["shared items", f"{r.overlap.n_shared:,}"],
-        ["Spearman rho / Pearson r of item means", f"{num(r.spearman_means)} / "
-         f"{num(r.pearson_means)}"],
+        [
+            "Spearman rho / Pearson r of item means",
+            f"{num(r.spearman_means)} / {num(r.pearson_means)}",
+        ],
         ["Pearson r of item sds", num(r.pearson_sds)],
-        ["mean item sd, new / original", f"{num(c.new.precision.mean_sd)} / "
-         f"{num(c.original.precision.mean_sd)}"],
-    ]  # fmt: skip
+        [
+            "mean item sd, new / original",
+            f"{num(c.new.precision.mean_sd)} / {num(c.original.precision.mean_sd)}",
+        ],
+    ]
     if c.screened is not None:
-        rows.insert(1, [f"alpha, new screened ({c.screened.policy})",
-                        f"{num(c.screened.new.repeatability.alpha)} "
-                        f"{interval(c.screened.new.repeatability.ci)} "
-                        f"({c.screened.new.repeatability.verdict})"])  # fmt: skip
+        rows.insert(
+            1,
+            [
+                f"alpha, new screened ({c.screened.policy})",
+                f"{num(c.screened.new.repeatability.alpha)} "
+                f"{interval(c.screened.new.repeatability.ci)} "
+                f"({c.screened.new.repeatability.verdict})",
+            ],
+        )
     if c.resolution is not None:
         t = c.resolution.threshold_95
         rows.append(["resolution (95% agreement)", "not reached" if t is None else num(t, 2)])

@@ -30,21 +30,37 @@ def reproducibility_section(c: Characterization) -> Section:
         for kind, frame in (("most", r.most_changed(column)), ("least", r.least_changed(column))):
             for item, row in frame.iterrows():
                 rows.append(
-                    [kind, c.original_instrument.label(str(item)), num(row[f"{what}_original"], 2),
-                     num(row[f"{what}_new"], 2), signed(row[column], 2)]
-                )  # fmt: skip
+                    [
+                        kind,
+                        c.original_instrument.label(str(item)),
+                        num(row[f"{what}_original"], 2),
+                        num(row[f"{what}_new"], 2),
+                        signed(row[column], 2),
+                    ]
+                )
         blocks.append(
-            Table(["changed", "item", orig, new, "change"], rows,
-                  caption=f"Items whose {what} changed most and least (new - original).")
-        )  # fmt: skip
+            Table(
+                ["changed", "item", orig, new, "change"],
+                rows,
+                caption=f"Items whose {what} changed most and least (new - original).",
+            )
+        )
     blocks.append(
-        Plot("means", plots.versus(r, "mean", new_name=new, original_name=orig, label="mean"),
-             "Item means, new against original (dashed: equal).", half=True)
-    )  # fmt: skip
+        Plot(
+            "means",
+            plots.versus(r, "mean", new_name=new, original_name=orig, label="mean"),
+            "Item means, new against original (dashed: equal).",
+            half=True,
+        )
+    )
     blocks.append(
-        Plot("sds", plots.versus(r, "sd", new_name=new, original_name=orig, label="sd"),
-             "Item sample sds (ddof = 1), new against original (dashed: equal).", half=True)
-    )  # fmt: skip
+        Plot(
+            "sds",
+            plots.versus(r, "sd", new_name=new, original_name=orig, label="sd"),
+            "Item sample sds (ddof = 1), new against original (dashed: equal).",
+            half=True,
+        )
+    )
     meaning = (
         f"The new instrument orders the shared items like the original with Spearman rho "
         f"{num(r.spearman_means)} (not 1), so a system's rho can change between the two "
@@ -68,16 +84,20 @@ def _repro_rows(c: Characterization) -> list[list[str]]:
         views.append(c.screened.reproducibility)
     new, orig = c.new_instrument.name, c.original_instrument.name
     figures: list[tuple[str, Callable[[Reproducibility], str]]] = [
-        (f"alpha {new} [95% interval]",
-         lambda r: f"{num(r.alpha_new.alpha)} {interval(r.alpha_new.ci)}"),
-        (f"alpha {orig} [95% interval]",
-         lambda r: f"{num(r.alpha_original.alpha)} {interval(r.alpha_original.ci)}"),
+        (
+            f"alpha {new} [95% interval]",
+            lambda r: f"{num(r.alpha_new.alpha)} {interval(r.alpha_new.ci)}",
+        ),
+        (
+            f"alpha {orig} [95% interval]",
+            lambda r: f"{num(r.alpha_original.alpha)} {interval(r.alpha_original.ci)}",
+        ),
         ("Spearman rho of item means", lambda r: num(r.spearman_means)),
         ("Pearson r of item means", lambda r: num(r.pearson_means)),
         ("Pearson r of item sds", lambda r: num(r.pearson_sds)),
         (f"mean sd {new} / {orig}", lambda r: f"{num(r.mean_sd_new)} / {num(r.mean_sd_original)}"),
         (f"sd of sds {new} / {orig}", lambda r: f"{num(r.sd_sd_new)} / {num(r.sd_sd_original)}"),
-    ]  # fmt: skip
+    ]
     return [[label, *[get(v) for v in views]] for label, get in figures]
 
 
@@ -102,7 +122,7 @@ def resolution_section(c: Characterization) -> Section:
     curve_rows = [
         [num(row.threshold, 2), share(row.agreement), count(row.n)]
         for row in res.curve[keep].itertuples()
-    ]  # fmt: skip
+    ]
     # imported here: harness.report.resolution holds the rest of this section
     from harness.report.resolution import resolution_blocks, resolution_meaning
 
@@ -117,7 +137,7 @@ def resolution_section(c: Characterization) -> Section:
                 caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
                 f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
             ),
-        ],  # fmt: skip
+        ],
         anchor="resolution",
     )
 
@@ -144,55 +164,117 @@ def systems_section(c: Characterization) -> Section:
             names["original"]: s.by_instrument["original"],
         }
     blocks: list[Block] = [
-        Table(["system", *[f"rho vs {k}" for k in views]],
-              [[n, *[num(v.rho[n]) for v in views.values()]] for n in s.names],
-              caption="Spearman rho of each system against each instrument's item means."),
-    ]  # fmt: skip
+        Table(
+            ["system", *[f"rho vs {k}" for k in views]],
+            [[n, *[num(v.rho[n]) for v in views.values()]] for n in s.names],
+            caption="Spearman rho of each system against each instrument's item means.",
+        ),
+    ]
     for name, v in views.items():
         blocks.append(
-            Table(["system", "raters", "min", "max", "mean", "sd"],
-                  [[str(n), count(r["n_raters"]), num(r["min"]), num(r["max"]), num(r["mean"]),
-                    num(r["sd"])] for n, r in v.per_rater_stats.iterrows()],
-                  caption=f"{name}: per-rater rho (each system against each rater's own values; "
-                  "sd with ddof = 1).")
-        )  # fmt: skip
+            Table(
+                ["system", "raters", "min", "max", "mean", "sd"],
+                [
+                    [
+                        str(n),
+                        count(r["n_raters"]),
+                        num(r["min"]),
+                        num(r["max"]),
+                        num(r["mean"]),
+                        num(r["sd"]),
+                    ]
+                    for n, r in v.per_rater_stats.iterrows()
+                ],
+                caption=f"{name}: per-rater rho (each system against each rater's own values; "
+                "sd with ddof = 1).",
+            )
+        )
         blocks.append(
-            Table(["A", "B", "rho B - rho A", "r_AB", "MRDS at r_AB (p0 0.05)", "Steiger z",
-                   "Steiger p", "told apart?"],
-                  [[str(a.a), str(a.b), signed(a.difference), num(a.r_ab), num(a.mrds),
-                    num(st.z, 2), pvalue(st.p), "yes" if a.distinguishable else "no"]
-                   for a, st in zip(v.verdicts.itertuples(), v.steiger.itertuples(),
-                                    strict=True)],
-                  caption=f"{name}: every two systems. Steiger's Z (1980, pooled r) on "
-                  f"n = {v.n_items} items given r_AB, the rho between the two systems; the MRDS "
-                  "is at r = the lower rho and that r_AB. Told apart: Steiger p < 0.05.")
-        )  # fmt: skip
+            Table(
+                [
+                    "A",
+                    "B",
+                    "rho B - rho A",
+                    "r_AB",
+                    "MRDS at r_AB (p0 0.05)",
+                    "Steiger z",
+                    "Steiger p",
+                    "told apart?",
+                ],
+                [
+                    [
+                        str(a.a),
+                        str(a.b),
+                        signed(a.difference),
+                        num(a.r_ab),
+                        num(a.mrds),
+                        num(st.z, 2),
+                        pvalue(st.p),
+                        "yes" if a.distinguishable else "no",
+                    ]
+                    for a, st in zip(v.verdicts.itertuples(), v.steiger.itertuples(), strict=True)
+                ],
+                caption=f"{name}: every two systems. Steiger's Z (1980, pooled r) on "
+                f"n = {v.n_items} items given r_AB, the rho between the two systems; the MRDS "
+                "is at r = the lower rho and that r_AB. Told apart: Steiger p < 0.05.",
+            )
+        )
         blocks.append(
-            Table(["A", "B", "mean rho B - A", "paired t (df)", "paired p", "Student t (df)",
-                   "Student p"],
-                  [[str(t.a), str(t.b), signed(t.mean_difference),
-                    f"{num(t.t_paired, 2)} ({count(t.df_paired)})", pvalue(t.p_paired),
-                    f"{num(t.t_student, 2)} ({count(t.df_student)})", pvalue(t.p_student)]
-                   for t in v.t_tests.itertuples()],
-                  caption=f"{name}: two-tailed t-tests over the per-rater rhos. Paired: over the "
-                  "raters both systems have a rho for (the raters are the same people, so this "
-                  "is the test that fits). Student: unpaired, equal variances, the two systems' "
-                  "rhos as independent samples (the test of the WS353 study's Table 3), shown to "
-                  "compare with it.")
-        )  # fmt: skip
+            Table(
+                [
+                    "A",
+                    "B",
+                    "mean rho B - A",
+                    "paired t (df)",
+                    "paired p",
+                    "Student t (df)",
+                    "Student p",
+                ],
+                [
+                    [
+                        str(t.a),
+                        str(t.b),
+                        signed(t.mean_difference),
+                        f"{num(t.t_paired, 2)} ({count(t.df_paired)})",
+                        pvalue(t.p_paired),
+                        f"{num(t.t_student, 2)} ({count(t.df_student)})",
+                        pvalue(t.p_student),
+                    ]
+                    for t in v.t_tests.itertuples()
+                ],
+                caption=f"{name}: two-tailed t-tests over the per-rater rhos. Paired: over the "
+                "raters both systems have a rho for (the raters are the same people, so this "
+                "is the test that fits). Student: unpaired, equal variances, the two systems' "
+                "rhos as independent samples (the test of the WS353 study's Table 3), shown to "
+                "compare with it.",
+            )
+        )
         thresholds = sorted(v.distance["threshold"].unique())
         blocks.append(
-            Table(["system", *[f"t = {num(t, 2)}" for t in thresholds]],
-                  [[n, *[f"{num(r.r)} ({count(r.n_pairs)})" for r in
-                         v.distance[v.distance["system"] == n].itertuples()]] for n in s.names],
-                  caption=f"{name}: distance correlation r (item pairs with instrument distance "
-                  ">= t, count in brackets).")
-        )  # fmt: skip
+            Table(
+                ["system", *[f"t = {num(t, 2)}" for t in thresholds]],
+                [
+                    [
+                        n,
+                        *[
+                            f"{num(r.r)} ({count(r.n_pairs)})"
+                            for r in v.distance[v.distance["system"] == n].itertuples()
+                        ],
+                    ]
+                    for n in s.names
+                ],
+                caption=f"{name}: distance correlation r (item pairs with instrument distance "
+                ">= t, count in brackets).",
+            )
+        )
     per_rater = {k: v.per_rater for k, v in views.items()}
     blocks.append(
-        Plot("per_rater_rho", plots.per_rater_rho(per_rater),
-             "Per-rater rho: each point is one system scored against one rater's values.")
-    )  # fmt: skip
+        Plot(
+            "per_rater_rho",
+            plots.per_rater_rho(per_rater),
+            "Per-rater rho: each point is one system scored against one rater's values.",
+        )
+    )
     return Section(
         "Systems measured by the instrument", closest_pair_verdict(c), blocks, anchor="systems"
     )
@@ -221,14 +303,16 @@ def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
         test = t[(t["a"] == a) & (t["b"] == b)].iloc[0]
         rho = c.systems.by_instrument[key].rho
         out.append(
-            (name,
-             f"{'yes' if row['distinguishable'] else 'no'}: rho {num(rho[a])} vs {num(rho[b])} "
-             f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])} at their "
-             f"correlation r_AB = {num(row['r_ab'])}), Steiger "
-             f"p = {pvalue(row['steiger_p'])}; over the per-rater rhos, paired t-test "
-             f"({int(test['n_raters'])} raters) p = {pvalue(row['paired_t_p'])}, Student's "
-             f"unpaired t-test p = {pvalue(row['student_t_p'])}")
-        )  # fmt: skip
+            (
+                name,
+                f"{'yes' if row['distinguishable'] else 'no'}: rho {num(rho[a])} vs {num(rho[b])} "
+                f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])} at their "
+                f"correlation r_AB = {num(row['r_ab'])}), Steiger "
+                f"p = {pvalue(row['steiger_p'])}; over the per-rater rhos, paired t-test "
+                f"({int(test['n_raters'])} raters) p = {pvalue(row['paired_t_p'])}, Student's "
+                f"unpaired t-test p = {pvalue(row['student_t_p'])}",
+            )
+        )
     return out
 
 
@@ -251,10 +335,13 @@ def mrds_section(c: Characterization) -> Section:
     n = c.reproducibility.overlap.n_shared
     formula = formula_table(n, [float(r) for r in table.index], [float(p) for p in table.columns])
     rows = [
-        [num(r, 1), *[num(table.loc[r, p0]) for p0 in table.columns],
-         *[num(formula.loc[r, p0]) for p0 in table.columns]]
+        [
+            num(r, 1),
+            *[num(table.loc[r, p0]) for p0 in table.columns],
+            *[num(formula.loc[r, p0]) for p0 in table.columns],
+        ]
         for r in table.index
-    ]  # fmt: skip
+    ]
     return Section(
         "Minimum required difference for significance (MRDS)",
         f"For planning: with {n} items, two systems whose rhos against this instrument differ "
@@ -276,7 +363,7 @@ def mrds_section(c: Characterization) -> Section:
                 "tables follow; it is larger than the test requires (a Monte Carlo of the test "
                 "agrees with Steiger) and is shown only to compare with published tables.",
             ),
-        ],  # fmt: skip
+        ],
         anchor="mrds",
     )
 
@@ -288,45 +375,69 @@ def screening_section(c: Characterization) -> Section:
             "Screening impact",
             "No screened set was given, so every figure above is for all judgments; whether "
             "screening would change a system comparison is not shown.",
-            ["Give --screen SPEC (screen with the spec's policy, and list the impact of every "
-             "subset of its heuristics), --screened FILE (the screened long table) or "
-             "--flagged FILE (worker ids to remove) to show every figure for all judgments and "
-             "the screened set side by side."],
+            [
+                "Give --screen SPEC (screen with the spec's policy, and list the impact of every "
+                "subset of its heuristics), --screened FILE (the screened long table) or "
+                "--flagged FILE (worker ids to remove) to show every figure for all judgments and "
+                "the screened set side by side."
+            ],
             anchor="screening",
-        )  # fmt: skip
+        )
     rows = []
     # (label, all, screened, relative): a relative change only for a magnitude (an sd); for a
     # correlation, alpha or a share it would mislead (a rho of 0.05 moving to 0.07 is "+40%")
     pairs = [
         ("alpha", c.new.repeatability.alpha, sc.new.repeatability.alpha, False),
         ("mean sd", c.new.precision.mean_sd, sc.new.precision.mean_sd, True),
-        ("item pairs not separable (standard error)", c.new.rank_stability.share_inseparable,
-         sc.new.rank_stability.share_inseparable, False),
-        ("Spearman rho of means vs original", c.reproducibility.spearman_means,
-         sc.reproducibility.spearman_means, False),
-        ("Pearson r of sds vs original", c.reproducibility.pearson_sds,
-         sc.reproducibility.pearson_sds, False),
-    ]  # fmt: skip
+        (
+            "item pairs not separable (standard error)",
+            c.new.rank_stability.share_inseparable,
+            sc.new.rank_stability.share_inseparable,
+            False,
+        ),
+        (
+            "Spearman rho of means vs original",
+            c.reproducibility.spearman_means,
+            sc.reproducibility.spearman_means,
+            False,
+        ),
+        (
+            "Pearson r of sds vs original",
+            c.reproducibility.pearson_sds,
+            sc.reproducibility.pearson_sds,
+            False,
+        ),
+    ]
     if c.systems is not None and sc.systems is not None:
         for name in c.systems.names:
             pairs.append(
-                (f"rho of {name}", c.systems.by_instrument["new"].rho[name],
-                 sc.systems.by_instrument["new"].rho[name], False)
-            )  # fmt: skip
+                (
+                    f"rho of {name}",
+                    c.systems.by_instrument["new"].rho[name],
+                    sc.systems.by_instrument["new"].rho[name],
+                    False,
+                )
+            )
     for label, everything, screened, relative in pairs:
         rows.append(
-            [label, num(everything), num(screened), signed(screened - everything),
-             change_percent(screened, everything) if relative else "-"]
-        )  # fmt: skip
+            [
+                label,
+                num(everything),
+                num(screened),
+                signed(screened - everything),
+                change_percent(screened, everything) if relative else "-",
+            ]
+        )
     removed = len(sc.workers_removed)
     body: list[Block] = [
-        Table(["figure", "all judgments", f"screened ({sc.policy})", "difference",
-               "relative change"], rows,
-              caption="Difference: screened - all judgments. Relative change only for the mean "
-              "sd: for alpha, a correlation or a share near zero a percentage would mislead.")
-        ,
+        Table(
+            ["figure", "all judgments", f"screened ({sc.policy})", "difference", "relative change"],
+            rows,
+            caption="Difference: screened - all judgments. Relative change only for the mean "
+            "sd: for alpha, a correlation or a share near zero a percentage would mislead.",
+        ),
         "Workers removed: " + (", ".join(sc.workers_removed) or "none") + ".",
-    ]  # fmt: skip
+    ]
     if sc.impact is not None:
         body.extend(_impact_body(sc.impact))
     return Section(
@@ -355,14 +466,24 @@ def _impact_body(impact: pd.DataFrame) -> list[Block]:
             "the policy's, all together); report.json has every one under screened.impact."
         )
     systems = [col.partition(":")[2] for col in impact.columns if col.startswith("rho:")]
-    header = ["heuristics (as the spec names them)", "workers removed", "judgments kept",
-              "alpha", "alpha difference"]  # fmt: skip
+    header = [
+        "heuristics (as the spec names them)",
+        "workers removed",
+        "judgments kept",
+        "alpha",
+        "alpha difference",
+    ]
     header += [f"rho {name}" for name in systems]
     rows = []
     for _, row in shown.iterrows():
         label = (" + ".join(row["subset"]) or "none") + (" (policy)" if row["policy"] else "")
-        cells = [label, count(row["workers_removed"]), count(row["judgments_kept"]),
-                 num(row["alpha"]), signed(row["alpha_change"])]  # fmt: skip
+        cells = [
+            label,
+            count(row["workers_removed"]),
+            count(row["judgments_kept"]),
+            num(row["alpha"]),
+            signed(row["alpha_change"]),
+        ]
         cells += [num(row[f"rho:{name}"]) for name in systems]
         rows.append(cells)
     used = sorted({k for subset in impact["subset"] for k in subset}, key=_catalogue_order)

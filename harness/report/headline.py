@@ -24,22 +24,27 @@ def headline(c: Characterization) -> str:
     ]
     if c.screened is not None:
         s = c.screened.new.repeatability
-        lines.insert(1, f"alpha {c.new_instrument.name} screened ({c.screened.policy}): "
-                     f"{num(s.alpha)} {interval(s.ci)} {s.verdict}")  # fmt: skip
+        lines.insert(
+            1,
+            f"alpha {c.new_instrument.name} screened ({c.screened.policy}): "
+            f"{num(s.alpha)} {interval(s.ci)} {s.verdict}",
+        )
     if c.resolution is not None:
         res = c.resolution
         t = res.threshold_95
         curve = res.psychometric
         fitted = (
-            "" if curve is None else
-            f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
+            ""
+            if curve is None
+            else f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
             + ("" if curve.ci is None else f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]")
-        )  # fmt: skip
+        )
         lines.append(
-            f"resolution: not reached{fitted}" if t is None else
-            f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
+            f"resolution: not reached{fitted}"
+            if t is None
+            else f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
             f"pairs of the original at or above it){fitted}"
-        )  # fmt: skip
+        )
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
     if c.arms is not None:

@@ -72,8 +72,9 @@ def agreement_curve(res: Resolution) -> bytes:
     ax.plot(curve["threshold"], curve["agreement"], color=_COLOURS[0], lw=1.5, label="agreement")
     ax.axhline(res.target, color="black", lw=0.8, ls="--", label=f"{res.target:.0%}")
     if res.threshold_95 is not None:
-        ax.axvline(res.threshold_95, color=_COLOURS[1], lw=1.0,
-                   label=f"resolution {res.threshold_95:.2f}")  # fmt: skip
+        ax.axvline(
+            res.threshold_95, color=_COLOURS[1], lw=1.0, label=f"resolution {res.threshold_95:.2f}"
+        )
     ax.set_xlabel("threshold t (original distance |mean(P) - mean(Q)| >= t)")
     ax.set_ylabel("agreement with the original")
     ax.set_ylim(min(0.5, float(curve["agreement"].min()) - 0.02), 1.01)
@@ -90,8 +91,15 @@ def psychometric_curve(res: Resolution) -> bytes:
     bands = res.bands[res.bands["n"] > 0]
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     centres = (bands["low"] + bands["high"]) / 2
-    ax.scatter(centres, bands["agreement"], s=12 + 2 * bands["n"], color=_COLOURS[0],
-               alpha=0.7, linewidths=0, label="agreement per band")  # fmt: skip
+    ax.scatter(
+        centres,
+        bands["agreement"],
+        s=12 + 2 * bands["n"],
+        color=_COLOURS[0],
+        alpha=0.7,
+        linewidths=0,
+        label="agreement per band",
+    )
     ax.axhline(res.target, color="black", lw=0.8, ls="--", label=f"{res.target:.0%}")
     curve = res.psychometric
     if curve is not None:
@@ -101,8 +109,13 @@ def psychometric_curve(res: Resolution) -> bytes:
         ax.plot(grid, curve.at(grid), color=_COLOURS[1], lw=1.5, label="logistic fit")
         if curve.ci is not None:
             ax.axvspan(*curve.ci, color=_COLOURS[1], alpha=0.12, label="its bootstrap 95% interval")
-        ax.axvline(curve.d_target, color=_COLOURS[1], lw=0.8, ls=":",
-                   label=f"reaches {res.target:.0%} at {curve.d_target:.2f}")  # fmt: skip
+        ax.axvline(
+            curve.d_target,
+            color=_COLOURS[1],
+            lw=0.8,
+            ls=":",
+            label=f"reaches {res.target:.0%} at {curve.d_target:.2f}",
+        )
     ax.set_xlabel("distance |mean(P) - mean(Q)| in the original")
     ax.set_ylabel("agreement with the original")
     ax.set_ylim(-0.02, 1.02)

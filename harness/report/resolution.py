@@ -39,13 +39,19 @@ def resolution_blocks(res: Resolution, original: str) -> list[Block]:
     return [
         Table(["figure", "value"], _figures(res, original)),
         _bands_table(res),
-        Plot("psychometric", plots.psychometric_curve(res),
-             "Agreement with the original per distance band (points, larger for more pairs of "
-             "pairs), the logistic curve fitted to every pair of pairs, and where it reaches "
-             f"{res.target:.0%} (shaded: its bootstrap interval)."),  # fmt: skip
-        Plot("resolution", plots.agreement_curve(res),
-             "Cumulative agreement with the original against the threshold t (left axis); "
-             "dotted: the number of pairs of pairs with distance >= t (right axis)."),  # fmt: skip
+        Plot(
+            "psychometric",
+            plots.psychometric_curve(res),
+            "Agreement with the original per distance band (points, larger for more pairs of "
+            "pairs), the logistic curve fitted to every pair of pairs, and where it reaches "
+            f"{res.target:.0%} (shaded: its bootstrap interval).",
+        ),
+        Plot(
+            "resolution",
+            plots.agreement_curve(res),
+            "Cumulative agreement with the original against the threshold t (left axis); "
+            "dotted: the number of pairs of pairs with distance >= t (right axis).",
+        ),
     ]
 
 
@@ -58,29 +64,47 @@ def _figures(res: Resolution, original: str) -> list[list[str]]:
         ["agreement over all pairs of pairs (t = 0)", share(res.agreement_all)],
         ['decided "equally similar" (t = 0)', share(equal)],
         ["mean share of votes for the decision", share(res.decisions["share"].mean())],
-        [f"resolution: smallest t with cumulative agreement >= {res.target:.0%} "
-         f"(n >= {res.min_pairs})", "not reached" if t is None else num(t, 2)],
-        [f"cumulative agreement stays >= {res.target:.0%} above it",
-         "yes" if res.stable else "no"],
-        [f"distance where the fitted curve reaches {res.target:.0%} [95% bootstrap interval]",
-         _curve_figure(res)],
-        ["item pairs of the original at or above the resolution (orderable)",
-         "n/a" if res.item_pairs_above is None
-         else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
-              f"({share(res.item_pairs_above / res.n_item_pairs)})"],
-        ["item pairs below it", "n/a" if res.item_pairs_below is None
-         else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})"],
-    ]  # fmt: skip
+        [
+            f"resolution: smallest t with cumulative agreement >= {res.target:.0%} "
+            f"(n >= {res.min_pairs})",
+            "not reached" if t is None else num(t, 2),
+        ],
+        [f"cumulative agreement stays >= {res.target:.0%} above it", "yes" if res.stable else "no"],
+        [
+            f"distance where the fitted curve reaches {res.target:.0%} [95% bootstrap interval]",
+            _curve_figure(res),
+        ],
+        [
+            "item pairs of the original at or above the resolution (orderable)",
+            "n/a"
+            if res.item_pairs_above is None
+            else f"{res.item_pairs_above:,} of {res.n_item_pairs:,} "
+            f"({share(res.item_pairs_above / res.n_item_pairs)})",
+        ],
+        [
+            "item pairs below it",
+            "n/a"
+            if res.item_pairs_below is None
+            else f"{res.item_pairs_below:,} ({share(res.item_pairs_below / res.n_item_pairs)})",
+        ],
+    ]
     if curve is not None and curve.failed:
-        rows.append(["bootstrap resamples whose fit failed (left out)",
-                     f"{curve.failed} of {curve.resamples}"])  # fmt: skip
+        rows.append(
+            [
+                "bootstrap resamples whose fit failed (left out)",
+                f"{curve.failed} of {curve.resamples}",
+            ]
+        )
     if original.startswith("WS353"):
-        rows.append([
-            "published for WS353 (13 raters per pair of pairs)",
-            f'25% decided "equally similar" at t = 0; resolution {num(PUBLISHED_THRESHOLD, 1)}; '
-            f"{PUBLISHED_ABOVE:,} of {PUBLISHED_PAIRS:,} item pairs above it (351 items: WS353 "
-            "without (tiger, tiger) and (money, bank))",
-        ])  # fmt: skip
+        rows.append(
+            [
+                "published for WS353 (13 raters per pair of pairs)",
+                '25% decided "equally similar" at t = 0; '
+                f"resolution {num(PUBLISHED_THRESHOLD, 1)}; "
+                f"{PUBLISHED_ABOVE:,} of {PUBLISHED_PAIRS:,} item pairs above it (351 items: WS353 "
+                "without (tiger, tiger) and (money, bank))",
+            ]
+        )
     return rows
 
 
@@ -104,20 +128,32 @@ def _bands_table(res: Resolution) -> Table:
     rows = []
     for k in range(len(b)):
         n = int(b["n"].iloc[k])
-        rows.append([
-            f"{num(low[k], 1)}-{num(high[k], 1)}", count(n), count(b["agree"].iloc[k]),
-            count(b["equal"].iloc[k]), count(b["reversed"].iloc[k]),
-            "-" if n == 0 else share(b["agreement"].iloc[k]),
-            "" if fitted is None else share(fitted[k]),
-        ])  # fmt: skip
+        rows.append(
+            [
+                f"{num(low[k], 1)}-{num(high[k], 1)}",
+                count(n),
+                count(b["agree"].iloc[k]),
+                count(b["equal"].iloc[k]),
+                count(b["reversed"].iloc[k]),
+                "-" if n == 0 else share(b["agreement"].iloc[k]),
+                "" if fitted is None else share(fitted[k]),
+            ]
+        )
     return Table(
-        ["distance", "pairs of pairs", "agree", "equally similar", "reversed", "agreement",
-         "fitted (mid-band)"],
+        [
+            "distance",
+            "pairs of pairs",
+            "agree",
+            "equally similar",
+            "reversed",
+            "agreement",
+            "fitted (mid-band)",
+        ],
         rows,
         caption="Agreement per distance band [low, high): the crowd's decisions that order the "
         "two pairs like the original, call them equally similar, or order them the other way "
         "(or order two pairs the original scores alike).",
-    )  # fmt: skip
+    )
 
 
 __all__ = ["resolution_blocks", "resolution_meaning"]

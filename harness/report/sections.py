@@ -46,9 +46,15 @@ def repeatability_section(c: Characterization) -> Section:
     for name, f in columns(c).items():
         r = f.repeatability
         rows.append(
-            [name, num(r.alpha), interval(r.ci), r.verdict, num(r.q_below_min),
-             f"{r.n_items:,} / {r.n_workers:,} / {r.n_judgments:,}"]
-        )  # fmt: skip
+            [
+                name,
+                num(r.alpha),
+                interval(r.ci),
+                r.verdict,
+                num(r.q_below_min),
+                f"{r.n_items:,} / {r.n_workers:,} / {r.n_judgments:,}",
+            ]
+        )
     new = c.new.repeatability
     meaning = (
         f"Krippendorff's alpha of {num(new.alpha)} ({new.verdict}) means raters of the new "
@@ -58,7 +64,7 @@ def repeatability_section(c: Characterization) -> Section:
             if new.verdict == "reliable"
             else "less than Krippendorff's 0.800 asks for, so a system's score on it mixes the "
             "system's quality with rater noise"
-        )  # fmt: skip
+        )
         + "."
     )
     first = c.new.repeatability
@@ -68,8 +74,9 @@ def repeatability_section(c: Characterization) -> Section:
         f"share of bootstrap alphas below alpha_min = {first.alpha_min:.3f}. Verdict: >= 0.800 "
         f"reliable, 0.667-0.800 tentative, below unreliable ({METHODS_CITATION}, section 5)."
     )
-    warnings = [f"{n}: {f.repeatability.warning}" for n, f in columns(c).items()
-                if f.repeatability.warning]  # fmt: skip
+    warnings = [
+        f"{n}: {f.repeatability.warning}" for n, f in columns(c).items() if f.repeatability.warning
+    ]
     return Section(
         title="Repeatability",
         anchor="repeatability",
@@ -85,7 +92,7 @@ def repeatability_section(c: Characterization) -> Section:
                     "items / raters / judgments",
                 ],
                 rows,
-            ),  # fmt: skip
+            ),
             paragraph,
             *warnings,
         ],
@@ -98,10 +105,15 @@ def precision_section(c: Characterization) -> Section:
     for name, f in shown.items():
         p = f.precision
         rows.append(
-            [name, f"{len(p.summaries):,}", num(p.mean_sd), num(p.sd_sd),
-             f"{num(p.band[0])} to {num(p.band[1])}",
-             f"{num(p.band_mean_sd[0])} to {num(p.band_mean_sd[1])}"]
-        )  # fmt: skip
+            [
+                name,
+                f"{len(p.summaries):,}",
+                num(p.mean_sd),
+                num(p.sd_sd),
+                f"{num(p.band[0])} to {num(p.band[1])}",
+                f"{num(p.band_mean_sd[0])} to {num(p.band_mean_sd[1])}",
+            ]
+        )
     extremes = []
     for label, instrument, f in (
         ("new", c.new_instrument, c.new),
@@ -110,9 +122,12 @@ def precision_section(c: Characterization) -> Section:
         p = f.precision
         for kind, ids in (("highest", p.highest), ("lowest", p.lowest)):
             extremes.append(
-                [f"{instrument.name} ({label})", kind,
-                 "; ".join(f"{instrument.label(i)} sd {num(p.sd[i], 2)}" for i in ids)]
-            )  # fmt: skip
+                [
+                    f"{instrument.name} ({label})",
+                    kind,
+                    "; ".join(f"{instrument.label(i)} sd {num(p.sd[i], 2)}" for i in ids),
+                ]
+            )
     scale = c.original_instrument.scale_range
     p = c.new.precision
     meaning = (
@@ -139,7 +154,7 @@ def precision_section(c: Characterization) -> Section:
                 "raters it could have had) over items with two or more values. Middle two "
                 "thirds: the 1/6 and 5/6 quantiles of the item sds; mean sd +- sd of sds is the "
                 "band the WS353 study reports (1.16 to 2.24 on its 13 raters).",
-            ),  # fmt: skip
+            ),
             Table(["instrument", "sd", "items"], extremes),
             Plot(
                 "crescent",
@@ -159,9 +174,14 @@ def rank_stability_section(c: Characterization) -> Section:
                 continue
             criterion = r.criterion + ("" if r.threshold is None else f" t = {num(r.threshold, 2)}")
             rows.append(
-                [name, criterion, share(r.share_inseparable), num(r.neighbours.mean(), 1),
-                 str(int(r.neighbours.max()))]
-            )  # fmt: skip
+                [
+                    name,
+                    criterion,
+                    share(r.share_inseparable),
+                    num(r.neighbours.mean(), 1),
+                    str(int(r.neighbours.max())),
+                ]
+            )
     r = c.new.rank_stability
     meaning = (
         f"{share(r.share_inseparable)} of the new instrument's item pairs lie within one "
@@ -182,7 +202,7 @@ def rank_stability_section(c: Characterization) -> Section:
                     "max",
                 ],
                 rows,
-            ),  # fmt: skip
+            ),
             "Standard error: item j lies within one standard error of item i when |m_j - m_i| "
             "<= s_i / sqrt(n_i) (sample sd); a pair is not separable when either item lies "
             "within one standard error of the other. Resolution: a pair is not separable when "

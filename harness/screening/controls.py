@@ -116,38 +116,46 @@ def control_checks(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Dat
     columns = ["worker_id", "item_id", "control", "passed"]
     identical = rows[rows["role"] == ItemRole.IDENTICAL.value]
     parts = [
-        pd.DataFrame({
-            "worker_id": identical["worker_id"],
-            "item_id": identical["item_id"],
-            "control": "identical",
-            "passed": identical["value"] >= scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9,
-        })
-    ]  # fmt: skip
+        pd.DataFrame(
+            {
+                "worker_id": identical["worker_id"],
+                "item_id": identical["item_id"],
+                "control": "identical",
+                "passed": identical["value"]
+                >= scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9,
+            }
+        )
+    ]
     shown = shown_twice(rows)
     if len(shown):
         spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min"])
         gap = spread["max"] - spread["min"]
         parts.append(
-            pd.DataFrame({
-                "worker_id": spread.index.get_level_values("worker_id"),
-                "item_id": spread.index.get_level_values("item_id"),
-                "control": "repeat",
-                "passed": (gap <= REPEAT_TOLERANCE * scale.range + 1e-9).to_numpy(),
-            })
-        )  # fmt: skip
+            pd.DataFrame(
+                {
+                    "worker_id": spread.index.get_level_values("worker_id"),
+                    "item_id": spread.index.get_level_values("item_id"),
+                    "control": "repeat",
+                    "passed": (gap <= REPEAT_TOLERANCE * scale.range + 1e-9).to_numpy(),
+                }
+            )
+        )
     gold = pd.to_numeric(context.item_column(rows, "gold"), errors="coerce")
     golden = rows[gold.notna()]
     parts.append(
-        pd.DataFrame({
-            "worker_id": golden["worker_id"],
-            "item_id": golden["item_id"],
-            "control": "gold",
-            "passed": (golden["value"] - gold[gold.notna()]).abs() <= scale.step + 1e-9,
-        })
-    )  # fmt: skip
+        pd.DataFrame(
+            {
+                "worker_id": golden["worker_id"],
+                "item_id": golden["item_id"],
+                "control": "gold",
+                "passed": (golden["value"] - gold[gold.notna()]).abs() <= scale.step + 1e-9,
+            }
+        )
+    )
     parts = [p for p in parts if len(p)]
     if not parts:
-        return pd.DataFrame({c: pd.Series(dtype=bool if c == "passed" else object)
-                             for c in columns})  # fmt: skip
+        return pd.DataFrame(
+            {c: pd.Series(dtype=bool if c == "passed" else object) for c in columns}
+        )
     out = pd.concat(parts, ignore_index=True)[columns]
     return out.astype({"passed": bool})

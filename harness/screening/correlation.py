@@ -101,10 +101,13 @@ def unit_correlations(
     if units is not None:
         wanted = set(units)
         chosen = np.fromiter(
-            ((names.workers[w], names.units[u]) in wanted
-             for w, u in zip(group_worker, group_unit, strict=True)),
-            dtype=bool, count=len(group_worker),
-        )  # fmt: skip
+            (
+                (names.workers[w], names.units[u]) in wanted
+                for w, u in zip(group_worker, group_unit, strict=True)
+            ),
+            dtype=bool,
+            count=len(group_worker),
+        )
         keep = chosen[group]
         group_worker, group_unit = group_worker[chosen], group_unit[chosen]
         group = (np.cumsum(chosen) - 1)[group[keep]]
@@ -175,10 +178,17 @@ def _best_correlations(
                 stop = int(np.searchsorted(group, group[start], side="right"))
         stop = min(max(stop, start + 1), len(item))
         block = slice(start, stop)
-        found.append(_correlations(
-            group[block], bounds[item[block]], others[block], cell[block],
-            cell_worker, cell_value, n_workers,
-        ))  # fmt: skip
+        found.append(
+            _correlations(
+                group[block],
+                bounds[item[block]],
+                others[block],
+                cell[block],
+                cell_worker,
+                cell_value,
+                n_workers,
+            )
+        )
         start = stop
     r_group = np.concatenate([g for g, _ in found])
     r = np.concatenate([r for _, r in found])
@@ -234,9 +244,7 @@ def _mean_of_best(group: np.ndarray, r: np.ndarray, n_groups: int) -> tuple[np.n
     return score, evidence
 
 
-def low_correlation_assignments(
-    judgments: pd.DataFrame, context: ScreeningContext
-) -> pd.DataFrame:
+def low_correlation_assignments(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """H7 judged per assignment, as the published rule is: one row per (worker, assignment)
     (``unit``), with its ``score``, ``evidence`` and ``flag`` (the assignment fails). What a
     spec's action on H7 applies to: a rejection rejects the failing assignments, not the
@@ -350,9 +358,7 @@ def grouped_pearson(keys: pd.Series, x: pd.Series, y: pd.Series) -> pd.Series:
     return _pearson_of_groups(codes, uniques, x.to_numpy(dtype=float), y.to_numpy(dtype=float))
 
 
-def _pearson_of_groups(
-    codes: np.ndarray, uniques: Any, x: np.ndarray, y: np.ndarray
-) -> pd.Series:
+def _pearson_of_groups(codes: np.ndarray, uniques: Any, x: np.ndarray, y: np.ndarray) -> pd.Series:
     """`grouped_pearson` of groups already coded 0..len(uniques)-1 (sorted uniques)."""
     dx = _centred(codes, x)
     dy = _centred(codes, y)

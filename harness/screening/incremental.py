@@ -221,9 +221,7 @@ class IncrementalScores:
         ):
             self.worker_pk[name] = int(worker)
             self.worker_name[int(worker)] = name
-            self.latest_assignment[name] = max(
-                int(assignment), self.latest_assignment.get(name, 0)
-            )
+            self.latest_assignment[name] = max(int(assignment), self.latest_assignment.get(name, 0))
         units = rows[["assignment_id", "assignment_pk"]].drop_duplicates("assignment_pk")
         for unit, pk in zip(units["assignment_id"], units["assignment_pk"], strict=True):
             self.unit_assignment[str(unit)] = int(pk)

@@ -84,9 +84,7 @@ def screen_pending(engine: sa.Engine, study: Study | int) -> list[ScreeningDecis
             missing = cached.screened - cached.scores.assignments
             decisions = _screen(session, study, cached.scores, missing, pending)
         session.execute(
-            update(Assignment)
-            .where(col(Assignment.id).in_(pending))
-            .values(screened_at=utcnow())
+            update(Assignment).where(col(Assignment.id).in_(pending)).values(screened_at=utcnow())
         )
     with cached.lock:  # committed: the store now holds them as screened
         cached.screened.update(pending)

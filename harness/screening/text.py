@@ -42,13 +42,17 @@ def compact_lines(report: ScreeningReport) -> list[str]:
                 mark = "!" if acts else "*"
             cells.append(f"{_number(row['score']) + mark:>{WIDTH}}")
         lines.append(
-            f"{str(worker):<{name_width}} " + " ".join(cells)
+            f"{str(worker):<{name_width}} "
+            + " ".join(cells)
             + ("  yes" if bool(flagged[worker]) else "  -")
-        )  # fmt: skip
+        )
     legend = ", ".join(f"{code_of(k)} {k}" for k in keys)
-    lines += ["", f"Columns: {legend}.",
-              "Scores: * flags the worker (reported), ! flags and the spec's policy acts on it; "
-              "--details shows every field, --json all of it."]  # fmt: skip
+    lines += [
+        "",
+        f"Columns: {legend}.",
+        "Scores: * flags the worker (reported), ! flags and the spec's policy acts on it; "
+        "--details shows every field, --json all of it.",
+    ]
     return [*lines[:-2], *_wrap(lines[-2]), *_wrap(lines[-1])]
 
 

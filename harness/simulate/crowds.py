@@ -48,7 +48,13 @@ def run_crowd(
     if endpoint is None:
         raise ValueError(f"platform {platform.name!r} names no local service for a crowd")
     return SimulatedWorkers(
-        endpoint, workers, truths, scale, http, seed=seed, profile=profile or WORKER_PROFILE,
+        endpoint,
+        workers,
+        truths,
+        scale,
+        http,
+        seed=seed,
+        profile=profile or WORKER_PROFILE,
         keep_group=keep_group,
     ).run(report=report)
 

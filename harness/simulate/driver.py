@@ -150,8 +150,10 @@ class SimulatedWorkers:
         if task["QuestionType"] == "ExternalQuestion":
             page = self.http.get(task["ExternalURL"])
             if page.status_code != 200:  # a person gives back a HIT they cannot do
-                self.http.post(f"{self.mturk_url}/worker/assignments/{assignment_id}/return",
-                               data={"workerId": worker_id})  # fmt: skip
+                self.http.post(
+                    f"{self.mturk_url}/worker/assignments/{assignment_id}/return",
+                    data={"workerId": worker_id},
+                )
                 if page.status_code == RETURN_ASKED:
                     report.returned.append(hit_id)
                 else:
@@ -163,8 +165,12 @@ class SimulatedWorkers:
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
-                data={"assignmentId": assignment_id, "workerId": worker_id, "hitId": hit_id,
-                      "pageToken": token_in_page(text)}
+                data={
+                    "assignmentId": assignment_id,
+                    "workerId": worker_id,
+                    "hitId": hit_id,
+                    "pageToken": token_in_page(text),
+                }
                 | fields,
                 headers={"Accept": "application/json"},
             )

@@ -7,10 +7,25 @@ workers (spammers, straight-liners, backwards), the rest careful.
 from __future__ import annotations
 
 SCREENING_MIXES: dict[str, dict[str, float]] = {
-    "20% bad": {"careful": 0.75, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.05,
-                "backwards": 0.05},
-    "30% bad": {"careful": 0.65, "sloppy": 0.05, "spammer": 0.1, "straight_liner": 0.1,
-                "backwards": 0.1},
-    "40% bad": {"careful": 0.55, "sloppy": 0.05, "spammer": 0.15, "straight_liner": 0.15,
-                "backwards": 0.1},
-}  # fmt: skip
+    "20% bad": {
+        "careful": 0.75,
+        "sloppy": 0.05,
+        "spammer": 0.1,
+        "straight_liner": 0.05,
+        "backwards": 0.05,
+    },
+    "30% bad": {
+        "careful": 0.65,
+        "sloppy": 0.05,
+        "spammer": 0.1,
+        "straight_liner": 0.1,
+        "backwards": 0.1,
+    },
+    "40% bad": {
+        "careful": 0.55,
+        "sloppy": 0.05,
+        "spammer": 0.15,
+        "straight_liner": 0.15,
+        "backwards": 0.1,
+    },
+}

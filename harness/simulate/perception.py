@@ -96,9 +96,12 @@ def plurality_chances(
         for b in range(raters + 1 - a):
             c = raters - a - b
             chance = (
-                factorial(raters) / (factorial(a) * factorial(b) * factorial(c))
-                * right**a * wrong**b * equal**c
-            )  # fmt: skip
+                factorial(raters)
+                / (factorial(a) * factorial(b) * factorial(c))
+                * right**a
+                * wrong**b
+                * equal**c
+            )
             if a > b and a > c:
                 agree += chance
             elif b > a and b > c:

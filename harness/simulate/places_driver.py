@@ -59,8 +59,9 @@ class PlacesWorkers:
         did goes into ``report`` (a new one by default)."""
         report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 5])
-        answering = SimulatedWorkers("", self.workers, self.truths, self.scale, self.http,
-                                     seed=self.seed)  # fmt: skip
+        answering = SimulatedWorkers(
+            "", self.workers, self.truths, self.scale, self.http, seed=self.seed
+        )
         done = 0
         while rounds is None or done < rounds:
             took = sum(self.work(w, rng, report, answering) for w in self.workers)
@@ -69,8 +70,13 @@ class PlacesWorkers:
                 break
         return report
 
-    def work(self, worker: Worker, rng: np.random.Generator, report: DriverReport,
-             answering: SimulatedWorkers) -> bool:  # fmt: skip
+    def work(
+        self,
+        worker: Worker,
+        rng: np.random.Generator,
+        report: DriverReport,
+        answering: SimulatedWorkers,
+    ) -> bool:
         """Arrive, answer the allocated task, submit, complete; False if nothing was done."""
         pid = participant_id(worker.worker_id)
         entry = self.door.entry(self.http, pid)
@@ -86,10 +92,12 @@ class PlacesWorkers:
             return False
         ref = page_url.rstrip("/").rsplit("/", 1)[1]
         fields = encode_answers(answering.answers(worker, _shown_keys(page.text), rng))
-        stored = self.http.post(f"{page_url}/submit", data={"workerId": pid,
-                                "assignmentId": ref, "pageToken": token_in_page(page.text)}
-                                | fields,
-                                headers={"Accept": "application/json"})  # fmt: skip
+        stored = self.http.post(
+            f"{page_url}/submit",
+            data={"workerId": pid, "assignmentId": ref, "pageToken": token_in_page(page.text)}
+            | fields,
+            headers={"Accept": "application/json"},
+        )
         if stored.status_code != 200:
             report.refused.append(f"task server, {ref}: {stored.text[:200]}")
             return False

@@ -49,5 +49,6 @@ def newcombe_difference(
 
 def _check(k: int, n: int) -> None:
     if n < 1 or not 0 <= k <= n:
-        raise StatsError(f"a proportion needs 0 <= successes <= trials and trials >= 1; got "
-                         f"{k} of {n}")  # fmt: skip
+        raise StatsError(
+            f"a proportion needs 0 <= successes <= trials and trials >= 1; got {k} of {n}"
+        )

@@ -136,13 +136,25 @@ def intent(
 
 
 def _log_failure(
-    session: Session, study_id: int, kind: EventKind, subject: str, intent_id: int | None,
+    session: Session,
+    study_id: int,
+    kind: EventKind,
+    subject: str,
+    intent_id: int | None,
     exc: Exception,
-) -> None:  # fmt: skip
+) -> None:
     try:
-        record_event(session, EventKind.ACTION_FAILED, study_id=study_id, subject=subject,
-                     payload={"intent": intent_id, "action": kind.value,
-                              "error": f"{type(exc).__name__}: {exc}"[:500]})  # fmt: skip
+        record_event(
+            session,
+            EventKind.ACTION_FAILED,
+            study_id=study_id,
+            subject=subject,
+            payload={
+                "intent": intent_id,
+                "action": kind.value,
+                "error": f"{type(exc).__name__}: {exc}"[:500],
+            },
+        )
         session.commit()
     except Exception:  # noqa: BLE001 - the store is failing too: the caller's error says why
         session.rollback()  # and the intent, held by nobody now, is abandoned
@@ -199,5 +211,10 @@ def _recovered(
     if done in _PLACES_READ:  # the allocator reads it under the places lock: take it too,
         lock_places(session, study_id)  # after the study's (held), before writing
     payload = {k: v for k, v in unfinished.payload.items() if k != "owner"}
-    record_event(session, done, study_id=study_id, subject=subject,
-                 payload={**payload, "intent": unfinished.id, "recovered": RECOVERED})  # fmt: skip
+    record_event(
+        session,
+        done,
+        study_id=study_id,
+        subject=subject,
+        payload={**payload, "intent": unfinished.id, "recovered": RECOVERED},
+    )

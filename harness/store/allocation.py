@@ -126,12 +126,15 @@ def _hits_short_of_slots(session: Session, study_id: int) -> list[int]:
     slot, hit = Slot.__table__, Hit.__table__  # type: ignore[attr-defined]
     query = (
         sa.select(hit.c.id)
-        .select_from(hit.outerjoin(
-            slot, sa.and_(slot.c.hit_id == hit.c.id, slot.c.position < hit.c.max_assignments)))
+        .select_from(
+            hit.outerjoin(
+                slot, sa.and_(slot.c.hit_id == hit.c.id, slot.c.position < hit.c.max_assignments)
+            )
+        )
         .where(hit.c.study_id == study_id)
         .group_by(hit.c.id, hit.c.max_assignments)
         .having(sa.func.count(slot.c.id) < hit.c.max_assignments)
-    )  # fmt: skip
+    )
     return [int(i) for (i,) in session.execute(query)]
 
 
@@ -167,12 +170,12 @@ def allocate(
     # each HIT's lowest free slot first: the choice is among them; every free slot only if
     # none of those could be taken (allocations take turns under the lock, so hardly ever)
     free = _free_slots(session, study_id, now)
-    candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now,
-                            hold)  # fmt: skip
+    candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now, hold)
     if candidate is None:
         free = _free_slots(session, study_id, now, every=True)
-        candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref,
-                                now, hold)  # fmt: skip
+        candidate = _take_first(
+            session, preference(free, seen, allowed), free, worker, ref, now, hold
+        )
     if candidate is None:
         return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
     assignment = _accepted(session, candidate.hit_id, worker, ref, now)
@@ -187,22 +190,40 @@ def allocate(
         EventKind.SLOT_RESERVED,
         study_id=study_id,
         subject=ref,
-        payload={"worker": platform_worker_id, "hit": candidate.hit_index,
-                 "slot": candidate.position},
-    )  # fmt: skip
+        payload={
+            "worker": platform_worker_id,
+            "hit": candidate.hit_index,
+            "slot": candidate.position,
+        },
+    )
     session.flush()
-    return Allocation(candidate.slot_id, candidate.hit_id, candidate.hit_index, ref,
-                      platform_worker_id, aware(now + hold), resumed=False)  # fmt: skip
+    return Allocation(
+        candidate.slot_id,
+        candidate.hit_id,
+        candidate.hit_index,
+        ref,
+        platform_worker_id,
+        aware(now + hold),
+        resumed=False,
+    )
 
 
 def _accepted(session: Session, hit_id: int, worker: Worker, ref: str, now: datetime) -> Assignment:
     """The session's assignment, made now (`harness.store.received.accept` in one
     statement: the worker's row is at hand); `StoreError` when the session's assignment
     exists for another worker or HIT."""
-    values = {"hit_id": hit_id, "worker_id": worker.id, "platform_assignment_id": ref,
-              "status": AssignmentStatus.ACCEPTED, "accepted_at": now}  # fmt: skip
-    return owned(insert_or_read(session, Assignment, values, platform_assignment_id=ref)[0],
-                 worker.id, hit_id)  # fmt: skip
+    values = {
+        "hit_id": hit_id,
+        "worker_id": worker.id,
+        "platform_assignment_id": ref,
+        "status": AssignmentStatus.ACCEPTED,
+        "accepted_at": now,
+    }
+    return owned(
+        insert_or_read(session, Assignment, values, platform_assignment_id=ref)[0],
+        worker.id,
+        hit_id,
+    )
 
 
 def holds_slot(
@@ -294,8 +315,9 @@ def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool =
     candidates, holding = [], {}
     rows = session.execute(_free_statement(every), {"study_id": study_id, "now": now})
     for i, h, index, position, items, taken, held in rows:
-        candidates.append(Candidate(int(i), int(h), int(index), int(position),
-                                    frozenset(items), int(taken)))  # fmt: skip
+        candidates.append(
+            Candidate(int(i), int(h), int(index), int(position), frozenset(items), int(taken))
+        )
         holding[int(i)] = None if held is None else int(held)
     return _Free(candidates, holding)
 
@@ -314,24 +336,35 @@ def _free_statement(every: bool) -> sa.Select[Any]:
     free = sa.and_(slot.c.position < hit.c.max_assignments, sa.not_(live))
     rows = (
         sa.select(
-            slot.c.id, slot.c.hit_id, slot.c.position, slot.c.assignment_id,
-            hit.c["index"], hit.c["items"],
-            sa.func.sum(sa.case((live, 1), else_=0)).over(partition_by=slot.c.hit_id)
+            slot.c.id,
+            slot.c.hit_id,
+            slot.c.position,
+            slot.c.assignment_id,
+            hit.c["index"],
+            hit.c["items"],
+            sa.func.sum(sa.case((live, 1), else_=0))
+            .over(partition_by=slot.c.hit_id)
             .label("taken"),
             sa.case((free, 1), else_=0).label("free"),
             sa.func.row_number()
-            .over(partition_by=[slot.c.hit_id, sa.case((free, 1), else_=0)],
-                  order_by=slot.c.position)
+            .over(
+                partition_by=[slot.c.hit_id, sa.case((free, 1), else_=0)], order_by=slot.c.position
+            )
             .label("rank"),
         )
         .join(hit, hit.c.id == slot.c.hit_id)
         .where(slot.c.study_id == sa.bindparam("study_id"))
         .subquery()
-    )  # fmt: skip
+    )
     query = sa.select(
-        rows.c.id, rows.c.hit_id, rows.c["index"], rows.c.position, rows.c["items"],
-        rows.c.taken, rows.c.assignment_id,
-    ).where(rows.c.free == 1)  # fmt: skip
+        rows.c.id,
+        rows.c.hit_id,
+        rows.c["index"],
+        rows.c.position,
+        rows.c["items"],
+        rows.c.taken,
+        rows.c.assignment_id,
+    ).where(rows.c.free == 1)
     return query if every else query.where(rows.c.rank == 1)
 
 
@@ -362,8 +395,9 @@ def _take_first(
 ) -> Candidate | None:
     """The first of ``candidates`` this participant could take (`_take`); None if none."""
     for candidate in candidates:
-        if _take(session, candidate.slot_id, free.holding.get(candidate.slot_id), worker, ref,
-                 now, hold):  # fmt: skip
+        if _take(
+            session, candidate.slot_id, free.holding.get(candidate.slot_id), worker, ref, now, hold
+        ):
             return candidate
     return None
 
@@ -459,10 +493,19 @@ def release(session: Session, session_ref: str, status: AssignmentStatus, why: s
     lock_places(session, slot.study_id)
     result = session.execute(
         sa.update(Slot)
-        .where(col(Slot.id) == slot.id, col(Slot.state) == SlotState.RESERVED,
-               col(Slot.session_ref) == session_ref)  # fmt: skip
-        .values(state=SlotState.OPEN, session_ref=None, worker_id=None, assignment_id=None,
-                reserved_at=None, expires_at=None)  # fmt: skip
+        .where(
+            col(Slot.id) == slot.id,
+            col(Slot.state) == SlotState.RESERVED,
+            col(Slot.session_ref) == session_ref,
+        )
+        .values(
+            state=SlotState.OPEN,
+            session_ref=None,
+            worker_id=None,
+            assignment_id=None,
+            reserved_at=None,
+            expires_at=None,
+        )
         .execution_options(synchronize_session=False)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]

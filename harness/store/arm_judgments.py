@@ -69,6 +69,12 @@ def arm_judgments(
             cost[str(name)] = rewards[str(name)] * rows["assignment_id"].nunique() / len(rows)
     version = session.get(InstrumentVersion, study.instrument_id)
     assert version is not None
-    return ArmJudgments(study.name, version.study_type, [a.name for a in arms],
-                        table.reset_index(drop=True), screened, cost,
-                        shown.reset_index(drop=True))  # fmt: skip
+    return ArmJudgments(
+        study.name,
+        version.study_type,
+        [a.name for a in arms],
+        table.reset_index(drop=True),
+        screened,
+        cost,
+        shown.reset_index(drop=True),
+    )

@@ -88,8 +88,9 @@ def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     """
     options: dict[str, Any] = {"pool_pre_ping": True}
     if pool_size is not None:
-        options.update(pool_size=pool_size, max_overflow=max(2, pool_size // 2),
-                       pool_timeout=POOL_TIMEOUT)  # fmt: skip
+        options.update(
+            pool_size=pool_size, max_overflow=max(2, pool_size // 2), pool_timeout=POOL_TIMEOUT
+        )
     engine = sa.create_engine(url, **options)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -133,11 +133,18 @@ def pending_decisions(
     # the latest of each key from plain columns; whole decisions only for those still open
     # (a screening pass after each burst asks, and most of a study's decisions are settled)
     rows = session.execute(
-        sa.select(table.c.id, table.c.worker_id, table.c.heuristic, table.c.assignment_id,
-                  table.c.flag, table.c.action, table.c.state)
+        sa.select(
+            table.c.id,
+            table.c.worker_id,
+            table.c.heuristic,
+            table.c.assignment_id,
+            table.c.flag,
+            table.c.action,
+            table.c.state,
+        )
         .where(table.c.study_id == study_id)
         .order_by(table.c.id)
-    ).all()  # fmt: skip
+    ).all()
     latest = {decision_key(r.worker_id, r.heuristic, r.assignment_id): r for r in rows}
     open_states = (DecisionState.PENDING, DecisionState.CLAIMED)
     wanted = sorted(

@@ -63,8 +63,10 @@ def log_events(
     if not events:
         return
     at = utcnow()
-    rows = [{"study_id": study_id, "at": at, "kind": kind, "subject": subject,
-             "payload": payload} for study_id, subject, payload in events]  # fmt: skip
+    rows = [
+        {"study_id": study_id, "at": at, "kind": kind, "subject": subject, "payload": payload}
+        for study_id, subject, payload in events
+    ]
     session.execute(sa.insert(Event.__table__), rows)  # type: ignore[attr-defined]
 
 

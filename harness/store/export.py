@@ -70,9 +70,10 @@ def export_table(judgments: pd.DataFrame, columns: ExportColumns) -> pd.DataFram
     if columns is ExportColumns.HARNESS:
         return judgments.reset_index(drop=True)
     answered = judgments[
-        (judgments["role"] == "item") & ~judgments["skipped"].astype(bool)
+        (judgments["role"] == "item")
+        & ~judgments["skipped"].astype(bool)
         & judgments["value"].notna()
-    ]  # fmt: skip
+    ]
     return pd.DataFrame(
         {
             "task": answered["item_id"].astype(str).to_numpy(),

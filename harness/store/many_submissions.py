@@ -68,25 +68,39 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     items = {s.assignment_id: answer_items(session, s.hit, s.answers) for s in batch}
     workers = _worker_ids(session, dialect, {s.worker_id for s in batch})
     now = utcnow()
-    made = _insert_assignments(session, dialect, [
-        {"hit_id": s.hit.id, "worker_id": workers[s.worker_id],
-         "platform_assignment_id": s.assignment_id, "status": AssignmentStatus.SUBMITTED,
-         "accepted_at": now, "submitted_at": s.submitted_at}
-        for s in batch
-    ])  # fmt: skip
+    made = _insert_assignments(
+        session,
+        dialect,
+        [
+            {
+                "hit_id": s.hit.id,
+                "worker_id": workers[s.worker_id],
+                "platform_assignment_id": s.assignment_id,
+                "status": AssignmentStatus.SUBMITTED,
+                "accepted_at": now,
+                "submitted_at": s.submitted_at,
+            }
+            for s in batch
+        ],
+    )
     if len(made) != len(batch):
         made.update(_accepted(session, [s for s in batch if s.assignment_id not in made], workers))
     rows = []
     for s in batch:
         instrument_id, found = items[s.assignment_id]
-        rows += judgment_rows(made[s.assignment_id], workers[s.worker_id], instrument_id,
-                              s.answers, found)  # fmt: skip
+        rows += judgment_rows(
+            made[s.assignment_id], workers[s.worker_id], instrument_id, s.answers, found
+        )
     if rows:
         session.execute(sa.insert(_table(Judgment)), rows)
-    log_events(session, EventKind.ASSIGNMENT_SUBMITTED, [
-        (s.hit.study_id, s.assignment_id, submitted_payload(s.hit, s.worker_id, s.answers))
-        for s in batch
-    ])  # fmt: skip
+    log_events(
+        session,
+        EventKind.ASSIGNMENT_SUBMITTED,
+        [
+            (s.hit.study_id, s.assignment_id, submitted_payload(s.hit, s.worker_id, s.answers))
+            for s in batch
+        ],
+    )
     return made
 
 
@@ -123,11 +137,14 @@ def _accepted(
         str(r.platform_assignment_id): r
         for r in session.execute(
             sa.select(
-                table.c.platform_assignment_id, table.c.id, table.c.hit_id, table.c.worker_id,
+                table.c.platform_assignment_id,
+                table.c.id,
+                table.c.hit_id,
+                table.c.worker_id,
                 sa.exists().where(_table(Judgment).c.assignment_id == table.c.id).label("answered"),
             ).where(table.c.platform_assignment_id.in_([s.assignment_id for s in batch]))
         )
-    }  # fmt: skip
+    }
     out = {}
     for s in batch:
         row = found.get(s.assignment_id)
@@ -149,8 +166,7 @@ def _insert_assignments(
 ) -> dict[str, int]:
     """Insert the assignments that are not stored yet; the store ids of those inserted."""
     table = _table(Assignment)
-    statement = (
-        skipping_insert(dialect, table).returning(table.c.platform_assignment_id, table.c.id)
+    statement = skipping_insert(dialect, table).returning(
+        table.c.platform_assignment_id, table.c.id
     )
     return {str(p): int(i) for p, i in session.execute(statement, rows)}
-

@@ -175,8 +175,9 @@ class _Holds:
         with self._lock:
             self._held[claim] = engine
             if self._thread is None:
-                self._thread = threading.Thread(target=self._renew, name="harness-lease",
-                                                daemon=True)  # fmt: skip
+                self._thread = threading.Thread(
+                    target=self._renew, name="harness-lease", daemon=True
+                )
                 self._thread.start()
 
     def release(self, claim: str) -> None:

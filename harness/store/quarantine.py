@@ -59,13 +59,22 @@ def quarantine(
     }
     # inserted unless the same worker's answers are there (a retry, or a concurrent one): the
     # database's unique constraint decides, in one statement (`harness.store.received`)
-    row, created = insert_or_read(session, QuarantinedSubmission, values,
-                                  platform_assignment_id=assignment_id,
-                                  platform_worker_id=worker_id)  # fmt: skip
+    row, created = insert_or_read(
+        session,
+        QuarantinedSubmission,
+        values,
+        platform_assignment_id=assignment_id,
+        platform_worker_id=worker_id,
+    )
     if created:
         payload = {"worker": worker_id, "reason": reason[:500]}
-        log_event(session, EventKind.ASSIGNMENT_QUARANTINED, study_id=study_id,
-                  subject=assignment_id, payload=payload)  # fmt: skip
+        log_event(
+            session,
+            EventKind.ASSIGNMENT_QUARANTINED,
+            study_id=study_id,
+            subject=assignment_id,
+            payload=payload,
+        )
     assert row.id is not None
     return row.id, created
 

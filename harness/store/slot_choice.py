@@ -34,7 +34,5 @@ def preference(
     """Every slot a participant who rated (or holds) ``seen_items`` may take, best first; a
     caller tries them in this order when another process took the first meanwhile."""
     seen = frozenset(seen_items)
-    usable = [
-        c for c in candidates if not (c.items & seen) and (allowed is None or allowed(c))
-    ]
+    usable = [c for c in candidates if not (c.items & seen) and (allowed is None or allowed(c))]
     return sorted(usable, key=lambda c: (c.taken, c.hit_index, c.position))

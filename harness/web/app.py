@@ -63,8 +63,9 @@ def create_app(
     )
     app.extensions["harness"] = state
     verifier = verifier or Verifier()
-    trust = Trust(PageKeys(state.engine), verifier,
-                  Rechecks(state.engine, verifier, after_submission))  # fmt: skip
+    trust = Trust(
+        PageKeys(state.engine), verifier, Rechecks(state.engine, verifier, after_submission)
+    )
     app.extensions["harness.trust"] = trust
     state.closers.append(trust.close)
     app.logger.addFilter(MaskSecrets())

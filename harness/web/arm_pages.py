@@ -47,8 +47,9 @@ def other_arm_page(session: Session, study: KeptStudy, arrival: HitArrival) -> R
         if isinstance(platform, GroupPages):
             link = platform.group_url(study.target, arrival.worker.work_type_id) or ""
     text = OTHER_ARM.format(title=mine.spec.hit.title, group=group)
-    return message_page(OTHER_ARM_TITLE, text, 409, link=link,
-                        link_text=f"HITs of the group {mine.spec.hit.title}")  # fmt: skip
+    return message_page(
+        OTHER_ARM_TITLE, text, 409, link=link, link_text=f"HITs of the group {mine.spec.hit.title}"
+    )
 
 
 def tell_platform(

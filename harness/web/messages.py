@@ -37,6 +37,12 @@ def message_page(
 ) -> Response:
     """A plain page with a title and what to do; optionally a button completing the HIT, or
     a link to where to go (opened in the whole window, not the HIT's frame)."""
-    html = _PAGE.render(title=title, text=text, complete_url=complete_url,
-                        assignment_id=assignment_id, link=link, link_text=link_text)  # fmt: skip
+    html = _PAGE.render(
+        title=title,
+        text=text,
+        complete_url=complete_url,
+        assignment_id=assignment_id,
+        link=link,
+        link_text=link_text,
+    )
     return Response(html, status, mimetype="text/html")

@@ -125,19 +125,26 @@ def arrive(name: str) -> Response:
         try:
             arrival = entry.platform.arrival(request.args)
         except InputError as exc:
-            query = (entry.platform.anonymous_query(request.args)  # a link: no id needed
-                     if isinstance(entry.platform, AnonymousEntry) else None)  # fmt: skip
+            query = (
+                entry.platform.anonymous_query(request.args)  # a link: no id needed
+                if isinstance(entry.platform, AnonymousEntry)
+                else None
+            )
             if query is None:
                 return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
             if paused:  # a new anonymous participant: nobody new starts
                 return _paused_page()
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
-        malformed = bad_id(participant=arrival.worker_id, session=arrival.session_ref or "",
-                           study=arrival.study_ref or "")  # fmt: skip
+        malformed = bad_id(
+            participant=arrival.worker_id,
+            session=arrival.session_ref or "",
+            study=arrival.study_ref or "",
+        )
         if malformed is not None:
             return message_page("Cannot start", malformed, 400)
-        if paused and paused_for_newcomers(session, entry.study.id, arrival.worker_id,
-                                           arrival.session_ref):  # fmt: skip
+        if paused and paused_for_newcomers(
+            session, entry.study.id, arrival.worker_id, arrival.session_ref
+        ):
             return _paused_page()  # early, before the platform is asked; decided under the lock
         ref = published_ref(session, entry.study.id)
         if arrival.study_ref is not None and arrival.study_ref != ref:
@@ -146,17 +153,26 @@ def arrive(name: str) -> Response:
             )
         checked = trust().verifier.arrival(entry.where, entry.study.target, arrival, ref)
         if checked.verdict is Verdict.REFUSED:
-            return message_page("Cannot start", f"{checked.reason}. Open the study from "
-                                "your own account again.", 403)  # fmt: skip
+            return message_page(
+                "Cannot start",
+                f"{checked.reason}. Open the study from your own account again.",
+                403,
+            )
         if checked.verdict is Verdict.UNVERIFIED:
-            return message_page("Cannot start yet", f"{checked.reason}. Reload this page in "
-                                "a minute.", 503)  # fmt: skip
+            return message_page(
+                "Cannot start yet", f"{checked.reason}. Reload this page in a minute.", 503
+            )
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
         try:
-            got = allocate_in_arm(session, entry.study.id, arrival.worker_id,
-                                  arrival.session_ref, hold=hold,
-                                  paused_stops_new=pausing(entry.platform).at_entry)  # fmt: skip
+            got = allocate_in_arm(
+                session,
+                entry.study.id,
+                arrival.worker_id,
+                arrival.session_ref,
+                hold=hold,
+                paused_stops_new=pausing(entry.platform).at_entry,
+            )
         except StoreError as exc:
             return message_page("Cannot start", str(exc), 409)
     if isinstance(got, Refused) and got.reason is Refusal.PAUSED:  # paused while waiting
@@ -205,8 +221,9 @@ def task(name: str, ref: str) -> Response:
             assignment_id=ref,
             hit_id=str(hit.index),
             answers_url=f"{ref}/submit",
-            page_token=trust().keys.sign(SCOPE, unit=name, assignment_id=ref,
-                                         worker_id=worker.platform_worker_id),  # fmt: skip
+            page_token=trust().keys.sign(
+                SCOPE, unit=name, assignment_id=ref, worker_id=worker.platform_worker_id
+            ),
             csp_nonce=nonce,
         )
     response = Response(html, 200, mimetype="text/html", headers={"Cache-Control": "no-store"})
@@ -224,9 +241,12 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
     token = request.form.get(FIELD, "")
     given = request.form.get("workerId", "")
     if not trust().keys.valid(token, SCOPE, unit=name, assignment_id=ref, worker_id=given):
-        return _refuse(403, "This page's token is missing or does not match this task and "
-                       "participant, so nothing was stored. Reload the task page and submit "
-                       "again.")  # fmt: skip
+        return _refuse(
+            403,
+            "This page's token is missing or does not match this task and "
+            "participant, so nothing was stored. Reload the task page and submit "
+            "again.",
+        )
     state = web_state()
     try:
         with session_scope(state.engine) as session:
@@ -236,8 +256,9 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
     if not isinstance(outcome, Stored):
         return outcome
     if state.after_submission is not None:
-        failure = run_after_submission(state.engine, state.after_submission, outcome.study_id,
-                                       outcome.assignment_pk)  # fmt: skip
+        failure = run_after_submission(
+            state.engine, state.after_submission, outcome.study_id, outcome.assignment_pk
+        )
         if failure is not None:
             current_app.logger.error("after_submission failed for %s: %s", ref, failure)
     return jsonify(ok=True, created=True, message=RECORDED, next=outcome.next_url), 200
@@ -307,8 +328,11 @@ def _next(entry: Entry, ref: str) -> str:
     if not target:
         return url_for("participants.done", name=entry.study.name, ref=ref)
     sites = entry.platform
-    known = (sites.worker_origins(entry.study.target, entry.where.endpoint_url)
-             if isinstance(sites, WorkerSites) else ())  # fmt: skip
+    known = (
+        sites.worker_origins(entry.study.target, entry.where.endpoint_url)
+        if isinstance(sites, WorkerSites)
+        else ()
+    )
     return checked_redirect(target, known)  # UnknownHost: a misconfigured platform, a 500
 
 
@@ -337,4 +361,3 @@ def _slot(session: Session, entry: Entry, ref: str) -> Slot | None:
     if slot is None or slot.study_id != entry.study.id:
         return None
     return slot
-

@@ -116,8 +116,9 @@ def preview_app(
     @app.get("/mturk-page")
     def mturk_page() -> Response:
         nonce = new_nonce()
-        html = render_page(instrument, plan, study_name=study_name, hosting=Hosting.MTURK,
-                           csp_nonce=nonce)  # fmt: skip
+        html = render_page(
+            instrument, plan, study_name=study_name, hosting=Hosting.MTURK, csp_nonce=nonce
+        )
         return secure_headers(Response(html, mimetype="text/html"), nonce=nonce)
 
     @app.post("/as/<worker>/mturk/externalSubmit")

@@ -59,8 +59,13 @@ class WebState:
 
     def instrument(self, session: Session, instrument_id: int) -> Instrument:
         """The stored instrument version as render needs it (built once, then cached)."""
-        built = self._once(self._instruments, instrument_id, lambda: stored_instrument(
-            frozen_instrument(session, instrument_id), self.template_dirs))  # fmt: skip
+        built = self._once(
+            self._instruments,
+            instrument_id,
+            lambda: stored_instrument(
+                frozen_instrument(session, instrument_id), self.template_dirs
+            ),
+        )
         assert built is not None
         return built
 

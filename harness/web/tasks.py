@@ -104,39 +104,59 @@ def task_page(key: str) -> Response:
             return message_page("HIT not found", NO_HIT.format(key=key), 404)
         origins = web_state().worker_origins(session, task.study)
         if hit_id and task.hit.platform_hit_id and hit_id != task.hit.platform_hit_id:
-            return _secured(message_page(
-                "Wrong HIT",
-                f"This page belongs to another HIT than {hit_id}. Open the task from MTurk again.",
-                400,
-            ), origins)  # fmt: skip
+            return _secured(
+                message_page(
+                    "Wrong HIT",
+                    f"This page belongs to another HIT than {hit_id}. "
+                    "Open the task from MTurk again.",
+                    400,
+                ),
+                origins,
+            )
         try:
             submit_to = checked_submit_to(args.get("turkSubmitTo", "").strip(), origins)
         except UnknownHost:
             return _secured(message_page("Not opened from MTurk", NOT_FROM_PLATFORM, 400), origins)
         if not preview:
             if not worker_id:
-                return _secured(message_page(
-                    "Worker id missing",
-                    "The link has an assignmentId but no workerId. Open the task from MTurk again.",
-                    400,
-                ), origins)  # fmt: skip
+                return _secured(
+                    message_page(
+                        "Worker id missing",
+                        "The link has an assignmentId but no workerId. "
+                        "Open the task from MTurk again.",
+                        400,
+                    ),
+                    origins,
+                )
             done = submitted_by(session, assignment_id, worker_id)
             if done is Owner.OTHER:
-                return _secured(message_page("Not your assignment", NOT_YOURS.format(
-                    assignment=assignment_id), 403), origins)  # fmt: skip
+                return _secured(
+                    message_page(
+                        "Not your assignment", NOT_YOURS.format(assignment=assignment_id), 403
+                    ),
+                    origins,
+                )
             if done is Owner.SAME:
                 complete = _external_submit(submit_to)
-                return _secured(message_page(
-                    "Already submitted",
-                    ALREADY_RECORDED
-                    + (" Press the button to complete the HIT." if complete else ""),
-                    200,
-                    complete_url=complete,
-                    assignment_id=assignment_id,
-                ), origins)  # fmt: skip
+                return _secured(
+                    message_page(
+                        "Already submitted",
+                        ALREADY_RECORDED
+                        + (" Press the button to complete the HIT." if complete else ""),
+                        200,
+                        complete_url=complete,
+                        assignment_id=assignment_id,
+                    ),
+                    origins,
+                )
         # signed before anything is written: the store's key may be made in a session of its own
-        token = "" if preview else trust().keys.sign(
-            SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id)  # fmt: skip
+        token = (
+            ""
+            if preview
+            else trust().keys.sign(
+                SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id
+            )
+        )
         if not preview and task.arm_id is not None:
             # a study with arms: the worker's arm, given on their first arrival (docs/arms.md)
             arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
@@ -250,8 +270,11 @@ def _store(
     if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
     if task.arm_id is not None and out_of_arm(session, task.study.id, task.hit.id, worker_id):
-        return _refuse(403, f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
-                       "study's HITs than yours; your answers were not stored.")  # fmt: skip
+        return _refuse(
+            403,
+            f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
+            "study's HITs than yours; your answers were not stored.",
+        )
     try:
         answers = decode_fields(fields)
     except AnswerFormatError as exc:
@@ -274,10 +297,15 @@ def _store(
         return _refuse(403, f"{checked.reason}; your answers were not stored. " + OPEN_OWN)
     if checked.verdict is Verdict.UNVERIFIED:
         row_id, created = quarantine(
-            session, study_id=task.study.id, hit_id=task.hit.id, assignment_id=assignment_id,
-            worker_id=worker_id, fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
+            session,
+            study_id=task.study.id,
+            hit_id=task.hit.id,
+            assignment_id=assignment_id,
+            worker_id=worker_id,
+            fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
             reason=checked.reason,
-            recheck_at=None if checked.final else first_recheck())  # fmt: skip
+            recheck_at=None if checked.final else first_recheck(),
+        )
         return Quarantined(row_id, created, recheck=created and not checked.final)
     hit = session.get(Hit, task.hit.id)
     assert hit is not None

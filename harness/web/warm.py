@@ -69,8 +69,12 @@ def connect_launched(engine: sa.Engine, verifier: Verifier) -> int:
         try:
             verifier.provider(where, target)
         except Exception:  # noqa: BLE001 - logged; the first request that needs it retries
-            LOG.warning("could not connect to %s (%s) ahead of requests", where.provider, target,
-                        exc_info=True)  # fmt: skip
+            LOG.warning(
+                "could not connect to %s (%s) ahead of requests",
+                where.provider,
+                target,
+                exc_info=True,
+            )
             continue
         made += 1
     return made

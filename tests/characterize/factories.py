@@ -47,9 +47,11 @@ def ws353_means() -> pd.Series:
 def reproduction(seed: int = 1) -> pd.DataFrame:
     """A simulated WS353 reproduction: 60 workers, 13 raters per item, some bad workers."""
     table = simulate_spec_study(
-        reproduction_spec(), Crowd(REPRODUCTION_MIX, size=60, seed=seed), truths=ws353_means(),
+        reproduction_spec(),
+        Crowd(REPRODUCTION_MIX, size=60, seed=seed),
+        truths=ws353_means(),
         seed=seed,
-    )  # fmt: skip
+    )
     return table.drop(columns="true_archetype")
 
 
@@ -94,8 +96,13 @@ def store_study(session: Session, loaded: LoadedSpec, table: pd.DataFrame, name:
     for assignment_key, rows in table.groupby("assignment_id", sort=True):
         hit_key = f"{name}-{str(assignment_key).split('-')[0]}"
         if hit_key not in hits:
-            hit = Hit(study_id=study.id, index=len(hits), platform_hit_id=hit_key,
-                      max_assignments=13, items=sorted(rows["item_id"]))  # fmt: skip
+            hit = Hit(
+                study_id=study.id,
+                index=len(hits),
+                platform_hit_id=hit_key,
+                max_assignments=13,
+                items=sorted(rows["item_id"]),
+            )
             session.add(hit)
             session.flush()
             hits[hit_key] = hit.id
@@ -107,16 +114,25 @@ def store_study(session: Session, loaded: LoadedSpec, table: pd.DataFrame, name:
             session.add(worker)
             session.flush()
             workers[worker_key] = worker.id
-        assignment = Assignment(hit_id=hits[hit_key], worker_id=workers[worker_key],
-                                platform_assignment_id=f"{name}-{assignment_key}")  # fmt: skip
+        assignment = Assignment(
+            hit_id=hits[hit_key],
+            worker_id=workers[worker_key],
+            platform_assignment_id=f"{name}-{assignment_key}",
+        )
         session.add(assignment)
         session.flush()
         session.add_all(
-            Judgment(assignment_id=assignment.id, item_id=items[r.item_id],
-                     worker_id=workers[worker_key], instrument_id=study.instrument_id,
-                     position=int(r.position), value=float(r.value), role="item",
-                     seconds=float(r.seconds))
+            Judgment(
+                assignment_id=assignment.id,
+                item_id=items[r.item_id],
+                worker_id=workers[worker_key],
+                instrument_id=study.instrument_id,
+                position=int(r.position),
+                value=float(r.value),
+                role="item",
+                seconds=float(r.seconds),
+            )
             for r in rows.itertuples()
-        )  # fmt: skip
+        )
     assert study.id is not None
     return study.id

@@ -34,8 +34,7 @@ def _coded(table: pd.DataFrame) -> tuple[np.ndarray, int]:
 @pytest.fixture(scope="module")
 def two_arms() -> pd.DataFrame:
     """12 items, 4 raters per item per arm in HITs of 6: 8 workers per arm."""
-    return simulate_arms({"a": 1.0, "b": 2.0}, items=12, raters_per_item=4, items_per_hit=6,
-                         seed=5)  # fmt: skip
+    return simulate_arms({"a": 1.0, "b": 2.0}, items=12, raters_per_item=4, items_per_hit=6, seed=5)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -58,8 +57,17 @@ def test_the_difference_of_any_split_is_the_difference_of_krippendorffs_alphas(t
 def test_the_observed_difference_is_the_arms_difference(two_arms, level):
     units, n_units = _coded(two_arms)
     in_arm = (two_arms["arm"] == "b").to_numpy()
-    test = relabeling_test(units, two_arms["worker_id"].to_numpy(), two_arms["value"].to_numpy(),
-                           in_arm, n_units, level, 50, 0.95, np.random.default_rng(0))  # fmt: skip
+    test = relabeling_test(
+        units,
+        two_arms["worker_id"].to_numpy(),
+        two_arms["value"].to_numpy(),
+        in_arm,
+        n_units,
+        level,
+        50,
+        0.95,
+        np.random.default_rng(0),
+    )
     a, b = (_kalpha(two_arms[two_arms["arm"] == arm], level) for arm in "ab")
     assert test.difference == pytest.approx(b - a, abs=1e-10)
 
@@ -68,8 +76,9 @@ def test_p_value_and_interval_are_the_stated_functions_of_the_relabeled_differen
     units, n_units = _coded(two_arms)
     in_arm = (two_arms["arm"] == "b").to_numpy()
     workers, values = two_arms["worker_id"].to_numpy(), two_arms["value"].to_numpy()
-    test = relabeling_test(units, workers, values, in_arm, n_units, "interval", 400, 0.9,
-                           np.random.default_rng(3))  # fmt: skip
+    test = relabeling_test(
+        units, workers, values, in_arm, n_units, "interval", 400, 0.9, np.random.default_rng(3)
+    )
     d, r = test.difference, test.relabeled
     assert len(r) == 400 and np.isfinite(r).all()
     low, high = np.percentile(r, [5, 95])
@@ -97,9 +106,17 @@ def test_a_split_keeps_the_arms_number_of_values_even_when_workers_did_different
 
 def test_a_worker_in_both_arms_is_refused():
     with pytest.raises(StatsError, match="worker w1 has values in both arms"):
-        relabeling_test(np.array([0, 0, 1, 1]), np.array(["w1", "w2", "w1", "w3"]),
-                        np.array([1.0, 2.0, 3.0, 4.0]), np.array([True, False, False, True]), 2,
-                        "interval", 10, 0.95, np.random.default_rng(0))  # fmt: skip
+        relabeling_test(
+            np.array([0, 0, 1, 1]),
+            np.array(["w1", "w2", "w1", "w3"]),
+            np.array([1.0, 2.0, 3.0, 4.0]),
+            np.array([True, False, False, True]),
+            2,
+            "interval",
+            10,
+            0.95,
+            np.random.default_rng(0),
+        )
 
 
 tables = st.lists(
@@ -138,8 +155,9 @@ def test_weighted_alpha_of_0_1_weights_is_krippendorffs_alpha_of_the_kept_values
         x = midranks(codes, int(codes.max()) + 1, v * (big_v[units] >= 2))
     elif level == "nominal":
         x = pd.factorize(table["value"], sort=True)[0]
-    got = weighted_alphas(units, x, n_units, np.ones((1, n_units)), v,
-                          nominal=level == "nominal")[0]  # fmt: skip
+    got = weighted_alphas(units, x, n_units, np.ones((1, n_units)), v, nominal=level == "nominal")[
+        0
+    ]
     assert got == pytest.approx(expected, abs=1e-9)
     if level == "interval":
         moved = weighted_alphas(units, x * scale + shift, n_units, np.ones((1, n_units)), v)[0]

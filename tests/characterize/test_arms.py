@@ -41,8 +41,9 @@ def _small(seed: int = 0, n_items: int = 7, workers: int = 5) -> pd.DataFrame:
 
 def _arm_values(table: pd.DataFrame, level: str) -> ArmValues:
     units = pd.factorize(table["unit"], sort=True)[0]
-    return ArmValues.build(units, table["worker_id"].to_numpy(), table["value"].to_numpy(),
-                           int(units.max()) + 1, level)  # fmt: skip
+    return ArmValues.build(
+        units, table["worker_id"].to_numpy(), table["value"].to_numpy(), int(units.max()) + 1, level
+    )
 
 
 @pytest.mark.parametrize("level", ["interval", "ordinal", "nominal"])
@@ -66,7 +67,7 @@ def test_drawing_an_item_twice_is_alpha_of_the_table_with_the_item_copied(level)
             table[table["unit"] == u].assign(unit=f"{u}-{k}")
             for u in range(arm.n_units)
             for k in range(int(counts[0, u]))
-        ]  # fmt: skip
+        ]
     )
     expected = krippendorff.alpha(_reliability_data(expanded), level_of_measurement=level)
     got = arm.alphas(counts, np.ones((1, arm.n_workers)))[0]
@@ -132,9 +133,17 @@ def test_each_arms_figures_match_independent_computations(noisy):
     assert diff.difference == pytest.approx(result.arms[1].alpha - result.arms[0].alpha)
     # the difference's interval and p from the relabeling test of the two arms' values
     codes = {item: i for i, item in enumerate(sorted(kept["item_id"].unique()))}
-    test = relabeling_test(kept["item_id"].map(codes).to_numpy(), kept["worker_id"].to_numpy(),
-                           kept["value"].to_numpy(), (kept["arm"] == "b").to_numpy(), len(codes),
-                           "interval", 1000, 0.95, np.random.default_rng([2, 1]))  # fmt: skip
+    test = relabeling_test(
+        kept["item_id"].map(codes).to_numpy(),
+        kept["worker_id"].to_numpy(),
+        kept["value"].to_numpy(),
+        (kept["arm"] == "b").to_numpy(),
+        len(codes),
+        "interval",
+        1000,
+        0.95,
+        np.random.default_rng([2, 1]),
+    )
     assert (diff.ci_low, diff.ci_high, diff.p_value) == pytest.approx(
         (test.ci_low, test.ci_high, test.p)
     )
@@ -166,10 +175,12 @@ def test_the_bootstrap_differences_stay_as_named_options(noisy):
 def test_ordinal_and_nominal_arms_are_compared_at_their_level(noisy, level):
     result = compare_arms(noisy, level=level, resamples=50, relabelings=200)
     a, b = (
-        krippendorff.alpha(_reliability_data(noisy[noisy["arm"] == arm].rename(
-            columns={"item_id": "unit"})), level_of_measurement=level)
+        krippendorff.alpha(
+            _reliability_data(noisy[noisy["arm"] == arm].rename(columns={"item_id": "unit"})),
+            level_of_measurement=level,
+        )
         for arm in "ab"
-    )  # fmt: skip
+    )
     (diff,) = result.differences
     assert diff.difference == pytest.approx(b - a, abs=1e-12)
     assert diff.ci_low < diff.difference < diff.ci_high
@@ -192,14 +203,15 @@ def test_arms_that_do_not_differ_are_not_told_apart():
 
 def test_with_three_workers_per_arm_the_verdict_says_relabeling_cannot_reach_the_level():
     """3 + 3 workers allow 20 splits, so no p-value falls below 2 / 20; 5 + 5 allow 252."""
-    few = simulate_arms({"a": 0.5, "b": 3.0}, items=20, raters_per_item=3, items_per_hit=20,
-                        seed=1)  # fmt: skip
+    few = simulate_arms({"a": 0.5, "b": 3.0}, items=20, raters_per_item=3, items_per_hit=20, seed=1)
     (diff,) = compare_arms(few, resamples=20, relabelings=400).differences
     assert diff.too_few_workers and not diff.distinguishable and diff.p_value >= 0.1
-    assert diff.verdict.endswith("; too few workers to tell arms apart by relabeling them at "
-                                 "this level")  # fmt: skip
-    more = simulate_arms({"a": 0.5, "b": 3.0}, items=20, raters_per_item=5, items_per_hit=20,
-                         seed=1)  # fmt: skip
+    assert diff.verdict.endswith(
+        "; too few workers to tell arms apart by relabeling them at this level"
+    )
+    more = simulate_arms(
+        {"a": 0.5, "b": 3.0}, items=20, raters_per_item=5, items_per_hit=20, seed=1
+    )
     (diff,) = compare_arms(more, resamples=20, relabelings=400).differences
     assert not diff.too_few_workers and diff.distinguishable and diff.p_value < 0.05
 
@@ -214,12 +226,21 @@ def test_over_seeds_equal_arms_are_rarely_told_apart_and_a_noisier_arm_mostly_is
     def told(noise_b: float) -> int:
         return sum(
             compare_arms(
-                simulate_arms({"a": 1.5, "b": noise_b}, items=30, raters_per_item=4,
-                              items_per_hit=10, seed=seed),
-                resamples=10, relabelings=200, seed=seed,
-            ).differences[0].distinguishable
+                simulate_arms(
+                    {"a": 1.5, "b": noise_b},
+                    items=30,
+                    raters_per_item=4,
+                    items_per_hit=10,
+                    seed=seed,
+                ),
+                resamples=10,
+                relabelings=200,
+                seed=seed,
+            )
+            .differences[0]
+            .distinguishable
             for seed in range(30)
-        )  # fmt: skip
+        )
 
     assert told(1.5) <= 3
     assert told(2.5) >= 18
@@ -242,8 +263,9 @@ def test_spearman_interval_is_fisher_z_with_the_fieller_standard_error():
     rho, low, high = spearman_interval(x, y, 0.95)
     assert rho == pytest.approx(stats.spearmanr(x, y).statistic)
     half = 1.959963984540054 * math.sqrt(1.06 / 27)
-    assert (low, high) == pytest.approx((math.tanh(math.atanh(rho) - half),
-                                         math.tanh(math.atanh(rho) + half)))  # fmt: skip
+    assert (low, high) == pytest.approx(
+        (math.tanh(math.atanh(rho) - half), math.tanh(math.atanh(rho) + half))
+    )
 
 
 def test_raters_needed_is_the_normal_approximation_stated():
@@ -273,10 +295,14 @@ def test_missing_columns_and_too_few_arms_are_refused_with_what_to_do():
 
 
 def test_two_way_bootstrap_refuses_arms_with_different_items():
-    a = ArmValues.build(np.array([0, 0, 1, 1]), np.array(["x", "y", "x", "y"]),
-                        np.array([1.0, 2.0, 3.0, 4.0]), 2, "interval")  # fmt: skip
-    b = ArmValues.build(np.array([0, 0]), np.array(["x", "y"]), np.array([1.0, 2.0]), 1,
-                        "interval")  # fmt: skip
+    a = ArmValues.build(
+        np.array([0, 0, 1, 1]),
+        np.array(["x", "y", "x", "y"]),
+        np.array([1.0, 2.0, 3.0, 4.0]),
+        2,
+        "interval",
+    )
+    b = ArmValues.build(np.array([0, 0]), np.array(["x", "y"]), np.array([1.0, 2.0]), 1, "interval")
     with pytest.raises(StatsError, match="same items"):
         two_way_bootstrap([a, b], 10, np.random.default_rng(0))
 
@@ -295,8 +321,9 @@ def test_on_ws353_the_arm_with_less_noisy_raters_reproduces_the_published_means_
     from harness.commands.compare_arms import _reference
 
     means = _reference("ws353")
-    table = simulate_arms({"original": 1.0, "short": 2.5}, items=means, raters_per_item=5,
-                          items_per_hit=30, seed=353)  # fmt: skip
+    table = simulate_arms(
+        {"original": 1.0, "short": 2.5}, items=means, raters_per_item=5, items_per_hit=30, seed=353
+    )
     result = compare_arms(table, reference=means, resamples=100, relabelings=50)
     assert result.best_reference == "original"
     fits = {f.arm: f for f in result.reference}
@@ -310,8 +337,9 @@ def test_the_cost_of_a_reliable_item_mean_is_spearman_brown_times_the_cost_per_j
     # alpha 0.5: one judgment's reliability; 0.8 needs k = 0.8 * 0.5 / (0.5 * 0.2) = 4 judgments
     assert cost_of_reliable_mean(0.5, 0.025) == pytest.approx(0.1)
     assert cost_of_reliable_mean(-0.1, 0.025) is None
-    result = compare_arms(noisy, resamples=20, relabelings=20,
-                          cost_per_judgment={"a": 0.02, "b": 0.01})  # fmt: skip
+    result = compare_arms(
+        noisy, resamples=20, relabelings=20, cost_per_judgment={"a": 0.02, "b": 0.01}
+    )
     a, b = result.arms
     assert a.cost_reliable == pytest.approx(0.8 * (1 - a.alpha) / (a.alpha * 0.2) * 0.02)
     assert b.cost_reliable == pytest.approx(0.8 * (1 - b.alpha) / (b.alpha * 0.2) * 0.01)
@@ -324,7 +352,10 @@ def test_the_table_has_one_row_per_arm_and_the_difference_on_the_compared_arm(no
     assert list(table.index) == ["a", "b"]
     (diff,) = result.differences
     assert table.loc["b", ["difference", "diff_low", "diff_high", "diff_p"]].tolist() == [
-        diff.difference, diff.ci_low, diff.ci_high, diff.p_value
-    ]  # fmt: skip
+        diff.difference,
+        diff.ci_low,
+        diff.ci_high,
+        diff.p_value,
+    ]
     assert table.loc["a", ["difference", "diff_p"]].isna().all()
     assert table.loc["a", "alpha"] == result.arms[0].alpha

@@ -30,8 +30,7 @@ def test_flagged_workers_and_the_screened_table_give_the_same_figures(instrument
 
 def test_the_screened_alpha_is_never_shown_alone(instruments):
     new, original = instruments
-    c = characterize(new, original, flagged_workers=["w003"], screening_policy="H3",
-                     resamples=50)  # fmt: skip
+    c = characterize(new, original, flagged_workers=["w003"], screening_policy="H3", resamples=50)
     markdown = render_markdown(build_document(c))
     repeatability = markdown.split("## Repeatability")[1].split("## Precision")[0]
     assert "repro (new, all judgments)" in repeatability

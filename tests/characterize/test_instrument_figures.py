@@ -70,8 +70,9 @@ def test_repeatability_alpha_agrees_with_the_krippendorff_package(any_table):
     r = repeatability(any_table, resamples=200, seed=3)
     assert r.alpha == pytest.approx(expected, abs=1e-9)
     assert r.ci is not None and r.ci[0] < r.alpha < r.ci[1]
-    assert r.verdict == ("reliable" if r.alpha >= 0.8 else
-                         "tentative" if r.alpha >= 0.667 else "unreliable")  # fmt: skip
+    assert r.verdict == (
+        "reliable" if r.alpha >= 0.8 else "tentative" if r.alpha >= 0.667 else "unreliable"
+    )
 
 
 def test_rank_stability_by_standard_error_counts_items_within_one_se(any_table):
@@ -79,8 +80,9 @@ def test_rank_stability_by_standard_error_counts_items_within_one_se(any_table):
     keys = sorted(by_item)
     m = {k: by_item[k].mean() for k in keys}
     se = {k: np.std(by_item[k], ddof=1) / math.sqrt(len(by_item[k])) for k in keys}
-    neighbours = {k: sum(1 for j in keys if j != k and abs(m[j] - m[k]) <= se[k] + 1e-9)
-                  for k in keys}  # fmt: skip
+    neighbours = {
+        k: sum(1 for j in keys if j != k and abs(m[j] - m[k]) <= se[k] + 1e-9) for k in keys
+    }
     pairs = list(itertools.combinations(keys, 2))
     inseparable = sum(1 for a, b in pairs if abs(m[a] - m[b]) <= max(se[a], se[b]) + 1e-9)
     r = rank_stability_se(precision(any_table).summaries)
@@ -127,8 +129,13 @@ def test_control_judgments_are_left_out_and_counted(reproduction_table):
 
 
 def test_the_card_tells_raters_per_item_from_judgments_per_item():
-    rows = [("a", "w1", 1.0), ("a", "w1", 3.0), ("a", "w2", 2.0), ("b", "w1", 4.0),
-            ("b", "w2", 5.0)]  # fmt: skip
+    rows = [
+        ("a", "w1", 1.0),
+        ("a", "w1", 3.0),
+        ("a", "w2", 2.0),
+        ("b", "w1", 4.0),
+        ("b", "w2", 5.0),
+    ]
     table = pd.DataFrame(rows, columns=["item_id", "worker_id", "value"])
     card = procedure_card(instrument_from_table(table, name="x", kind="csv"))
     assert card.rows["raters per item (distinct workers with a value)"] == "min 2, median 2, max 2"

@@ -56,14 +56,22 @@ def test_bounds_are_where_the_floating_point_differences_cross_the_gap(values, g
     ordered = np.sort(values)
     positions = np.arange(len(ordered))
     for c in ordered:
-        assert first_at_least_above(ordered, np.array([c]), gap)[0] == np.r_[
-            positions[ordered - c >= gap], len(ordered)][0]
-        assert first_more_than_above(ordered, np.array([c]), gap)[0] == np.r_[
-            positions[ordered - c > gap], len(ordered)][0]
-        assert first_less_than_below(ordered, np.array([c]), gap)[0] == np.r_[
-            positions[c - ordered < gap], len(ordered)][0]
-        assert first_at_most_below(ordered, np.array([c]), gap)[0] == np.r_[
-            positions[c - ordered <= gap], len(ordered)][0]
+        assert (
+            first_at_least_above(ordered, np.array([c]), gap)[0]
+            == np.r_[positions[ordered - c >= gap], len(ordered)][0]
+        )
+        assert (
+            first_more_than_above(ordered, np.array([c]), gap)[0]
+            == np.r_[positions[ordered - c > gap], len(ordered)][0]
+        )
+        assert (
+            first_less_than_below(ordered, np.array([c]), gap)[0]
+            == np.r_[positions[c - ordered < gap], len(ordered)][0]
+        )
+        assert (
+            first_at_most_below(ordered, np.array([c]), gap)[0]
+            == np.r_[positions[c - ordered <= gap], len(ordered)][0]
+        )
 
 
 def test_bounds_step_past_long_runs_of_equal_values_at_once():

@@ -65,15 +65,19 @@ def test_the_design_spreads_original_distances_over_the_range(ws353_dir):
 def test_a_resolution_study_over_other_items_is_refused_naming_them(resolution_table, ws353_dir):
     table = resolution_table.copy()
     table.loc[table["item_id"] == "pp-001", "p_item_id"] = "sl999-001"
-    with pytest.raises(InputError, match=r"res\.csv: 1 item\(s\) .* not items of the original "
-                       r"instrument \(sl999-001\)"):  # fmt: skip
+    with pytest.raises(
+        InputError,
+        match=r"res\.csv: 1 item\(s\) .* not items of the original "
+        r"instrument \(sl999-001\)",
+    ):
         resolution(table, factories.ws353_means(), source="res.csv")
 
 
 def test_a_resolution_study_without_its_design_columns_is_refused(resolution_table, ws353_dir):
     with pytest.raises(InputError, match="res.csv: missing column.*p_item_id"):
-        resolution(resolution_table.drop(columns="p_item_id"), factories.ws353_means(),
-                   source="res.csv")  # fmt: skip
+        resolution(
+            resolution_table.drop(columns="p_item_id"), factories.ws353_means(), source="res.csv"
+        )
 
 
 def test_ratings_are_not_pair_comparison_answers(resolution_table, ws353_dir):

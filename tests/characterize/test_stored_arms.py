@@ -34,8 +34,9 @@ def test_every_arms_control_checks_are_read_with_their_arm(worked):
         engine.dispose()
     checks = stored.checks
     counted = checks.groupby(["arm", "control"]).size().to_dict()
-    assert counted == {(arm, control): n for arm, per in posted.checks.items()
-                       for control, n in per.items()}  # fmt: skip
+    assert counted == {
+        (arm, control): n for arm, per in posted.checks.items() for control, n in per.items()
+    }
     assert set(posted.checks["long"]) == {"identical", "repeat", "gold"}
     assert checks.loc[checks["arm"] == "long", "passed"].all()
     assert not checks.loc[checks["arm"] == "short", "passed"].any()
@@ -58,15 +59,20 @@ def test_compare_arms_prints_and_writes_controls_passed(worked):
     lines = result.output.splitlines()
     n_long = sum(posted.checks["long"].values())
     n_short = sum(posted.checks["short"].values())
-    at = lines.index("controls passed (identical pairs, repeated items and gold items; every "
-                     "worker, before screening):")  # fmt: skip
+    at = lines.index(
+        "controls passed (identical pairs, repeated items and gold items; every "
+        "worker, before screening):"
+    )
     assert lines[at + 1].startswith(f"  long: {n_long} of {n_long} checks by 2 workers: 100% [")
     assert lines[at + 2].startswith(f"  short: 0 of {n_short} checks by 2 workers: 0% [0%, ")
     assert "; against long -100 points [" in lines[at + 2]
-    assert "  ($/reliable mean: rewards and the study link's fees of an item mean of reliability " \
-           "0.8)" in lines  # fmt: skip
-    record = json.loads(harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "20",
-                                    "--json").output)  # fmt: skip
+    assert (
+        "  ($/reliable mean: rewards and the study link's fees of an item mean of reliability "
+        "0.8)" in lines
+    )
+    record = json.loads(
+        harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "20", "--json").output
+    )
     assert [c["arm"] for c in record["controls"]] == ["long", "short"]
     assert record["controls"][0]["checks"] == n_long and record["controls"][1]["passed"] == 0
     assert record["fees_of"] == "the study link"
@@ -121,8 +127,10 @@ def test_the_arms_are_read_in_one_read_keeping_the_control_rows_for_the_checks(
             stored = read_arms(session, study)
             assert study.id is not None
             table = study_judgments(session, study.id)
-            contexts = {a.name: instrument_context(session, a.instrument_id)
-                        for a in study_arms(session, study.id)}  # fmt: skip
+            contexts = {
+                a.name: instrument_context(session, a.instrument_id)
+                for a in study_arms(session, study.id)
+            }
     finally:
         engine.dispose()
     assert len(judgment_reads) == 1

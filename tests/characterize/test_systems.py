@@ -57,8 +57,9 @@ def test_rho_per_rater_rho_t_tests_and_steiger_match_scipy(any_table, system_sco
         assert (row.t_student, row.p_student) == pytest.approx((t, p))
         assert row.df_student == len(own_a) + len(own_b) - 2
     for row in got.steiger.itertuples():
-        r_ab = stats.spearmanr(system_scores[row.a][means.index],
-                               system_scores[row.b][means.index])[0]  # fmt: skip
+        r_ab = stats.spearmanr(
+            system_scores[row.a][means.index], system_scores[row.b][means.index]
+        )[0]
         z, p = _steiger_1980(got.rho[row.a], got.rho[row.b], r_ab, len(means))
         assert (row.z, row.p) == pytest.approx((z, p))
 
@@ -75,8 +76,9 @@ def test_distance_correlation_over_item_pairs_above_each_threshold(ws353_table, 
         ds = s[list(i)] - s[list(j)]
         for t in thresholds:
             keep = np.abs(dm) >= t - 1e-9
-            row = got.distance[(got.distance["system"] == name)
-                               & (got.distance["threshold"] == t)].iloc[0]  # fmt: skip
+            row = got.distance[
+                (got.distance["system"] == name) & (got.distance["threshold"] == t)
+            ].iloc[0]
             assert row["n_pairs"] == keep.sum()
             assert row["r"] == pytest.approx(np.corrcoef(dm[keep], ds[keep])[0, 1])
 
@@ -106,17 +108,28 @@ def test_the_ws353_adapter_maps_rows_to_item_ids_and_checks_words(ws353_dir, tmp
     assert table["score"].iloc[2] == 1.0  # (tiger, tiger)
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("row,word1,word2,score\n1,love,sex,0.5\n2,tiger,dog,0.4\n")
-    with pytest.raises(DatasetError, match=r"wrong.csv:3: row 2 has words \('tiger', 'dog'\), "
-                       r"but WS353 row 2 is \('tiger', 'cat'\)"):  # fmt: skip
+    with pytest.raises(
+        DatasetError,
+        match=r"wrong.csv:3: row 2 has words \('tiger', 'dog'\), "
+        r"but WS353 row 2 is \('tiger', 'cat'\)",
+    ):
         read_ws353_system(wrong, items)
 
 
 def test_a_system_missing_items_is_refused_naming_the_file(system_scores):
     partial = system_scores["minilm"].drop(["ws353-010", "ws353-011"])
-    with pytest.raises(InputError, match=r"sys.csv: system 'minilm' has no score for 2 of the "
-                       r"353 items of WS353 \(ws353-010, ws353-011\)"):  # fmt: skip
-        check_system_items(partial, list(system_scores["minilm"].index), system="minilm",
-                           instrument="WS353", source="sys.csv")  # fmt: skip
+    with pytest.raises(
+        InputError,
+        match=r"sys.csv: system 'minilm' has no score for 2 of the "
+        r"353 items of WS353 \(ws353-010, ws353-011\)",
+    ):
+        check_system_items(
+            partial,
+            list(system_scores["minilm"].index),
+            system="minilm",
+            instrument="WS353",
+            source="sys.csv",
+        )
 
 
 def test_per_rater_rho_equals_scipy_per_rater_with_repeats_constants_and_missing_scores():

@@ -157,15 +157,27 @@ print((project_task_specs() / "ws353_reproduction.yaml").is_file())
 def test_an_installed_wheel_carries_the_data_and_finds_it(tmp_path):
     source = tmp_path / "src"
     for name in ("harness", "templates", "alembic", "task_specs"):
-        shutil.copytree(PROJECT_ROOT / name, source / name,
-                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+        shutil.copytree(
+            PROJECT_ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__")
+        )
     for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(PROJECT_ROOT / name, source / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w",
-         str(tmp_path / "dist")],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(source),
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("harness-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -177,9 +189,12 @@ def test_an_installed_wheel_carries_the_data_and_finds_it(tmp_path):
         archive.extractall(tmp_path / "site")
     run = subprocess.run(
         [sys.executable, "-c", WHEEL_CHECK],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(tmp_path / "site"), "HARNESS_WS353_DIR": ""},
-    )  # fmt: skip
+    )
     assert run.returncode == 0, run.stderr
     site = tmp_path / "site" / "harness"
     assert run.stdout.splitlines() == [

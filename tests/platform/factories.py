@@ -118,8 +118,9 @@ def until_verified(database_url: str, seconds: float = 300.0) -> int:
         while True:
             with session_scope(engine) as session:
                 left = session.exec(
-                    select(func.count()).select_from(QuarantinedSubmission).where(
-                        QuarantinedSubmission.state == QuarantineState.PENDING)  # fmt: skip
+                    select(func.count())
+                    .select_from(QuarantinedSubmission)
+                    .where(QuarantinedSubmission.state == QuarantineState.PENDING)
                 ).one()
             if left == 0 or time.monotonic() > deadline:
                 return int(left)

@@ -174,8 +174,9 @@ def test_the_provider_is_the_platforms_and_a_shared_one_is_kept(platform, where,
     assert provider.platform is platform
     assert provider.target == where[0]
     assert _members(Provider) <= {n for n in dir(provider) if not n.startswith("_")}
-    assert connect(platform.name, *where, shared=True) is connect(platform.name, *where,
-                                                                  shared=True)  # fmt: skip
+    assert connect(platform.name, *where, shared=True) is connect(
+        platform.name, *where, shared=True
+    )
     assert connect(platform.name, *where) is not provider
     assert provider.balance() >= 0
 
@@ -192,8 +193,9 @@ def test_work_is_published_once_per_token_and_found_again(platform, provider):
     prepared = provider.prepare(KEY, SETTINGS, None)
     assert provider.prepare(KEY, SETTINGS, prepared.exclude_ref).exclude_ref == prepared.exclude_ref
     if isinstance(provider, PlacesProvider):
-        study = PlacesStudy(LABEL, 4, "http://tasks.test/p/contract", "C0DE", SETTINGS,
-                            prepared.exclude_ref)  # fmt: skip
+        study = PlacesStudy(
+            LABEL, 4, "http://tasks.test/p/contract", "C0DE", SETTINGS, prepared.exclude_ref
+        )
         published = provider.open_places(prepared.work_type_id, study)
         assert provider.open_places(prepared.work_type_id, study).platform_id == (
             published.platform_id

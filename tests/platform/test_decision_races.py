@@ -63,9 +63,13 @@ def _answers(loaded, plan, worker, truths):
         plan, study_name=loaded.spec.study.name, worker_id=worker, hosting="external"
     )
     return [
-        Answer(key, p, 0.0 if worker in BAD else max(0.0, truths.get(key, 5.0) - p % 3),
-               shown_at=T0 + timedelta(seconds=10 * p),
-               answered_at=T0 + timedelta(seconds=10 * p + 4))  # fmt: skip
+        Answer(
+            key,
+            p,
+            0.0 if worker in BAD else max(0.0, truths.get(key, 5.0) - p % 3),
+            shown_at=T0 + timedelta(seconds=10 * p),
+            answered_at=T0 + timedelta(seconds=10 * p + 4),
+        )
         for p, key in enumerate(order)
     ]
 
@@ -89,8 +93,9 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
         screening="{calibration_failure: {action: reject, threshold: 0}, "
         "low_variance: {action: block}}",
     )
-    launched = harness_cli("launch", str(spec), "--db", database_url,
-                           "--public-url", "http://tasks.test")  # fmt: skip
+    launched = harness_cli(
+        "launch", str(spec), "--db", database_url, "--public-url", "http://tasks.test"
+    )
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     truths = truths_of(loaded)
@@ -105,8 +110,11 @@ def stored_study_unscreened(noop, database_url: str, directory) -> None:
             page = client.get(f"/hit/{key}?assignmentId={assignment}&workerId={worker}")
             assert page.status_code == 200
             data = encode_answers(_answers(loaded, plan, worker, truths))
-            data.update(assignmentId=assignment, workerId=worker,
-                        pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
+            data.update(
+                assignmentId=assignment,
+                workerId=worker,
+                pageToken=token_in_page(page.get_data(as_text=True)),
+            )
             stored = client.post(f"/hit/{key}/submit", data=data)
             assert stored.json["created"], stored.json
     until_rechecked(app)  # quarantined when posted, stored by the rechecks (the platform vouches)
@@ -133,9 +141,7 @@ def test_concurrent_screening_hooks_carry_out_each_decision_once(
             def events(kind):
                 return session.exec(select(Event).where(Event.kind == kind)).all()
 
-            decisions = session.exec(
-                select(ScreeningDecision).where(ScreeningDecision.flag)
-            ).all()
+            decisions = session.exec(select(ScreeningDecision).where(ScreeningDecision.flag)).all()
             applied = Counter(e.payload["decision"] for e in events(EventKind.SCREENING_APPLIED))
             rejected = Counter(e.subject for e in events(EventKind.REJECTED))
             blocked = Counter(e.subject for e in events(EventKind.BLOCKED))

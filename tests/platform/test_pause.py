@@ -20,8 +20,9 @@ from tests.platform.factories import harness_cli, launch_args, small_spec
 
 def launched_link(tmp_path: Path, db: str) -> Path:
     spec = small_spec(tmp_path, hosting="external")
-    result = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                         "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://tasks.test"
+    )
     assert result.exit_code == 0, result.output
     return spec
 
@@ -65,20 +66,29 @@ def test_two_people_pausing_at_once_pause_the_study_once(tmp_path, database_url)
     assert status(database_url) is StudyStatus.PAUSED
 
 
-def test_a_paused_study_stays_paused_when_its_launch_runs_again_and_resumes(
-    tmp_path, database_url
-):
+def test_a_paused_study_stays_paused_when_its_launch_runs_again_and_resumes(tmp_path, database_url):
     spec = launched_link(tmp_path, database_url)
     assert harness_cli("pause", "small", "--db", database_url).exit_code == 0
-    again = harness_cli("launch", str(spec), "--target", "link", "--db", database_url,
-                        "--public-url", "http://tasks.test")  # fmt: skip
+    again = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "link",
+        "--db",
+        database_url,
+        "--public-url",
+        "http://tasks.test",
+    )
     assert again.exit_code == 0, again.output
     assert status(database_url) is StudyStatus.PAUSED
     resumed = harness_cli("resume", "small", "--db", database_url)
     assert resumed.output == "small: resumed; new workers can start\n"
     assert status(database_url) is StudyStatus.RUNNING
     assert kinds(database_url) == [
-        "study.pause.intent", "study.paused", "study.resume.intent", "study.resumed"
+        "study.pause.intent",
+        "study.paused",
+        "study.resume.intent",
+        "study.resumed",
     ]
 
 
@@ -88,8 +98,9 @@ def test_an_expired_study_cannot_be_paused_or_resumed(tmp_path, database_url):
     engine = make_engine(database_url)
     with session_scope(engine) as session:
         running = launched_study(session, "small")
-        with pytest.raises(PlatformError, match="study 'small' is expired: only a running study "
-                           "can be paused"):  # fmt: skip
+        with pytest.raises(
+            PlatformError, match="study 'small' is expired: only a running study can be paused"
+        ):
             pause_study(session, provider_for(running), running, "too late")
         with pytest.raises(PlatformError, match="only a paused study can be resumed"):
             resume_study(session, provider_for(running), running, "too late")

@@ -81,8 +81,7 @@ class Running:
 def arrive(engine: sa.Engine, study_id: int, worker: str) -> Allocation | Refused:
     """A participant at the study link's entry (committed)."""
     with session_scope(engine) as session:
-        return allocate_in_arm(session, study_id, worker, None, hold=HOLD,
-                               paused_stops_new=True)  # fmt: skip
+        return allocate_in_arm(session, study_id, worker, None, hold=HOLD, paused_stops_new=True)
 
 
 def block(engine: sa.Engine, worker: str) -> bool:
@@ -109,8 +108,9 @@ def test_a_block_waits_for_an_arrival_under_way_and_refuses_the_worker_after_it(
         assert blocking.waiting(), "the block was recorded while the arrival was deciding"
     assert blocking.outcome() is True
     with session_scope(engine) as session:
-        reserved = session.exec(select(Slot.reserved_at).where(Slot.state == SlotState.RESERVED)
-                                ).one()  # fmt: skip
+        reserved = session.exec(
+            select(Slot.reserved_at).where(Slot.state == SlotState.RESERVED)
+        ).one()
         blocked = session.exec(select(Event.at).where(Event.kind == EventKind.BLOCKED)).one()
         assert reserved < blocked  # the place was given before the block, not after
     with session_scope(engine) as session:  # W1 submits the place given before the block
@@ -137,8 +137,10 @@ def test_an_arrival_waiting_while_a_block_is_committed_is_refused(link):
 def test_a_pause_waits_for_an_arrival_under_way_and_stops_the_next_newcomer(link):
     engine, study_id = link
     with session_scope(engine) as arriving:
-        assert isinstance(allocate_in_arm(arriving, study_id, "W1", None, hold=HOLD,
-                                          paused_stops_new=True), Allocation)  # fmt: skip
+        assert isinstance(
+            allocate_in_arm(arriving, study_id, "W1", None, hold=HOLD, paused_stops_new=True),
+            Allocation,
+        )
 
         def pause() -> bool:
             with session_scope(engine) as session:
@@ -167,8 +169,9 @@ def test_slots_the_platform_frees_while_participants_arrive_each_go_to_one_newco
 
     start = threading.Barrier(9)
     runs = [Running(lambda r=r: (start.wait(), give_back(r))[1]) for r in freed]
-    runs += [Running(lambda i=i: (start.wait(), arrive(engine, study_id, f"N{i}"))[1])
-             for i in range(6)]  # fmt: skip
+    runs += [
+        Running(lambda i=i: (start.wait(), arrive(engine, study_id, f"N{i}"))[1]) for i in range(6)
+    ]
     results = [r.outcome() for r in runs]
     assert results[:3] == [True, True, True]
     newcomers = [r for r in results[3:] if isinstance(r, Allocation)]
@@ -190,8 +193,9 @@ def test_slots_the_platform_frees_while_participants_arrive_each_go_to_one_newco
         assert not {ref for ref, _, _ in held} & set(freed)
         returned = session.exec(
             select(Assignment.platform_assignment_id).where(
-                Assignment.status == AssignmentStatus.RETURNED)
-        ).all()  # fmt: skip
+                Assignment.status == AssignmentStatus.RETURNED
+            )
+        ).all()
         assert sorted(returned) == sorted(freed)
 
 
@@ -207,8 +211,9 @@ def test_arrivals_blocks_pauses_and_screening_at_once_all_finish(link):
         for turn in range(6):
             with session_scope(engine) as session:
                 lock_study(session, study_id)
-                record_event(session, EventKind.SCREENING_DECISION, study_id=study_id,
-                             subject=f"S{turn}")  # fmt: skip
+                record_event(
+                    session, EventKind.SCREENING_DECISION, study_id=study_id, subject=f"S{turn}"
+                )
         return 6
 
     def pausing() -> int:
@@ -229,8 +234,13 @@ def test_arrivals_blocks_pauses_and_screening_at_once_all_finish(link):
         start.wait()
         return sum(block(engine, f"C0-{i}") for i in range(3))
 
-    runs = [Running(screening), Running(pausing), Running(lambda: arriving(0)),
-            Running(lambda: arriving(1)), Running(blocking)]  # fmt: skip
+    runs = [
+        Running(screening),
+        Running(pausing),
+        Running(lambda: arriving(0)),
+        Running(lambda: arriving(1)),
+        Running(blocking),
+    ]
     screened, moves, crowd0, crowd1, blocked = [r.outcome(timeout=120) for r in runs]
     assert (screened, moves, blocked) == (6, 6, 3)
     given = [a for a in crowd0 + crowd1 if isinstance(a, Allocation)]

@@ -119,11 +119,23 @@ def decide(engine, action: Action) -> tuple[int, str, str]:
         first = session.exec(select(Assignment).order_by(Assignment.id)).first()
         assert first is not None
         worker = session.get(Worker, first.worker_id)
-        (decision,) = add_decisions(session, study.id, [{
-            "worker_pk": first.worker_id, "assignment_pk": first.id, "heuristic": "quick",
-            "score": 0.5, "evidence": 8, "threshold": 2.0, "flag": True, "action": action,
-            "details": {},
-        }])  # fmt: skip
+        (decision,) = add_decisions(
+            session,
+            study.id,
+            [
+                {
+                    "worker_pk": first.worker_id,
+                    "assignment_pk": first.id,
+                    "heuristic": "quick",
+                    "score": 0.5,
+                    "evidence": 8,
+                    "threshold": 2.0,
+                    "flag": True,
+                    "action": action,
+                    "details": {},
+                }
+            ],
+        )
         return decision.id, worker.platform_worker_id, first.platform_assignment_id
 
 
@@ -158,11 +170,27 @@ def serving(database_url: str, log: Path, *extra: str, port: int | None = None) 
     """`harness serve` (two worker processes) in a session of its own until the block ends,
     then the whole session SIGKILLed: a machine lost, as far as the store can tell."""
     port = port or free_port()
-    args = [sys.executable, "-m", "harness", "serve", "--db", database_url, "--port", str(port),
-            "--workers", "2", "--threads", "4", *extra]  # fmt: skip
-    with log.open("wb") as out, subprocess.Popen(
-        args, stdout=out, stderr=subprocess.STDOUT, env=ENV, start_new_session=True
-    ) as process:
+    args = [
+        sys.executable,
+        "-m",
+        "harness",
+        "serve",
+        "--db",
+        database_url,
+        "--port",
+        str(port),
+        "--workers",
+        "2",
+        "--threads",
+        "4",
+        *extra,
+    ]
+    with (
+        log.open("wb") as out,
+        subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, env=ENV, start_new_session=True
+        ) as process,
+    ):
         url = f"http://127.0.0.1:{port}"
         try:
             until_healthy(process, url, log)  # as fast as it starts, up to 3 min
@@ -209,8 +237,9 @@ def test_a_decision_killed_mid_action_is_completed_at_once_and_done_once(
         decision = session.get(ScreeningDecision, decision_id)
         assert decision.state is DecisionState.APPLIED
         results = session.exec(select(Event).where(Event.kind == RESULT[operation])).all()
-        intents = session.exec(select(Event).where(Event.kind.in_(
-            [EventKind.BLOCK_INTENT, EventKind.REJECT_INTENT]))).all()  # fmt: skip
+        intents = session.exec(
+            select(Event).where(Event.kind.in_([EventKind.BLOCK_INTENT, EventKind.REJECT_INTENT]))
+        ).all()
         applied = session.exec(select(Event).where(Event.kind == EventKind.SCREENING_APPLIED))
         assert [e.payload["decision"] for e in applied] == [decision_id]
     assert [e.subject for e in results] == [subject]
@@ -258,15 +287,22 @@ def test_submissions_a_killed_server_quarantined_are_verified_by_the_next_withou
     """The pages post their answers before MTurk knows the assignments are completed: the
     first server quarantines them and dies (its whole session SIGKILLed) before MTurk has
     them; a second server, started afterwards, asks MTurk again on the store's schedule."""
-    spec = small_spec(tmp_path, items=8, per_hit=2, raters=2, hosting="external",
-                      screening="{quick: {action: report}}")  # fmt: skip
+    spec = small_spec(
+        tmp_path,
+        items=8,
+        per_hit=2,
+        raters=2,
+        hosting="external",
+        screening="{quick: {action: report}}",
+    )
     loaded = load_spec(spec)
     port = free_port()
     public = f"http://127.0.0.1:{port}"
     launched = harness_cli(*launch_args(spec, mturk.url, database_url, "--public-url", public))
     assert launched.exit_code == 0, launched.output
-    workers = SimulatedWorkers(mturk.url, crowd_workers(loaded, 4), truths_of(loaded),
-                               loaded.scale, http)  # fmt: skip
+    workers = SimulatedWorkers(
+        mturk.url, crowd_workers(loaded, 4), truths_of(loaded), loaded.scale, http
+    )
     rng = np.random.default_rng(0)
     to_submit = []
     with serving(database_url, tmp_path / "first.log", port=port):
@@ -274,14 +310,22 @@ def test_submissions_a_killed_server_quarantined_are_verified_by_the_next_withou
             worker_id = mturk_worker_id(worker.worker_id)
             listed = http.get(f"{mturk.url}/worker/hits", params={"workerId": worker_id})
             hit = listed.json()["HITs"][0]["HITId"]
-            task = http.post(f"{mturk.url}/worker/hits/{hit}/accept",
-                             data={"workerId": worker_id}).json()  # fmt: skip
+            task = http.post(
+                f"{mturk.url}/worker/hits/{hit}/accept", data={"workerId": worker_id}
+            ).json()
             page = http.get(task["ExternalURL"])
             keys = shown_keys(page.text)
             fields = encode_answers(workers.answers(worker, keys, rng))
-            posted = http.post(answers_url(task["ExternalURL"]), data={
-                "assignmentId": task["AssignmentId"], "workerId": worker_id, "hitId": hit,
-                "pageToken": token_in_page(page.text)} | fields)  # fmt: skip
+            posted = http.post(
+                answers_url(task["ExternalURL"]),
+                data={
+                    "assignmentId": task["AssignmentId"],
+                    "workerId": worker_id,
+                    "hitId": hit,
+                    "pageToken": token_in_page(page.text),
+                }
+                | fields,
+            )
             assert posted.json()["verified"] is False, posted.text  # quarantined
             to_submit.append((task, fields, len(keys)))
     for task, fields, _ in to_submit:  # the workers' pages complete the assignments on MTurk
@@ -294,8 +338,12 @@ def test_submissions_a_killed_server_quarantined_are_verified_by_the_next_withou
             took = until(lambda: quarantined(engine) == {QuarantineState.VERIFIED: 4}, 300)
             until(lambda: all(a.screened_at for a in stored(engine)), 300)
         with session_scope(engine) as session:
-            resolved = Counter(e.subject for e in session.exec(
-                select(Event).where(Event.kind == EventKind.QUARANTINE_RESOLVED)))  # fmt: skip
+            resolved = Counter(
+                e.subject
+                for e in session.exec(
+                    select(Event).where(Event.kind == EventKind.QUARANTINE_RESOLVED)
+                )
+            )
             judgments = Counter(j.assignment_id for j in session.exec(select(Judgment)))
     finally:
         engine.dispose()

@@ -35,10 +35,15 @@ WORKERS = ("W1", "W2")
 
 def _answers(keys: list[str], offset: float) -> list[Answer]:
     return [
-        Answer(k, i, float(i) + offset, shown_at=T0 + timedelta(seconds=10 * i),
-               answered_at=T0 + timedelta(seconds=10 * i + 4))
+        Answer(
+            k,
+            i,
+            float(i) + offset,
+            shown_at=T0 + timedelta(seconds=10 * i),
+            answered_at=T0 + timedelta(seconds=10 * i + 4),
+        )
         for i, k in enumerate(keys)
-    ]  # fmt: skip
+    ]
 
 
 @pytest.fixture
@@ -58,12 +63,19 @@ def claims(engine, tmp_path) -> dict[int, tuple[Verification, Hit]]:
             session.flush()
             for n, worker in enumerate(WORKERS):
                 answers = _answers(hit.items, offset=n + hit.index)
-                row_id, _ = quarantine(session, study_id=study.id, hit_id=hit.id,
-                                    assignment_id=f"A{hit.index}{worker}", worker_id=worker,
-                                    fields=list(encode_answers(answers).items()),
-                                    reason="not submitted yet")  # fmt: skip
-                out[row_id] = (Verification(Verdict.VERIFIED, CONFIRMS,
-                                            platform_answers=tuple(answers)), hit)  # fmt: skip
+                row_id, _ = quarantine(
+                    session,
+                    study_id=study.id,
+                    hit_id=hit.id,
+                    assignment_id=f"A{hit.index}{worker}",
+                    worker_id=worker,
+                    fields=list(encode_answers(answers).items()),
+                    reason="not submitted yet",
+                )
+                out[row_id] = (
+                    Verification(Verdict.VERIFIED, CONFIRMS, platform_answers=tuple(answers)),
+                    hit,
+                )
     return out
 
 
@@ -82,13 +94,15 @@ def _stored(engine) -> tuple[list[tuple], list[tuple], list[tuple]]:
         study_id = session.exec(select(Hit.study_id)).first()
         table = study_judgments(session, study_id)
         judgments = sorted(
-            table[["assignment_id", "worker_id", "item_id", "position", "value", "role",
-                   "seconds"]].itertuples(index=False, name=None)
-        )  # fmt: skip
+            table[
+                ["assignment_id", "worker_id", "item_id", "position", "value", "role", "seconds"]
+            ].itertuples(index=False, name=None)
+        )
         events = sorted(
             (e.kind, e.subject, tuple(sorted(e.payload.items())))
-            for e in session.exec(select(Event)) if e.kind is not EventKind.ASSIGNMENT_QUARANTINED
-        )  # fmt: skip
+            for e in session.exec(select(Event))
+            if e.kind is not EventKind.ASSIGNMENT_QUARANTINED
+        )
         rows = sorted(
             (r.platform_assignment_id, r.state, r.reason, r.recheck_at)
             for r in session.exec(select(QuarantinedSubmission))
@@ -142,16 +156,19 @@ def test_settling_together_stores_what_settling_one_by_one_stores(engine, claims
     assert _stored(engine) == one_by_one
 
 
-def test_a_stored_assignment_a_different_copy_and_a_settled_row_are_settled_as_one(
-    engine, claims
-):
+def test_a_stored_assignment_a_different_copy_and_a_settled_row_are_settled_as_one(engine, claims):
     ids = sorted(claims)
     stored, differs, gone = ids[0], ids[1], ids[2]
     with session_scope(engine) as session:
         row = session.get(QuarantinedSubmission, stored)
         checked, hit = claims[stored]
-        store_submission(session, hit, row.platform_assignment_id, row.platform_worker_id,
-                         list(checked.platform_answers))  # a sync stored it  # fmt: skip
+        store_submission(
+            session,
+            hit,
+            row.platform_assignment_id,
+            row.platform_worker_id,
+            list(checked.platform_answers),
+        )  # a sync stored it
         table = QuarantinedSubmission.__table__  # settled meanwhile:
         session.execute(sa.update(table).where(table.c.id == gone).values(state="REFUSED"))
     checked, hit = claims[differs]

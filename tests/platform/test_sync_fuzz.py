@@ -22,8 +22,25 @@ from tests.providers.mturk.local_service.factories import LocalMTurk
 
 WORKERS = itertools.count()
 STORED: list[bool] = []  # per example, whether sync stored the assignment
-AWKWARD = ["", " ", "7", "7.5", "10", "11", "-1", "\u0665", "\uff15", "1_0", "1e-400", "1e400",
-           "nan", "inf", "0x10", "A" * 300, "1" * 400]  # fmt: skip
+AWKWARD = [
+    "",
+    " ",
+    "7",
+    "7.5",
+    "10",
+    "11",
+    "-1",
+    "\u0665",
+    "\uff15",
+    "1_0",
+    "1e-400",
+    "1e400",
+    "nan",
+    "inf",
+    "0x10",
+    "A" * 300,
+    "1" * 400,
+]
 TIMES = ["", "0", "-100000", "1700000000000", "95617584000000", "1e400", "x", "nan"]
 
 
@@ -53,9 +70,13 @@ def answer_fields(draw: st.DrawFn, keys: list[str]) -> dict[str, str]:
     if draw(st.booleans()):  # a valid answer with at most one field changed
         fields = {}
         for p, key in enumerate(keys):
-            fields |= {f"item-{p}": key, f"value-{p}": draw(st.sampled_from(["0", "7.5", "10"])),
-                       f"skip-{p}": "", f"shown-{p}": "1700000000000",
-                       f"answered-{p}": "1700000005000"}  # fmt: skip
+            fields |= {
+                f"item-{p}": key,
+                f"value-{p}": draw(st.sampled_from(["0", "7.5", "10"])),
+                f"skip-{p}": "",
+                f"shown-{p}": "1700000000000",
+                f"answered-{p}": "1700000005000",
+            }
         if draw(st.booleans()):
             fields[draw(st.sampled_from(sorted(fields)))] = draw(st.sampled_from(AWKWARD + TIMES))
         return fields

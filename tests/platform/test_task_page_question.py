@@ -26,5 +26,7 @@ def test_both_platforms_share_one_function():
 
 
 def test_without_a_public_url_the_address_is_relative_to_the_server():
-    assert task_page_question(None, None, PLAN, hosting="external", public_url=None,
-                              study_name="s") == "/hit/s-007"  # fmt: skip
+    assert (
+        task_page_question(None, None, PLAN, hosting="external", public_url=None, study_name="s")
+        == "/hit/s-007"
+    )

@@ -38,12 +38,24 @@ def test_pages_after_the_first_show_the_same_parts_with_their_own_worker_and_ite
     plans = plan_hits(loaded)
 
     def page(plan, worker):
-        return render_page(instrument, plan, study_name="words", hosting="external",
-                           worker_id=worker, assignment_id=f"A-{worker}")  # fmt: skip
+        return render_page(
+            instrument,
+            plan,
+            study_name="words",
+            hosting="external",
+            worker_id=worker,
+            assignment_id=f"A-{worker}",
+        )
 
     first = page(plans[0], "W1")
-    fresh = render_page(Instrument.from_loaded(loaded), plans[0], study_name="words",
-                        hosting="external", worker_id="W1", assignment_id="A-W1")  # fmt: skip
+    fresh = render_page(
+        Instrument.from_loaded(loaded),
+        plans[0],
+        study_name="words",
+        hosting="external",
+        worker_id="W1",
+        assignment_id="A-W1",
+    )
     assert first == fresh == page(plans[0], "W1")
     other = page(plans[-1], "W2")
     assert '"workerId": "W2"' in other and "W1" not in other

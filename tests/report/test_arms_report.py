@@ -38,17 +38,38 @@ def build_arms_study(directory, db) -> dict[str, object]:
     launch(spec, db)
     app, client = _client(db)
     try:
-        posted = work_all(client_fetch(client), db, spec, [f"P{i}" for i in range(8)],
-                          careful_long_careless_short(items=ITEMS))  # fmt: skip
+        posted = work_all(
+            client_fetch(client),
+            db,
+            spec,
+            [f"P{i}" for i in range(8)],
+            careful_long_careless_short(items=ITEMS),
+        )
     finally:
         app.extensions["harness"].close()
     return {"posted": posted, "original": original_csv(directory / "orig.csv", items=ITEMS)}
 
 
 def characterize(db, original, out, *extra):
-    return CliRunner().invoke(main, ["characterize", "--new", "small", "--original",
-                                     str(original), "--db", db, "--min-shared-items", "4",
-                                     "--bootstrap", "100", "--out", str(out), *extra])  # fmt: skip
+    return CliRunner().invoke(
+        main,
+        [
+            "characterize",
+            "--new",
+            "small",
+            "--original",
+            str(original),
+            "--db",
+            db,
+            "--min-shared-items",
+            "4",
+            "--bootstrap",
+            "100",
+            "--out",
+            str(out),
+            *extra,
+        ],
+    )
 
 
 def _arm_judgments(db: str, arm: str) -> pd.DataFrame:
@@ -59,24 +80,27 @@ def _arm_judgments(db: str, arm: str) -> pd.DataFrame:
             ref = next(a for a in study_arms(session, study.id) if a.name == arm)
             version = session.get(InstrumentVersion, ref.instrument_id)
             table = study_judgments(session, study.id)
-            return table[(table["instrument_hash"] == version.hash)
-                         & table["role"].isin(["item", "gold"])]  # fmt: skip
+            return table[
+                (table["instrument_hash"] == version.hash) & table["role"].isin(["item", "gold"])
+            ]
     finally:
         engine.dispose()
 
 
-def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(
-    tmp_path, database_url
-):
+def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(tmp_path, database_url):
     built = build_arms_study(tmp_path, database_url)
     out = tmp_path / "report"
     result = characterize(database_url, built["original"], out)
     assert result.exit_code == 0, result.output
-    assert ("characterize: small has arms (long, short): characterizing arm long; the Arms "
-            "section compares them all") in result.output  # fmt: skip
+    assert (
+        "characterize: small has arms (long, short): characterizing arm long; the Arms "
+        "section compares them all"
+    ) in result.output
     # 4 workers per arm: too few for the relabeling test to tell the arms apart at 95%
-    assert ("arms of small: Arms short and long are not distinguishable with this many raters: "
-            "difference -0.") in result.output  # fmt: skip
+    assert (
+        "arms of small: Arms short and long are not distinguishable with this many raters: "
+        "difference -0."
+    ) in result.output
     assert "too few workers to tell arms apart by relabeling" in result.output
     data = json.loads((out / "report.json").read_text())
     # the instrument figures are arm long's alone, never the arms pooled
@@ -93,8 +117,10 @@ def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(
     assert verdict.startswith("arms short and long are not distinguishable")
     assert arms["reference_name"] == "orig" and arms["best_reference"] == "long"
     posted = built["posted"].checks
-    assert [c["checks"] for c in arms["controls"]] == [sum(posted["long"].values()),
-                                                        sum(posted["short"].values())]  # fmt: skip
+    assert [c["checks"] for c in arms["controls"]] == [
+        sum(posted["long"].values()),
+        sum(posted["short"].values()),
+    ]
     assert [c["share"] for c in arms["controls"]] == [1.0, 0.0]
     markdown = (out / "report.md").read_text()
     sections = [line for line in markdown.splitlines() if line.startswith("## ")]
@@ -112,17 +138,29 @@ def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(
     assert other.exit_code == 0, other.output
     short = json.loads((tmp_path / "short" / "report.json").read_text())
     assert short["new"]["card"]["name"] == "small (arm short)"
-    assert short["new"]["repeatability"]["n_judgments"] == len(_arm_judgments(database_url,
-                                                                               "short"))
+    assert short["new"]["repeatability"]["n_judgments"] == len(
+        _arm_judgments(database_url, "short")
+    )
     assert short["arms"]["characterized_arm"] == "short"
     unknown = characterize(database_url, built["original"], tmp_path / "x", "--arm", "nope")
     assert unknown.exit_code == 1
     assert "Error: --arm nope: study 'small' has no such arm (its arms: long, short)" in (
         unknown.output
     )
-    csv = CliRunner().invoke(main, ["characterize", "--new", str(built["original"]),
-                                    "--original", str(built["original"]), "--arm", "long",
-                                    "--out", str(tmp_path / "y")])  # fmt: skip
+    csv = CliRunner().invoke(
+        main,
+        [
+            "characterize",
+            "--new",
+            str(built["original"]),
+            "--original",
+            str(built["original"]),
+            "--arm",
+            "long",
+            "--out",
+            str(tmp_path / "y"),
+        ],
+    )
     assert csv.exit_code == 1
     assert f"--arm long: {built['original']} is not a stored study" in csv.output
 

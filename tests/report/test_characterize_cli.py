@@ -17,16 +17,30 @@ from tests.characterize import factories
 from tests.factories import PROJECT_ROOT, WS353_DIR, WS353_SYSTEMS_DIR
 
 REQUIRED_KEYS = [
-    "new.repeatability.alpha", "new.repeatability.ci", "new.precision.mean_sd",
-    "new.precision.sd_sd", "original.repeatability.alpha", "original.repeatability.ci",
-    "original.precision.mean_sd", "original.precision.sd_sd",
-    "reproducibility.spearman_means", "reproducibility.pearson_means",
-    "reproducibility.pearson_sds", "resolution.threshold_95", "resolution.curve",
-    "resolution.item_pairs_above", "resolution.item_pairs_below", "resolution.bands",
-    "resolution.psychometric.d_target", "resolution.psychometric.ci",
-    "systems.minilm.rho.new", "systems.minilm.rho.original",
-    "systems.minilm_frame.rho.new", "systems.char3gram.rho.original", "mrds",
-]  # fmt: skip
+    "new.repeatability.alpha",
+    "new.repeatability.ci",
+    "new.precision.mean_sd",
+    "new.precision.sd_sd",
+    "original.repeatability.alpha",
+    "original.repeatability.ci",
+    "original.precision.mean_sd",
+    "original.precision.sd_sd",
+    "reproducibility.spearman_means",
+    "reproducibility.pearson_means",
+    "reproducibility.pearson_sds",
+    "resolution.threshold_95",
+    "resolution.curve",
+    "resolution.item_pairs_above",
+    "resolution.item_pairs_below",
+    "resolution.bands",
+    "resolution.psychometric.d_target",
+    "resolution.psychometric.ci",
+    "systems.minilm.rho.new",
+    "systems.minilm.rho.original",
+    "systems.minilm_frame.rho.new",
+    "systems.char3gram.rho.original",
+    "mrds",
+]
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +63,37 @@ def _get(data: dict, dotted: str):
 def report(inputs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     # ws353 with no directory: the bundled WS353 and the bundled systems' predictions
-    result = run("--new", str(inputs["new"]), "--original", "ws353",
-                 "--resolution", str(inputs["resolution"]), "--system", "ws353",
-                 "--bootstrap", "200", "--out", str(out))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        "ws353",
+        "--resolution",
+        str(inputs["resolution"]),
+        "--system",
+        "ws353",
+        "--bootstrap",
+        "200",
+        "--out",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     return out, result
 
 
 def test_the_command_writes_html_markdown_pngs_and_json(report):
     out, result = report
-    for name in ("report.html", "report.md", "report.json", "crescent.png", "means.png",
-                 "sds.png", "resolution.png", "psychometric.png", "per_rater_rho.png"):  # fmt: skip
+    for name in (
+        "report.html",
+        "report.md",
+        "report.json",
+        "crescent.png",
+        "means.png",
+        "sds.png",
+        "resolution.png",
+        "psychometric.png",
+        "per_rater_rho.png",
+    ):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
     markdown = (out / "report.md").read_text()
     assert "![" in markdown and "(crescent.png)" in markdown
@@ -110,8 +144,17 @@ def test_the_command_prints_headline_figures_and_progress_on_stderr(report):
 
 
 def test_the_16_rater_table_is_a_named_variant_of_the_original(inputs, tmp_path):
-    result = run("--new", str(inputs["new"]), "--original", "ws353-16", "--bootstrap", "0",
-                 "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        "ws353-16",
+        "--bootstrap",
+        "0",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     assert "alpha WS353 (16 raters) (original): 0.560" in result.stdout
     card = json.loads((tmp_path / "report.json").read_text())["original"]["card"]
@@ -119,16 +162,34 @@ def test_the_16_rater_table_is_a_named_variant_of_the_original(inputs, tmp_path)
 
 
 def test_quiet_silences_progress(inputs, tmp_path):
-    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                  "--bootstrap", "20", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--bootstrap",
+        "20",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
     assert (tmp_path / "report.html").is_file()
 
 
 def test_without_a_bootstrap_the_report_has_no_intervals(inputs, tmp_path):
-    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                  "--bootstrap", "0", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--bootstrap",
+        "0",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["new"]["repeatability"]["ci"] is None
@@ -139,9 +200,21 @@ def test_without_a_bootstrap_the_report_has_no_intervals(inputs, tmp_path):
 def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_path):
     flagged = tmp_path / "flagged.txt"
     flagged.write_text("w001\nw002\n")
-    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-                 "--flagged", str(flagged), "--screening-policy", "H3+H8", "--bootstrap", "20",
-                 "--quiet", "--out", str(tmp_path / "r"))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        f"ws353:{WS353_DIR}",
+        "--flagged",
+        str(flagged),
+        "--screening-policy",
+        "H3+H8",
+        "--bootstrap",
+        "20",
+        "--quiet",
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "r" / "report.json").read_text())
     assert data["screened"]["workers_removed"] == ["w001", "w002"]
@@ -152,16 +225,28 @@ def test_screened_figures_are_shown_beside_those_for_all_judgments(inputs, tmp_p
     assert "(new, all judgments)" in html and "(new, screened: H3+H8)" in html
     # A correlation's change is a difference, never a percentage; only the mean sd has one.
     markdown = (tmp_path / "r" / "report.md").read_text()
-    rows = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines()
-            if line.startswith("| ")}  # fmt: skip
+    rows = {
+        line.split(" | ")[0].strip("| "): line
+        for line in markdown.splitlines()
+        if line.startswith("| ")
+    }
     assert rows["Spearman rho of means vs original"].rstrip(" |").endswith("| -")
     assert rows["alpha"].rstrip(" |").endswith("| -")
     assert rows["mean sd"].rstrip(" |").endswith("%")
 
 
 def test_the_verdict_comes_first_with_its_criteria(inputs, tmp_path):
-    result = run("--new", str(inputs["new"]), "--original", "ws353", "--bootstrap", "50",
-                 "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        "ws353",
+        "--bootstrap",
+        "50",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     first = result.stdout.splitlines()[0]
     assert first.startswith("Verdict: reproduction does not reproduce WS353: the reliability")
@@ -188,8 +273,17 @@ def test_a_resolution_file_over_other_items_is_refused_naming_it(inputs, tmp_pat
     table.loc[table["item_id"] == "pp-003", "q_item_id"] = "other-7"
     path = tmp_path / "res.csv"
     write_judgments(table, path)
-    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                 "--resolution", str(path), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--resolution",
+        str(path),
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 1
     assert "Error: res: 1 item(s) of its pairs of pairs are not items of the original" in (
         result.output
@@ -201,8 +295,17 @@ def test_a_system_file_missing_items_is_refused_naming_the_file(inputs, tmp_path
     path = tmp_path / "short.csv"
     lines = (WS353_SYSTEMS_DIR / "minilm.csv").read_text().splitlines()
     path.write_text("\n".join(lines[:-3]) + "\n")
-    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-                 "--system", f"mini={path}", "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        f"ws353:{WS353_DIR}",
+        "--system",
+        f"mini={path}",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 1
     assert f"Error: {path}: system 'mini' has no score for 3 of the 353 items" in result.output
 
@@ -210,8 +313,17 @@ def test_a_system_file_missing_items_is_refused_naming_the_file(inputs, tmp_path
 def test_a_generic_system_file_needs_item_id_and_score(inputs, tmp_path):
     path = tmp_path / "odd.csv"
     path.write_text("id,value\nws353-001,0.3\n")
-    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                 "--system", str(path), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--system",
+        str(path),
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 1
     assert f"Error: {path}: expected columns item_id, score" in result.output
 
@@ -223,8 +335,7 @@ def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
     from harness.store.migrations import upgrade
 
     upgrade(f"sqlite:///{db}")
-    result = run("--new", "ws353-reproduction", "--original", str(inputs["ws353"]),
-                 "--db", str(db))  # fmt: skip
+    result = run("--new", "ws353-reproduction", "--original", str(inputs["ws353"]), "--db", str(db))
     assert result.exit_code == 1
     assert (
         "Error: 'ws353-reproduction' is no file, and no study named 'ws353-reproduction' in "
@@ -235,14 +346,28 @@ def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
 def test_stored_studies_are_characterized_with_their_card(database_url, inputs, tmp_path):
     engine = make_engine(database_url)
     with session_scope(engine) as session:
-        factories.store_study(session, factories.reproduction_spec(), factories.reproduction(),
-                              "repro-1")  # fmt: skip
-        factories.store_study(session, factories.resolution_spec(),
-                              factories.resolution_study(), "res-1")  # fmt: skip
+        factories.store_study(
+            session, factories.reproduction_spec(), factories.reproduction(), "repro-1"
+        )
+        factories.store_study(
+            session, factories.resolution_spec(), factories.resolution_study(), "res-1"
+        )
     engine.dispose()
-    result = run("--new", "repro-1", "--original", str(inputs["ws353"]), "--db", database_url,
-                 "--resolution", "res-1", "--bootstrap", "20", "--quiet",
-                 "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        "repro-1",
+        "--original",
+        str(inputs["ws353"]),
+        "--db",
+        database_url,
+        "--resolution",
+        "res-1",
+        "--bootstrap",
+        "20",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text())
     card = data["new"]["card"]
@@ -252,9 +377,19 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
     assert "low_variance: block" in card["screening policy"]
     sds = factories.reproduction().groupby("item_id")["value"].std(ddof=1)
     assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
-    from_csv = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                   "--resolution", str(inputs["resolution"]), "--bootstrap", "20", "--quiet",
-                   "--out", str(tmp_path / "csv"))  # fmt: skip
+    from_csv = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--resolution",
+        str(inputs["resolution"]),
+        "--bootstrap",
+        "20",
+        "--quiet",
+        "--out",
+        str(tmp_path / "csv"),
+    )
     assert from_csv.exit_code == 0, from_csv.output
     csv_data = json.loads((tmp_path / "csv" / "report.json").read_text())
     assert data["resolution"] == csv_data["resolution"]  # the store gives the same study back
@@ -263,8 +398,17 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
 def test_flagged_workers_who_did_not_rate_are_refused(inputs, tmp_path):
     flagged = tmp_path / "flagged.txt"
     flagged.write_text("w001\nnobody\n")
-    result = run("--new", str(inputs["new"]), "--original", str(inputs["ws353"]),
-                 "--flagged", str(flagged), "--quiet", "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        str(inputs["ws353"]),
+        "--flagged",
+        str(flagged),
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 1
     assert f"Error: {flagged}: 1 worker(s) are not raters of reproduction (e.g. 'nobody')" in (
         result.output
@@ -280,9 +424,19 @@ def test_screening_with_a_specs_policy_reports_its_flagged_workers_and_every_sub
     from tests.factories import TASK_SPECS
 
     spec = TASK_SPECS / "ws353_reproduction.yaml"
-    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-                 "--screen", str(spec), "--bootstrap", "0", "--quiet",
-                 "--out", str(tmp_path))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        f"ws353:{WS353_DIR}",
+        "--screen",
+        str(spec),
+        "--bootstrap",
+        "0",
+        "--quiet",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text())
     judgments = factories.reproduction()
@@ -309,8 +463,17 @@ def test_screening_with_a_specs_policy_reports_its_flagged_workers_and_every_sub
 def test_screen_and_flagged_together_are_refused(inputs, tmp_path):
     flagged = tmp_path / "flagged.txt"
     flagged.write_text("w001\n")
-    result = run("--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-                 "--screen", "task_specs/ws353_reproduction.yaml", "--flagged", str(flagged),
-                 "--out", str(tmp_path / "r"))  # fmt: skip
+    result = run(
+        "--new",
+        str(inputs["new"]),
+        "--original",
+        f"ws353:{WS353_DIR}",
+        "--screen",
+        "task_specs/ws353_reproduction.yaml",
+        "--flagged",
+        str(flagged),
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert result.exit_code == 1
     assert "give one of --screened, --flagged or --screen" in result.output

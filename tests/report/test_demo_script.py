@@ -12,10 +12,12 @@ from tests.factories import PROJECT_ROOT, WS353_DIR
 def test_the_demo_script_writes_a_reproduction_a_resolution_study_and_a_screening(
     tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.setattr(sys, "argv", ["simulate_ws353_studies.py", "--out", str(tmp_path),
-                                      "--ws353", str(WS353_DIR)])  # fmt: skip
-    runpy.run_path(str(PROJECT_ROOT / "scripts" / "simulate_ws353_studies.py"),
-                   run_name="__main__")  # fmt: skip
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["simulate_ws353_studies.py", "--out", str(tmp_path), "--ws353", str(WS353_DIR)],
+    )
+    runpy.run_path(str(PROJECT_ROOT / "scripts" / "simulate_ws353_studies.py"), run_name="__main__")
     reproduction = read_judgments(tmp_path / "reproduction.csv")
     resolution = read_judgments(tmp_path / "resolution.csv")
     assert reproduction["item_id"].nunique() == 353

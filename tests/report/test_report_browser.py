@@ -26,11 +26,27 @@ def report_html(tmp_path_factory) -> Path:
     flagged = directory / "flagged.txt"
     flagged.write_text("w003\nw011\n")
     out = directory / "report"
-    result = CliRunner().invoke(main, [
-        "characterize", "--new", str(inputs["new"]), "--original", f"ws353:{WS353_DIR}",
-        "--resolution", str(inputs["resolution"]), "--system", str(WS353_SYSTEMS_DIR),
-        "--flagged", str(flagged), "--bootstrap", "200", "--quiet", "--out", str(out),
-    ])  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        [
+            "characterize",
+            "--new",
+            str(inputs["new"]),
+            "--original",
+            f"ws353:{WS353_DIR}",
+            "--resolution",
+            str(inputs["resolution"]),
+            "--system",
+            str(WS353_SYSTEMS_DIR),
+            "--flagged",
+            str(flagged),
+            "--bootstrap",
+            "200",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return out / "report.html"
 
@@ -51,9 +67,17 @@ def test_the_report_renders_with_every_plot_shown(report_html, tmp_path):
         headings = driver.execute_script(
             "return Array.from(document.querySelectorAll('h2')).map(n => n.textContent)"
         )
-        for title in ("Summary", "Measurement procedure cards", "Repeatability", "Precision",
-                      "Rank stability", "Reproducibility", "Resolution",
-                      "Systems measured by the instrument", "Screening impact"):  # fmt: skip
+        for title in (
+            "Summary",
+            "Measurement procedure cards",
+            "Repeatability",
+            "Precision",
+            "Rank stability",
+            "Reproducibility",
+            "Resolution",
+            "Systems measured by the instrument",
+            "Screening impact",
+        ):
             assert title in headings
         meanings = driver.execute_script("return document.querySelectorAll('p.meaning').length")
         assert meanings == len(headings)

@@ -19,13 +19,16 @@ def _rows() -> pd.DataFrame:
     rows = [
         ("identical-001", "a", 9.0, "identical"),  # 9 is max - 10% of 0-10: passed
         ("identical-002", "a", 8.5, "identical"),  # below: failed
-        ("x1", "a", 2.0, "item"), ("x1", "a", 4.5, "repeat"),  # 2.5 apart: passed
-        ("x2", "a", 2.0, "item"), ("x2", "a", 4.6, "repeat"),  # more than 2.5: failed
-        ("g1", "a", 6.0, "gold"), ("g2", "a", 3.0, "gold"),  # gold 5 and 1: one step, two
+        ("x1", "a", 2.0, "item"),
+        ("x1", "a", 4.5, "repeat"),  # 2.5 apart: passed
+        ("x2", "a", 2.0, "item"),
+        ("x2", "a", 4.6, "repeat"),  # more than 2.5: failed
+        ("g1", "a", 6.0, "gold"),
+        ("g2", "a", 3.0, "gold"),  # gold 5 and 1: one step, two
         ("identical-001", "b", 10.0, "identical"),
         ("identical-002", "b", np.nan, "identical"),  # not answered: no check
         ("x3", "b", 7.0, "item"),  # shown once: no check
-    ]  # fmt: skip
+    ]
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["gold"] = frame["item_id"].map({"g1": 5.0, "g2": 1.0})
     return frame
@@ -49,12 +52,14 @@ def test_a_repeated_gold_or_control_group_item_is_a_repeat_check_too():
     # the plan may repeat any content item; its first showing keeps the item's role
     frame = pd.DataFrame(
         [
-            ("g1", "a", 5.0, "gold"), ("g1", "a", 9.0, "repeat"),  # 4 apart: failed
-            ("c1", "a", 3.0, "control_group"), ("c1", "a", 3.0, "repeat"),  # passed
+            ("g1", "a", 5.0, "gold"),
+            ("g1", "a", 9.0, "repeat"),  # 4 apart: failed
+            ("c1", "a", 3.0, "control_group"),
+            ("c1", "a", 3.0, "repeat"),  # passed
             ("g2", "a", 1.0, "gold"),  # shown once: a gold check only
         ],
         columns=COLUMNS,
-    )  # fmt: skip
+    )
     frame["gold"] = frame["item_id"].map({"g1": 5.0, "g2": 1.0})
     checks = control_checks(frame, TEN)
     repeats = checks[checks["control"] == "repeat"].set_index("item_id")["passed"].to_dict()

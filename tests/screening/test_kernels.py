@@ -70,8 +70,14 @@ def test_item_aggregates_are_row_means_cell_totals_and_side_counts():
 def test_a_row_store_returns_the_rows_of_given_keys_across_growth():
     store = RowStore(["k", "v"], {"v": "float64"}, ["k"])
     for start in range(0, 300, 30):
-        store.append(pd.DataFrame({"k": [f"k{i % 7}" for i in range(start, start + 30)],
-                                   "v": np.arange(start, start + 30, dtype=float)}))  # fmt: skip
+        store.append(
+            pd.DataFrame(
+                {
+                    "k": [f"k{i % 7}" for i in range(start, start + 30)],
+                    "v": np.arange(start, start + 30, dtype=float),
+                }
+            )
+        )
     rows = store.rows("k", ["k3", "missing"])
     assert rows["v"].tolist() == [float(i) for i in range(300) if i % 7 == 3]
     assert store.size == 300 and len(store.frame()) == 300
@@ -116,9 +122,7 @@ def test_h7_unit_correlations_in_small_blocks_and_for_chosen_units(monkeypatch):
     monkeypatch.setattr(correlation, "_ENTRIES", 25)  # a few groups per block, some alone
     _same_scores(unit_correlations(rows), h7_reference.unit_correlations(rows))
     chosen = set(list(zip(rows["worker_id"], rows["unit"], strict=True))[::7])
-    _same_scores(
-        unit_correlations(rows, chosen), h7_reference.unit_correlations(rows, chosen)
-    )
+    _same_scores(unit_correlations(rows, chosen), h7_reference.unit_correlations(rows, chosen))
 
 
 def test_h7_unit_correlations_of_integer_codes_as_live_screening_keeps_them():

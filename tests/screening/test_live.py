@@ -297,14 +297,17 @@ def _outcome(session, study_id: int) -> tuple[dict[tuple, bool], set[tuple]]:
     """A study's latest flag per (worker, heuristic, assignment), and its pending decisions,
     by the names the simulation gave (the store prefixes assignments with the study's id)."""
     names = _names(session)
-    aids = {a.id: a.platform_assignment_id.split("-", 1)[1]
-            for a in session.exec(select(Assignment))}  # fmt: skip
+    aids = {
+        a.id: a.platform_assignment_id.split("-", 1)[1] for a in session.exec(select(Assignment))
+    }
     query = select(ScreeningDecision).where(ScreeningDecision.study_id == study_id)
     latest: dict[tuple, bool] = {}
     for d in session.exec(query.order_by(col(ScreeningDecision.id))).all():
         latest[(names[d.worker_id], d.heuristic, aids.get(d.assignment_id))] = d.flag
-    pending = {(names[d.worker_id], d.heuristic, aids.get(d.assignment_id), d.action)
-               for d in pending_decisions(session, study_id)}  # fmt: skip
+    pending = {
+        (names[d.worker_id], d.heuristic, aids.get(d.assignment_id), d.action)
+        for d in pending_decisions(session, study_id)
+    }
     return latest, pending
 
 

@@ -32,9 +32,17 @@ def run_load_test(*args: str, timeout: float = 600) -> subprocess.CompletedProce
 @pytest.mark.slow
 def test_a_small_link_run_passes_every_check_without_a_local_mturk_service() -> None:
     done = run_load_test(  # the crowd stopped after 30 s: a machine busy with other work
-        "--platform", "link", "--store", "sqlite", "--workers", "5", "--raters", "2",
-        "--seconds", "30",
-    )  # fmt: skip
+        "--platform",
+        "link",
+        "--store",
+        "sqlite",
+        "--workers",
+        "5",
+        "--raters",
+        "2",
+        "--seconds",
+        "30",
+    )
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert out.startswith("study link, store sqlite, 5 concurrent workers")
@@ -56,8 +64,9 @@ def test_a_link_run_refuses_platform_errors(
 ) -> None:
     import load_test
 
-    monkeypatch.setattr(sys, "argv", ["load_test.py", "--platform", "link",
-                                      "--platform-errors", "0.3"])  # fmt: skip
+    monkeypatch.setattr(
+        sys, "argv", ["load_test.py", "--platform", "link", "--platform-errors", "0.3"]
+    )
     with pytest.raises(SystemExit) as exited:
         load_test.main()
     assert exited.value.code == 2

@@ -95,8 +95,7 @@ def test_a_simulated_careful_crowd_decides_as_expected_on_the_shipped_design(ws3
     expected = expected_decisions(distance, PERCEPTION * 10, band_range(BAND * 10), 13)
     agreements = []
     for seed in range(3):
-        table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=30, seed=seed),
-                                    seed=seed)  # fmt: skip
+        table = simulate_spec_study(loaded, Crowd({"careful": 1.0}, size=30, seed=seed), seed=seed)
         agreements.append(resolution(table, factories.ws353_means()).agreement_all)
     # 3 x 200 pairs of pairs: the sd of the mean is about 0.013
     assert np.mean(agreements) == pytest.approx(expected.agree.mean(), abs=0.035)

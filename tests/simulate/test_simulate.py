@@ -45,9 +45,16 @@ def test_every_item_gets_its_raters_each_a_different_worker_and_values_are_on_th
     assert (per_item["size"] == 4).all() and (per_item["nunique"] == 4).all()
     assert table["value"].map(RATING.accepts).all()
     assert list(table.columns) == [
-        "item_id", "worker_id", "value", "skipped", "assignment_id", "position", "seconds",
-        "role", "true_archetype",
-    ]  # fmt: skip
+        "item_id",
+        "worker_id",
+        "value",
+        "skipped",
+        "assignment_id",
+        "position",
+        "seconds",
+        "role",
+        "true_archetype",
+    ]
 
 
 def test_crowd_counts_follow_the_proportions_exactly():

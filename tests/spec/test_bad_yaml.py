@@ -66,8 +66,10 @@ def test_aliases_within_the_bounds_still_work(tmp_path):
     spec = MINIMAL_RATING_SPEC.replace("  max: 10", "  max: &top 10").replace(
         "raters_per_item: 3", "raters_per_item: 3\nbudget: &budget '5.00'"
     )
-    spec = spec.replace("budget: &budget '5.00'", "budget: &budget '5.00'\nscreening:\n"
-                        "  quick: &report {action: report}\n  slow: *report")  # fmt: skip
+    spec = spec.replace(
+        "budget: &budget '5.00'",
+        "budget: &budget '5.00'\nscreening:\n  quick: &report {action: report}\n  slow: *report",
+    )
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
     path = tmp_path / "spec.yaml"
     path.write_text(spec)
@@ -78,16 +80,29 @@ def test_aliases_within_the_bounds_still_work(tmp_path):
 @pytest.mark.parametrize(
     ("bad", "expected"),
     [
-        (b"\xff\xfe", [
-            "2: byte 0xff at column 13 is not UTF-8; save the file as UTF-8",
-            "2: byte 0xfe at column 14 is not UTF-8; save the file as UTF-8",
-        ]),
-        (b"\x00", ["2: control character U+0000 (NUL) at column 13; a task spec is plain text: "
-                   "remove it"]),
-        (b"\x1b[31m", ["2: control character U+001B (ESC) at column 13; a task spec is plain "
-                       "text: remove it"]),
+        (
+            b"\xff\xfe",
+            [
+                "2: byte 0xff at column 13 is not UTF-8; save the file as UTF-8",
+                "2: byte 0xfe at column 14 is not UTF-8; save the file as UTF-8",
+            ],
+        ),
+        (
+            b"\x00",
+            [
+                "2: control character U+0000 (NUL) at column 13; a task spec is plain text: "
+                "remove it"
+            ],
+        ),
+        (
+            b"\x1b[31m",
+            [
+                "2: control character U+001B (ESC) at column 13; a task spec is plain "
+                "text: remove it"
+            ],
+        ),
     ],
-)  # fmt: skip
+)
 def test_bytes_that_are_no_text_are_named_with_line_and_column(tmp_path, bad, expected):
     data = MINIMAL_RATING_SPEC.encode().replace(b"name: tiny", b"name: tiny" + bad)
     assert problems_of(tmp_path, data) == expected
@@ -103,12 +118,15 @@ def test_many_bad_bytes_are_summarized(tmp_path):
     ("value", "expected"),
     [
         ("2024-13-45", "cannot read the value '2024-13-45': month must be in 1..12"),
-        ("1" * 5000, "cannot read the value '111111111111111111111111111111111111111111111111111"
-                     "111111111...': Exceeds the limit (4300 digits) for integer string "
-                     "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to "
-                     "increase the limit"),
+        (
+            "1" * 5000,
+            "cannot read the value '111111111111111111111111111111111111111111111111111"
+            "111111111...': Exceeds the limit (4300 digits) for integer string "
+            "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to "
+            "increase the limit",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_value_yaml_cannot_build_is_located(tmp_path, value, expected):
     spec = MINIMAL_RATING_SPEC.replace("  min: 0", f"  min: {value}")
     assert problems_of(tmp_path, spec) == [f"10: scale.min: {expected}"]
@@ -131,17 +149,26 @@ def test_a_spec_over_the_size_limit_is_refused_without_reading_it(tmp_path):
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("csv: items.csv", 'csv: "items\\0.csv"',
-         "5: items.csv: a file path holds no control characters, got 'items\\x00.csv'"),
-        ("csv: items.csv", "csv: " + "x" * 300,
-         "5: items.csv: a file path of at most 4096 bytes, each name at most 255 (got 'xxxxxxxxx"
-         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...')"),
+        (
+            "csv: items.csv",
+            'csv: "items\\0.csv"',
+            "5: items.csv: a file path holds no control characters, got 'items\\x00.csv'",
+        ),
+        (
+            "csv: items.csv",
+            "csv: " + "x" * 300,
+            "5: items.csv: a file path of at most 4096 bytes, each name at most 255 (got 'xxxxxxxxx"
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...')",
+        ),
         ("  max: 10", "  max: .nan", "11: scale.max: input should be a finite number (got nan)"),
-        ("raters_per_item: 3", "raters_per_item: 99999999999999999999",
-         "12: raters_per_item: input should be less than or equal to 100000 (got "
-         "99999999999999999999)"),
+        (
+            "raters_per_item: 3",
+            "raters_per_item: 99999999999999999999",
+            "12: raters_per_item: input should be less than or equal to 100000 (got "
+            "99999999999999999999)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_values_that_would_crash_or_hang_later_stages_are_refused(tmp_path, old, new, expected):
     assert problems_of(tmp_path, MINIMAL_RATING_SPEC.replace(old, new)) == [expected]
 

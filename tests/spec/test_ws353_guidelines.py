@@ -16,13 +16,15 @@ ORIGINAL = WS353_DIR / "instructions.txt"
 
 
 def _diff() -> list[str]:
-    return list(difflib.unified_diff(
-        ORIGINAL.read_text(encoding="utf-8").splitlines(),
-        ADAPTED.read_text(encoding="utf-8").splitlines(),
-        "instructions.txt (original, harness/datasets/data/ws353/)",
-        "ws353.txt (as workers read it, task_specs/guidelines/)",
-        lineterm="",
-    ))  # fmt: skip
+    return list(
+        difflib.unified_diff(
+            ORIGINAL.read_text(encoding="utf-8").splitlines(),
+            ADAPTED.read_text(encoding="utf-8").splitlines(),
+            "instructions.txt (original, harness/datasets/data/ws353/)",
+            "ws353.txt (as workers read it, task_specs/guidelines/)",
+            lineterm="",
+        )
+    )
 
 
 def test_the_reproduction_shows_the_adapted_guidelines():
@@ -37,7 +39,7 @@ def test_the_adaptation_drops_the_questionnaire_and_the_name_and_keeps_the_judgm
         "You will see pairs of words, one pair at a time. For each pair, please assign",
         "1) If you do not know the meaning of a particular word - please use",
         "2) Please DO NOT consult your friends on assigning the similarity scores –",
-        "3) When estimating similarity of antonyms, consider them \"similar\"",
+        '3) When estimating similarity of antonyms, consider them "similar"',
     ]
     assert removed[0] == "Below is a list of pairs of words. For each pair, please assign"
     assert removed[1] == "1) The questionnaire starts on the next page."

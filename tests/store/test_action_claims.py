@@ -89,8 +89,13 @@ def test_an_abandoned_intent_is_resumed_at_once_and_not_redone_when_the_platform
 ):
     engine, study_id = study
     with session_scope(engine) as session:  # as a process killed in the middle leaves it
-        record_event(session, EventKind.BLOCK_INTENT, study_id=study_id, subject="W1",
-                     payload={"reason": "screening h", "owner": new_claim()})  # fmt: skip
+        record_event(
+            session,
+            EventKind.BLOCK_INTENT,
+            study_id=study_id,
+            subject="W1",
+            payload={"reason": "screening h", "owner": new_claim()},
+        )
     asked = []
 
     def platform_shows(done):
@@ -101,12 +106,14 @@ def test_an_abandoned_intent_is_resumed_at_once_and_not_redone_when_the_platform
         return ask
 
     with session_scope(engine) as session:  # the platform does not show it: do it again
-        assert begin_action(session, study_id, *BLOCK, "W1", "screening h",
-                            done_already=platform_shows(False))  # fmt: skip
+        assert begin_action(
+            session, study_id, *BLOCK, "W1", "screening h", done_already=platform_shows(False)
+        )
         session.rollback()
     with session_scope(engine) as session:
-        assert not begin_action(session, study_id, *BLOCK, "W1", "other reason",
-                                done_already=platform_shows(True))  # fmt: skip
+        assert not begin_action(
+            session, study_id, *BLOCK, "W1", "other reason", done_already=platform_shows(True)
+        )
     assert asked == [False, True]
     (intent_event, result) = kinds(engine)
     assert result[0] is EventKind.BLOCKED
@@ -135,8 +142,13 @@ def test_a_failed_attempt_is_logged_and_not_mistaken_for_one_in_progress(study):
 def test_the_result_of_an_abandoned_intent_is_logged_once(study):
     engine, study_id = study
     with session_scope(engine) as session:
-        record_event(session, EventKind.REJECT_INTENT, study_id=study_id, subject="A1",
-                     payload={"reason": "screening h", "owner": new_claim()})  # fmt: skip
+        record_event(
+            session,
+            EventKind.REJECT_INTENT,
+            study_id=study_id,
+            subject="A1",
+            payload={"reason": "screening h", "owner": new_claim()},
+        )
     reject = (EventKind.REJECT_INTENT, EventKind.REJECTED, "A1")
     for expected in (True, False):
         with session_scope(engine) as session:

@@ -117,8 +117,9 @@ def test_an_arrival_loads_no_slot_as_an_object_and_takes_its_place_in_12_stateme
     sa.event.listen(engine, "before_cursor_execute", executed)
     try:
         with session_scope(engine) as session:
-            got = allocate_in_arm(session, study_id, "W1", "S1", hold=HOLD, now=T0,
-                                  paused_stops_new=True)  # fmt: skip
+            got = allocate_in_arm(
+                session, study_id, "W1", "S1", hold=HOLD, now=T0, paused_stops_new=True
+            )
     finally:
         sa.event.remove(Slot, "load", count)
         sa.event.remove(engine, "before_cursor_execute", executed)
@@ -148,8 +149,9 @@ def test_a_participant_takes_a_second_hit_but_never_one_they_did(engine, study_i
     third = _allocate(engine, study_id, "W1", "S3")
     assert isinstance(third, Refused) and third.reason is Refusal.FULL
     done = _allocate(engine, study_id, "W1", "S1")
-    assert done == Refused(Refusal.DONE, "Your answers for this session are recorded already. "
-                           "Thank you!")  # fmt: skip
+    assert done == Refused(
+        Refusal.DONE, "Your answers for this session are recorded already. Thank you!"
+    )
 
 
 def test_a_blocked_participant_is_refused(engine, study_id):
@@ -249,12 +251,14 @@ def test_a_pause_committed_while_an_arrival_waited_stops_the_newcomer_not_work_u
         seen = session.get(Study, study_id)  # the arrival read the study: not paused
         assert seen.status is not StudyStatus.PAUSED
         _pause(engine, study_id)  # meanwhile, pausing takes the study's lock and commits
-        got = allocate_in_arm(session, study_id, "W2", "S2", hold=HOLD, now=T0,
-                              paused_stops_new=True)  # fmt: skip
+        got = allocate_in_arm(
+            session, study_id, "W2", "S2", hold=HOLD, now=T0, paused_stops_new=True
+        )
         assert got == Refused(Refusal.PAUSED, got.message)
         assert "paused" in got.message
-        again = allocate_in_arm(session, study_id, "W1", "S1", hold=HOLD, now=T0,
-                                paused_stops_new=True)  # fmt: skip
+        again = allocate_in_arm(
+            session, study_id, "W1", "S1", hold=HOLD, now=T0, paused_stops_new=True
+        )
         assert isinstance(again, Allocation) and again.resumed
     with session_scope(engine) as session:  # no new place was taken
         assert slot_counts(session, study_id).get("reserved") == 1

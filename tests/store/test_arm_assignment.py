@@ -178,10 +178,13 @@ def test_a_worker_arriving_at_a_hit_gets_an_arm_once_and_learns_whether_it_is_th
         assert session.exec(select(sa.func.count()).select_from(WorkerArm)).one() == 6
         # out of arm: the HIT is another arm's, or the worker has no arm (reads only)
         assert [out_of_arm(session, study_id, hits[0], f"A{i}") for i in range(6)] == [
-            not a.in_arm for a in first]  # fmt: skip
+            not a.in_arm for a in first
+        ]
         assert out_of_arm(session, study_id, hits[0], "ANOBODY")
-        assert session.exec(select(Worker).where(Worker.platform_worker_id == "ANOBODY")).first() \
-            is None  # fmt: skip
+        assert (
+            session.exec(select(Worker).where(Worker.platform_worker_id == "ANOBODY")).first()
+            is None
+        )
 
 
 def test_an_arm_chosen_elsewhere_is_recorded_once_as_the_next_arrival(engine, study_id):
@@ -214,8 +217,9 @@ def test_workers_not_yet_told_their_arm_are_listed_until_marked(engine, study_id
         mark_joined(session, study_id, "CNOBODY")  # unknown: nothing
     with session_scope(engine) as session:
         assert [w for w, _ in unjoined(session, study_id)] == ["C1", "C3"]
-        row = session.exec(select(WorkerArm).where(
-            WorkerArm.worker_id == _worker_id(session, "C2"))).one()  # fmt: skip
+        row = session.exec(
+            select(WorkerArm).where(WorkerArm.worker_id == _worker_id(session, "C2"))
+        ).one()
         when = row.joined_at  # SQLite gives back naive UTC
         assert (when if when.tzinfo else when.replace(tzinfo=UTC)) == T0
         assert study_arms(session, study_id)[0].work_type_id == "TYPE-P"

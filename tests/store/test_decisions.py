@@ -77,11 +77,15 @@ def change(worker, heuristic, flag, action):
 def test_only_raised_flags_that_act_are_pending(study):
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
-        stored = add_decisions(session, study_id, [
-            change(worker, "low_variance", True, Action.BLOCK),
-            change(worker, "quick", True, Action.REPORT),
-            change(worker, "consensus_correlation", False, Action.BLOCK),
-        ])  # fmt: skip
+        stored = add_decisions(
+            session,
+            study_id,
+            [
+                change(worker, "low_variance", True, Action.BLOCK),
+                change(worker, "quick", True, Action.REPORT),
+                change(worker, "consensus_correlation", False, Action.BLOCK),
+            ],
+        )
         assert [d.state for d in stored] == [
             DecisionState.PENDING,
             DecisionState.RECORDED,
@@ -138,8 +142,9 @@ def test_a_claim_of_a_killed_process_is_taken_over_at_once(study, database_url):
         (decision,) = add_decisions(session, study_id, [change(worker, "slow", True, Action.BLOCK)])
     with subprocess.Popen(
         [sys.executable, "-c", HOLD_A_CLAIM, database_url, str(decision.id)],
-        stdout=subprocess.PIPE, env=checkout_env(),
-    ) as process:  # fmt: skip
+        stdout=subprocess.PIPE,
+        env=checkout_env(),
+    ) as process:
         try:
             assert process.stdout is not None and process.stdout.readline() == b"True\n"
             with session_scope(engine) as session:
@@ -161,10 +166,14 @@ def test_studies_with_decisions_to_carry_out_include_claimed_and_recent_pending_
     engine, (study_id, worker) = study
     with session_scope(engine) as session:
         assert studies_with_open_decisions(session) == []
-        first, second = add_decisions(session, study_id, [
-            change(worker, "slow", True, Action.BLOCK),
-            change(worker, "quick", True, Action.REPORT),
-        ])  # fmt: skip
+        first, second = add_decisions(
+            session,
+            study_id,
+            [
+                change(worker, "slow", True, Action.BLOCK),
+                change(worker, "quick", True, Action.REPORT),
+            ],
+        )
     later = utcnow() + timedelta(minutes=1)
     with session_scope(engine) as session:
         assert studies_with_open_decisions(session) == [study_id]

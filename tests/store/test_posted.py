@@ -130,8 +130,9 @@ def test_a_posted_arms_hit_stores_judgments_under_its_arms_instrument_in_one_ins
     _post(engine, study_id, 1, "PH1")
     seen = Statements(engine)
     with session_scope(engine) as session:
-        stored = store_submission(session, study_hit(session, study_id, 1), "A1", "W1",
-                                  _answers(["a", "b"]))  # fmt: skip
+        stored = store_submission(
+            session, study_hit(session, study_id, 1), "A1", "W1", _answers(["a", "b"])
+        )
     assert stored.created and stored.assignment.status is AssignmentStatus.SUBMITTED
     assert sum(s.lstrip().upper().startswith("INSERT INTO JUDGMENT") for s in seen.sent) == 1
     with session_scope(engine) as session:
@@ -152,8 +153,9 @@ def test_a_submission_of_an_accepted_assignment_marks_it_submitted_once(engine, 
         accept(session, study_hit(session, study_id, 0), "A1", "W1")
     for _ in range(2):
         with session_scope(engine) as session:
-            store_submission(session, study_hit(session, study_id, 0), "A1", "W1",
-                             _answers(["a", "b"]))  # fmt: skip
+            store_submission(
+                session, study_hit(session, study_id, 0), "A1", "W1", _answers(["a", "b"])
+            )
     with session_scope(engine) as session:
         assignment = session.exec(select(Assignment)).one()
         assert session.exec(select(func.count()).select_from(Judgment)).one() == 2

@@ -20,8 +20,15 @@ def store(one_hit):
 
 def _post(engine, study_id, hit_id, fields, worker="W1"):
     with session_scope(engine) as session:
-        return quarantine(session, study_id=study_id, hit_id=hit_id, assignment_id="A1",
-                          worker_id=worker, fields=fields, reason="not submitted yet")  # fmt: skip
+        return quarantine(
+            session,
+            study_id=study_id,
+            hit_id=hit_id,
+            assignment_id="A1",
+            worker_id=worker,
+            fields=fields,
+            reason="not submitted yet",
+        )
 
 
 def test_a_repeated_post_keeps_the_first_answers_and_logs_one_event(store):
@@ -45,4 +52,3 @@ def test_another_workers_post_for_the_same_assignment_is_kept_apart(store):
     mine, _ = _post(engine, study_id, hit_id, [("value-0", "3")])
     theirs, created = _post(engine, study_id, hit_id, [("value-0", "5")], worker="W2")
     assert created and theirs != mine
-

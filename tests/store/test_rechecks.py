@@ -50,9 +50,15 @@ def row(database_url, tmp_path):
         session.add(hit)
         session.flush()
         row_id, created = quarantine(
-            session, study_id=study.id, hit_id=hit.id, assignment_id="A1", worker_id="W1",
-            fields=[("x", "1")], reason="not submitted yet", recheck_at=first_recheck(),
-        )  # fmt: skip
+            session,
+            study_id=study.id,
+            hit_id=hit.id,
+            assignment_id="A1",
+            worker_id="W1",
+            fields=[("x", "1")],
+            reason="not submitted yet",
+            recheck_at=first_recheck(),
+        )
         assert created
     yield engine, row_id
     engine.dispose()
@@ -131,10 +137,15 @@ def test_due_rechecks_are_taken_together_each_once_with_its_own_next_delay(row):
         ids = [first_id]
         for n in (2, 3):
             kept_id, _ = quarantine(
-                session, study_id=study_id, hit_id=hit_id, assignment_id=f"A{n}",
-                worker_id=f"W{n}", fields=[("x", "1")], reason="not yet",
+                session,
+                study_id=study_id,
+                hit_id=hit_id,
+                assignment_id=f"A{n}",
+                worker_id=f"W{n}",
+                fields=[("x", "1")],
+                reason="not yet",
                 recheck_at=first_recheck(),
-            )  # fmt: skip
+            )
             ids.append(kept_id)
     now = utcnow() + timedelta(seconds=1)
     with session_scope(engine) as other:  # another process takes the second one first

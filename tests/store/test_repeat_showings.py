@@ -22,8 +22,7 @@ from harness.store.submissions import Answer, store_submission
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
 
 # w1 and w2 each see a, b and a again (their own order); a is shown twice to each.
-SHOWINGS = {"W1": [("a", 2.0), ("b", 5.0), ("a", 3.0)], "W2": [("b", 6.0), ("a", 1.0),
-                                                                ("a", 9.0)]}  # fmt: skip
+SHOWINGS = {"W1": [("a", 2.0), ("b", 5.0), ("a", 3.0)], "W2": [("b", 6.0), ("a", 1.0), ("a", 9.0)]}
 
 
 @pytest.fixture
@@ -63,8 +62,9 @@ def test_the_judgment_tables_read_the_second_showing_as_a_repeat(engine, stored,
     for table in (long, lean):
         repeats = table[table["role"] == "repeat"]
         assert sorted(zip(repeats["worker_id"], repeats["position"], strict=True)) == [
-            ("W1", 2), ("W2", 2)
-        ]  # fmt: skip
+            ("W1", 2),
+            ("W2", 2),
+        ]
 
 
 @pytest.mark.parametrize("before", [False, True], ids=["written-now", "written-before"])
@@ -95,8 +95,7 @@ def test_the_intra_rater_checks_still_pair_the_two_showings(engine, stored, befo
     assert h10.loc["W1", "evidence"] == 1 and h10.loc["W2", "evidence"] == 1
 
 
-def test_a_judgments_csv_exported_before_reads_with_the_repeat_left_out(engine, stored,
-                                                                       tmp_path):  # fmt: skip
+def test_a_judgments_csv_exported_before_reads_with_the_repeat_left_out(engine, stored, tmp_path):
     _written_before(engine)
     with session_scope(engine) as session:
         table = study_judgments(session, stored.id)

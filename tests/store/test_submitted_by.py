@@ -52,9 +52,14 @@ def test_quarantined_answers_count_for_their_poster_until_the_platform_refuses_t
     with session_scope(engine) as session:
         hit = session.get(Hit, hit_id)
         kept_id, _ = quarantine(
-            session, study_id=hit.study_id, hit_id=hit_id, assignment_id="A1", worker_id="W1",
-            fields=[("x", "1")], reason="not submitted yet",
-        )  # fmt: skip
+            session,
+            study_id=hit.study_id,
+            hit_id=hit_id,
+            assignment_id="A1",
+            worker_id="W1",
+            fields=[("x", "1")],
+            reason="not submitted yet",
+        )
     with session_scope(engine) as session:
         assert submitted_by(session, "A1", "W1") is Owner.SAME
         assert submitted_by(session, "A1", "W2") is None  # not the platform's word

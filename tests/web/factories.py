@@ -138,8 +138,13 @@ def PlatformVouches() -> Vouches:  # noqa: N802  (reads as the class it stands f
     return Vouches("the test's platform vouches for every assignment")
 
 
-def on_platform(engine: sa.Engine, study_name: str, target: str, endpoint: str | None = None,
-                provider: str = "mturk") -> None:  # fmt: skip
+def on_platform(
+    engine: sa.Engine,
+    study_name: str,
+    target: str,
+    endpoint: str | None = None,
+    provider: str = "mturk",
+) -> None:
     """Record ``study_name`` as launched on ``provider``'s ``target`` (the platform row launch
     writes), without posting anything."""
     from decimal import Decimal
@@ -152,6 +157,15 @@ def on_platform(engine: sa.Engine, study_name: str, target: str, endpoint: str |
         study = session.exec(select(Study).where(Study.name == study_name)).one()
         study.target = target
         session.add(study)
-        session.add(StudyPlatform(study_id=study.id, provider=provider, launch_id="test",
-                                  endpoint_url=endpoint, hosting="external", spec_path="-",
-                                  reward=Decimal("0.10"), assignments_per_hit=3))  # fmt: skip
+        session.add(
+            StudyPlatform(
+                study_id=study.id,
+                provider=provider,
+                launch_id="test",
+                endpoint_url=endpoint,
+                hosting="external",
+                spec_path="-",
+                reward=Decimal("0.10"),
+                assignments_per_hit=3,
+            )
+        )

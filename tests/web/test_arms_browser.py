@@ -63,8 +63,9 @@ def test_two_participants_in_different_arms_see_and_submit_their_arms_page(tmp_p
     from harness.web import create_app
 
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    launched = harness_cli("launch", str(SPEC), "--target", "link", "--db", db,
-                           "--public-url", "http://127.0.0.1")  # fmt: skip
+    launched = harness_cli(
+        "launch", str(SPEC), "--target", "link", "--db", db, "--public-url", "http://127.0.0.1"
+    )
     assert launched.exit_code == 0, launched.output
     app = create_app(db)
     seen = {}
@@ -77,9 +78,7 @@ def test_two_participants_in_different_arms_see_and_submit_their_arms_page(tmp_p
                 assert shown == EXPECTED[arm], (worker, arm)
                 answer_all(driver, "likert")
                 code = (
-                    wait(driver)
-                    .until(lambda d: d.find_elements(By.ID, "completion-code"))[0]
-                    .text
+                    wait(driver).until(lambda d: d.find_elements(By.ID, "completion-code"))[0].text
                 )
                 assert len(code) == 8
                 seen[worker] = arm
@@ -149,5 +148,7 @@ def test_two_mturk_workers_in_different_arms_see_and_submit_their_arms_page(tmp_
         table = study_judgments(session, 1)
     engine.dispose()
     assert table.groupby("worker_id")["instrument_hash"].nunique().to_dict() == {
-        "AALICE": 1, "ABOB": 1}  # fmt: skip
+        "AALICE": 1,
+        "ABOB": 1,
+    }
     assert table["instrument_hash"].nunique() == 2

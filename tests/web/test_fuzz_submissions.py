@@ -34,8 +34,24 @@ NAMES = st.one_of(
 )
 VALUES = st.one_of(
     st.text(max_size=30),
-    st.sampled_from(["", "5", "1e-400", "٥", "５", "1_0", "nan", "-inf", "9" * 400, "\x00",
-                     "1" * 17, "-1", "1.5", "6,5"]),  # fmt: skip
+    st.sampled_from(
+        [
+            "",
+            "5",
+            "1e-400",
+            "٥",
+            "５",
+            "1_0",
+            "nan",
+            "-inf",
+            "9" * 400,
+            "\x00",
+            "1" * 17,
+            "-1",
+            "1.5",
+            "6,5",
+        ]
+    ),
     st.integers(-(2**70), 2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
 )

@@ -87,8 +87,11 @@ def test_the_preview_server_gives_a_fresh_assignment_and_prints_what_it_stored(t
         page = client.get(first.location)
         assert page.status_code == 200
         data = posted(keys_in(page.get_data(as_text=True)), 1.0)
-        data.update(assignmentId=params["assignmentId"][0], workerId=PREVIEW_WORKER,
-                    pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
+        data.update(
+            assignmentId=params["assignmentId"][0],
+            workerId=PREVIEW_WORKER,
+            pageToken=token_in_page(page.get_data(as_text=True)),
+        )
         response = client.post(f"{urlsplit(first.location).path}/submit", data=data)
         assert response.status_code == 200, response.json
         assert lines[0] == "stored 4 judgments:"

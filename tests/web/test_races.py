@@ -47,9 +47,7 @@ def count(engine, model, *where) -> int:
         return session.exec(select(func.count()).select_from(model).where(*where)).one()
 
 
-def test_concurrent_first_loads_of_a_page_all_succeed_and_write_nothing(
-    make_app, rating, engine
-):
+def test_concurrent_first_loads_of_a_page_all_succeed_and_write_nothing(make_app, rating, engine):
     with ServedApp(make_app()) as server:
         for r in range(ROUNDS):  # each round: a worker and an assignment nobody has seen yet
             url = server.url + page_url(rating, assignment=f"A{r}", worker=f"W{r}")
@@ -79,8 +77,9 @@ def test_concurrent_submissions_of_one_assignment_store_once_and_tell_one_it_cre
             assignment, worker = f"A{r}", f"W{r}"
             page = requests.get(server.url + page_url(rating, assignment, worker))
             assert page.ok
-            data = fields(rating, assignment=assignment, worker=worker,
-                          pageToken=token_in_page(page.text))  # fmt: skip
+            data = fields(
+                rating, assignment=assignment, worker=worker, pageToken=token_in_page(page.text)
+            )
             answers = at_once(
                 AT_ONCE, lambda _, data=data: requests.post(url, data=data, timeout=60)
             )
@@ -106,8 +105,16 @@ def test_concurrent_submissions_of_one_study_link_session_store_once(database_ur
     from tests.providers.link.test_link_platform import _answers
 
     spec = small_spec(tmp_path, hosting="external")
-    launched = harness_cli("launch", str(spec), "--target", "link", "--db", database_url,
-                           "--public-url", "http://tasks.test")  # fmt: skip
+    launched = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "link",
+        "--db",
+        database_url,
+        "--public-url",
+        "http://tasks.test",
+    )
     assert launched.exit_code == 0, launched.output
     calls: list[int | None] = []
     app = create_app(database_url, after_submission=lambda _e, _s, a: calls.append(a))
@@ -128,8 +135,11 @@ def test_concurrent_submissions_of_one_study_link_session_store_once(database_ur
                 index, items = hit.index, list(hit.items)
             answers = _answers(load_spec(spec), items, index, "P1")
             assert [a.item_key for a in answers] == keys
-            data = encode_answers(answers) | {"workerId": "P1", "assignmentId": ref,
-                                              "pageToken": token_in_page(page.text)}
+            data = encode_answers(answers) | {
+                "workerId": "P1",
+                "assignmentId": ref,
+                "pageToken": token_in_page(page.text),
+            }
             responses = at_once(
                 AT_ONCE, lambda _: requests.post(f"{page_url}/submit", data=data, timeout=60)
             )

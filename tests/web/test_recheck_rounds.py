@@ -47,9 +47,15 @@ def claims_on_hits(engine, tmp_path) -> list[int]:
         session.flush()
         for hit in hits:
             for worker in ("W1", "W2"):
-                quarantine(session, study_id=study.id, hit_id=hit.id,
-                           assignment_id=f"A{hit.index}{worker}", worker_id=worker,
-                           fields=[("x", "1")], reason="not submitted yet")  # fmt: skip
+                quarantine(
+                    session,
+                    study_id=study.id,
+                    hit_id=hit.id,
+                    assignment_id=f"A{hit.index}{worker}",
+                    worker_id=worker,
+                    fields=[("x", "1")],
+                    reason="not submitted yet",
+                )
     with session_scope(engine) as session:
         return [r.id for r in session.exec(select(QuarantinedSubmission))]
 

@@ -11,9 +11,11 @@ from harness.web.retry import RetryOnDisconnect
 
 def dropped() -> sa.exc.OperationalError:
     return sa.exc.OperationalError(
-        "INSERT ...", {}, Exception("server closed the connection unexpectedly"),
+        "INSERT ...",
+        {},
+        Exception("server closed the connection unexpectedly"),
         connection_invalidated=True,
-    )  # fmt: skip
+    )
 
 
 def app_failing(first: BaseException) -> tuple[Flask, list[str]]:

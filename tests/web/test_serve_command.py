@@ -63,14 +63,16 @@ def test_serve_runs_workers_screens_what_was_left_and_stops_gracefully(
     shown = killed.get(page_url(rating, "A0", "W0"))
     assert shown.status_code == 200
     token = token_in_page(shown.get_data(as_text=True))
-    stored = killed.post(f"/hit/{rating.key(0)}/submit",
-                         data=fields(rating, "A0", "W0", pageToken=token))  # fmt: skip
+    stored = killed.post(
+        f"/hit/{rating.key(0)}/submit", data=fields(rating, "A0", "W0", pageToken=token)
+    )
     assert stored.json["ok"], stored.json
     assert screened(engine) == {"A0": False}
 
     log = tmp_path / "serve.log"
-    process, url = start_serve(database_url, log, "--workers", "2", "--threads", "4",
-                               "--no-apply-decisions")  # fmt: skip
+    process, url = start_serve(
+        database_url, log, "--workers", "2", "--threads", "4", "--no-apply-decisions"
+    )
     try:
         assert screened(engine) == {"A0": True}  # screened before serving
         with requests.Session() as http:
@@ -82,8 +84,12 @@ def test_serve_runs_workers_screens_what_was_left_and_stops_gracefully(
                 # a study never launched: no platform vouches, so the answers are kept apart
                 # (quarantined), never counted or screened (the demo's test covers live
                 # screening in a served process)
-                assert stored.json() == {"ok": True, "created": True, "verified": False,
-                                         "message": "Your answers are recorded."}  # fmt: skip
+                assert stored.json() == {
+                    "ok": True,
+                    "created": True,
+                    "verified": False,
+                    "message": "Your answers are recorded.",
+                }
         assert screened(engine) == {"A0": True}
     finally:
         process.send_signal(signal.SIGTERM)

@@ -31,8 +31,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_available")]
 def rating_page(tmp_path) -> Iterator[Any]:
     """The first HIT of the small rating spec (0-10, one decimal), open in Chromium."""
     loaded = load_spec(write_task_spec(tmp_path, "rating"))
-    page = render_page(Instrument.from_loaded(loaded), plan_hits(loaded)[0], study_name="words",
-                       hosting="mturk")  # fmt: skip
+    page = render_page(
+        Instrument.from_loaded(loaded), plan_hits(loaded)[0], study_name="words", hosting="mturk"
+    )
     app = Flask("page")
     app.add_url_rule("/page", "page", lambda: page)
     params = {"assignmentId": "A-SLIDER", "hitId": "H", "workerId": "W1"}

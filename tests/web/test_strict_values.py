@@ -45,8 +45,9 @@ def test_a_plain_decimal_on_the_scale_is_stored(client, rating, value):
 
 def test_an_answer_given_before_it_was_shown_is_refused(client, rating, engine):
     shown = datetime.now(UTC) - timedelta(minutes=5)
-    data = fields(rating, **{"shown-0": millis(shown),
-                             "answered-0": millis(shown - timedelta(seconds=100))})  # fmt: skip
+    data = fields(
+        rating, **{"shown-0": millis(shown), "answered-0": millis(shown - timedelta(seconds=100))}
+    )
     errors = refused(client, rating, engine, data, 400)
     assert errors == [
         f"answer 1: answered ({data['answered-0']}) before it was shown ({data['shown-0']})"
@@ -81,15 +82,27 @@ def test_times_are_ascii_milliseconds_only(text):
 
 @pytest.mark.parametrize(
     "ids",
-    [{"workerId": "A\x00B"}, {"assignmentId": "A" * 201}, {"workerId": "Ä1"},
-     {"assignmentId": "A 1"}],  # fmt: skip
+    [
+        {"workerId": "A\x00B"},
+        {"assignmentId": "A" * 201},
+        {"workerId": "Ä1"},
+        {"assignmentId": "A 1"},
+    ],
 )
 def test_ids_that_no_platform_gives_are_refused_not_a_server_error(client, rating, engine, ids):
     data = fields(rating, **ids)
     errors = refused(client, rating, engine, data, 400)
-    assert errors[0].endswith("is not a valid id (printable characters, at most 200). "
-                              "Open the task from the platform again.")  # fmt: skip
-    page = client.get(f"/hit/{rating.key(0)}", query_string={"hitId": "H", **ids,
-                      "workerId": ids.get("workerId", "W1"),
-                      "assignmentId": ids.get("assignmentId", "A1")})  # fmt: skip
+    assert errors[0].endswith(
+        "is not a valid id (printable characters, at most 200). "
+        "Open the task from the platform again."
+    )
+    page = client.get(
+        f"/hit/{rating.key(0)}",
+        query_string={
+            "hitId": "H",
+            **ids,
+            "workerId": ids.get("workerId", "W1"),
+            "assignmentId": ids.get("assignmentId", "A1"),
+        },
+    )
     assert page.status_code == 400

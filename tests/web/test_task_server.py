@@ -87,8 +87,12 @@ def submit(client, study, data):
 def token_for(client, study, data):
     """The token the page of ``data``'s assignment and worker carries."""
     keys = client.application.extensions["harness.trust"].keys
-    return keys.sign("hit", unit=study.key(0), assignment_id=data.get("assignmentId", ""),
-                     worker_id=data.get("workerId", ""))  # fmt: skip
+    return keys.sign(
+        "hit",
+        unit=study.key(0),
+        assignment_id=data.get("assignmentId", ""),
+        worker_id=data.get("workerId", ""),
+    )
 
 
 def judgments(engine):
@@ -191,7 +195,10 @@ def test_a_submission_becomes_judgments_with_positions_and_timings(client, ratin
     response = submit(client, rating, fields(rating))
     assert response.status_code == 200
     assert response.json == {
-        "ok": True, "created": True, "verified": True, "message": "Your answers are recorded."
+        "ok": True,
+        "created": True,
+        "verified": True,
+        "message": "Your answers are recorded.",
     }
     with session_scope(engine) as session:
         table = study_judgments(session, 1).sort_values("position")
@@ -224,9 +231,7 @@ def test_after_submission_runs_once_per_new_submission(make_app, rating):
     assert len(calls) == 1
 
 
-def test_a_failing_after_submission_hook_keeps_the_answers_and_is_logged(
-    make_app, rating, engine
-):
+def test_a_failing_after_submission_hook_keeps_the_answers_and_is_logged(make_app, rating, engine):
     def broken(engine, study_id, assignment_id):
         raise RuntimeError("screening is down")
 

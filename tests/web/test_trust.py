@@ -59,8 +59,9 @@ class Posted:
         self.engine, self.mturk = engine, mturk
         self.study = plan_study(engine, write_task_spec(tmp_path, "rating"))
         on_platform(engine, self.study.name, "local", mturk.url)
-        question = external_question("http://127.0.0.1:9", study_name=self.study.name,
-                                     plan=self.study.plans[0])  # fmt: skip
+        question = external_question(
+            "http://127.0.0.1:9", study_name=self.study.name, plan=self.study.plans[0]
+        )
         self.requester = mturk.client()
         self.hit_id = self.requester.create_hit(**hit_params(Question=question))["HIT"]["HITId"]
         with session_scope(engine) as session:
@@ -75,8 +76,13 @@ class Posted:
         return self.mturk.accept(self.hit_id, worker)["AssignmentId"]
 
     def query(self, assignment, worker, **extra):
-        params = {"assignmentId": assignment, "hitId": self.hit_id, "workerId": worker,
-                  "turkSubmitTo": self.mturk.url, **extra}  # fmt: skip
+        params = {
+            "assignmentId": assignment,
+            "hitId": self.hit_id,
+            "workerId": worker,
+            "turkSubmitTo": self.mturk.url,
+            **extra,
+        }
         return urlencode(params)
 
     def open(self, assignment, worker, **extra):
@@ -88,10 +94,18 @@ class Posted:
         if token is None:
             token = token_in_page(self.open(assignment, worker).get_data(as_text=True))
         data = encode_answers(answers(self.study, value, worker=worker))
-        data.update({"assignmentId": assignment, "workerId": worker, "hitId": self.hit_id,
-                     "pageToken": token, **extra})  # fmt: skip
-        return self.client.post(f"/hit/{self.study.key(0)}/submit", data=data,
-                                headers=headers or {})  # fmt: skip
+        data.update(
+            {
+                "assignmentId": assignment,
+                "workerId": worker,
+                "hitId": self.hit_id,
+                "pageToken": token,
+                **extra,
+            }
+        )
+        return self.client.post(
+            f"/hit/{self.study.key(0)}/submit", data=data, headers=headers or {}
+        )
 
     def complete_on_mturk(self, assignment, worker, value=6.0):
         """What the page does after harness has the answers: complete the assignment there."""
@@ -108,12 +122,19 @@ class Posted:
     def counted(self):
         """(assignment id, worker id, judgments) of every assignment that counts."""
         with session_scope(self.engine) as session:
-            rows = session.exec(select(Assignment, Worker).join(
-                Worker, Worker.id == Assignment.worker_id)).all()  # fmt: skip
+            rows = session.exec(
+                select(Assignment, Worker).join(Worker, Worker.id == Assignment.worker_id)
+            ).all()
             return sorted(
-                (a.platform_assignment_id, w.platform_worker_id, session.exec(
-                    select(func.count()).select_from(Judgment).where(
-                        Judgment.assignment_id == a.id)).one())  # fmt: skip
+                (
+                    a.platform_assignment_id,
+                    w.platform_worker_id,
+                    session.exec(
+                        select(func.count())
+                        .select_from(Judgment)
+                        .where(Judgment.assignment_id == a.id)
+                    ).one(),
+                )
                 for a, w in rows
             )
 
@@ -283,9 +304,7 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     posted.complete_on_mturk(done, "AW1", value=7.0)
     posted.complete_on_mturk(taken, "AW3", value=1.0)
     with session_scope(posted.engine) as session:
-        rows = session.exec(
-            select(QuarantinedSubmission).order_by(QuarantinedSubmission.id)
-        ).all()
+        rows = session.exec(select(QuarantinedSubmission).order_by(QuarantinedSubmission.id)).all()
         ids = [r.id for r in rows]
         claims = [(r.platform_assignment_id, r.platform_worker_id) for r in rows]
     assert len(ids) == 4
@@ -309,12 +328,20 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     calls.clear()
     settled = rechecks.recheck_many(ids)
     assert calls == {"list_assignments_for_hit": 1, "get_assignment": 2}
-    states = [QuarantineState.VERIFIED, QuarantineState.PENDING, QuarantineState.REFUSED,
-              QuarantineState.PENDING]  # fmt: skip
+    states = [
+        QuarantineState.VERIFIED,
+        QuarantineState.PENDING,
+        QuarantineState.REFUSED,
+        QuarantineState.PENDING,
+    ]
     assert {i: s.state for i, s in settled.items()} == dict(zip(ids, states, strict=True))
     assert posted.counted() == [(done, "AW1", len(posted.study.plans[0].showings))]
     assert rechecks.recheck_many(ids) == {  # settled once: asked no more
-        ids[0]: None, ids[1]: settled[ids[1]], ids[2]: None, ids[3]: settled[ids[3]]}  # fmt: skip
+        ids[0]: None,
+        ids[1]: settled[ids[1]],
+        ids[2]: None,
+        ids[3]: settled[ids[3]],
+    }
 
 
 # --- hole 3: turkSubmitTo and the page's policy ---------------------------------------------
@@ -376,8 +403,9 @@ def test_a_cross_site_form_post_is_refused(posted, headers):
 
 def test_a_same_origin_post_is_accepted(posted):
     assignment = posted.accept(VICTIM)
-    response = posted.post(assignment, VICTIM, headers={"Origin": "http://localhost",
-                                                        "Sec-Fetch-Site": "same-origin"})
+    response = posted.post(
+        assignment, VICTIM, headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}
+    )
     assert response.status_code == 200, response.json
 
 
@@ -426,6 +454,12 @@ def test_origins_compare_as_browsers_do():
     assert origin_of("HTTPS://WWW.MTurk.com:443/") == "https://www.mturk.com"
     assert origin_of("http://127.0.0.1:80") == "http://127.0.0.1"
     assert origin_of("http://[::1]:8765/x") == "http://[::1]:8765"
-    for bad in ("javascript:alert(1)", "//evil.example", "https://u:p@host", "http://a b",
-                "data:text/html,x", "https://host:99999"):  # fmt: skip
+    for bad in (
+        "javascript:alert(1)",
+        "//evil.example",
+        "https://u:p@host",
+        "http://a b",
+        "data:text/html,x",
+        "https://host:99999",
+    ):
         assert origin_of(bad) is None, bad

@@ -51,8 +51,14 @@ def test_a_worker_process_imports_scipy_and_makes_its_client_before_serving(
 ):
     _launched(engine, tmp_path)
     env = checkout_env()
-    done = subprocess.run([sys.executable, "-c", WORKER_START, database_url], env=env,
-                          capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER_START, database_url],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "scipy.stats" not in seen["before"]  # a fresh process: nothing loaded yet
     assert seen["after"] == ["scipy.stats", "harness.screening.live", "boto3", "botocore.client"]

@@ -227,9 +227,14 @@ class Rechecks:
 
     def _next(self) -> float | None:
         """When the thread should look next (monotonic; None: when woken)."""
-        times = [t for t in (self._wakes[0] if self._wakes else None,
-                             self._looked + self._poll if self._poll else None)
-                 if t is not None]  # fmt: skip
+        times = [
+            t
+            for t in (
+                self._wakes[0] if self._wakes else None,
+                self._looked + self._poll if self._poll else None,
+            )
+            if t is not None
+        ]
         return max(min(times), self._looked + self._gap) if times else None
 
     def _run(self) -> None:

@@ -120,8 +120,12 @@ class MTurkProvider:
         )
 
     def join_group(self, group_ref: str, worker_id: str, *, once: bool = False) -> None:
-        params = {"QualificationTypeId": group_ref, "WorkerId": worker_id, "IntegerValue": 1,
-                  "SendNotification": False}  # fmt: skip
+        params = {
+            "QualificationTypeId": group_ref,
+            "WorkerId": worker_id,
+            "IntegerValue": 1,
+            "SendNotification": False,
+        }
         doing = f"give worker {worker_id} the qualification {group_ref}"
         if not once:  # sets a value: repeating sets the same value
             self._call("associate_qualification_with_worker", doing, safe=True, **params)

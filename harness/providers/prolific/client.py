@@ -46,22 +46,40 @@ class ProlificClient:
     sleep: Callable[[float], None] = time.sleep
     http: requests.Session = field(default_factory=requests.Session)
 
-    def call(self, method: str, path: str, *, safe: bool, json: Any = None,
-             params: dict[str, Any] | None = None) -> Any:  # fmt: skip
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        safe: bool,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+    ) -> Any:
         """One call; its JSON answer (None for an empty one)."""
         answer = self.response(method, path, safe=safe, json=json, params=params)
         return answer.json() if answer.content else None
 
-    def response(self, method: str, path: str, *, safe: bool, json: Any = None,
-                 params: dict[str, Any] | None = None) -> requests.Response:  # fmt: skip
+    def response(
+        self,
+        method: str,
+        path: str,
+        *,
+        safe: bool,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+    ) -> requests.Response:
         """One call; the whole answer (for a header, e.g. a hook subscription's secret)."""
         url = path if path.startswith("http") else f"{self.base_url}/api/v1/{path.lstrip('/')}"
         for attempt in range(self.attempts):
             try:
                 answer = self.http.request(
-                    method, url, json=json, params=params, timeout=TIMEOUT,
+                    method,
+                    url,
+                    json=json,
+                    params=params,
+                    timeout=TIMEOUT,
                     headers={"Authorization": f"Token {self.token}"},
-                )  # fmt: skip
+                )
             except requests.RequestException as exc:
                 if not safe or attempt == self.attempts - 1:
                     raise Uncertain(f"could not reach Prolific ({method} {path}): {exc}") from exc

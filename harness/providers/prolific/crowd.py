@@ -20,17 +20,20 @@ class ProlificDoor:
             "country": "United States",
             "approval_rate": 99,
             "approvals": 5000,
-        }  # fmt: skip
+        }
     )
 
     def entry(self, http: Any, participant: str) -> str | None:
         base = self.endpoint.rstrip("/")
-        listed = http.get(f"{base}/participant/studies",
-                          params={"participant_id": participant, **self.profile})  # fmt: skip
+        listed = http.get(
+            f"{base}/participant/studies", params={"participant_id": participant, **self.profile}
+        )
         listed.raise_for_status()
         for study in listed.json()["results"]:
-            joined = http.post(f"{base}/participant/studies/{study['id']}/join",
-                               data={"participant_id": participant})  # fmt: skip
+            joined = http.post(
+                f"{base}/participant/studies/{study['id']}/join",
+                data={"participant_id": participant},
+            )
             if joined.status_code == 201:
                 return str(joined.json()["study_url"])
         return None

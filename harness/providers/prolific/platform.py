@@ -94,8 +94,9 @@ class ProlificPlatform:
         parts = urlsplit(url)
         service = self.local_service(parts.port or 80, "prolific-local.sqlite")
         command = [*service.command, "--host", parts.hostname or "127.0.0.1"]
-        return start_service(service.name, url, service.probe, command,
-                             "prolific-local.log", "prolific-local.sqlite")  # fmt: skip
+        return start_service(
+            service.name, url, service.probe, command, "prolific-local.log", "prolific-local.sqlite"
+        )
 
     def local_service(self, port: int, state: str) -> LocalService:
         return LocalService(
@@ -116,8 +117,9 @@ class ProlificPlatform:
     def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         out = []
         if hosting not in self.hostings:
-            out.append(("hosting", "Prolific sends participants to harness's pages: use "
-                        "hosting: external"))  # fmt: skip
+            out.append(
+                ("hosting", "Prolific sends participants to harness's pages: use hosting: external")
+            )
         if settings.reward <= 0:
             out.append(("hit.reward", "Prolific needs a reward above 0"))
         return out
@@ -127,9 +129,11 @@ class ProlificPlatform:
         rate = pricing.per_hour(settings.reward, minutes)
         line = f"${settings.reward} for an estimated {minutes} min is ${rate} per hour"
         if rate < pricing.MINIMUM_PER_HOUR:
-            return [f"{line}, below Prolific's minimum of ${pricing.MINIMUM_PER_HOUR} per hour "
-                    f"(recommended ${pricing.RECOMMENDED_PER_HOUR}): Prolific refuses to "
-                    "publish it; raise hit.reward or shorten the task"]  # fmt: skip
+            return [
+                f"{line}, below Prolific's minimum of ${pricing.MINIMUM_PER_HOUR} per hour "
+                f"(recommended ${pricing.RECOMMENDED_PER_HOUR}): Prolific refuses to "
+                "publish it; raise hit.reward or shorten the task"
+            ]
         return [f"{line} (Prolific's minimum ${pricing.MINIMUM_PER_HOUR})"]
 
     def raters_refusal(self, unit_id: str, current: int, new: int) -> str | None:
@@ -150,11 +154,20 @@ class ProlificPlatform:
         return [
             Request("GET /api/v1/workspaces/<workspace id>/balance/", {}),
             Request("POST /api/v1/participant-groups/", {"name": f"harness blocked {study_key}"}),
-            Request("POST /api/v1/studies/", create_study(
-                settings, f"harness study={study_key.replace(' ', ' launch=')}", places,
-                "<public url>/p/<study>", "<completion code>", "<participant group id>", {})),
+            Request(
+                "POST /api/v1/studies/",
+                create_study(
+                    settings,
+                    f"harness study={study_key.replace(' ', ' launch=')}",
+                    places,
+                    "<public url>/p/<study>",
+                    "<completion code>",
+                    "<participant group id>",
+                    {},
+                ),
+            ),
             Request("POST /api/v1/studies/<study id>/transition/", {"action": "PUBLISH"}),
-        ]  # fmt: skip
+        ]
 
     def events(self, body: str) -> list[PlatformEvent]:
         from harness.providers.prolific.hooks import events
@@ -171,14 +184,18 @@ class ProlificPlatform:
         missing = [p for p in PARAMS if not (args.get(p) or "").strip()]
         if missing:
             raise InputError(f"the link from Prolific lacks {', '.join(missing)}")
-        return Arrival(args["PROLIFIC_PID"].strip(), args["SESSION_ID"].strip(),
-                       args["STUDY_ID"].strip())  # fmt: skip
+        return Arrival(
+            args["PROLIFIC_PID"].strip(), args["SESSION_ID"].strip(), args["STUDY_ID"].strip()
+        )
 
     def worker_origins(self, target: str, endpoint_url: str | None) -> tuple[str, ...]:
         """Where Prolific's participant site is: the only origin a participant is sent on to
         after submitting (the completion URL)."""
-        return (urlsplit(self.completion_url(target, endpoint_url, "x") or "")._replace(
-            path="", query="", fragment="").geturl(),)  # fmt: skip
+        return (
+            urlsplit(self.completion_url(target, endpoint_url, "x") or "")
+            ._replace(path="", query="", fragment="")
+            .geturl(),
+        )
 
     def completion_url(self, target: str, endpoint_url: str | None, code: str) -> str | None:
         if target == "prolific-local":

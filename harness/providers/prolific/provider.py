@@ -36,15 +36,21 @@ _STATE = {
     "RETURNED": SubmissionState.RETURNED,
     "TIMED-OUT": SubmissionState.TIMED_OUT,
 }
-_UNIT = {"UNPUBLISHED": UnitState.ASSIGNABLE, "ACTIVE": UnitState.ASSIGNABLE,
-         "PAUSED": UnitState.UNASSIGNABLE, "AWAITING REVIEW": UnitState.REVIEWABLE,
-         "COMPLETED": UnitState.REVIEWABLE}  # fmt: skip
+_UNIT = {
+    "UNPUBLISHED": UnitState.ASSIGNABLE,
+    "ACTIVE": UnitState.ASSIGNABLE,
+    "PAUSED": UnitState.UNASSIGNABLE,
+    "AWAITING REVIEW": UnitState.REVIEWABLE,
+    "COMPLETED": UnitState.REVIEWABLE,
+}
 _PAUSED = {"PAUSED": True, "ACTIVE": False}  # a study's status -> paused (others: neither)
 REJECTION_CATEGORY = "FAILED_CHECK"
 RETURN_REASON = "Your answers did not pass the study's checks; please return the submission."
 MIN_MESSAGE = 100
-PAD = (" Please contact us through Prolific's messages if you think this is a mistake; we "
-       "will look again.")  # fmt: skip
+PAD = (
+    " Please contact us through Prolific's messages if you think this is a mistake; we "
+    "will look again."
+)
 
 
 class ProlificProvider:
@@ -81,8 +87,12 @@ class ProlificProvider:
         found = self._group(name)
         if found is None:
             try:
-                created = self.client.call("POST", "participant-groups/", safe=False,
-                                           json={"name": name, "workspace_id": self.workspace()})
+                created = self.client.call(
+                    "POST",
+                    "participant-groups/",
+                    safe=False,
+                    json={"name": name, "workspace_id": self.workspace()},
+                )
                 found = str(created["id"])
             except Uncertain:
                 found = self._group(name)
@@ -102,8 +112,15 @@ class ProlificProvider:
     def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
         found = self._study(study.label)
         if found is None:
-            body = create_study(study.settings, study.label, study.places, study.url,
-                                study.completion_code, study.exclude_ref, self._countries())
+            body = create_study(
+                study.settings,
+                study.label,
+                study.places,
+                study.url,
+                study.completion_code,
+                study.exclude_ref,
+                self._countries(),
+            )
             try:
                 found = self.client.call("POST", "studies/", safe=False, json=body)
             except Uncertain:
@@ -112,8 +129,9 @@ class ProlificProvider:
                     raise
         assert found is not None
         if found["status"] == "UNPUBLISHED":
-            found = self.client.call("POST", f"studies/{found['id']}/transition/", safe=True,
-                                     json={"action": "PUBLISH"})  # fmt: skip
+            found = self.client.call(
+                "POST", f"studies/{found['id']}/transition/", safe=True, json={"action": "PUBLISH"}
+            )
         return _unit(found)
 
     def _study(self, label: str) -> dict[str, Any] | None:
@@ -127,26 +145,34 @@ class ProlificProvider:
         for f in self.client.pages("filters/"):
             if f.get("filter_id") == "current-country-of-residence":
                 by_name = {name: key for key, name in (f.get("choices") or {}).items()}
-                return {code: by_name[name] for code, name in COUNTRY_NAMES.items()
-                        if name in by_name}  # fmt: skip
+                return {
+                    code: by_name[name] for code, name in COUNTRY_NAMES.items() if name in by_name
+                }
         return {}
 
     def set_places(self, study_ref: str, places: int) -> None:
         current = self._get(f"studies/{study_ref}/")
         if current["total_available_places"] < places:
-            self.client.call("PATCH", f"studies/{study_ref}/", safe=True,
-                             json={"total_available_places": places})  # fmt: skip
+            self.client.call(
+                "PATCH", f"studies/{study_ref}/", safe=True, json={"total_available_places": places}
+            )
 
     def study_submissions(self, study_ref: str) -> list[Submission]:
-        return [s for s in map(_submission, self.client.pages("submissions/", {"study": study_ref}))
-                if s is not None]  # fmt: skip
+        return [
+            s
+            for s in map(_submission, self.client.pages("submissions/", {"study": study_ref}))
+            if s is not None
+        ]
 
     # -- hooks ----------------------------------------------------------------------------------
     def hook_refusal(self, target_url: str) -> str | None:
         """Why hooks cannot reach ``target_url`` (None: they can)."""
         if self.target == "prolific-local":
-            return None if loopback(target_url) else (
-                "the local Prolific service posts hooks to loopback addresses only")
+            return (
+                None
+                if loopback(target_url)
+                else ("the local Prolific service posts hooks to loopback addresses only")
+            )
         if not public_https(target_url):
             return "Prolific posts hooks to a public https URL only"
         return None
@@ -164,25 +190,46 @@ class ProlificProvider:
             if found.get("is_enabled"):
                 return workspace, secret
             self._unsubscribe(str(found["id"]))
-        answer = self.client.response("POST", "hooks/subscriptions/", safe=False, json={
-            "workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url})
+        answer = self.client.response(
+            "POST",
+            "hooks/subscriptions/",
+            safe=False,
+            json={
+                "workspace_id": workspace,
+                "event_type": SUBMISSION_EVENT,
+                "target_url": target_url,
+            },
+        )
         body = answer.json()
         wanted = (SUBMISSION_EVENT, target_url)
-        made = next((s for s in body.get("results", [body])
-                     if (s.get("event_type"), s.get("target_url")) == wanted), None)  # fmt: skip
+        made = next(
+            (
+                s
+                for s in body.get("results", [body])
+                if (s.get("event_type"), s.get("target_url")) == wanted
+            ),
+            None,
+        )
         if made is None:
-            raise ProlificError(f"Prolific's answer to subscribing {target_url} named no such "
-                                "subscription; run the launch again to subscribe")  # fmt: skip
-        self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True,
-                         json={"secret": answer.headers.get("X-Hook-Secret", "")})  # fmt: skip
+            raise ProlificError(
+                f"Prolific's answer to subscribing {target_url} named no such "
+                "subscription; run the launch again to subscribe"
+            )
+        self.client.call(
+            "POST",
+            f"hooks/subscriptions/{made['id']}/",
+            safe=True,
+            json={"secret": answer.headers.get("X-Hook-Secret", "")},
+        )
         return workspace, secret
 
     def _hook_secret(self, workspace: str) -> str:
         for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
             return str(found["value"])
         try:
-            made = self.client.call("POST", "hooks/secrets/", safe=False,
-                                    json={"workspace_id": workspace})  # fmt: skip
+            made = self.client.call(
+                "POST", "hooks/secrets/", safe=False, json={"workspace_id": workspace}
+            )
         except Uncertain:
             for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
                 return str(found["value"])
@@ -201,8 +248,11 @@ class ProlificProvider:
         raise NotImplementedError("Prolific publishes one study with places (open_places)")
 
     def published(self, label_prefix: str) -> list[PublishedUnit]:
-        return [_unit(s) for s in self.client.pages("studies/")
-                if str(s.get("internal_name", "")).startswith(label_prefix)]  # fmt: skip
+        return [
+            _unit(s)
+            for s in self.client.pages("studies/")
+            if str(s.get("internal_name", "")).startswith(label_prefix)
+        ]
 
     def unit(self, platform_id: str) -> PublishedUnit:
         return _unit(self._get(f"studies/{platform_id.rsplit('#', 1)[0]}/"))
@@ -232,30 +282,49 @@ class ProlificProvider:
 
     # -- review ---------------------------------------------------------------------------------
     def approve(self, assignment_id: str, feedback: str | None = None) -> None:
-        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True,
-                         json={"action": "APPROVE"})  # idempotent on Prolific  # fmt: skip
+        self.client.call(
+            "POST",
+            f"submissions/{assignment_id}/transition/",
+            safe=True,
+            json={"action": "APPROVE"},
+        )  # idempotent on Prolific
 
     def approve_many(self, assignment_ids: list[str]) -> None:
         """Approve in one call (Prolific's bulk approve, by submission ids)."""
         if assignment_ids:
-            self.client.call("POST", "submissions/bulk-approve/", safe=True,
-                             json={"submission_ids": assignment_ids})  # fmt: skip
+            self.client.call(
+                "POST",
+                "submissions/bulk-approve/",
+                safe=True,
+                json={"submission_ids": assignment_ids},
+            )
 
     def reject(self, assignment_id: str, feedback: str) -> None:
         message = feedback if len(feedback) >= MIN_MESSAGE else feedback + PAD
-        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True,
-                         json={"action": "REJECT", "message": message,
-                               "rejection_category": REJECTION_CATEGORY})  # fmt: skip
+        self.client.call(
+            "POST",
+            f"submissions/{assignment_id}/transition/",
+            safe=True,
+            json={"action": "REJECT", "message": message, "rejection_category": REJECTION_CATEGORY},
+        )
 
     def request_return(self, assignment_id: str, reason: str = RETURN_REASON) -> None:
-        self.client.call("POST", f"submissions/{assignment_id}/request-return/", safe=True,
-                         json={"request_return_reasons": [reason]})  # fmt: skip
+        self.client.call(
+            "POST",
+            f"submissions/{assignment_id}/request-return/",
+            safe=True,
+            json={"request_return_reasons": [reason]},
+        )
 
     def create_bonus(self, assignment_id: str, amount: Decimal) -> str:
         """Set up a bonus (nothing is paid yet); the bulk bonus payment's id."""
         sub = self._get(f"submissions/{assignment_id}/")
-        answer = self.client.call("POST", "submissions/bonus-payments/", safe=False, json={
-            "study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"})
+        answer = self.client.call(
+            "POST",
+            "submissions/bonus-payments/",
+            safe=False,
+            json={"study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"},
+        )
         return str(answer["id"])
 
     def pay_bonus(self, bonus_id: str) -> None:
@@ -268,20 +337,29 @@ class ProlificProvider:
         sub = self._get(f"submissions/{assignment_id}/")
         return pricing.cents(amount) in [int(c) for c in sub.get("bonus_payments") or []]
 
-    def bonus(self, worker_id: str, assignment_id: str, amount: Decimal, reason: str,
-              token: str) -> None:  # fmt: skip
+    def bonus(
+        self, worker_id: str, assignment_id: str, amount: Decimal, reason: str, token: str
+    ) -> None:
         raise NotImplementedError("Prolific bonuses are two steps (create_bonus, pay_bonus)")
 
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
-        self.client.call("POST", f"participant-groups/{exclude_ref}/participants/", safe=True,
-                         json={"participant_ids": [worker_id]})  # fmt: skip
+        self.client.call(
+            "POST",
+            f"participant-groups/{exclude_ref}/participants/",
+            safe=True,
+            json={"participant_ids": [worker_id]},
+        )
 
     def include(self, exclude_ref: str, worker_id: str) -> None:
         """Take the participant off the study's blocklist group (Prolific's "remove
         participants from a participant group"; one who is not a member is ignored, so a
         repeat changes nothing)."""
-        self.client.call("DELETE", f"participant-groups/{exclude_ref}/participants/", safe=True,
-                         json={"participant_ids": [worker_id]})  # fmt: skip
+        self.client.call(
+            "DELETE",
+            f"participant-groups/{exclude_ref}/participants/",
+            safe=True,
+            json={"participant_ids": [worker_id]},
+        )
 
     # -- pausing: Prolific's study transitions PAUSE (ACTIVE -> PAUSED) and START (back) ----
     def pause(self, study_ref: str) -> None:
@@ -309,8 +387,9 @@ class ProlificProvider:
                 f"can be moved by {action}"
             )
         try:
-            self.client.call("POST", f"studies/{study_ref}/transition/", safe=True,
-                             json={"action": action})  # fmt: skip
+            self.client.call(
+                "POST", f"studies/{study_ref}/transition/", safe=True, json={"action": action}
+            )
         except ProlificError:
             if self._get(f"studies/{study_ref}/")["status"] != wanted:
                 raise  # a retried call answered after the first one took effect is fine
@@ -327,23 +406,33 @@ class ProlificProvider:
         study = platform_id.rsplit("#", 1)[0]
         current = self._get(f"studies/{study}/")
         if current["status"] in ("ACTIVE", "PAUSED"):
-            self.client.call("POST", f"studies/{study}/transition/", safe=True,
-                             json={"action": "STOP"})  # fmt: skip
+            self.client.call(
+                "POST", f"studies/{study}/transition/", safe=True, json={"action": "STOP"}
+            )
 
 
 def _unit(study: dict[str, Any]) -> PublishedUnit:
-    return PublishedUnit(str(study["id"]), study.get("internal_name"),
-                         _UNIT.get(str(study.get("status")), UnitState.ASSIGNABLE),
-                         int(study.get("total_available_places", 0)))  # fmt: skip
+    return PublishedUnit(
+        str(study["id"]),
+        study.get("internal_name"),
+        _UNIT.get(str(study.get("status")), UnitState.ASSIGNABLE),
+        int(study.get("total_available_places", 0)),
+    )
 
 
 def _submission(s: dict[str, Any]) -> Submission | None:
     state = _STATE.get(str(s.get("status")))
     if state is None:
         return None  # reserved or active: nothing to store yet
-    return Submission(str(s["id"]), str(s.get("study_id", "")),
-                      str(s.get("participant_id") or s.get("participant")), state, "",
-                      _when(s.get("started_at")), _when(s.get("completed_at")))  # fmt: skip
+    return Submission(
+        str(s["id"]),
+        str(s.get("study_id", "")),
+        str(s.get("participant_id") or s.get("participant")),
+        state,
+        "",
+        _when(s.get("started_at")),
+        _when(s.get("completed_at")),
+    )
 
 
 def _when(text: Any) -> datetime | None:

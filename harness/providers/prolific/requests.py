@@ -11,11 +11,24 @@ URL_PARAMETERS = (
     "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 )
 
-COUNTRY_NAMES = {"GB": "United Kingdom", "US": "United States", "IE": "Ireland",
-                 "DE": "Germany", "FR": "France", "ES": "Spain", "IT": "Italy",
-                 "NL": "Netherlands", "CA": "Canada", "AU": "Australia", "NZ": "New Zealand",
-                 "ZA": "South Africa", "PT": "Portugal", "PL": "Poland", "MX": "Mexico",
-                 "IN": "India"}
+COUNTRY_NAMES = {
+    "GB": "United Kingdom",
+    "US": "United States",
+    "IE": "Ireland",
+    "DE": "Germany",
+    "FR": "France",
+    "ES": "Spain",
+    "IT": "Italy",
+    "NL": "Netherlands",
+    "CA": "Canada",
+    "AU": "Australia",
+    "NZ": "New Zealand",
+    "ZA": "South Africa",
+    "PT": "Portugal",
+    "PL": "Poland",
+    "MX": "Mexico",
+    "IN": "India",
+}
 """The spec's ISO codes as Prolific names the countries in its filter's choices."""
 
 
@@ -23,20 +36,36 @@ def filters(settings: WorkSettings, exclude_ref: str, country_ids: dict[str, str
     """The study's filters: countries, approval rate and number, and the blocklist group."""
     out: list[dict[str, Any]] = []
     if settings.countries:
-        out.append({"filter_id": "current-country-of-residence",
-                    "selected_values": [country_ids.get(c, f"<{c}>") for c in settings.countries]})
+        out.append(
+            {
+                "filter_id": "current-country-of-residence",
+                "selected_values": [country_ids.get(c, f"<{c}>") for c in settings.countries],
+            }
+        )
     if settings.min_approval_rate is not None:
-        out.append({"filter_id": "approval_rate",
-                    "selected_range": {"lower": settings.min_approval_rate, "upper": 100}})
+        out.append(
+            {
+                "filter_id": "approval_rate",
+                "selected_range": {"lower": settings.min_approval_rate, "upper": 100},
+            }
+        )
     if settings.min_approved is not None:
-        out.append({"filter_id": "approval_numbers",
-                    "selected_range": {"lower": settings.min_approved}})
+        out.append(
+            {"filter_id": "approval_numbers", "selected_range": {"lower": settings.min_approved}}
+        )
     out.append({"filter_id": "participant_group_blocklist", "selected_values": [exclude_ref]})
     return out
 
 
-def create_study(settings: WorkSettings, label: str, places: int, url: str, code: str,
-                 exclude_ref: str, country_ids: dict[str, str]) -> dict[str, Any]:
+def create_study(
+    settings: WorkSettings,
+    label: str,
+    places: int,
+    url: str,
+    code: str,
+    exclude_ref: str,
+    country_ids: dict[str, str],
+) -> dict[str, Any]:
     """The body of ``POST /api/v1/studies/`` (a draft; published by a transition after)."""
     sep = "&" if "?" in url else "?"
     minutes = pricing.estimated_minutes(settings.assignment_duration)
@@ -46,8 +75,9 @@ def create_study(settings: WorkSettings, label: str, places: int, url: str, code
         "description": settings.description,
         "external_study_url": f"{url}{sep}{URL_PARAMETERS}",
         "prolific_id_option": "url_parameters",
-        "completion_codes": [{"code": code, "code_type": "COMPLETED",
-                              "actions": [{"action": "MANUALLY_REVIEW"}]}],
+        "completion_codes": [
+            {"code": code, "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}
+        ],
         "total_available_places": places,
         "estimated_completion_time": minutes,
         "maximum_allowed_time": max(minutes, settings.assignment_duration // 60),

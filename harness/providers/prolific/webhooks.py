@@ -52,8 +52,11 @@ def receive() -> tuple[Response, int]:
     if not stamp or not given:
         return _refuse(400, f"a Prolific hook carries {TIMESTAMP} and {SIGNATURE}")
     if not fresh(stamp):
-        return _refuse(400, f"{TIMESTAMP} {stamp[:40]!r} is not within five minutes of now "
-                       "(a replay, or a clock that is off)")  # fmt: skip
+        return _refuse(
+            400,
+            f"{TIMESTAMP} {stamp[:40]!r} is not within five minutes of now "
+            "(a replay, or a clock that is off)",
+        )
     if not any(verified(secret, stamp, body, given) for secret in _secrets()):
         return _refuse(401, "the signature is not one of this task server's subscriptions")
     state = web_state()
@@ -63,8 +66,9 @@ def receive() -> tuple[Response, int]:
         if event.topic is not EventTopic.SUBMISSION or event.assignment_id is None:
             continue
         try:
-            report = sync_submission(state.engine, event.assignment_id, hooks,
-                                     partial(provider_for, shared=True))  # fmt: skip
+            report = sync_submission(
+                state.engine, event.assignment_id, hooks, partial(provider_for, shared=True)
+            )
         except HarnessError as exc:  # Prolific unreachable, no token: the delivery is retried
             current_app.logger.warning("prolific hook for %s: %s", event.assignment_id, exc)
             return _refuse(503, "could not look the submission up on Prolific; try again")

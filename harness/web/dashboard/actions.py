@@ -43,8 +43,10 @@ from harness.store.studies import LaunchedStudy, launched_study
 bp = Blueprint("dashboard_actions", __name__)
 
 REASON = "dashboard: {what}"
-RECORDED = (" Recorded only: {platform} pays and tells nobody through harness; the event log "
-            "keeps it for you to act on.")  # fmt: skip
+RECORDED = (
+    " Recorded only: {platform} pays and tells nobody through harness; the event log "
+    "keeps it for you to act on."
+)
 
 
 class Refused(HarnessError):
@@ -124,8 +126,10 @@ def unblock(name: str) -> Response:
         once = provider.platform.capabilities.one_submission_per_study
         return f"Unblocked {worker}." + (
             f" On {provider.platform.label} a participant takes part in a study once: they "
-            "can start it only if they had not submitted to it." if once else ""
-        )  # fmt: skip
+            "can start it only if they had not submitted to it."
+            if once
+            else ""
+        )
 
     return _act(name, work)
 
@@ -251,10 +255,14 @@ def decision(name: str, decision_id: int, verdict: str) -> Response:
             raise Refused(f"study {name!r} has no screening decision {decision_id}")
         if verdict == "accept":
             done = apply_decision(session, provider_for(running), running, found)
-            return f"Decision {decision_id} carried out: {len(done)} action(s)." if done else (
-                f"Decision {decision_id}: nothing done now (applied already, or waiting for "
-                "the platform)."
-            )  # fmt: skip
+            return (
+                f"Decision {decision_id} carried out: {len(done)} action(s)."
+                if done
+                else (
+                    f"Decision {decision_id}: nothing done now (applied already, or waiting for "
+                    "the platform)."
+                )
+            )
         if verdict == "overrule":
             reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
             if overrule_decision(session, running, found, reason):

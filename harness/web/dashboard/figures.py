@@ -143,9 +143,7 @@ def arm_progress(
     for arm, keys in items.items():
         mine = rows[rows["arm"] == arm] if len(rows) else rows
         raters = (
-            mine.groupby("item_id")["worker_id"].nunique()
-            if len(mine)
-            else pd.Series(dtype=int)
+            mine.groupby("item_id")["worker_id"].nunique() if len(mine) else pd.Series(dtype=int)
         )
         counts = raters.reindex(sorted(set(keys)), fill_value=0).to_numpy()
         out.append(
@@ -164,9 +162,12 @@ def arm_progress(
 
 
 def pace(
-    submitted_at: Sequence[datetime], judgments_per_assignment: float, remaining: int,
-    now: datetime, window: timedelta = timedelta(minutes=10),
-) -> tuple[float, timedelta | None]:  # fmt: skip
+    submitted_at: Sequence[datetime],
+    judgments_per_assignment: float,
+    remaining: int,
+    now: datetime,
+    window: timedelta = timedelta(minutes=10),
+) -> tuple[float, timedelta | None]:
     """Judgments per minute over the last ``window`` (from assignment submission times) and
     the time to finish ``remaining`` assignments at that pace (None: no pace yet)."""
     recent = [t for t in submitted_at if t >= now - window]
@@ -260,8 +261,9 @@ def control_results(
     """
     if arms:
         parts = {arm: rows[rows["arm"] == arm] if len(rows) else rows for arm in arms}
-        return [replace(c, arm=a) for a, part in parts.items()
-                for c in control_results(part, gold, top)]  # fmt: skip
+        return [
+            replace(c, arm=a) for a, part in parts.items() for c in control_results(part, gold, top)
+        ]
     if rows.empty:
         return []
     answered = rows[np.isfinite(pd.to_numeric(rows["value"], errors="coerce").astype(float))]
@@ -291,8 +293,9 @@ def control_results(
             if np.isfinite(diffs).any():
                 error = float(np.nanmean(diffs))
             expected = "their own first answer"
-        out.append(ControlResult(str(role), len(part), int(part["worker_id"].nunique()), error,
-                                 expected))  # fmt: skip
+        out.append(
+            ControlResult(str(role), len(part), int(part["worker_id"].nunique()), error, expected)
+        )
     return out
 
 
@@ -322,16 +325,23 @@ def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180
     """Alpha (all workers, screened) and the interval of all workers over judgments; in a
     study with arms, each arm's alpha (lines ``arm:NAME`` and ``arm-screened:NAME``) over the
     study's judgments, without intervals."""
-    usable = [p for p in points
-              if p.everyone.alpha is not None or any(a.everyone.alpha is not None
-                                                     for a in p.arms)]  # fmt: skip
+    usable = [
+        p
+        for p in points
+        if p.everyone.alpha is not None or any(a.everyone.alpha is not None for a in p.arms)
+    ]
     values = [
         v
         for p in usable
-        for v in (p.everyone.alpha, p.everyone.low, p.everyone.high, p.screened.alpha,
-                  *(x for a in p.arms for x in (a.everyone.alpha, a.screened.alpha)))
+        for v in (
+            p.everyone.alpha,
+            p.everyone.low,
+            p.everyone.high,
+            p.screened.alpha,
+            *(x for a in p.arms for x in (a.everyone.alpha, a.screened.alpha)),
+        )
         if v is not None
-    ]  # fmt: skip
+    ]
     low, high = (min(values + [0.0]), max(values + [1.0])) if values else (0.0, 1.0)
     x_max = max((p.judgments for p in usable), default=1) or 1
     pad = 30
@@ -382,8 +392,10 @@ def scatter_plot(points: pd.DataFrame, lo: float, hi: float, size: int = 320) ->
             else round(5 + (size - pad - 5) * (1 - share), 1)
         )
 
-    dots = [(at(c, False), at(v, True)) for v, c in zip(points["value"], points["consensus"],
-                                                       strict=True)]  # fmt: skip
+    dots = [
+        (at(c, False), at(v, True))
+        for v, c in zip(points["value"], points["consensus"], strict=True)
+    ]
     diagonal = f"{at(lo, False)},{at(lo, True)} {at(hi, False)},{at(hi, True)}"
     return Plot(
         size,

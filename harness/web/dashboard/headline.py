@@ -35,10 +35,15 @@ def headline_lines(snapshot: Snapshot, events: int = 5) -> list[str]:
         )
     for problem in snapshot.problems:
         at = problem["at"].strftime("%H:%M:%S") if problem["at"] else ""
-        left = (f"; {problem['unscreened']} stored assignments not screened yet"
-                if "unscreened" in problem else "")  # fmt: skip
-        lines.append(f"  {problem['what']}: {problem['count']} times, the latest at {at} "
-                     f"({problem['error']}){left}")  # fmt: skip
+        left = (
+            f"; {problem['unscreened']} stored assignments not screened yet"
+            if "unscreened" in problem
+            else ""
+        )
+        lines.append(
+            f"  {problem['what']}: {problem['count']} times, the latest at {at} "
+            f"({problem['error']}){left}"
+        )
     for worker, block in sorted(snapshot.blocked.items()):
         lines.append(f"  blocked {worker} by {block['by']}: {block['reason']}")
     pending = [d for d in snapshot.decisions if d["state"] == "pending"]

@@ -205,9 +205,11 @@ class Watcher:
         """The study's judgments read so far (screening's lean long table)."""
         state = self._state(study_id)
         with state.lock:
-            return state.rows.copy() if state.rows is not None else pd.DataFrame(
-                columns=["item_id", "worker_id", "value", "assignment_id"]
-            )  # fmt: skip
+            return (
+                state.rows.copy()
+                if state.rows is not None
+                else pd.DataFrame(columns=["item_id", "worker_id", "value", "assignment_id"])
+            )
 
     def worker_assignments(self, study_id: int, worker: str) -> list[dict[str, Any]]:
         """One worker's assignments in the study, oldest first."""
@@ -237,9 +239,13 @@ class Watcher:
                     target = launched(session, study).platform.assignments_per_hit
                 level = definition(context.scale.kind).alpha_level
                 state = self._studies[study_id] = _StudyState(
-                    study_id, context, level, gold=_gold(context), arm_items=items,
+                    study_id,
+                    context,
+                    level,
+                    gold=_gold(context),
+                    arm_items=items,
                     target=target,
-                )  # fmt: skip
+                )
             return state
 
     def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
@@ -326,8 +332,9 @@ class Watcher:
             moved = self._take_in(session, state)
             rows = state.rows
             if moved and rows is not None:
-                state.controls = control_results(rows, state.gold, state.context.scale.max,
-                                                 list(state.arm_items))  # fmt: skip
+                state.controls = control_results(
+                    rows, state.gold, state.context.scale.max, list(state.arm_items)
+                )
                 if state.arm_items:
                     state.arm_progress = arm_progress(rows, state.arm_items, state.target)
             if rows is None or rows.empty or len(rows) == state.alpha_rows:
@@ -341,9 +348,14 @@ class Watcher:
             if not state.alpha:
                 points = self._history(rows, _assignments(session, state.study_id), state, removed)
             else:
-                point = alpha_point(content(rows, state.context), state.level, removed,
-                                    utcnow(), resamples=self.resamples,
-                                    arms=list(state.arm_items))  # fmt: skip
+                point = alpha_point(
+                    content(rows, state.context),
+                    state.level,
+                    removed,
+                    utcnow(),
+                    resamples=self.resamples,
+                    arms=list(state.arm_items),
+                )
                 points = [*state.alpha, point]
             state.alpha = points
             state.alpha_rows, state.alpha_at = len(rows), time.monotonic()
@@ -409,9 +421,15 @@ class Watcher:
                 default=utcnow(),
             )
             points.append(
-                alpha_point(part, state.level, removed, when,
-                            resamples=max(50, self.resamples // 2), arms=list(state.arm_items))
-            )  # fmt: skip
+                alpha_point(
+                    part,
+                    state.level,
+                    removed,
+                    when,
+                    resamples=max(50, self.resamples // 2),
+                    arms=list(state.arm_items),
+                )
+            )
         return points
 
 
@@ -499,7 +517,7 @@ def _hits(session: Session, study_id: int) -> list[dict[str, Any]]:
             "platform_id": h.platform_hit_id,
             "max_assignments": h.max_assignments,
             "status": h.status.value,
-        }  # fmt: skip
+        }
         for h in hits
     ]
 
@@ -606,7 +624,7 @@ def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
             "kind": e.kind.value,
             "subject": e.subject or "",
             "detail": _detail(e.payload),
-        }  # fmt: skip
+        }
         for e in events
     ]
 
@@ -644,9 +662,13 @@ def _problems(session: Session, study_id: int) -> list[dict[str, Any]]:
             .limit(1)
         ).one()
         problem: dict[str, Any] = {
-            "kind": kind.value, "what": what, "count": int(count), "next": next_,
-            "at": _utc(latest.at), "error": str(latest.payload.get("error", "")),
-        }  # fmt: skip
+            "kind": kind.value,
+            "what": what,
+            "count": int(count),
+            "next": next_,
+            "at": _utc(latest.at),
+            "error": str(latest.payload.get("error", "")),
+        }
         if kind is EventKind.AFTER_SUBMISSION_FAILED:
             problem["unscreened"] = len(unscreened_assignments(session, study_id))
         out.append(problem)
@@ -668,8 +690,12 @@ def studies_overview(session: Session) -> list[dict[str, Any]]:
     """Every study in the store with its platform, target, state, progress and money."""
     out = []
     for study in session.exec(select(Study).order_by(col(Study.created_at))).all():
-        entry: dict[str, Any] = {"name": study.name, "target": study.target,
-                                 "status": study.status.value, "report": None}  # fmt: skip
+        entry: dict[str, Any] = {
+            "name": study.name,
+            "target": study.target,
+            "status": study.status.value,
+            "report": None,
+        }
         try:
             running = launched(session, study)
         except InputError:  # a study never launched has no platform, progress or money

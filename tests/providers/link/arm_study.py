@@ -31,8 +31,15 @@ GOLD = {"p00": 8.0, "p01": 2.0}
 def arms_spec(directory: Path, *, items: int = 8, per_hit: int = 4, raters: int = 2) -> Path:
     """The small spec with arms ``long`` (the base) and ``short`` (other guidelines), every
     pass/fail control, and a gold answer for p00 and p01."""
-    spec = small_spec(directory, items=items, per_hit=per_hit, raters=raters,
-                      hosting="external", arms=ARMS, controls=CONTROLS)  # fmt: skip
+    spec = small_spec(
+        directory,
+        items=items,
+        per_hit=per_hit,
+        raters=raters,
+        hosting="external",
+        arms=ARMS,
+        controls=CONTROLS,
+    )
     csv = directory / "items.csv"
     lines = csv.read_text(encoding="utf-8").splitlines()
     rows = [lines[0] + ",gold"] + [f"{row},{GOLD.get(row.split(',')[0], '')}" for row in lines[1:]]
@@ -41,8 +48,9 @@ def arms_spec(directory: Path, *, items: int = 8, per_hit: int = 4, raters: int 
 
 
 def launch(spec: Path, db: str, public_url: str = "http://tasks.test") -> str:
-    result = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                         "--public-url", public_url)  # fmt: skip
+    result = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", public_url
+    )
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -90,8 +98,9 @@ class Posted:
         per_arm[control] = per_arm.get(control, 0) + 1
 
 
-def do_one(fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value,
-           posted: Posted) -> bool:  # fmt: skip
+def do_one(
+    fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value, posted: Posted
+) -> bool:
     """One HIT of ``worker``'s arm, answered by ``value``; False when no work is left."""
     status, location, _ = fetch("GET", f"/p/small?participant={worker}")
     if status != 303:
@@ -123,8 +132,11 @@ def do_one(fetch: Fetch, db: str, armed: ArmedSpec, worker: str, value: Value,
                 posted.count(arm, "repeat")
         elif again:
             posted.count(arm, "repeat")
-    data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
-                                      "pageToken": token_in_page(page)}  # fmt: skip
+    data = encode_answers(answers) | {
+        "workerId": worker,
+        "assignmentId": ref,
+        "pageToken": token_in_page(page),
+    }
     status, _, body = fetch("POST", f"{location}/submit", data)
     assert status == 200, body
     posted.arms[worker] = arm
@@ -202,7 +214,12 @@ def work_arms_study(database_url: str, folder: Path) -> Posted:
     launch(spec, database_url)
     app, client = _client(database_url)
     try:
-        return work_all(client_fetch(client), database_url, spec, ["P1", "P2", "P3", "P4"],
-                        careful_long_careless_short())  # fmt: skip
+        return work_all(
+            client_fetch(client),
+            database_url,
+            spec,
+            ["P1", "P2", "P3", "P4"],
+            careful_long_careless_short(),
+        )
     finally:
         app.extensions["harness"].close()

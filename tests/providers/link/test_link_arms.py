@@ -34,8 +34,9 @@ SHORT = "Similar words score high."
 def launched(tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    result = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                         "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://tasks.test"
+    )
     assert result.exit_code == 0, result.output
     return spec, db, result.output
 
@@ -50,9 +51,17 @@ def test_launch_plans_every_arms_hits_in_one_study(launched):
 
 def test_a_dry_run_of_a_spec_with_arms_sends_nothing(tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
-    result = harness_cli("launch", str(spec), "--target", "link", "--dry-run",
-                         "--public-url", "http://tasks.test", "--db",
-                         f"sqlite:///{tmp_path / 'none.db'}")  # fmt: skip
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "link",
+        "--dry-run",
+        "--public-url",
+        "http://tasks.test",
+        "--db",
+        f"sqlite:///{tmp_path / 'none.db'}",
+    )
     assert result.exit_code == 0, result.output
     assert "(dry run: nothing sent)" in result.output
     assert not (tmp_path / "none.db").exists()
@@ -69,14 +78,17 @@ def test_a_platform_that_cannot_keep_a_worker_to_one_arm_refuses_a_study_with_ar
     spec = small_spec(tmp_path, items=4, hosting="external", platform="{name: noop}", **ARMS)
     result = harness_cli("launch", str(spec), "--dry-run", "--public-url", "http://tasks.test")
     assert result.exit_code == 1
-    assert "a study with arms runs on a platform with places (link, prolific) or on MTurk, " \
-           "not on noop: Noop has no way to keep a worker to one arm" in result.output  # fmt: skip
+    assert (
+        "a study with arms runs on a platform with places (link, prolific) or on MTurk, "
+        "not on noop: Noop has no way to keep a worker to one arm" in result.output
+    )
 
 
 def test_a_dry_run_of_a_study_with_arms_on_mturk_plans_every_arm(tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
-    result = harness_cli("launch", str(spec), "--target", "local", "--dry-run",
-                         "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch", str(spec), "--target", "local", "--dry-run", "--public-url", "http://tasks.test"
+    )
     assert result.exit_code == 0, result.output
     assert "2 arms: long (2 HITs, instrument " in result.output
     assert "(dry run: nothing sent)" in result.output
@@ -99,8 +111,11 @@ def _do_one(client, db, armed, worker):
         arm = worker_arm(session, slot.study_id, w.id).name
     engine.dispose()
     answers = _answers(armed.arm(arm).loaded, items, index, worker)
-    data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
-                                      "pageToken": token_in_page(page)}  # fmt: skip
+    data = encode_answers(answers) | {
+        "workerId": worker,
+        "assignmentId": ref,
+        "pageToken": token_in_page(page),
+    }
     posted = client.post(f"{page_url}/submit", data=data)
     assert posted.status_code == 200, posted.get_data(as_text=True)
     return arm, index, page
@@ -161,8 +176,11 @@ def _fill(client, db, armed, workers, value):
                 replace(a, value=value(a.item_key, worker, arm))
                 for a in _answers(armed.arm(arm).loaded, items, index, worker)
             ]
-            data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
-                                              "pageToken": token_in_page(page)}  # fmt: skip
+            data = encode_answers(answers) | {
+                "workerId": worker,
+                "assignmentId": ref,
+                "pageToken": token_in_page(page),
+            }
             assert client.post(f"{page_url}/submit", data=data).status_code == 200
 
 
@@ -170,8 +188,9 @@ def _fill(client, db, armed, workers, value):
 def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_path):
     spec = small_spec(tmp_path, items=16, per_hit=4, raters=3, hosting="external", **ARMS)
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    launched = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                           "--public-url", "http://tasks.test")  # fmt: skip
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://tasks.test"
+    )
     assert launched.exit_code == 0, launched.output
     armed = load_arms(spec)
     app, client = _client(db)
@@ -194,19 +213,25 @@ def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_pat
     assert lines[2].split()[:3] == ["long", "3", "3.0"]  # 3 workers, 3 raters per item
     assert "against long (the base):" in lines
     # 3 workers per arm allow only 20 splits: the relabeling test cannot reach 95%, and says so
-    assert any(line.startswith("  arms short and long are not distinguishable")
-               and "too few workers to tell arms apart by relabeling" in line
-               for line in lines)  # fmt: skip
-    as_json = json.loads(harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50",
-                                     "--json").output)  # fmt: skip
+    assert any(
+        line.startswith("  arms short and long are not distinguishable")
+        and "too few workers to tell arms apart by relabeling" in line
+        for line in lines
+    )
+    as_json = json.loads(
+        harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50", "--json").output
+    )
     assert [a["arm"] for a in as_json["arms"]] == ["long", "short"]
     assert as_json["arms"][0]["screened_share"] == 0.0
     assert as_json["difference_method"] == "relabel"
-    narrower = harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "50",
-                           "--difference", "items")  # fmt: skip
+    narrower = harness_cli(
+        "compare-arms", "small", "--db", db, "--bootstrap", "50", "--difference", "items"
+    )
     assert "intervals from 50 resamples of items; seed 0" in narrower.output.splitlines()[0]
-    assert any(line.startswith("  arm short is less reliable than long: difference -0.")
-               for line in narrower.output.splitlines())  # fmt: skip
+    assert any(
+        line.startswith("  arm short is less reliable than long: difference -0.")
+        for line in narrower.output.splitlines()
+    )
     assert as_json["arms"][0]["alpha"] > as_json["arms"][1]["alpha"]
     # $0.10 per assignment of 4 items: $0.025 per judgment; Spearman-Brown to reliability 0.8
     long = as_json["arms"][0]
@@ -217,9 +242,12 @@ def test_compare_arms_reads_the_stored_study_and_tells_a_noisy_arm_apart(tmp_pat
 def test_compare_arms_on_a_study_without_arms_says_what_to_do(tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external")
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                "--public-url", "http://tasks.test")  # fmt: skip
+    harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://tasks.test"
+    )
     result = CliRunner().invoke(main, ["compare-arms", "small", "--db", db])
     assert result.exit_code == 1
-    assert "study 'small' has no arms; a study with arms is launched from a spec with an " \
-           "`arms:` section (docs/arms.md)" in result.output  # fmt: skip
+    assert (
+        "study 'small' has no arms; a study with arms is launched from a spec with an "
+        "`arms:` section (docs/arms.md)" in result.output
+    )

@@ -31,8 +31,18 @@ def launched(tmp_path):
     spec = small_spec(tmp_path, hosting="external")
     db = migrated_sqlite(tmp_path / "h.db")
     qr = tmp_path / "study.png"
-    result = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                         "--public-url", "http://tasks.test", "--qr", str(qr))  # fmt: skip
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "link",
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+        "--qr",
+        str(qr),
+    )
     assert result.exit_code == 0, result.output
     return spec, db, result.output, qr
 
@@ -51,8 +61,13 @@ def _answers(loaded, items, index, worker):
         plan, study_name="small", worker_id=worker, hosting="external"
     )
     return [
-        Answer(k, p, 6.0, shown_at=T0 + timedelta(seconds=9 * p),
-               answered_at=T0 + timedelta(seconds=9 * p + 5))  # fmt: skip
+        Answer(
+            k,
+            p,
+            6.0,
+            shown_at=T0 + timedelta(seconds=9 * p),
+            answered_at=T0 + timedelta(seconds=9 * p + 5),
+        )
         for p, k in enumerate(order)
     ]
 
@@ -78,8 +93,11 @@ def _do_one(client, db, loaded, worker):
     engine.dispose()
     answers = _answers(loaded, items, index, worker)
     assert [a.item_key for a in answers] == keys
-    data = encode_answers(answers) | {"workerId": worker, "assignmentId": ref,
-                                      "pageToken": token_in_page(page.get_data(as_text=True))}
+    data = encode_answers(answers) | {
+        "workerId": worker,
+        "assignmentId": ref,
+        "pageToken": token_in_page(page.get_data(as_text=True)),
+    }
     return ref, client.post(f"{page_url}/submit", data=data)
 
 
@@ -158,8 +176,9 @@ def test_answers_after_the_place_went_to_someone_else_are_refused(launched, monk
         slot.session_ref = "L-SOMEONE-ELSE"
         session.add(slot)
     engine.dispose()
-    token = app.extensions["harness.trust"].keys.sign("slot", unit="small", assignment_id=ref,
-                                                      worker_id="P1")  # the page P1 had
+    token = app.extensions["harness.trust"].keys.sign(
+        "slot", unit="small", assignment_id=ref, worker_id="P1"
+    )  # the page P1 had
     late = client.post(f"/p/small/s/{ref}/submit", data={"workerId": "P1", "pageToken": token})
     assert late.status_code == 404
     assert late.json["errors"] == [

@@ -61,8 +61,10 @@ def _hits_by_arm(database_url):
         out = {}
         for arm in arms:
             ids = arm_hits(session, arm.id)
-            out[arm.name] = [h.platform_hit_id for h in session.exec(
-                select(Hit).where(Hit.id.in_(ids)).order_by(Hit.index))]  # fmt: skip
+            out[arm.name] = [
+                h.platform_hit_id
+                for h in session.exec(select(Hit).where(Hit.id.in_(ids)).order_by(Hit.index))
+            ]
     engine.dispose()
     return out
 
@@ -91,8 +93,10 @@ def test_launch_posts_each_arm_as_its_own_hit_group_closed_to_the_other_arms(
     launched, mturk, tasks, client, database_url
 ):
     spec, output = launched
-    assert "HITs: 4 x 2 assignments = 8 assignments at $0.10 to $0.20 each (each arm its own)" \
-        in output  # fmt: skip
+    assert (
+        "HITs: 4 x 2 assignments = 8 assignments at $0.10 to $0.20 each (each arm its own)"
+        in output
+    )
     assert "2 arms: long (2 HITs, instrument " in output and ", $0.10 each, $0.48)" in output
     assert ", short (2 HITs, instrument " in output and ", $0.20 each, $0.96)" in output
     assert "cost: $1.44 = $1.20 rewards + $0.24 fees" in output  # the sum over the arms
@@ -110,11 +114,14 @@ def test_launch_posts_each_arm_as_its_own_hit_group_closed_to_the_other_arms(
         arms = {a.name: a for a in study_arms(session, 1)}
     engine.dispose()
     assert {arms["long"].work_type_id, arms["short"].work_type_id} == {
-        next(iter(types["long"])), next(iter(types["short"]))}  # fmt: skip
+        next(iter(types["long"])),
+        next(iter(types["short"])),
+    }
     for arm, other in (("long", "short"), ("short", "long")):
         requirements = hits[by_arm[arm][0]]["QualificationRequirements"]
-        closed = {r["QualificationTypeId"] for r in requirements
-                  if r["Comparator"] == "DoesNotExist"}  # fmt: skip
+        closed = {
+            r["QualificationTypeId"] for r in requirements if r["Comparator"] == "DoesNotExist"
+        }
         assert arms[other].group_ref in closed and arms[arm].group_ref not in closed
         assert {r["ActionsGuarded"] for r in requirements} == {"DiscoverPreviewAndAccept"}
     # launching again makes nothing twice: no HIT, no HIT type, no qualification type
@@ -122,8 +129,13 @@ def test_launch_posts_each_arm_as_its_own_hit_group_closed_to_the_other_arms(
     again = harness_cli(*launch_args(spec, mturk.url, database_url, "--public-url", tasks.url))
     assert again.exit_code == 0, again.output
     assert "small: 4 HITs on local in 2 arms (0 posted now, 4 posted before)" in again.output
-    assert client.list_qualification_types(MustBeRequestable=False, MustBeOwnedByCaller=True)[
-        "NumResults"] == quals["NumResults"] == 3  # the exclusion group and one per arm
+    assert (
+        client.list_qualification_types(MustBeRequestable=False, MustBeOwnedByCaller=True)[
+            "NumResults"
+        ]
+        == quals["NumResults"]
+        == 3
+    )  # the exclusion group and one per arm
     assert len(hits_on_platform(client)) == 4
 
 
@@ -151,8 +163,7 @@ def test_workers_get_an_arm_on_first_arrival_keep_it_and_mturk_keeps_them_there(
     assert arms[outside].work_type_id in text and 'name="pageToken"' not in text
     assert LONG not in text and SHORT not in text
     counts = _counts(database_url)
-    assert counts == {"Assignment": 0, "Judgment": 0, "QuarantinedSubmission": 0,
-                      "WorkerArm": 2}  # fmt: skip
+    assert counts == {"Assignment": 0, "Judgment": 0, "QuarantinedSubmission": 0, "WorkerArm": 2}
     # a token for that page, forged with the task server's own keys, is refused too
     keys = tasks.app.extensions["harness.trust"].keys
     task = pages[outside][0]
@@ -162,10 +173,14 @@ def test_workers_get_an_arm_on_first_arrival_keep_it_and_mturk_keeps_them_there(
     posted = http.post(
         f"{tasks.url}/hit/{key}/submit",
         data=encode_answers(_answers(armed.arm("long").loaded, plan.showings, 0, outside))
-        | {"assignmentId": task["AssignmentId"], "workerId": outside, "hitId": first,
-           "pageToken": forged},
+        | {
+            "assignmentId": task["AssignmentId"],
+            "workerId": outside,
+            "hitId": first,
+            "pageToken": forged,
+        },
         headers={"Accept": "application/json"},
-    )  # fmt: skip
+    )
     assert posted.status_code == 403
     assert "this HIT belongs to another group of the study's HITs than yours" in posted.text
     assert _counts(database_url) == counts
@@ -216,8 +231,13 @@ def _answers(loaded, items, index, worker):
     )
     t0 = datetime.now(UTC) - timedelta(seconds=1)
     return [
-        Answer(k, p, 6.0, shown_at=t0 + timedelta(milliseconds=90 * p),
-               answered_at=t0 + timedelta(milliseconds=90 * p + 50))  # fmt: skip
+        Answer(
+            k,
+            p,
+            6.0,
+            shown_at=t0 + timedelta(milliseconds=90 * p),
+            answered_at=t0 + timedelta(milliseconds=90 * p + 50),
+        )
         for p, k in enumerate(order)
     ]
 
@@ -241,10 +261,17 @@ def _submit(http, mturk, tasks, armed, worker, task, page, index, database_url):
     answers = _answers(armed.arm(arm).loaded, _items(database_url, index), index, worker)
     fields = encode_answers(answers)
     url = task["ExternalURL"].split("?")[0] + "/submit"
-    stored = http.post(url, data=fields | {"assignmentId": task["AssignmentId"],
-                       "workerId": worker, "hitId": task["HITId"],
-                       "pageToken": token_in_page(page)},
-                       headers={"Accept": "application/json"})  # fmt: skip
+    stored = http.post(
+        url,
+        data=fields
+        | {
+            "assignmentId": task["AssignmentId"],
+            "workerId": worker,
+            "hitId": task["HITId"],
+            "pageToken": token_in_page(page),
+        },
+        headers={"Accept": "application/json"},
+    )
     assert stored.status_code == 200, stored.text
     done = http.post(task["SubmitURL"], data={"assignmentId": task["AssignmentId"]} | fields)
     assert done.status_code == 200, done.text

@@ -56,9 +56,15 @@ def test_a_crowd_fills_every_arm_and_sync_review_status_compare_and_expire_see_t
 ):
     spec = _launch(tmp_path, mturk, screening_tasks, database_url)
     base = load_arms(spec).arms[0].loaded
-    driver = SimulatedWorkers(mturk.url, crowd_workers(base, size=10), truths_of(base),
-                              base.scale, http, profile=WORKER_PROFILE,
-                              keep_group=True)  # fmt: skip
+    driver = SimulatedWorkers(
+        mturk.url,
+        crowd_workers(base, size=10),
+        truths_of(base),
+        base.scale,
+        http,
+        profile=WORKER_PROFILE,
+        keep_group=True,
+    )
     report = driver.run()
     assert report.refused == []
     assert len(report.submitted) == 24  # 8 HITs (4 per arm) x 3 raters
@@ -66,8 +72,7 @@ def test_a_crowd_fills_every_arm_and_sync_review_status_compare_and_expire_see_t
     until_rechecked(screening_tasks.app)  # a recheck stores, then screens
     engine = make_engine(database_url)
     with session_scope(engine) as session:  # screened live, as each submission was verified
-        unscreened = session.exec(select(Assignment).where(
-            Assignment.screened_at.is_(None))).all()  # fmt: skip
+        unscreened = session.exec(select(Assignment).where(Assignment.screened_at.is_(None))).all()
     engine.dispose()
     assert unscreened == []
 
@@ -112,8 +117,18 @@ def test_simulate_workers_does_a_study_with_arms_on_mturk_and_compare_arms_reads
     tmp_path, mturk, tasks, database_url
 ):
     _launch(tmp_path, mturk, tasks, database_url)
-    crowd = harness_cli("simulate-workers", "small", "--db", database_url, "--size", "10",
-                        "--mix", "careful=1.0", "--seed", "3")  # fmt: skip
+    crowd = harness_cli(
+        "simulate-workers",
+        "small",
+        "--db",
+        database_url,
+        "--size",
+        "10",
+        "--mix",
+        "careful=1.0",
+        "--seed",
+        "3",
+    )
     assert crowd.exit_code == 0, crowd.output
     assert "small: 24 assignments submitted by " in crowd.output
     assert until_verified(database_url) == 0
@@ -121,8 +136,9 @@ def test_simulate_workers_does_a_study_with_arms_on_mturk_and_compare_arms_reads
     assert synced.exit_code == 0, synced.output
     status = harness_cli("status", "small", "--db", database_url)
     assert "16 of 16 items at target" in status.output
-    compared = harness_cli("compare-arms", "small", "--db", database_url, "--bootstrap", "50",
-                           "--json")  # fmt: skip
+    compared = harness_cli(
+        "compare-arms", "small", "--db", database_url, "--bootstrap", "50", "--json"
+    )
     assert compared.exit_code == 0, compared.output
     import json
 

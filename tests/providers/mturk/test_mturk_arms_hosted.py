@@ -46,8 +46,15 @@ def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outsid
     base = load_arms(spec).arms[0].loaded
     by_arm = _hits_by_arm(database_url)
     one, two, *rest = crowd_workers(base, size=6, seed=1)
-    driver = SimulatedWorkers(mturk.url, [one, two, *rest], truths_of(base), base.scale, http,
-                              profile=WORKER_PROFILE, keep_group=True)  # fmt: skip
+    driver = SimulatedWorkers(
+        mturk.url,
+        [one, two, *rest],
+        truths_of(base),
+        base.scale,
+        http,
+        profile=WORKER_PROFILE,
+        keep_group=True,
+    )
     rng, report = np.random.default_rng(0), DriverReport()
     # before any sync, MTurk lets a worker take HITs of both arms: `one` takes long's first
     assert driver.work(one, by_arm["long"][0], rng, report)
@@ -60,14 +67,17 @@ def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outsid
     synced = harness_cli("sync", "small", "--db", database_url)
     assert synced.exit_code == 0, synced.output
     assert "3 submitted assignments; 2 stored now" in synced.output
-    assert "arms: 1 out-of-arm submissions (not counted), 1 assignments added for them, " \
-           "2 workers given their arm's qualification, 0 failures" in synced.output  # fmt: skip
+    assert (
+        "arms: 1 out-of-arm submissions (not counted), 1 assignments added for them, "
+        "2 workers given their arm's qualification, 0 failures" in synced.output
+    )
     engine = make_engine(database_url)
     with session_scope(engine) as session:
         arms = {}
         for worker in (one, two):
-            row = session.exec(select(Worker).where(
-                Worker.platform_worker_id == mturk_worker_id(worker.worker_id))).one()  # fmt: skip
+            row = session.exec(
+                select(Worker).where(Worker.platform_worker_id == mturk_worker_id(worker.worker_id))
+            ).one()
             arms[worker.worker_id] = worker_arm(session, 1, row.id)
         groups = {a.name: a.group_ref for a in study_arms(session, 1)}
         table = study_judgments(session, 1)
@@ -82,7 +92,8 @@ def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outsid
     for worker, closed in ((one, "short"), (two, "long")):
         wid = mturk_worker_id(worker.worker_id)
         score = client.get_qualification_score(
-            QualificationTypeId=groups[arms[worker.worker_id].name], WorkerId=wid)  # fmt: skip
+            QualificationTypeId=groups[arms[worker.worker_id].name], WorkerId=wid
+        )
         assert score["Qualification"]["Status"] == "Granted"
         refused = mturk.post(f"/worker/hits/{by_arm[closed][1]}/accept", workerId=wid)
         assert refused.status_code == 403 and "NotQualified" in refused.text
@@ -116,7 +127,12 @@ def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outsid
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_workers_there(
-    tmp_path, sqs, mturk, client, database_url, http  # noqa: F811
+    tmp_path,
+    sqs,  # noqa: F811  (the fixture imported above)
+    mturk,
+    client,
+    database_url,
+    http,
 ):
     queue = sqs.create_queue(QueueName="harness-arms")["QueueUrl"]
     spec = small_spec(tmp_path, items=4, raters=2, hosting="mturk", **ARMS)
@@ -125,8 +141,9 @@ def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_worke
     base = load_arms(spec).arms[0].loaded
     by_arm = _hits_by_arm(database_url)
     (one,) = crowd_workers(base, size=1, seed=2)
-    driver = SimulatedWorkers(mturk.url, [one], truths_of(base), base.scale, http,
-                              profile=WORKER_PROFILE)  # fmt: skip
+    driver = SimulatedWorkers(
+        mturk.url, [one], truths_of(base), base.scale, http, profile=WORKER_PROFILE
+    )
     rng, report = np.random.default_rng(0), DriverReport()
     assert driver.work(one, by_arm["short"][1], rng, report)  # the arm short first
     mturk.advance(1)
@@ -134,8 +151,10 @@ def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_worke
     synced = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
     assert synced.exit_code == 0, synced.output
     assert "1 stored now" in synced.output  # both arms' HIT types send their events
-    assert "arms: 1 out-of-arm submissions (not counted), 1 assignments added for them, " \
-           "1 workers given their arm's qualification" in synced.output  # fmt: skip
+    assert (
+        "arms: 1 out-of-arm submissions (not counted), 1 assignments added for them, "
+        "1 workers given their arm's qualification" in synced.output
+    )
     wid = mturk_worker_id(one.worker_id)
     engine = make_engine(database_url)
     with session_scope(engine) as session:
@@ -153,6 +172,8 @@ def test_the_plan_warns_when_mturk_hosted_arms_differ_in_what_mturk_lists(tmp_pa
         spec = small_spec(tmp_path, items=4, hosting="mturk", **arms)
         planned = harness_cli("launch", str(spec), "--target", "local", "--dry-run")
         assert planned.exit_code == 0, planned.output
-        assert ("warning: hosting mturk: a worker's arm is the HIT group they take first, and "
-                "the arms differ in what MTurk lists (reward, title), so workers may choose "
-                "their arm by it" in planned.output) is warned  # fmt: skip
+        assert (
+            "warning: hosting mturk: a worker's arm is the HIT group they take first, and "
+            "the arms differ in what MTurk lists (reward, title), so workers may choose "
+            "their arm by it" in planned.output
+        ) is warned

@@ -232,51 +232,85 @@ def test_the_hit_type_carries_every_requirement(stubbed):
 
 def test_an_arms_hit_type_is_closed_to_the_other_arms_groups(stubbed):
     provider, stub = stubbed
-    settings = WorkSettings(title="t", description="d", keywords=[], reward=Decimal("0.20"),
-                            assignment_duration=600, lifetime=3600, auto_approval_delay=3600,
-                            keep_out=["3GROUPA", "3GROUPC"])  # fmt: skip
+    settings = WorkSettings(
+        title="t",
+        description="d",
+        keywords=[],
+        reward=Decimal("0.20"),
+        assignment_duration=600,
+        lifetime=3600,
+        auto_approval_delay=3600,
+        keep_out=["3GROUPA", "3GROUPC"],
+    )
     closed = [
-        {"QualificationTypeId": q, "Comparator": "DoesNotExist",
-         "ActionsGuarded": "DiscoverPreviewAndAccept"}
+        {
+            "QualificationTypeId": q,
+            "Comparator": "DoesNotExist",
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        }
         for q in ("3EXCLUDE", "3GROUPA", "3GROUPC")
-    ]  # fmt: skip
+    ]
     stub.add_response(
         "create_hit_type",
         {"HITTypeId": "TYPEB"},
-        {"Title": "t", "Description": "d", "Reward": "0.20", "AssignmentDurationInSeconds": 600,
-         "AutoApprovalDelayInSeconds": 3600, "QualificationRequirements": closed},
-    )  # fmt: skip
+        {
+            "Title": "t",
+            "Description": "d",
+            "Reward": "0.20",
+            "AssignmentDurationInSeconds": 600,
+            "AutoApprovalDelayInSeconds": 3600,
+            "QualificationRequirements": closed,
+        },
+    )
     assert provider.prepare("s x", settings, "3EXCLUDE").work_type_id == "TYPEB"
 
 
 def test_a_group_found_after_a_lost_answer_is_not_made_twice(stubbed):
     provider, stub = stubbed
     name = "harness group b s x"
-    made = {"Name": name, "Description": "Workers of group b of study s x: they take that "
-            "group's HITs only.", "QualificationTypeStatus": "Active"}  # fmt: skip
-    stub.add_client_error("create_qualification_type", "ServiceUnavailable", http_status_code=503,
-                          expected_params=made)  # fmt: skip
+    made = {
+        "Name": name,
+        "Description": "Workers of group b of study s x: they take that group's HITs only.",
+        "QualificationTypeStatus": "Active",
+    }
+    stub.add_client_error(
+        "create_qualification_type",
+        "ServiceUnavailable",
+        http_status_code=503,
+        expected_params=made,
+    )
     stub.add_response(
         "list_qualification_types",
         {"QualificationTypes": [{"QualificationTypeId": "3GROUPB", "Name": name}]},
-        {"Query": name, "MustBeRequestable": False, "MustBeOwnedByCaller": True,
-         "MaxResults": 100},
-    )  # fmt: skip
+        {"Query": name, "MustBeRequestable": False, "MustBeOwnedByCaller": True, "MaxResults": 100},
+    )
     assert provider.make_group("s x", "b") == "3GROUPB"
 
 
 def test_joining_a_group_once_is_one_call_and_its_failure_an_error(stubbed):
     provider, stub = stubbed
-    grant = {"QualificationTypeId": "3GROUPB", "WorkerId": "AW1", "IntegerValue": 1,
-             "SendNotification": False}  # fmt: skip
+    grant = {
+        "QualificationTypeId": "3GROUPB",
+        "WorkerId": "AW1",
+        "IntegerValue": 1,
+        "SendNotification": False,
+    }
     stub.add_response("associate_qualification_with_worker", {}, grant)
     provider.join_group("3GROUPB", "AW1", once=True)
-    stub.add_client_error("associate_qualification_with_worker", "ServiceUnavailable",
-                          http_status_code=503, expected_params=grant)  # fmt: skip
+    stub.add_client_error(
+        "associate_qualification_with_worker",
+        "ServiceUnavailable",
+        http_status_code=503,
+        expected_params=grant,
+    )
     with pytest.raises(PlatformError, match="MTurk refused to give worker AW1 the qualification"):
         provider.join_group("3GROUPB", "AW1", once=True)  # a waiting worker: not retried
-    stub.add_client_error("associate_qualification_with_worker", "ServiceUnavailable",
-                          http_status_code=503, expected_params=grant)  # fmt: skip
+    stub.add_client_error(
+        "associate_qualification_with_worker",
+        "ServiceUnavailable",
+        http_status_code=503,
+        expected_params=grant,
+    )
     stub.add_response("associate_qualification_with_worker", {}, grant)
     provider.join_group("3GROUPB", "AW1")  # sync: retried (setting a value is safe to repeat)
 
@@ -364,8 +398,13 @@ def test_answer_timestamps_are_the_instants_botocore_reads_in_utc():
 
     client = make_client("local", "http://127.0.0.1:9")
     shape = client.meta.service_model.operation_model("GetAssignment").output_shape
-    body = {"Assignment": {"AssignmentId": ASSIGNMENT, "SubmitTime": 1795000000.25,
-                           "AcceptTime": "2026-11-24T10:00:00Z"}}  # fmt: skip
+    body = {
+        "Assignment": {
+            "AssignmentId": ASSIGNMENT,
+            "SubmitTime": 1795000000.25,
+            "AcceptTime": "2026-11-24T10:00:00Z",
+        }
+    }
     response = {"status_code": 200, "headers": {}, "body": json.dumps(body).encode()}
     parsers = client._endpoint._response_parser_factory  # what reads every answer
     ours = parsers.create_parser("json").parse(response, shape)["Assignment"]

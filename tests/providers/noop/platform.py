@@ -98,8 +98,9 @@ class NoopPlatform:
     def raters_refusal(self, unit_id: str, current: int, new: int) -> str | None:
         return None
 
-    def question(self, instrument: Any, plan: Any, *, hosting: str, public_url: str | None,
-                 study_name: str) -> str:  # fmt: skip
+    def question(
+        self, instrument: Any, plan: Any, *, hosting: str, public_url: str | None, study_name: str
+    ) -> str:
         from harness.render.plan import hit_key
 
         return f"{public_url}/hit/{hit_key(study_name, plan.index)}"

@@ -38,8 +38,13 @@ def _answers(loaded, plan, worker):
         plan, study_name=loaded.spec.study.name, worker_id=worker, hosting="external"
     )
     return [
-        Answer(key, p, 7.0, shown_at=T0 + timedelta(seconds=10 * p),
-               answered_at=T0 + timedelta(seconds=10 * p + 4))  # fmt: skip
+        Answer(
+            key,
+            p,
+            7.0,
+            shown_at=T0 + timedelta(seconds=10 * p),
+            answered_at=T0 + timedelta(seconds=10 * p + 4),
+        )
         for p, key in enumerate(order)
     ]
 
@@ -69,8 +74,11 @@ def test_a_study_runs_end_to_end_on_a_platform_added_by_one_registry_line(noop, 
             page = client.get(f"/hit/{key}?assignmentId={assignment}&workerId={worker}")
             assert page.status_code == 200
             data = encode_answers(_answers(loaded, plan, worker))
-            data.update(assignmentId=assignment, workerId=worker,
-                        pageToken=token_in_page(page.get_data(as_text=True)))  # fmt: skip
+            data.update(
+                assignmentId=assignment,
+                workerId=worker,
+                pageToken=token_in_page(page.get_data(as_text=True)),
+            )
             posted = client.post(f"/hit/{key}/submit", data=data).json
             # quarantined when posted; the rechecks ask the platform, which vouches
             assert posted["ok"] and posted["created"] and not posted["verified"], posted
@@ -96,8 +104,9 @@ def test_a_study_runs_end_to_end_on_a_platform_added_by_one_registry_line(noop, 
 
 def test_a_target_names_its_platform_and_an_unknown_one_lists_them(noop, tmp_path):
     spec = small_spec(tmp_path, hosting="external")
-    result = harness_cli("launch", str(spec), "--target", "noop", "--dry-run",
-                         "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch", str(spec), "--target", "noop", "--dry-run", "--public-url", "http://tasks.test"
+    )
     assert result.exit_code == 0, result.output
     assert "study small on noop" in result.output
     assert '{"operation": "publish"' in result.output

@@ -42,7 +42,17 @@ def launched(prolific, tmp_path):
     """The small spec (4 HITs x 2 raters) launched on the local service: (spec, db, output)."""
     spec = small_spec(tmp_path, hosting="external")
     db = migrated_sqlite(tmp_path / "h.db")
-    result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
-                         prolific.url, "--db", db, "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--endpoint-url",
+        prolific.url,
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+    )
     assert result.exit_code == 0, result.output
     return spec, db, result.output

@@ -42,8 +42,9 @@ def refused(r: requests.Response, status: int = 400) -> Any:
 
 def api(prolific, method: str, path: str, **kwargs: Any) -> requests.Response:
     headers = AUTH | kwargs.pop("headers", {})
-    return requests.request(method, f"{prolific.url}/api/v1/{path}", headers=headers, timeout=10,
-                            **kwargs)  # fmt: skip
+    return requests.request(
+        method, f"{prolific.url}/api/v1/{path}", headers=headers, timeout=10, **kwargs
+    )
 
 
 def published(prolific, **changes: Any) -> str:
@@ -56,8 +57,9 @@ def published(prolific, **changes: Any) -> str:
 
 
 def listed(prolific, **params: Any) -> requests.Response:
-    return requests.get(f"{prolific.url}/participant/studies", timeout=10,
-                        params={"participant_id": "P1", **params})  # fmt: skip
+    return requests.get(
+        f"{prolific.url}/participant/studies", timeout=10, params={"participant_id": "P1", **params}
+    )
 
 
 def test_a_clock_advance_that_is_not_a_number_is_a_400_and_changes_nothing(prolific):
@@ -87,8 +89,10 @@ def test_a_100k_deep_body_is_a_400(prolific):
     ("changes", "field"),
     [
         ({"filters": [1]}, "filters"),
-        ({"filters": [{"filter_id": "approval_rate", "selected_range": {"lower": "x"}}]},
-         "filters"),
+        (
+            {"filters": [{"filter_id": "approval_rate", "selected_range": {"lower": "x"}}]},
+            "filters",
+        ),
         ({"maximum_allowed_time": {"a": 1}}, "maximum_allowed_time"),
         ({"external_study_url": ["x"]}, "external_study_url"),
         ({"completion_codes": [{"code": {"a": 1}}]}, "completion_codes"),
@@ -96,7 +100,7 @@ def test_a_100k_deep_body_is_a_400(prolific):
         ({"reward": 2**70}, "reward"),
         ({"name": {"a": 1}}, "name"),
     ],
-)  # fmt: skip
+)
 def test_a_study_field_of_the_wrong_shape_is_refused_and_later_calls_still_work(
     prolific, changes, field
 ):
@@ -138,8 +142,13 @@ def test_requester_bodies_of_the_wrong_shape_are_400s(prolific, path, body, fiel
 @pytest.mark.parametrize("amount", ["1e400", "1_0", "\u0665", "NaN", "-1"])
 def test_a_bonus_amount_that_is_not_plain_positive_money_is_refused(prolific, amount):
     sid = published(prolific)
-    requests.post(f"{prolific.url}/participant/studies/{sid}/join",
-                  data={"participant_id": "P1"}, timeout=10).raise_for_status()  # fmt: skip
-    r = api(prolific, "POST", "submissions/bonus-payments/",
-            json={"study_id": sid, "csv_bonuses": f"P1,{amount}"})  # fmt: skip
+    requests.post(
+        f"{prolific.url}/participant/studies/{sid}/join", data={"participant_id": "P1"}, timeout=10
+    ).raise_for_status()
+    r = api(
+        prolific,
+        "POST",
+        "submissions/bonus-payments/",
+        json={"study_id": sid, "csv_bonuses": f"P1,{amount}"},
+    )
     assert refused(r).startswith("These ids did not take part in the study, or their amounts")

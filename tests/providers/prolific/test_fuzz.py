@@ -33,39 +33,98 @@ BUDGET = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 AUTH = {"Authorization": "Token local"}
-AWKWARD: list[Any] = ["", " ", "\u0665", "\uff15", "1_0", "1e400", "NaN", "-1", "0.505",
-                      "\x00", "A" * 300, 2**70, -1, 0, 1.5, True, None, [], {}, ["x"]]  # fmt: skip
+AWKWARD: list[Any] = [
+    "",
+    " ",
+    "\u0665",
+    "\uff15",
+    "1_0",
+    "1e400",
+    "NaN",
+    "-1",
+    "0.505",
+    "\x00",
+    "A" * 300,
+    2**70,
+    -1,
+    0,
+    1.5,
+    True,
+    None,
+    [],
+    {},
+    ["x"],
+]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
     max_leaves=10,
 )
-KEYS = ["action", "submission_ids", "participant_ids", "study_id", "csv_bonuses", "name",
-        "total_available_places", "internal_name", "description", "message",
-        "rejection_category", "request_return_reasons", "workspace_id", "event_type",
-        "target_url", "secret", "is_enabled"]  # fmt: skip
+KEYS = [
+    "action",
+    "submission_ids",
+    "participant_ids",
+    "study_id",
+    "csv_bonuses",
+    "name",
+    "total_available_places",
+    "internal_name",
+    "description",
+    "message",
+    "rejection_category",
+    "request_return_reasons",
+    "workspace_id",
+    "event_type",
+    "target_url",
+    "secret",
+    "is_enabled",
+]
 REQUESTER = [
-    ("GET", "users/me/"), ("GET", "workspaces/"), ("GET", "workspaces/{workspace}/balance/"),
-    ("GET", "filters/"), ("POST", "studies/"), ("GET", "studies/"), ("GET", "studies/{study}/"),
-    ("PATCH", "studies/{study}/"), ("POST", "studies/{study}/transition/"),
-    ("GET", "submissions/"), ("GET", "submissions/{submission}/"),
-    ("POST", "submissions/{submission}/transition/"), ("POST", "submissions/bulk-approve/"),
+    ("GET", "users/me/"),
+    ("GET", "workspaces/"),
+    ("GET", "workspaces/{workspace}/balance/"),
+    ("GET", "filters/"),
+    ("POST", "studies/"),
+    ("GET", "studies/"),
+    ("GET", "studies/{study}/"),
+    ("PATCH", "studies/{study}/"),
+    ("POST", "studies/{study}/transition/"),
+    ("GET", "submissions/"),
+    ("GET", "submissions/{submission}/"),
+    ("POST", "submissions/{submission}/transition/"),
+    ("POST", "submissions/bulk-approve/"),
     ("POST", "submissions/{submission}/request-return/"),
-    ("POST", "submissions/bonus-payments/"), ("POST", "bulk-bonus-payments/{bonus}/pay/"),
-    ("POST", "participant-groups/"), ("GET", "participant-groups/"),
+    ("POST", "submissions/bonus-payments/"),
+    ("POST", "bulk-bonus-payments/{bonus}/pay/"),
+    ("POST", "participant-groups/"),
+    ("GET", "participant-groups/"),
     ("GET", "participant-groups/{group}/participants/"),
     ("POST", "participant-groups/{group}/participants/"),
-    ("GET", "hooks/event-types/"), ("GET", "hooks/secrets/"), ("POST", "hooks/secrets/"),
-    ("GET", "hooks/subscriptions/"), ("POST", "hooks/subscriptions/"),
-    ("GET", "hooks/subscriptions/{hook}/"), ("POST", "hooks/subscriptions/{hook}/"),
-]  # fmt: skip
+    ("GET", "hooks/event-types/"),
+    ("GET", "hooks/secrets/"),
+    ("POST", "hooks/secrets/"),
+    ("GET", "hooks/subscriptions/"),
+    ("POST", "hooks/subscriptions/"),
+    ("GET", "hooks/subscriptions/{hook}/"),
+    ("POST", "hooks/subscriptions/{hook}/"),
+]
 """(DELETE of a subscription answers 204 with no body: tested in test_hooks.py.)"""
 PARTICIPANT = [
-    ("GET", "/participant/studies"), ("POST", "/participant/studies/{study}/join"),
-    ("GET", "/submissions/complete"), ("POST", "/participant/submissions/{submission}/return"),
-]  # fmt: skip
-PARAMS = ["participant_id", "country", "approval_rate", "approvals", "cc", "page", "page_size",
-          "study"]  # fmt: skip
+    ("GET", "/participant/studies"),
+    ("POST", "/participant/studies/{study}/join"),
+    ("GET", "/submissions/complete"),
+    ("POST", "/participant/submissions/{submission}/return"),
+]
+PARAMS = [
+    "participant_id",
+    "country",
+    "approval_rate",
+    "approvals",
+    "cc",
+    "page",
+    "page_size",
+    "study",
+]
 
 
 def serve(db: Path) -> tuple[ServedApp, Any]:
@@ -79,24 +138,51 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     db = tmp_path_factory.mktemp("prolific-fuzz") / "prolific.sqlite"
     served, app = serve(db)
     base = f"{served.url}/api/v1/"
-    study = requests.post(base + "studies/", json=study_body(total_available_places=50),
-                          headers=AUTH, timeout=TIMEOUT).json()["id"]  # fmt: skip
-    requests.post(base + f"studies/{study}/transition/", json={"action": "PUBLISH"},
-                  headers=AUTH, timeout=TIMEOUT).raise_for_status()  # fmt: skip
-    submission = requests.post(f"{served.url}/participant/studies/{study}/join",
-                               data={"participant_id": "P1"}, timeout=TIMEOUT).json()  # fmt: skip
-    bonus = requests.post(base + "submissions/bonus-payments/", headers=AUTH, timeout=TIMEOUT,
-                          json={"study_id": study, "csv_bonuses": "P1,0.10"}).json()  # fmt: skip
-    group = requests.post(base + "participant-groups/", json={"name": "g"}, headers=AUTH,
-                          timeout=TIMEOUT).json()  # fmt: skip
-    requests.post(base + "hooks/secrets/", json={"workspace_id": WORKSPACE}, headers=AUTH,
-                  timeout=TIMEOUT).raise_for_status()  # fmt: skip
-    hook = requests.post(base + "hooks/subscriptions/", headers=AUTH, timeout=TIMEOUT, json={
-        "workspace_id": WORKSPACE, "event_type": "submission.status.change",
-        "target_url": "http://127.0.0.1:9/h"}).json()["results"][0]  # never confirmed: no posts
-    ids = {"study": study, "submission": submission["submission_id"], "bonus": bonus["id"],
-           "group": group["id"], "workspace": WORKSPACE, "participant": "P1",
-           "hook": hook["id"]}  # fmt: skip
+    study = requests.post(
+        base + "studies/", json=study_body(total_available_places=50), headers=AUTH, timeout=TIMEOUT
+    ).json()["id"]
+    requests.post(
+        base + f"studies/{study}/transition/",
+        json={"action": "PUBLISH"},
+        headers=AUTH,
+        timeout=TIMEOUT,
+    ).raise_for_status()
+    submission = requests.post(
+        f"{served.url}/participant/studies/{study}/join",
+        data={"participant_id": "P1"},
+        timeout=TIMEOUT,
+    ).json()
+    bonus = requests.post(
+        base + "submissions/bonus-payments/",
+        headers=AUTH,
+        timeout=TIMEOUT,
+        json={"study_id": study, "csv_bonuses": "P1,0.10"},
+    ).json()
+    group = requests.post(
+        base + "participant-groups/", json={"name": "g"}, headers=AUTH, timeout=TIMEOUT
+    ).json()
+    requests.post(
+        base + "hooks/secrets/", json={"workspace_id": WORKSPACE}, headers=AUTH, timeout=TIMEOUT
+    ).raise_for_status()
+    hook = requests.post(
+        base + "hooks/subscriptions/",
+        headers=AUTH,
+        timeout=TIMEOUT,
+        json={
+            "workspace_id": WORKSPACE,
+            "event_type": "submission.status.change",
+            "target_url": "http://127.0.0.1:9/h",
+        },
+    ).json()["results"][0]  # never confirmed: no posts
+    ids = {
+        "study": study,
+        "submission": submission["submission_id"],
+        "bonus": bonus["id"],
+        "group": group["id"],
+        "workspace": WORKSPACE,
+        "participant": "P1",
+        "hook": hook["id"],
+    }
     yield {"url": served.url, "ids": ids, "db": db}
     served.stop()
     app.extensions["prolific_local"].close()
@@ -124,8 +210,9 @@ def requester_bodies(draw: st.DrawFn, ids: dict[str, str]) -> bytes:
             body[name] = draw(values(ids))
         return json.dumps(body).encode()
     if kind == "keys":
-        return json.dumps(draw(st.dictionaries(st.sampled_from(KEYS), values(ids), max_size=4)))\
-            .encode()  # fmt: skip
+        return json.dumps(
+            draw(st.dictionaries(st.sampled_from(KEYS), values(ids), max_size=4))
+        ).encode()
     if kind == "json":
         return json.dumps(draw(JSON)).encode()
     if kind == "bytes":
@@ -155,13 +242,23 @@ def test_requester_api_never_fails_hangs_or_half_writes(world, data):
     method, template = data.draw(st.sampled_from(REQUESTER))
     path = template.format(**aimed(data, world["ids"]))
     body = data.draw(requester_bodies(world["ids"]))
-    query = data.draw(st.dictionaries(st.sampled_from(["page", "page_size", "study"]),
-                                      values(world["ids"]).map(str), max_size=2))  # fmt: skip
+    query = data.draw(
+        st.dictionaries(
+            st.sampled_from(["page", "page_size", "study"]),
+            values(world["ids"]).map(str),
+            max_size=2,
+        )
+    )
 
     def call() -> requests.Response:
-        return requests.request(method, f"{world['url']}/api/v1/{path}", params=query, data=body,
-                                headers=AUTH | {"Content-Type": "application/json"},
-                                timeout=TIMEOUT)  # fmt: skip
+        return requests.request(
+            method,
+            f"{world['url']}/api/v1/{path}",
+            params=query,
+            data=body,
+            headers=AUTH | {"Content-Type": "application/json"},
+            timeout=TIMEOUT,
+        )
 
     check_refusal_changed_nothing(world, call)
 
@@ -189,11 +286,13 @@ def test_participant_side_never_fails_hangs_or_half_writes(world, data):
             return requests.request(method, f"{url}?{urlencoded(params)}", timeout=TIMEOUT)
         if encoding == "form":
             form = {"Content-Type": "application/x-www-form-urlencoded"}
-            return requests.request(method, url, data=urlencoded(params), headers=form,
-                                    timeout=TIMEOUT)  # fmt: skip
+            return requests.request(
+                method, url, data=urlencoded(params), headers=form, timeout=TIMEOUT
+            )
         body = json.dumps(params).encode() if encoding == "json" else junk
-        return requests.request(method, url, data=body, timeout=TIMEOUT,
-                                headers={"Content-Type": "application/json"})  # fmt: skip
+        return requests.request(
+            method, url, data=body, timeout=TIMEOUT, headers={"Content-Type": "application/json"}
+        )
 
     check_refusal_changed_nothing(world, call)
 
@@ -218,15 +317,23 @@ def test_control_side_never_fails_hangs_or_half_writes(world, path, body):
     faults_before = requests.get(f"{url}/faults", timeout=TIMEOUT).json()
 
     def call() -> requests.Response:
-        return requests.post(f"{url}/{path}", data=json.dumps(body), timeout=TIMEOUT,
-                             headers={"Content-Type": "application/json"})  # fmt: skip
+        return requests.post(
+            f"{url}/{path}",
+            data=json.dumps(body),
+            timeout=TIMEOUT,
+            headers={"Content-Type": "application/json"},
+        )
 
     r = check_refusal_changed_nothing(world, call)
     if r.status_code >= 400:
         assert requests.get(f"{url}/faults", timeout=TIMEOUT).json() == faults_before
     # Leave no fault switched on and the clock where it was for the next example.
-    requests.post(f"{url}/faults", timeout=TIMEOUT, json={"rate_limit_share": 0,
-                  "unavailable_share": 0, "latency_ms": 0})  # fmt: skip
+    requests.post(
+        f"{url}/faults",
+        timeout=TIMEOUT,
+        json={"rate_limit_share": 0, "unavailable_share": 0, "latency_ms": 0},
+    )
     if r.status_code == 200 and path == "clock" and isinstance(body, dict):
-        requests.post(f"{url}/clock", json={"advance": -float(body.get("advance", 0))},
-                      timeout=TIMEOUT)  # fmt: skip
+        requests.post(
+            f"{url}/clock", json={"advance": -float(body.get("advance", 0))}, timeout=TIMEOUT
+        )

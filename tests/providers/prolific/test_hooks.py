@@ -44,23 +44,43 @@ def test_an_unconfirmed_subscription_is_replaced_and_non_loopback_targets_are_re
     provider = _provider(prolific.url)
     target = "http://127.0.0.1:9/hooks/prolific"
     provider.subscribe(target)
-    made = requests.post(f"{prolific.url}/api/v1/hooks/subscriptions/", headers=AUTH, timeout=5,
-                         json={"workspace_id": provider.workspace(), "target_url": target + "x",
-                               "event_type": "submission.status.change"})  # fmt: skip
+    made = requests.post(
+        f"{prolific.url}/api/v1/hooks/subscriptions/",
+        headers=AUTH,
+        timeout=5,
+        json={
+            "workspace_id": provider.workspace(),
+            "target_url": target + "x",
+            "event_type": "submission.status.change",
+        },
+    )
     assert made.status_code == 201 and made.headers["X-Hook-Secret"]
     hook_id = made.json()["results"][0]["id"]
     assert made.json()["results"][0]["is_enabled"] is False  # until confirmed
-    wrong = requests.post(f"{prolific.url}/api/v1/hooks/subscriptions/{hook_id}/", headers=AUTH,
-                          json={"secret": "nope"}, timeout=5)  # fmt: skip
+    wrong = requests.post(
+        f"{prolific.url}/api/v1/hooks/subscriptions/{hook_id}/",
+        headers=AUTH,
+        json={"secret": "nope"},
+        timeout=5,
+    )
     assert wrong.status_code == 400 and "X-Hook-Secret" in json.dumps(wrong.json()["error"])
     provider.subscribe(target + "x")  # finds it unconfirmed: deletes it, subscribes again
     subs = provider.client.call("GET", "hooks/subscriptions/", safe=True)["results"]
     assert sorted((s["target_url"], s["is_enabled"]) for s in subs) == [
-        (target, True), (target + "x", True)]  # fmt: skip
+        (target, True),
+        (target + "x", True),
+    ]
     with pytest.raises(ProlificError, match="loopback"):
-        provider.client.call("POST", "hooks/subscriptions/", safe=False, json={
-            "workspace_id": provider.workspace(), "target_url": "https://example.org/h",
-            "event_type": "submission.status.change"})  # fmt: skip
+        provider.client.call(
+            "POST",
+            "hooks/subscriptions/",
+            safe=False,
+            json={
+                "workspace_id": provider.workspace(),
+                "target_url": "https://example.org/h",
+                "event_type": "submission.status.change",
+            },
+        )
 
 
 @pytest.fixture
@@ -70,8 +90,18 @@ def hooked(prolific, tmp_path, database_url):
     db = database_url
     served, app = task_server(db)
     spec = small_spec(tmp_path, hosting="external")
-    result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
-                         prolific.url, "--db", db, "--public-url", served.url)  # fmt: skip
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--endpoint-url",
+        prolific.url,
+        "--db",
+        db,
+        "--public-url",
+        served.url,
+    )
     assert result.exit_code == 0, result.output
     assert f"hooks: {served.url}/hooks/prolific receives submission status" in result.output
     yield db, served.url
@@ -101,9 +131,11 @@ def _status(db: str, sub: str) -> AssignmentStatus:
 def _join(prolific, db: str, pid: str) -> tuple[str, str]:
     """A participant takes a place and harness records the session, as the allocator does;
     (submission id, completion code)."""
-    study = requests.get(f"{prolific.url}/participant/studies",
-                         params={"participant_id": pid, "country": "United States"},
-                         timeout=5).json()["results"][0]  # fmt: skip
+    study = requests.get(
+        f"{prolific.url}/participant/studies",
+        params={"participant_id": pid, "country": "United States"},
+        timeout=5,
+    ).json()["results"][0]
     sub = requests.post(
         f"{prolific.url}/participant/studies/{study['id']}/join",
         data={"participant_id": pid},
@@ -130,11 +162,15 @@ def test_a_status_change_reaches_the_task_server_signed_and_a_replay_changes_not
     db, tasks = hooked
     subscribed = _events(db, EventKind.NOTIFICATIONS)
     assert [(e.subject, e.payload["subscribed"]) for e in subscribed] == [
-        (f"{tasks}/hooks/prolific", True)]  # fmt: skip
+        (f"{tasks}/hooks/prolific", True)
+    ]
     pid = "5fparticipant000000000011"
     sub, code = _join(prolific, db, pid)
-    requests.get(f"{prolific.url}/submissions/complete", params={"cc": code, "participant_id": pid},
-                 timeout=5).raise_for_status()  # fmt: skip
+    requests.get(
+        f"{prolific.url}/submissions/complete",
+        params={"cc": code, "participant_id": pid},
+        timeout=5,
+    ).raise_for_status()
     _wait_for(lambda: _status(db, sub) is AssignmentStatus.SUBMITTED)
     changes = len(_events(db, EventKind.ASSIGNMENT_STATUS))
     assert changes == 1
@@ -215,14 +251,20 @@ def test_deliveries_are_signed_in_order_and_retried_until_answered(prolific, tmp
     with ServedApp(target) as served:
         provider = _provider(prolific.url)
         _workspace, secret = provider.subscribe(f"{served.url}/h")
-        study = provider.client.call("POST", "studies/", safe=False,
-                                     json=study_body(total_available_places=5))  # fmt: skip
-        provider.client.call("POST", f"studies/{study['id']}/transition/", safe=True,
-                             json={"action": "PUBLISH"})  # fmt: skip
-        joined = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                               data={"participant_id": "P9"}, timeout=5).json()  # fmt: skip
-        requests.post(f"{prolific.url}/participant/submissions/{joined['submission_id']}/return",
-                      timeout=5).raise_for_status()  # fmt: skip
+        study = provider.client.call(
+            "POST", "studies/", safe=False, json=study_body(total_available_places=5)
+        )
+        provider.client.call(
+            "POST", f"studies/{study['id']}/transition/", safe=True, json={"action": "PUBLISH"}
+        )
+        joined = requests.post(
+            f"{prolific.url}/participant/studies/{study['id']}/join",
+            data={"participant_id": "P9"},
+            timeout=5,
+        ).json()
+        requests.post(
+            f"{prolific.url}/participant/submissions/{joined['submission_id']}/return", timeout=5
+        ).raise_for_status()
         _wait_for(lambda: len(received) == 3)
     statuses = [json.loads(body)["status"] for _n, body, _h in received]
     assert statuses == ["ACTIVE", "ACTIVE", "RETURNED"]  # the failed one again, then in order
@@ -236,11 +278,16 @@ def test_a_returned_submission_frees_its_slot_as_soon_as_the_hook_arrives(prolif
 
     db, tasks = hooked
     pid = "5fparticipant000000000021"
-    study = requests.get(f"{prolific.url}/participant/studies",
-                         params={"participant_id": pid, "country": "United States"},
-                         timeout=5).json()["results"][0]  # fmt: skip
-    joined = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                           data={"participant_id": pid}, timeout=5).json()  # fmt: skip
+    study = requests.get(
+        f"{prolific.url}/participant/studies",
+        params={"participant_id": pid, "country": "United States"},
+        timeout=5,
+    ).json()["results"][0]
+    joined = requests.post(
+        f"{prolific.url}/participant/studies/{study['id']}/join",
+        data={"participant_id": pid},
+        timeout=5,
+    ).json()
     sub = joined["submission_id"]
     assert joined["study_url"].startswith(f"{tasks}/p/small?")  # the task server's entry page
     arrived = requests.get(joined["study_url"], allow_redirects=False, timeout=10)
@@ -255,7 +302,8 @@ def test_a_returned_submission_frees_its_slot_as_soon_as_the_hook_arrives(prolif
         return state
 
     assert slot_state() is SlotState.RESERVED
-    requests.post(f"{prolific.url}/participant/submissions/{sub}/return",
-                  timeout=5).raise_for_status()  # fmt: skip
+    requests.post(
+        f"{prolific.url}/participant/submissions/{sub}/return", timeout=5
+    ).raise_for_status()
     _wait_for(lambda: slot_state() is None)  # freed: open for the next participant
     assert [e.subject for e in _events(db, EventKind.SLOT_RELEASED)] == [sub]

@@ -24,8 +24,9 @@ from tests.providers.prolific.test_bad_input import api, published, refused, stu
 
 
 def provider(prolific: Any) -> ProlificProvider:
-    return ProlificProvider(ProlificClient(prolific.url, "local", sleep=lambda _s: None),
-                            "prolific-local")  # fmt: skip
+    return ProlificProvider(
+        ProlificClient(prolific.url, "local", sleep=lambda _s: None), "prolific-local"
+    )
 
 
 def status_of(prolific: Any, sid: str) -> str:
@@ -59,22 +60,27 @@ def test_a_study_pauses_from_active_starts_from_paused_and_refuses_every_other_m
 def test_a_paused_study_takes_no_new_participant_and_those_in_it_complete(prolific):
     sid = published(prolific)
     base = prolific.url
-    joined = requests.post(f"{base}/participant/studies/{sid}/join",
-                           data={"participant_id": "P1"}, timeout=10)  # fmt: skip
+    joined = requests.post(
+        f"{base}/participant/studies/{sid}/join", data={"participant_id": "P1"}, timeout=10
+    )
     assert joined.status_code == 201
     move(prolific, sid, "PAUSE")
-    listed = requests.get(f"{base}/participant/studies", params={"participant_id": "P2"},
-                          timeout=10)  # fmt: skip
+    listed = requests.get(
+        f"{base}/participant/studies", params={"participant_id": "P2"}, timeout=10
+    )
     assert listed.json()["results"] == []
-    late = requests.post(f"{base}/participant/studies/{sid}/join", data={"participant_id": "P2"},
-                         timeout=10)  # fmt: skip
+    late = requests.post(
+        f"{base}/participant/studies/{sid}/join", data={"participant_id": "P2"}, timeout=10
+    )
     assert refused(late, 409) == "This study is paused: no place can be reserved now."
-    done = requests.get(f"{base}/submissions/complete",
-                        params={"cc": "C0DE", "participant_id": "P1"}, timeout=10)  # fmt: skip
+    done = requests.get(
+        f"{base}/submissions/complete", params={"cc": "C0DE", "participant_id": "P1"}, timeout=10
+    )
     assert done.status_code == 200 and done.json()["status"] == "AWAITING REVIEW"
     move(prolific, sid, "START")
-    again = requests.post(f"{base}/participant/studies/{sid}/join", data={"participant_id": "P2"},
-                          timeout=10)  # fmt: skip
+    again = requests.post(
+        f"{base}/participant/studies/{sid}/join", data={"participant_id": "P2"}, timeout=10
+    )
     assert again.status_code == 201
 
 
@@ -98,10 +104,18 @@ def test_the_provider_pauses_and_resumes_once_and_names_the_state_it_cannot_move
 
 def test_participants_leave_a_group_once_and_others_are_ignored(prolific):
     made = api(prolific, "POST", "participant-groups/", json={"name": "g"}).json()["id"]
-    api(prolific, "POST", f"participant-groups/{made}/participants/",
-        json={"participant_ids": ["P1", "P2"]})  # fmt: skip
-    left = api(prolific, "DELETE", f"participant-groups/{made}/participants/",
-               json={"participant_ids": ["P1", "NEVER"]})  # fmt: skip
+    api(
+        prolific,
+        "POST",
+        f"participant-groups/{made}/participants/",
+        json={"participant_ids": ["P1", "P2"]},
+    )
+    left = api(
+        prolific,
+        "DELETE",
+        f"participant-groups/{made}/participants/",
+        json={"participant_ids": ["P1", "NEVER"]},
+    )
     assert left.status_code == 200
     assert [r["participant_id"] for r in left.json()["results"]] == ["P2"]
     client = provider(prolific)
@@ -109,11 +123,19 @@ def test_participants_leave_a_group_once_and_others_are_ignored(prolific):
     client.include(made, "P2")  # not a member any more: ignored
     members = api(prolific, "GET", f"participant-groups/{made}/participants/").json()
     assert members["results"] == []
-    unknown = api(prolific, "DELETE", "participant-groups/nope/participants/",
-                  json={"participant_ids": ["P1"]})  # fmt: skip
+    unknown = api(
+        prolific,
+        "DELETE",
+        "participant-groups/nope/participants/",
+        json={"participant_ids": ["P1"]},
+    )
     assert refused(unknown, 404) == "Participant group nope not found."
-    bad = api(prolific, "DELETE", f"participant-groups/{made}/participants/",
-              json={"participant_ids": "P1"})  # fmt: skip
+    bad = api(
+        prolific,
+        "DELETE",
+        f"participant-groups/{made}/participants/",
+        json={"participant_ids": "P1"},
+    )
     assert bad.status_code == 400
 
 
@@ -178,8 +200,9 @@ def test_a_pause_killed_during_the_call_is_finished_by_the_next_once(prolific, l
     _spec, db, _output = launched
     held = prolific.hold(post_to("studies/[^/]+/transition/"))  # killed while it is in flight
     env = checkout_env()
-    process = subprocess.Popen([sys.executable, "-m", "harness", "pause", "small", "--db", db],
-                               env=env)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "pause", "small", "--db", db], env=env
+    )
     held.kill_sender(process)
     assert len(_events(db, "study.pause.intent")) == 1
     held.release()  # the call in flight reaches the service

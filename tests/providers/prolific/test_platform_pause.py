@@ -82,8 +82,13 @@ def test_a_pause_of_harness_under_way_is_left_to_finish(prolific, launched):
     try:
         with session_scope(engine) as session:  # a pause killed before it reached Prolific
             row = session.exec(select(Study)).one()
-            record_event(session, EventKind.STUDY_PAUSE_INTENT, study_id=row.id,
-                         subject=row.name, payload={"reason": "r", "from": "running"})  # fmt: skip
+            record_event(
+                session,
+                EventKind.STUDY_PAUSE_INTENT,
+                study_id=row.id,
+                subject=row.name,
+                payload={"reason": "r", "from": "running"},
+            )
             row.status = StudyStatus.PAUSED
             session.add(row)
         client = ProlificProvider(ProlificClient(prolific.url, "local"), "prolific-local")

@@ -48,8 +48,14 @@ def test_the_launch_opens_one_study_whose_places_are_every_slot(prolific, launch
 def test_the_requester_api_wants_a_token_and_answers_in_prolifics_error_shape(prolific):
     bare = requests.get(f"{prolific.url}/api/v1/users/me/", timeout=5)
     assert bare.status_code == 401
-    assert bare.json() == {"error": {"status": 401, "error_code": 140100, "title": "Unauthorized",
-                                     "detail": "Authentication credentials were not provided."}}
+    assert bare.json() == {
+        "error": {
+            "status": 401,
+            "error_code": 140100,
+            "title": "Unauthorized",
+            "detail": "Authentication credentials were not provided.",
+        }
+    }
     missing = requests.post(f"{prolific.url}/api/v1/studies/", json={}, headers=AUTH, timeout=5)
     assert missing.status_code == 400
     assert missing.json()["error"]["detail"]["reward"] == ["This field is required."]
@@ -59,8 +65,9 @@ def test_lists_are_paged_with_links_and_the_client_follows_them(prolific):
     client = _client(prolific.url)
     for i in range(5):
         client.call("POST", "participant-groups/", safe=False, json={"name": f"g{i}"})
-    first = requests.get(f"{prolific.url}/api/v1/participant-groups/?page_size=2", headers=AUTH,
-                         timeout=5).json()  # fmt: skip
+    first = requests.get(
+        f"{prolific.url}/api/v1/participant-groups/?page_size=2", headers=AUTH, timeout=5
+    ).json()
     assert first["meta"] == {"count": 5} and len(first["results"]) == 2
     assert first["_links"]["next"]["href"].endswith("?page_size=2&page=2")
     assert first["_links"]["previous"]["href"] is None
@@ -81,11 +88,16 @@ def test_rate_limits_are_waited_out_and_a_5xx_is_retried_only_when_safe(prolific
 def _participant_done(prolific, db, pid):
     """A participant joins the study on the local service, and harness records the session
     (as the allocator does); the session id."""
-    study = requests.get(f"{prolific.url}/participant/studies",
-                         params={"participant_id": pid, "country": "United States"},
-                         timeout=5).json()["results"][0]  # fmt: skip
-    joined = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                           data={"participant_id": pid}, timeout=5).json()  # fmt: skip
+    study = requests.get(
+        f"{prolific.url}/participant/studies",
+        params={"participant_id": pid, "country": "United States"},
+        timeout=5,
+    ).json()["results"][0]
+    joined = requests.post(
+        f"{prolific.url}/participant/studies/{study['id']}/join",
+        data={"participant_id": pid},
+        timeout=5,
+    ).json()
     sub = joined["submission_id"]
     engine = make_engine(db)
     with session_scope(engine) as session:
@@ -143,14 +155,17 @@ def test_a_bonus_is_paid_once_when_the_paying_process_is_killed(prolific, launch
     assert process.returncode == -signal.SIGKILL
     assert _events(db, kill_at) == 1
     held.release()  # the call in flight reaches the service
-    rerun = subprocess.run([sys.executable, "-c", BONUS_SCRIPT, db], capture_output=True,
-                           text=True, timeout=300)  # fmt: skip
+    rerun = subprocess.run(
+        [sys.executable, "-c", BONUS_SCRIPT, db], capture_output=True, text=True, timeout=300
+    )
     assert rerun.returncode == 0, rerun.stderr
-    again = subprocess.run([sys.executable, "-c", BONUS_SCRIPT, db], capture_output=True,
-                           text=True, timeout=300)  # fmt: skip
+    again = subprocess.run(
+        [sys.executable, "-c", BONUS_SCRIPT, db], capture_output=True, text=True, timeout=300
+    )
     assert again.stdout.strip() == "False"
-    paid = requests.get(f"{prolific.url}/api/v1/submissions/{sub}/", headers=AUTH,
-                        timeout=60).json()["bonus_payments"]  # fmt: skip
+    paid = requests.get(
+        f"{prolific.url}/api/v1/submissions/{sub}/", headers=AUTH, timeout=60
+    ).json()["bonus_payments"]
     assert paid == [50]  # paid exactly once
     assert _events(db, EventKind.BONUS_PAID) == 1
 
@@ -158,16 +173,22 @@ def test_a_bonus_is_paid_once_when_the_paying_process_is_killed(prolific, launch
 def test_review_rejects_with_a_category_and_a_long_enough_message(prolific, launched):
     _spec, db, _output = launched
     sub = _participant_done(prolific, db, "5fparticipant000000000002")
-    requests.get(f"{prolific.url}/submissions/complete", timeout=5,
-                 params={"cc": "WRONG", "participant_id": "5fparticipant000000000002"})  # fmt: skip
+    requests.get(
+        f"{prolific.url}/submissions/complete",
+        timeout=5,
+        params={"cc": "WRONG", "participant_id": "5fparticipant000000000002"},
+    )
     provider = ProlificProvider(_client(prolific.url), "prolific-local")
     with pytest.raises(ProlificError, match="only a submission awaiting review"):
         provider.reject(sub, "Too quick.")
     study = provider.client.call("GET", "studies/", safe=True)["results"][0]
     code = study["completion_codes"][0]["code"]
     who = "5fparticipant000000000002"
-    done = requests.get(f"{prolific.url}/submissions/complete", timeout=5,
-                        params={"cc": code, "participant_id": who})  # fmt: skip
+    done = requests.get(
+        f"{prolific.url}/submissions/complete",
+        timeout=5,
+        params={"cc": code, "participant_id": who},
+    )
     assert done.json()["status"] == "AWAITING REVIEW"
     provider.reject(sub, "Too quick.")
     got = provider.client.call("GET", f"submissions/{sub}/", safe=True)
@@ -186,15 +207,23 @@ def test_a_hook_delivery_is_verified_by_its_signature():
 
 
 @pytest.mark.slow
-def test_a_launch_killed_while_opening_the_study_resumes_to_exactly_one_study(
-    prolific, tmp_path
-):
+def test_a_launch_killed_while_opening_the_study_resumes_to_exactly_one_study(prolific, tmp_path):
     from tests.platform.factories import harness_cli, small_spec
 
     spec = small_spec(tmp_path, hosting="external")
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    args = ["launch", str(spec), "--target", "prolific-local", "--endpoint-url", prolific.url,
-            "--db", db, "--public-url", "http://tasks.test"]  # fmt: skip
+    args = [
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--endpoint-url",
+        prolific.url,
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+    ]
     held = prolific.hold(post_to("studies/"))  # opening the study: in flight when killed
     process = subprocess.Popen([sys.executable, "-m", "harness", *args])
     held.kill_sender(process)

@@ -21,12 +21,23 @@ AUTH = {"Authorization": "Token local"}
 def test_participants_from_prolific_are_kept_to_their_arm(prolific, tmp_path):
     spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    result = harness_cli("launch", str(spec), "--target", "prolific-local", "--endpoint-url",
-                         prolific.url, "--db", db, "--public-url", "http://tasks.test")  # fmt: skip
+    result = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--endpoint-url",
+        prolific.url,
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+    )
     assert result.exit_code == 0, result.output
     assert "  2 arms: long (2 HITs, instrument " in result.output
-    (study,) = requests.get(f"{prolific.url}/api/v1/studies/", headers=AUTH,
-                            timeout=5).json()["results"]  # fmt: skip
+    (study,) = requests.get(f"{prolific.url}/api/v1/studies/", headers=AUTH, timeout=5).json()[
+        "results"
+    ]
     assert study["total_available_places"] == 8  # 2 arms x 2 HITs x 2 raters
     app, client = _client(db)
     entries = {pid: joined(prolific, pid) for pid in ("PA", "PB")}
@@ -35,8 +46,9 @@ def test_participants_from_prolific_are_kept_to_their_arm(prolific, tmp_path):
         arrived = client.get(entries[pid])
         assert arrived.status_code == 303, arrived.get_data(as_text=True)
         page = client.get(arrived.headers["Location"]).get_data(as_text=True)
-        pages.setdefault(pid, []).append("long" if LONG in page else "short" if SHORT in page
-                                         else "?")  # fmt: skip
+        pages.setdefault(pid, []).append(
+            "long" if LONG in page else "short" if SHORT in page else "?"
+        )
     app.extensions["harness"].close()
     assert len(set(pages["PA"])) == 1 and len(pages["PA"]) == 2
     assert {pages["PA"][0], pages["PB"][0]} == {"long", "short"}

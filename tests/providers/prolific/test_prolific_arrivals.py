@@ -16,11 +16,15 @@ from harness.web import create_app
 
 def joined(prolific, pid):
     """Join the launched study as participant ``pid``: the study URL Prolific sends them to."""
-    studies = requests.get(f"{prolific.url}/api/v1/studies/", timeout=5,
-                           headers={"Authorization": "Token local"}).json()  # fmt: skip
+    studies = requests.get(
+        f"{prolific.url}/api/v1/studies/", timeout=5, headers={"Authorization": "Token local"}
+    ).json()
     (study,) = studies["results"]
-    answer = requests.post(f"{prolific.url}/participant/studies/{study['id']}/join",
-                           json={"participant_id": pid}, timeout=5)  # fmt: skip
+    answer = requests.post(
+        f"{prolific.url}/participant/studies/{study['id']}/join",
+        json={"participant_id": pid},
+        timeout=5,
+    )
     assert answer.status_code == 201, answer.text
     url = urlsplit(answer.json()["study_url"])
     return f"{url.path}?{url.query}"
@@ -30,8 +34,9 @@ def reserved(db):
     engine = make_engine(db)
     try:
         with session_scope(engine) as session:
-            return session.exec(select(func.count()).select_from(Slot).where(
-                Slot.state == SlotState.RESERVED)).one()  # fmt: skip
+            return session.exec(
+                select(func.count()).select_from(Slot).where(Slot.state == SlotState.RESERVED)
+            ).one()
     finally:
         engine.dispose()
 

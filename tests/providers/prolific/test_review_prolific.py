@@ -35,9 +35,11 @@ def _submitted(prolific, db: str, pids: list[str]) -> list[str]:
     subs = []
     engine = make_engine(db)
     for pid in pids:
-        study = requests.get(f"{prolific.url}/participant/studies",
-                             params={"participant_id": pid, "country": "United States"},
-                             timeout=5).json()["results"][0]  # fmt: skip
+        study = requests.get(
+            f"{prolific.url}/participant/studies",
+            params={"participant_id": pid, "country": "United States"},
+            timeout=5,
+        ).json()["results"][0]
         sub = requests.post(
             f"{prolific.url}/participant/studies/{study['id']}/join",
             data={"participant_id": pid},
@@ -46,8 +48,9 @@ def _submitted(prolific, db: str, pids: list[str]) -> list[str]:
         with session_scope(engine) as session:
             hit = session.exec(select(Hit).where(Hit.index == len(subs) // 2)).one()
             accept(session, hit, sub, pid)
-        full = requests.get(f"{prolific.url}/api/v1/studies/{study['id']}/", headers=AUTH,
-                            timeout=5).json()  # fmt: skip
+        full = requests.get(
+            f"{prolific.url}/api/v1/studies/{study['id']}/", headers=AUTH, timeout=5
+        ).json()
         requests.get(
             f"{prolific.url}/submissions/complete",
             timeout=5,
@@ -121,15 +124,24 @@ def test_a_return_request_decision_asks_once_and_that_work_is_not_approved(proli
             select(Assignment).where(Assignment.platform_assignment_id == asked)
         ).one()
         study = launched_study(session, "small")
-        session.add(ScreeningDecision(
-            study_id=study.id, worker_id=assignment.worker_id, assignment_id=assignment.id,
-            heuristic="quick", flag=True, action=Action.REQUEST_RETURN,
-            state=DecisionState.PENDING))  # fmt: skip
+        session.add(
+            ScreeningDecision(
+                study_id=study.id,
+                worker_id=assignment.worker_id,
+                assignment_id=assignment.id,
+                heuristic="quick",
+                flag=True,
+                action=Action.REQUEST_RETURN,
+                state=DecisionState.PENDING,
+            )
+        )
     with session_scope(engine) as session:
         study = launched_study(session, "small")
         done = review_study(session, provider_for(study), study)
         assert sorted((a.kind.value, a.subject) for a in done) == [
-            ("approve", other), ("request_return", asked)]  # fmt: skip
+            ("approve", other),
+            ("request_return", asked),
+        ]
         assert review_study(session, provider_for(study), study) == []
     with session_scope(engine) as session:
         kept = session.exec(
@@ -146,16 +158,38 @@ def test_a_return_request_decision_asks_once_and_that_work_is_not_approved(proli
 def test_request_return_is_refused_with_the_spec_line_on_a_platform_without_it(tmp_path):
     spec = small_spec(tmp_path, hosting="external", screening="{quick: {action: request_return}}")
     db = f"sqlite:///{tmp_path / 'h.db'}"
-    refused = harness_cli("launch", str(spec), "--target", "link", "--db", db,
-                          "--public-url", "http://tasks.test", "--dry-run")  # fmt: skip
+    refused = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "link",
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+        "--dry-run",
+    )
     assert refused.exit_code != 0
     assert "screening.quick.action" in refused.output
     assert "request_return on Prolific only" in refused.output
-    planned = harness_cli("launch", str(spec), "--target", "prolific-local", "--db", db,
-                          "--public-url", "http://tasks.test", "--dry-run")  # fmt: skip
+    planned = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--db",
+        db,
+        "--public-url",
+        "http://tasks.test",
+        "--dry-run",
+    )
     assert planned.exit_code == 0, planned.output
-    on_link = small_spec(tmp_path, hosting="external", platform="{name: link}",
-                         screening="{quick: {action: request_return}}")  # fmt: skip
+    on_link = small_spec(
+        tmp_path,
+        hosting="external",
+        platform="{name: link}",
+        screening="{quick: {action: request_return}}",
+    )
     checked = harness_cli("validate", str(on_link))
     assert checked.exit_code != 0
     assert f"{on_link}:" in checked.output and "screening.quick.action" in checked.output
@@ -177,8 +211,13 @@ def test_a_block_whose_process_died_after_the_call_is_found_in_the_group_not_red
             ref = study.platform.block_ref
             assert ref is not None and not provider.excluded(ref, "P1")
             # a process logs its intent, blocks P1 on Prolific, and is killed before logging it
-            record_event(session, EventKind.BLOCK_INTENT, study_id=study.id, subject="P1",
-                         payload={"reason": "screening h", "owner": new_claim()})  # fmt: skip
+            record_event(
+                session,
+                EventKind.BLOCK_INTENT,
+                study_id=study.id,
+                subject="P1",
+                payload={"reason": "screening h", "owner": new_claim()},
+            )
             session.commit()
             provider.exclude(ref, "P1")
             assert provider.excluded(ref, "P1") and not provider.excluded(ref, "P2")

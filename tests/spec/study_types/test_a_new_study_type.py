@@ -136,8 +136,11 @@ def test_the_new_types_own_checks_refuse_what_it_does_not_allow(yes_no, tmp_path
     text = (
         SPEC.replace("display: [left, right]", "display: [left, right, left]")
         .replace("      answer: 1", "      answer: 2")
-        .replace("raters_per_item: 3", "scale: {min: 0, max: 5, order: reversed}\n"
-                 "controls: {identical: {}}\nraters_per_item: 3")  # fmt: skip
+        .replace(
+            "raters_per_item: 3",
+            "scale: {min: 0, max: 5, order: reversed}\n"
+            "controls: {identical: {}}\nraters_per_item: 3",
+        )
     )
     assert _problems(tmp_path, text) == [
         "6: items.display: a yes_no item shows 2 sides; display names 3",
@@ -148,9 +151,7 @@ def test_the_new_types_own_checks_refuse_what_it_does_not_allow(yes_no, tmp_path
     ]
 
 
-def test_without_a_template_of_its_own_the_types_built_in_template_is_looked_up(
-    yes_no, tmp_path
-):
+def test_without_a_template_of_its_own_the_types_built_in_template_is_looked_up(yes_no, tmp_path):
     text = SPEC.replace("template: TEMPLATE\n", "")
     assert _problems(tmp_path, text) == ["1: template: template 'yes_no.html' not found"]
 
@@ -159,9 +160,12 @@ def test_the_new_type_renders_a_page_with_its_choices_and_example(yes_no, tmp_pa
     loaded = load_spec(_write(tmp_path))
     plan = plan_hits(loaded)[0]
     html = render_page(
-        Instrument.from_loaded(loaded), plan, study_name="related", hosting="external",
+        Instrument.from_loaded(loaded),
+        plan,
+        study_name="related",
+        hosting="external",
         worker_id="W1",
-    )  # fmt: skip
+    )
     assert '<body class="task type-yes_no">' in html
     assert html.count('class="card"') == 3
     assert '<input type="radio" class="answer-input" name="yes_no" value="1"><span>Yes</span>' in (
@@ -187,9 +191,7 @@ def test_the_new_type_accepts_yes_and_no_and_refuses_anything_else(yes_no, tmp_p
     ]
 
 
-def test_the_new_type_is_simulated_from_latent_truths_and_gets_an_impact_table(
-    yes_no, tmp_path
-):
+def test_the_new_type_is_simulated_from_latent_truths_and_gets_an_impact_table(yes_no, tmp_path):
     loaded = load_spec(_write(tmp_path))
     truths = pd.Series([0.9, 0.1, 0.95, 0.05, 0.85, 0.2], index=list("abcdef"))
     crowd = Crowd({"careful": 2, "spammer": 1}, size=9, seed=4)

@@ -77,8 +77,9 @@ def test_each_type_resolves_its_own_scale():
     rating = definition(StudyType.RATING).resolve_scale(ScaleSpec(min=1, max=5, step=0.5))
     assert (rating.min, rating.max, rating.step, rating.options) == (1.0, 5.0, 0.5, ())
     likert = definition(StudyType.LIKERT).resolve_scale(
-        ScaleSpec(options=[{"value": 1, "label": "no"}, {"value": 3, "label": "yes"}],
-                  order="reversed")  # fmt: skip
+        ScaleSpec(
+            options=[{"value": 1, "label": "no"}, {"value": 3, "label": "yes"}], order="reversed"
+        )
     )
     assert likert.options == ((3.0, "yes", None), (1.0, "no", None)) and likert.step == 2.0
     pair = definition(StudyType.PAIR_COMPARISON).resolve_scale(ScaleSpec(skip=True))
@@ -99,13 +100,13 @@ def test_what_a_worker_may_answer_is_said_in_each_types_words():
         "enter a number from 0 to 10 with at most 1 decimal"
     )
     assert rating.allowed_answers(steps, skip) == (
-        "enter a number from 0 to 10 in steps of 2, or tick \"I can't judge this\""
+        'enter a number from 0 to 10 in steps of 2, or tick "I can\'t judge this"'
     )
     assert definition(StudyType.LIKERT).allowed_answers(likert, skip) == (
         "choose one of the options"
     )
     assert pair.allowed_answers(pair.resolve_scale(ScaleSpec(skip=True)), skip) == (
-        "choose one of the three answers, or tick \"I can't judge this\""
+        'choose one of the three answers, or tick "I can\'t judge this"'
     )
 
 

@@ -60,14 +60,18 @@ class LiveStudy:
         )
         self.server = ServedApp(self.app).start()
         spec = small_spec(
-            self.directory, items=self.items, per_hit=self.per_hit, raters=self.raters,
+            self.directory,
+            items=self.items,
+            per_hit=self.per_hit,
+            raters=self.raters,
             hosting="external",
             controls="{identical: {per_hit: 1, seed: 3}}",
             screening="{low_variance: {action: block}}",
-        )  # fmt: skip
+        )
         _give_items_a_truth(self.directory / "items.csv")
-        launched = harness_cli(*launch_args(spec, self.mturk.url, self.db,
-                                            "--public-url", self.server.url))  # fmt: skip
+        launched = harness_cli(
+            *launch_args(spec, self.mturk.url, self.db, "--public-url", self.server.url)
+        )
         assert launched.exit_code == 0, launched.output
         self.loaded = load_spec(spec)
         self.http = requests.Session()
@@ -87,8 +91,9 @@ class LiveStudy:
         """Let the crowd work (through the local MTurk service and the task pages), then wait
         until the task server has verified, stored and screened every submission."""
         chosen = list(workers) if workers is not None else self.workers()
-        driver = SimulatedWorkers(self.mturk.url, chosen, truths_of(self.loaded),
-                                  self.loaded.scale, self.http)  # fmt: skip
+        driver = SimulatedWorkers(
+            self.mturk.url, chosen, truths_of(self.loaded), self.loaded.scale, self.http
+        )
         report = driver.run(rounds)
         self.settle(report.submitted)
         return report
@@ -130,8 +135,9 @@ def logged_in(base: str, password: str = PASSWORD) -> tuple[requests.Session, st
     page = http.get(f"{base}/dashboard/login")
     token = CSRF.search(page.text)
     assert token, page.text
-    done = http.post(f"{base}/dashboard/login", data={"password": password,
-                                                       "csrf_token": token.group(1)})  # fmt: skip
+    done = http.post(
+        f"{base}/dashboard/login", data={"password": password, "csrf_token": token.group(1)}
+    )
     assert done.status_code == 200 and "Studies" in done.text, done.text
     return http, csrf_of(http, base)
 
@@ -188,10 +194,24 @@ class LivePlacesStudy:
             upgrade(self.db)
         self.app = create_app(self.db, after_submission=hook(True), dashboard=SETTINGS)
         self.server = ServedApp(self.app).start()
-        spec = small_spec(self.directory, items=self.items, per_hit=self.per_hit,
-                          raters=self.raters, hosting="external")  # fmt: skip
-        launched = harness_cli("launch", str(spec), "--target", self.target, *endpoint,
-                               "--db", self.db, "--public-url", self.server.url)  # fmt: skip
+        spec = small_spec(
+            self.directory,
+            items=self.items,
+            per_hit=self.per_hit,
+            raters=self.raters,
+            hosting="external",
+        )
+        launched = harness_cli(
+            "launch",
+            str(spec),
+            "--target",
+            self.target,
+            *endpoint,
+            "--db",
+            self.db,
+            "--public-url",
+            self.server.url,
+        )
         assert launched.exit_code == 0, launched.output
         self.loaded = load_spec(spec)
         self.http = requests.Session()
@@ -213,8 +233,16 @@ class LivePlacesStudy:
 
         workers = Crowd({"careful": size}, size=size, seed=3).workers(self.loaded.scale)
         platform = platform_of_target(self.target)
-        report = run_crowd(platform, self.endpoint, self.url, STUDY, workers,
-                           truths_of(self.loaded), self.loaded.scale, self.http)  # fmt: skip
+        report = run_crowd(
+            platform,
+            self.endpoint,
+            self.url,
+            STUDY,
+            workers,
+            truths_of(self.loaded),
+            self.loaded.scale,
+            self.http,
+        )
         until_rechecked(self.app, 30.0)
         assert not report.refused, report.refused
         return report

@@ -73,8 +73,9 @@ def test_a_refused_action_says_why_and_changes_nothing(live):
     http, token = logged_in(live.url)
     empty = post(http, live.url, token, "reject", assignment=report.submitted[0], feedback="")
     assert "Not done: the form&#39;s &#39;feedback&#39; field is empty: fill it in" in empty.text
-    odd = post(http, live.url, token, "bonus", assignment=report.submitted[0], amount="1e3x",
-               reason="x")  # fmt: skip
+    odd = post(
+        http, live.url, token, "bonus", assignment=report.submitted[0], amount="1e3x", reason="x"
+    )
     assert "bonus amount: expected dollars such as 0.50, got &#39;1e3x&#39;" in odd.text
     unknown = post(http, live.url, token, "approve", assignment="NOPE")
     assert "study &#39;small&#39; has no assignment &#39;NOPE&#39;" in unknown.text

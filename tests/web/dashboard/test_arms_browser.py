@@ -52,10 +52,12 @@ def served(tmp_path) -> Iterator[tuple[str, str, Any, Any]]:
 
 
 def rows_text(driver: Any, selector: str) -> list[str]:
-    return list(driver.execute_script(
-        f"return Array.from(document.querySelectorAll('{selector}'))"
-        ".map(function (n) { return n.textContent.trim(); });"
-    ))  # fmt: skip
+    return list(
+        driver.execute_script(
+            f"return Array.from(document.querySelectorAll('{selector}'))"
+            ".map(function (n) { return n.textContent.trim(); });"
+        )
+    )
 
 
 @pytest.mark.slow
@@ -75,29 +77,51 @@ def test_each_arms_progress_alpha_and_workers_show_live(served):
         done: list[Posted] = []
         http = requests.Session()
         workers = [f"P{i}" for i in range(4)]
-        crowd = threading.Thread(target=lambda: done.append(work_all(
-            http_fetch(http, url), db, spec, workers, careful_long_careless_short(items=ITEMS)
-        )))  # fmt: skip
+        crowd = threading.Thread(
+            target=lambda: done.append(
+                work_all(
+                    http_fetch(http, url),
+                    db,
+                    spec,
+                    workers,
+                    careful_long_careless_short(items=ITEMS),
+                )
+            )
+        )
         crowd.start()
         try:
-            wait_for(lambda: any(t != "0" for t in rows_text(driver, ".arm-judgments")),
-                     "judgments counted per arm")  # fmt: skip
+            wait_for(
+                lambda: any(t != "0" for t in rows_text(driver, ".arm-judgments")),
+                "judgments counted per arm",
+            )
         finally:
             crowd.join()
         posted = done[0]
         # 4 items per HIT and 2 HITs per arm, 2 raters each: every item (and each HIT's
         # identical pair) of every arm at its raters
-        wait_for(lambda: rows_text(driver, ".arm-items") == ["10 of 10", "10 of 10"],
-                 "every arm's items at their raters per item")  # fmt: skip
+        wait_for(
+            lambda: rows_text(driver, ".arm-items") == ["10 of 10", "10 of 10"],
+            "every arm's items at their raters per item",
+        )
         assert rows_text(driver, ".arm-workers") == ["2", "2"]
-        wait_for(lambda: "[" in text(driver, "fig-alpha-arm-long")
-                 and "[" in text(driver, "fig-alpha-arm-short"), "each arm's alpha")  # fmt: skip
+        wait_for(
+            lambda: (
+                "[" in text(driver, "fig-alpha-arm-long")
+                and "[" in text(driver, "fig-alpha-arm-short")
+            ),
+            "each arm's alpha",
+        )
         long = float(text(driver, "fig-alpha-arm-long").split()[0])
         short = float(text(driver, "fig-alpha-arm-short").split()[0])
         assert long > short  # the careful arm agrees more
         wait_for(lambda: len(rows_text(driver, "#workers tbody tr")) == 4, "every worker")
-        shown = dict(zip(rows_text(driver, "#workers tbody td:first-child"),
-                         rows_text(driver, ".worker-arm"), strict=True))  # fmt: skip
+        shown = dict(
+            zip(
+                rows_text(driver, "#workers tbody td:first-child"),
+                rows_text(driver, ".worker-arm"),
+                strict=True,
+            )
+        )
         assert shown == posted.arms
         lines = driver.execute_script(
             "return Array.from(document.querySelectorAll('#alpha-plot .arm-line'))"

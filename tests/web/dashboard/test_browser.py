@@ -77,10 +77,12 @@ def test_submissions_alpha_and_a_live_block_appear_without_reloading(live, brows
         ".map(function (r) { return r.textContent; });"
     )
     assert blocked and "by live screening" in blocked[0]
-    kinds = set(browser.execute_script(
-        "return Array.from(document.querySelectorAll('.event')).map(function (e) "
-        "{ return e.dataset.kind; });"
-    ))  # fmt: skip
+    kinds = set(
+        browser.execute_script(
+            "return Array.from(document.querySelectorAll('.event')).map(function (e) "
+            "{ return e.dataset.kind; });"
+        )
+    )
     assert {"assignment.submitted", "screening.decision", "worker.blocked"} <= kinds
 
 

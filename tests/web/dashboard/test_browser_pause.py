@@ -28,8 +28,9 @@ def live(tmp_path: Any) -> Iterator[LivePlacesStudy]:
 
 
 def on_prolific(live: LivePlacesStudy) -> str:
-    got = requests.get(f"{live.endpoint}/api/v1/studies/", timeout=10,
-                       headers={"Authorization": "Token local"})  # fmt: skip
+    got = requests.get(
+        f"{live.endpoint}/api/v1/studies/", timeout=10, headers={"Authorization": "Token local"}
+    )
     [study] = got.json()["results"]
     return str(study["status"])
 
@@ -50,8 +51,10 @@ def test_the_pause_button_pauses_prolific_and_the_state_follows_live(live):
         assert text(browser, "fig-state") == "running"
 
         wait_for(lambda: clicked(browser, "#pause-button"), "the click on Pause")
-        wait_for(lambda: "Paused: Prolific stops showing the study" in browser.page_source,
-                 "the pause to be confirmed")  # fmt: skip
+        wait_for(
+            lambda: "Paused: Prolific stops showing the study" in browser.page_source,
+            "the pause to be confirmed",
+        )
         assert text(browser, "fig-state") == "paused"
         assert present(browser, "resume-button") and not present(browser, "pause-button")
         assert on_prolific(live) == "PAUSED"

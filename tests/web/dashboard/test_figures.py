@@ -33,9 +33,16 @@ def ratings(seed: int = 0) -> pd.DataFrame:
     rows = []
     for w in range(6):
         values = rng.uniform(0, 10, 40) if w == 5 else truth + rng.normal(0, 1, 40)
-        rows += [{"item_id": f"i{i}", "worker_id": f"w{w}", "value": float(v),
-                  "assignment_id": f"a{w}-{i // 10}", "seconds": 2.0 + w}
-                 for i, v in enumerate(values)]  # fmt: skip
+        rows += [
+            {
+                "item_id": f"i{i}",
+                "worker_id": f"w{w}",
+                "value": float(v),
+                "assignment_id": f"a{w}-{i // 10}",
+                "seconds": 2.0 + w,
+            }
+            for i, v in enumerate(values)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -66,8 +73,9 @@ def test_the_pace_counts_the_last_ten_minutes_and_the_time_to_finish_follows_it(
 
 def test_the_workers_table_has_judgments_median_seconds_and_scores_against_thresholds():
     table = ratings()
-    scores = {"quick": pd.DataFrame({"score": [2.0, 7.0], "flag": [True, False]},
-                                    index=["w0", "w1"])}  # fmt: skip
+    scores = {
+        "quick": pd.DataFrame({"score": [2.0, 7.0], "flag": [True, False]}, index=["w0", "w1"])
+    }
     rows = worker_rows(table, scores, {"quick": 3.0}).set_index("worker_id")
     assert rows.loc["w2", "judgments"] == 40 and rows.loc["w2", "assignments"] == 4
     assert rows.loc["w3", "median_seconds"] == 5.0
@@ -86,8 +94,9 @@ def test_a_workers_answers_are_set_against_the_others_mean_on_the_same_items():
 
 def test_the_alpha_plot_draws_a_line_per_set_and_the_interval_band():
     table = ratings()
-    points = [alpha_point(table.head(n), "interval", {"w5"}, NOW, resamples=20)
-              for n in (80, 160, 240)]  # fmt: skip
+    points = [
+        alpha_point(table.head(n), "interval", {"w5"}, NOW, resamples=20) for n in (80, 160, 240)
+    ]
     plot = alpha_plot(points)
     assert len(plot.lines["everyone"].split()) == len(plot.lines["screened"].split())
     assert plot.bands["everyone"]
@@ -138,10 +147,15 @@ def test_in_a_study_with_arms_alpha_is_each_arms_and_never_pooled():
 
 def test_each_arms_progress_counts_its_raters_per_item_with_items_nobody_rated():
     rows = pd.DataFrame(
-        [("a", "i1", "w1"), ("a", "i1", "w2"), ("a", "i2", "w1"), ("a", "i1", "w1"),
-         ("b", "i1", "w3")],
+        [
+            ("a", "i1", "w1"),
+            ("a", "i1", "w2"),
+            ("a", "i2", "w1"),
+            ("a", "i1", "w1"),
+            ("b", "i1", "w3"),
+        ],
         columns=["arm", "item_id", "worker_id"],
-    )  # fmt: skip
+    )
     items = {"a": {"i1", "i2", "i3"}, "b": {"i1", "i2", "i3"}, "c": {"i1"}}
     a, b, c = arm_progress(rows, items, target=2)
     assert (a.workers, a.judgments, a.items, a.at_target) == (2, 4, 3, 1)

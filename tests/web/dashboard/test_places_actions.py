@@ -34,8 +34,9 @@ def places(request: pytest.FixtureRequest, tmp_path: Any, database_url: str) -> 
 
 
 def post(http: requests.Session, live: LivePlacesStudy, token: str, action: str, **data: str):
-    answer = http.post(f"{live.url}/dashboard/study/{STUDY}/{action}",
-                       data={"csrf_token": token, **data})  # fmt: skip
+    answer = http.post(
+        f"{live.url}/dashboard/study/{STUDY}/{action}", data={"csrf_token": token, **data}
+    )
     assert answer.status_code == 200, answer.text
     return answer.text
 
@@ -63,8 +64,10 @@ def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_l
     first, second, third = report.submitted[:3]
     http, token = logged_in(live.url)
     prolific = live.target == "prolific-local"
-    recorded = (" Recorded only: the study link pays and tells nobody through harness; the event "
-                "log keeps it for you to act on.")  # fmt: skip
+    recorded = (
+        " Recorded only: the study link pays and tells nobody through harness; the event "
+        "log keeps it for you to act on."
+    )
     note = "" if prolific else recorded
 
     approved = post(http, live, token, "approve", assignment=first)
@@ -117,11 +120,15 @@ def test_unblocking_lets_a_participant_in_again_and_pausing_stops_only_new_ones(
     assert can_start(live, "BLOCKED1") == "started"  # now holds a place: working when paused
 
     page = post(http, live, token, "pause")
-    says = ("Prolific stops showing the study: nobody new can reserve a place. Participants "
-            "who reserved one before may still start, and everyone working can finish and "
-            "submit." if live.target == "prolific-local" else "the study's link turns new "
-            "participants away with a page saying the study is paused; participants already "
-            "working can finish and submit.")  # fmt: skip
+    says = (
+        "Prolific stops showing the study: nobody new can reserve a place. Participants "
+        "who reserved one before may still start, and everyone working can finish and "
+        "submit."
+        if live.target == "prolific-local"
+        else "the study's link turns new "
+        "participants away with a page saying the study is paused; participants already "
+        "working can finish and submit."
+    )
     assert flashed(page) == f"Paused: {says}"
     assert re.search(r'id="fig-state" class="state-paused">paused</b>', page)
     assert 'id="resume-button"' in page and 'id="pause-button"' not in page
@@ -155,10 +162,14 @@ def can_start(live: LivePlacesStudy, name: str) -> str:
     if live.target == "prolific-local":
         base = live.endpoint
         study = prolific_study(live)
-        listed = requests.get(f"{base}/participant/studies", params={"participant_id": pid},
-                              timeout=10).json()["results"]  # fmt: skip
-        joined = requests.post(f"{base}/participant/studies/{study['id']}/join",
-                               data={"participant_id": pid}, timeout=10)  # fmt: skip
+        listed = requests.get(
+            f"{base}/participant/studies", params={"participant_id": pid}, timeout=10
+        ).json()["results"]
+        joined = requests.post(
+            f"{base}/participant/studies/{study['id']}/join",
+            data={"participant_id": pid},
+            timeout=10,
+        )
         if joined.status_code == 403:
             assert "on the study's blocklist" in joined.text and listed == []
             return "refused: blocked"

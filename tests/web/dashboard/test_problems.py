@@ -53,8 +53,13 @@ def test_a_screening_failure_is_shown_until_the_assignments_are_screened(
         # a failed look may cover several assignments (a recheck settles a HIT's at once):
         # the page counts the failures logged, however many assignments each one left
         failed = EventKind.AFTER_SUBMISSION_FAILED
-        wait_for(lambda: f"Live screening failed {len(events(live.db, failed))} times, the latest "
-                 in problem_text(driver), "the page to count every failure logged")  # fmt: skip
+        wait_for(
+            lambda: (
+                f"Live screening failed {len(events(live.db, failed))} times, the latest "
+                in problem_text(driver)
+            ),
+            "the page to count every failure logged",
+        )
         shown = problem_text(driver)
         assert int(re.match(r"Live screening failed (\d+) times", shown).group(1)) >= 1
         assert f": {DROPPED}. Stored assignments not screened yet: {stored}." in shown

@@ -93,9 +93,7 @@ def parse_test(text: str) -> list[TestQuestion]:
     for q in _children(root, "Question"):
         identifier = _text(q, "QuestionIdentifier", "a <Question>")
         selections = tuple(
-            (s.text or "").strip()
-            for s in q.iter()
-            if _local(s.tag) == "SelectionIdentifier"
+            (s.text or "").strip() for s in q.iter() if _local(s.tag) == "SelectionIdentifier"
         )
         questions.append(TestQuestion(identifier, selections))
     if not questions:

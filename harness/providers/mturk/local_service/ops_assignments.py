@@ -70,9 +70,7 @@ def approve_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         charge(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
     elif a.status != "Submitted":
         raise _not_submitted(a)
-    lifecycle.set_status(
-        ctx, a, "Approved", approval_time=ctx.now, requester_feedback=feedback
-    )
+    lifecycle.set_status(ctx, a, "Approved", approval_time=ctx.now, requester_feedback=feedback)
     queue_event(ctx, a.hit_id, "AssignmentApproved", a.id)
     return {}
 
@@ -84,9 +82,7 @@ def reject_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         raise _not_submitted(a)
     hit = get_hit(ctx, a.hit_id)
     refund(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
-    lifecycle.set_status(
-        ctx, a, "Rejected", rejection_time=ctx.now, requester_feedback=feedback
-    )
+    lifecycle.set_status(ctx, a, "Rejected", rejection_time=ctx.now, requester_feedback=feedback)
     queue_event(ctx, a.hit_id, "AssignmentRejected", a.id)
     return {}
 

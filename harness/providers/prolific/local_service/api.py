@@ -29,23 +29,70 @@ from harness.providers.prolific.local_service.state import RESEARCHER, WORKSPACE
 
 bp = Blueprint("prolific_api", __name__, url_prefix="/api/v1")
 
-COUNTRIES = {"0": "United Kingdom", "1": "United States", "2": "Ireland", "3": "Germany",
-             "4": "France", "5": "Spain", "6": "Italy", "7": "Netherlands", "8": "Canada",
-             "9": "Australia", "10": "New Zealand", "11": "South Africa", "12": "Portugal",
-             "13": "Poland", "14": "Mexico", "15": "India"}
+COUNTRIES = {
+    "0": "United Kingdom",
+    "1": "United States",
+    "2": "Ireland",
+    "3": "Germany",
+    "4": "France",
+    "5": "Spain",
+    "6": "Italy",
+    "7": "Netherlands",
+    "8": "Canada",
+    "9": "Australia",
+    "10": "New Zealand",
+    "11": "South Africa",
+    "12": "Portugal",
+    "13": "Poland",
+    "14": "Mexico",
+    "15": "India",
+}
 FILTERS: list[dict[str, Any]] = [
-    {"filter_id": "current-country-of-residence", "title": "Current Country of Residence",
-     "type": "select", "data_type": "ChoiceID", "choices": COUNTRIES},
-    {"filter_id": "approval_rate", "title": "Approval Rate", "type": "range",
-     "data_type": "integer", "min": 0, "max": 100},
-    {"filter_id": "approval_numbers", "title": "Approval Numbers", "type": "range",
-     "data_type": "integer", "min": 0, "max": 100000},
-    {"filter_id": "participant_group_blocklist", "title": "Participant group blocklist",
-     "type": "select", "data_type": "ParticipantGroupID", "choices": {}},
+    {
+        "filter_id": "current-country-of-residence",
+        "title": "Current Country of Residence",
+        "type": "select",
+        "data_type": "ChoiceID",
+        "choices": COUNTRIES,
+    },
+    {
+        "filter_id": "approval_rate",
+        "title": "Approval Rate",
+        "type": "range",
+        "data_type": "integer",
+        "min": 0,
+        "max": 100,
+    },
+    {
+        "filter_id": "approval_numbers",
+        "title": "Approval Numbers",
+        "type": "range",
+        "data_type": "integer",
+        "min": 0,
+        "max": 100000,
+    },
+    {
+        "filter_id": "participant_group_blocklist",
+        "title": "Participant group blocklist",
+        "type": "select",
+        "data_type": "ParticipantGroupID",
+        "choices": {},
+    },
 ]
-REJECTION_CATEGORIES = {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL",
-                        "FAILED_CHECK", "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE",
-                        "NO_DATA", "UNSUPP_DEVICE", "OTHER"}
+REJECTION_CATEGORIES = {
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+}
 TAKES_PLACE = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED")
 
 
@@ -100,10 +147,12 @@ def paginate(rows: list[dict[str, Any]]) -> Response:
 
     return jsonify(
         results=rows[(page - 1) * size : page * size],
-        _links={"self": link(page, "Current page"),
-                "next": link(page + 1 if page < last else None, "Next page"),
-                "previous": link(page - 1 if page > 1 else None, "Previous page"),
-                "last": link(last, "Last page")},
+        _links={
+            "self": link(page, "Current page"),
+            "next": link(page + 1 if page < last else None, "Next page"),
+            "previous": link(page - 1 if page > 1 else None, "Previous page"),
+            "last": link(last, "Last page"),
+        },
         meta={"count": len(rows)},
     )
 
@@ -126,8 +175,12 @@ def balance(wid: str) -> Response:
     store = service().store
     with store.tx() as db:
         cents = int(store.meta(db, "balance"))
-    return jsonify(currency_code="USD", total_balance=cents, available_balance=cents,
-                   balance_breakdown={"rewards": 0, "fees": 0, "vat": 0})
+    return jsonify(
+        currency_code="USD",
+        total_balance=cents,
+        available_balance=cents,
+        balance_breakdown={"rewards": 0, "fees": 0, "vat": 0},
+    )
 
 
 @bp.get("/filters/")
@@ -136,8 +189,15 @@ def filters() -> Response:
 
 
 # -- studies ------------------------------------------------------------------------------------
-STUDY_REQUIRED = ("name", "description", "external_study_url", "estimated_completion_time",
-                  "reward", "total_available_places", "completion_codes")
+STUDY_REQUIRED = (
+    "name",
+    "description",
+    "external_study_url",
+    "estimated_completion_time",
+    "reward",
+    "total_available_places",
+    "completion_codes",
+)
 
 
 def _study_out(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> dict[str, Any]:
@@ -163,20 +223,29 @@ def create_study() -> tuple[Response, int]:
     store = service().store
     with store.tx() as db:
         study = {
-            "id": new_id(), "name": data["name"], "internal_name": data.get("internal_name", ""),
-            "description": data["description"], "external_study_url": data["external_study_url"],
+            "id": new_id(),
+            "name": data["name"],
+            "internal_name": data.get("internal_name", ""),
+            "description": data["description"],
+            "external_study_url": data["external_study_url"],
             "prolific_id_option": data.get("prolific_id_option", "url_parameters"),
-            "completion_codes": codes, "total_available_places": data["total_available_places"],
+            "completion_codes": codes,
+            "total_available_places": data["total_available_places"],
             "estimated_completion_time": data["estimated_completion_time"],
             "maximum_allowed_time": data.get("maximum_allowed_time")
             or 3 * data["estimated_completion_time"],
-            "reward": data["reward"], "filters": data.get("filters", []),
+            "reward": data["reward"],
+            "filters": data.get("filters", []),
             "device_compatibility": data.get("device_compatibility", []),
-            "currency_code": "USD", "study_type": "SINGLE", "status": "UNPUBLISHED",
-            "date_created": store.now(db), "published_at": None,
+            "currency_code": "USD",
+            "study_type": "SINGLE",
+            "status": "UNPUBLISHED",
+            "date_created": store.now(db),
+            "published_at": None,
         }
-        db.execute("INSERT INTO study VALUES (?, '{}', 'UNPUBLISHED', ?)",
-                   (study["id"], store.seq(db)))
+        db.execute(
+            "INSERT INTO study VALUES (?, '{}', 'UNPUBLISHED', ?)", (study["id"], store.seq(db))
+        )
         store.save_study(db, study)
         out = _study_out(store, db, study)
     return jsonify(out), 201
@@ -213,8 +282,9 @@ def _place_cost(study: dict[str, Any]) -> int:
 def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
     left = int(store.meta(db, "balance"))
     if amount > left:
-        raise ApiError(400, f"Insufficient balance: {amount} cents needed, {left} available.",
-                       140002)
+        raise ApiError(
+            400, f"Insufficient balance: {amount} cents needed, {left} available.", 140002
+        )
     store.set_meta(db, "balance", str(left - amount))
 
 
@@ -226,27 +296,33 @@ def update_study(sid: str) -> Response:
         study = _study_or_404(store, db, sid)
         places = data.get("total_available_places")
         if set(data) - {"total_available_places", "internal_name", "description"}:
-            raise ApiError(400, "Only total_available_places, internal_name and description "
-                           "can be changed here.")
+            raise ApiError(
+                400,
+                "Only total_available_places, internal_name and description can be changed here.",
+            )
         if places is not None:
             if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
-                raise ApiError(400, {"total_available_places": [
-                    "Places can only be increased."]})
+                raise ApiError(400, {"total_available_places": ["Places can only be increased."]})
             if study["status"] != "UNPUBLISHED":
                 _charge(store, db, (places - study["total_available_places"]) * _place_cost(study))
             study["total_available_places"] = places
         for key in ("internal_name", "description"):
             if key in data:
                 if not inputs.is_text(data[key]):
-                    raise ApiError(400, {key: [f"Must be text of at most {inputs.MAX_TEXT} "
-                                               "characters."]})  # fmt: skip
+                    raise ApiError(
+                        400, {key: [f"Must be text of at most {inputs.MAX_TEXT} characters."]}
+                    )
                 study[key] = data[key]
         store.save_study(db, study)
         return jsonify(_study_out(store, db, study))
 
 
-MOVES = {"PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"), "PAUSE": ({"ACTIVE"}, "PAUSED"),
-         "START": ({"PAUSED"}, "ACTIVE"), "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW")}
+MOVES = {
+    "PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"),
+    "PAUSE": ({"ACTIVE"}, "PAUSED"),
+    "START": ({"PAUSED"}, "ACTIVE"),
+    "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW"),
+}
 
 
 @bp.post("/studies/<sid>/transition/")
@@ -272,11 +348,18 @@ def transition_study(sid: str) -> Response:
 
 # -- submissions -------------------------------------------------------------------------------
 def submission_out(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "study_id": row["study_id"], "participant_id": row["participant_id"],
-            "participant": row["participant_id"], "status": row["status"],
-            "started_at": _iso(row["started"]), "completed_at": _iso(row["completed"]),
-            "entered_code": row["entered_code"], "return_requested": _iso(row["return_requested"]),
-            "bonus_payments": json.loads(row["bonuses"])}
+    return {
+        "id": row["id"],
+        "study_id": row["study_id"],
+        "participant_id": row["participant_id"],
+        "participant": row["participant_id"],
+        "status": row["status"],
+        "started_at": _iso(row["started"]),
+        "completed_at": _iso(row["completed"]),
+        "entered_code": row["entered_code"],
+        "return_requested": _iso(row["return_requested"]),
+        "bonus_payments": json.loads(row["bonuses"]),
+    }
 
 
 def _iso(when: float | None) -> str | None:
@@ -322,8 +405,11 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
     if row["status"] == done[action]:
         return  # idempotent: the same request again is ignored
     if row["status"] != "AWAITING REVIEW":
-        raise ApiError(400, f"Submission {row['id']} is {row['status']}: only a submission "
-                       "awaiting review can be approved or rejected.")
+        raise ApiError(
+            400,
+            f"Submission {row['id']} is {row['status']}: only a submission "
+            "awaiting review can be approved or rejected.",
+        )
     if action == "REJECT":
         problems = {}
         message = data.get("message")
@@ -332,7 +418,8 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
         category = data.get("rejection_category")
         if not isinstance(category, str) or category not in REJECTION_CATEGORIES:
             problems["rejection_category"] = [
-                f"Must be one of {', '.join(sorted(REJECTION_CATEGORIES))}."]
+                f"Must be one of {', '.join(sorted(REJECTION_CATEGORIES))}."
+            ]
         if problems:
             raise ApiError(400, problems)
     db.execute("UPDATE submission SET status = ? WHERE id = ?", (done[action], row["id"]))
@@ -352,21 +439,27 @@ def bulk_approve() -> Response:
     data = body()
     with service().store.tx() as db:
         if "submission_ids" in data:
-            rows = [_submission_or_404(db, s)
-                    for s in inputs.id_list(data["submission_ids"], "submission_ids")]
+            rows = [
+                _submission_or_404(db, s)
+                for s in inputs.id_list(data["submission_ids"], "submission_ids")
+            ]
         elif "study_id" in data and "participant_ids" in data:
             study_id = inputs.id_list([data["study_id"]], "study_id")[0]
             rows = [
-                r for p in inputs.id_list(data["participant_ids"], "participant_ids")
-                for r in db.execute("SELECT * FROM submission WHERE study_id = ? AND "
-                                    "participant_id = ?", (study_id, p)).fetchall()
+                r
+                for p in inputs.id_list(data["participant_ids"], "participant_ids")
+                for r in db.execute(
+                    "SELECT * FROM submission WHERE study_id = ? AND participant_id = ?",
+                    (study_id, p),
+                ).fetchall()
             ]
         else:
             raise ApiError(400, "Give submission_ids, or study_id and participant_ids.")
         for row in rows:
             _decide(db, row, {"action": "APPROVE"})
-    return jsonify(message="The request to bulk approve has been queued. Please try again in a "
-                   "few seconds.")
+    return jsonify(
+        message="The request to bulk approve has been queued. Please try again in a few seconds."
+    )
 
 
 @bp.post("/submissions/<sub_id>/request-return/")
@@ -378,10 +471,14 @@ def request_return(sub_id: str) -> Response:
     with store.tx() as db:
         row = _submission_or_404(db, sub_id)
         if row["status"] not in ("ACTIVE", "AWAITING REVIEW"):
-            raise ApiError(400, f"Submission {sub_id} is {row['status']}: a return can be asked "
-                           "of an active or completed submission only.")
-        db.execute("UPDATE submission SET return_requested = ? WHERE id = ?",
-                   (store.now(db), sub_id))
+            raise ApiError(
+                400,
+                f"Submission {sub_id} is {row['status']}: a return can be asked "
+                "of an active or completed submission only.",
+            )
+        db.execute(
+            "UPDATE submission SET return_requested = ? WHERE id = ?", (store.now(db), sub_id)
+        )
         return jsonify(submission_out(_submission_or_404(db, sub_id)))
 
 
@@ -390,8 +487,11 @@ def request_return(sub_id: str) -> Response:
 def set_up_bonuses() -> tuple[Response, int]:
     data = body()
     sid, csv = data.get("study_id"), data.get("csv_bonuses")
-    if not isinstance(sid, str) or not isinstance(csv, str) or not sid or not (
-        inputs.is_text(sid, 200) and inputs.is_text(csv, 10**6)
+    if (
+        not isinstance(sid, str)
+        or not isinstance(csv, str)
+        or not sid
+        or not (inputs.is_text(sid, 200) and inputs.is_text(csv, 10**6))
     ):
         raise ApiError(400, "study_id and csv_bonuses are required.")
     store = service().store
@@ -402,7 +502,9 @@ def set_up_bonuses() -> tuple[Response, int]:
             who, _, value = line.partition(",")
             took_part = db.execute(
                 "SELECT id, participant_id FROM submission WHERE study_id = ? AND "
-                "(id = ? OR participant_id = ?)", (sid, who, who)).fetchone()
+                "(id = ? OR participant_id = ?)",
+                (sid, who, who),
+            ).fetchone()
             try:
                 plain = value.strip().isascii() and "_" not in value
                 money = Decimal(value.strip()) if plain else Decimal(-1)
@@ -415,19 +517,38 @@ def set_up_bonuses() -> tuple[Response, int]:
             rows.append([took_part["id"], pricing.cents(money)])
             amount += money
         if wrong:
-            raise ApiError(400, f"These ids did not take part in the study, or their amounts "
-                           f"are not positive: {', '.join(wrong)}")
+            raise ApiError(
+                400,
+                f"These ids did not take part in the study, or their amounts "
+                f"are not positive: {', '.join(wrong)}",
+            )
         regime = pricing.vat_regime()
         fee = sum((pricing.service_fee(pricing.from_cents(c)) for _, c in rows), Decimal(0))
-        vat = sum((pricing.vat(pricing.service_fee(pricing.from_cents(c)), regime)
-                   for _, c in rows), Decimal(0))
+        vat = sum(
+            (pricing.vat(pricing.service_fee(pricing.from_cents(c)), regime) for _, c in rows),
+            Decimal(0),
+        )
         bonus_id = new_id()
-        db.execute("INSERT INTO bonus VALUES (?, ?, ?, ?, ?, ?, 0)",
-                   (bonus_id, sid, json.dumps(rows), pricing.cents(amount), pricing.cents(fee),
-                    pricing.cents(vat)))
+        db.execute(
+            "INSERT INTO bonus VALUES (?, ?, ?, ?, ?, ?, 0)",
+            (
+                bonus_id,
+                sid,
+                json.dumps(rows),
+                pricing.cents(amount),
+                pricing.cents(fee),
+                pricing.cents(vat),
+            ),
+        )
     total = pricing.cents(amount + fee + vat)
-    return jsonify(id=bonus_id, study=sid, amount=pricing.cents(amount), fees=pricing.cents(fee),
-                   vat=pricing.cents(vat), total_amount=total), 201
+    return jsonify(
+        id=bonus_id,
+        study=sid,
+        amount=pricing.cents(amount),
+        fees=pricing.cents(fee),
+        vat=pricing.cents(vat),
+        total_amount=total,
+    ), 201
 
 
 @bp.post("/bulk-bonus-payments/<bonus_id>/pay/")
@@ -459,8 +580,10 @@ def create_group() -> tuple[Response, int]:
     store = service().store
     with store.tx() as db:
         gid = new_id()
-        db.execute("INSERT INTO participant_group VALUES (?, ?, ?, ?)",
-                   (gid, data["name"], workspace, store.seq(db)))
+        db.execute(
+            "INSERT INTO participant_group VALUES (?, ?, ?, ?)",
+            (gid, data["name"], workspace, store.seq(db)),
+        )
         for pid in members:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
     return jsonify(id=gid, name=data["name"], workspace_id=workspace, is_active=True), 201
@@ -470,15 +593,20 @@ def create_group() -> tuple[Response, int]:
 def list_groups() -> Response:
     with service().store.tx() as db:
         rows = db.execute("SELECT * FROM participant_group ORDER BY seq").fetchall()
-    return paginate([{"id": r["id"], "name": r["name"], "workspace_id": r["workspace_id"],
-                      "is_active": True} for r in rows])
+    return paginate(
+        [
+            {"id": r["id"], "name": r["name"], "workspace_id": r["workspace_id"], "is_active": True}
+            for r in rows
+        ]
+    )
 
 
 def _group_members(db: sqlite3.Connection, gid: str) -> Response:
     if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
         raise ApiError(404, f"Participant group {gid} not found.")
-    rows = db.execute("SELECT participant_id FROM group_member WHERE group_id = ? ORDER BY "
-                      "participant_id", (gid,)).fetchall()
+    rows = db.execute(
+        "SELECT participant_id FROM group_member WHERE group_id = ? ORDER BY participant_id", (gid,)
+    ).fetchall()
     return paginate([{"participant_id": r[0]} for r in rows])
 
 
@@ -508,6 +636,7 @@ def remove_members(gid: str) -> Response:
         if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
             raise ApiError(404, f"Participant group {gid} not found.")
         for pid in ids:
-            db.execute("DELETE FROM group_member WHERE group_id = ? AND participant_id = ?",
-                       (gid, pid))
+            db.execute(
+                "DELETE FROM group_member WHERE group_id = ? AND participant_id = ?", (gid, pid)
+            )
         return _group_members(db, gid)

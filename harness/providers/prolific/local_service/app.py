@@ -42,13 +42,22 @@ class ApiError(Exception):
         super().__init__(str(detail))
         self.status, self.detail = status, detail
         self.code = code or {400: 140001, 401: 140100, 403: 140300, 404: 140400}.get(status, 0)
-        self.title = title or {400: "Bad request", 401: "Unauthorized", 403: "Forbidden",
-                               404: "Not found", 429: "Too many requests",
-                               503: "Service unavailable"}.get(status, "Error")  # fmt: skip
+        self.title = title or {
+            400: "Bad request",
+            401: "Unauthorized",
+            403: "Forbidden",
+            404: "Not found",
+            429: "Too many requests",
+            503: "Service unavailable",
+        }.get(status, "Error")
 
     def response(self) -> tuple[Response, int]:
-        body = {"status": self.status, "error_code": self.code, "title": self.title,
-                "detail": self.detail}  # fmt: skip
+        body = {
+            "status": self.status,
+            "error_code": self.code,
+            "title": self.title,
+            "detail": self.detail,
+        }
         return jsonify(error=body), self.status
 
 
@@ -62,16 +71,23 @@ class Faults:
     _random: random.Random = field(default_factory=random.Random, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    LIMITS = {"rate_limit_share": (0, 1), "unavailable_share": (0, 1), "latency_ms": (0, 60000),
-              "retry_after": (0, 3600), "seed": (0, 2**31)}  # fmt: skip
+    LIMITS = {
+        "rate_limit_share": (0, 1),
+        "unavailable_share": (0, 1),
+        "latency_ms": (0, 60000),
+        "retry_after": (0, 3600),
+        "seed": (0, 2**31),
+    }
 
     def update(self, values: dict[str, Any]) -> None:
         for name, value in values.items():
             if name not in self.LIMITS:
                 raise ValueError(f"unknown fault switch {name!r}; known: {sorted(self.LIMITS)}")
             low, high = self.LIMITS[name]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                low <= value <= high
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (low <= value <= high)
             ):
                 raise ValueError(f"{name} must be a number from {low} to {high}, got {value!r}")
         with self._lock:
@@ -160,8 +176,11 @@ def create_app(settings: Settings) -> Flask:
         given = json_object().get("advance", 0)
         advance = number(given, -MAX_ADVANCE, MAX_ADVANCE)
         if advance is None:
-            raise ApiError(400, f"advance must be a number of seconds within {MAX_ADVANCE:g} "
-                           f"(ten years) either way, got {given!r}")  # fmt: skip
+            raise ApiError(
+                400,
+                f"advance must be a number of seconds within {MAX_ADVANCE:g} "
+                f"(ten years) either way, got {given!r}",
+            )
         store = service().store
         with store.tx() as db:
             offset = float(store.meta(db, "clock_offset")) + float(advance)

@@ -31,15 +31,27 @@ def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal
     type=click.Path(dir_okay=False, path_type=Path),
     help="The service's own SQLite file; state survives a restart.",
 )
-@click.option("--balance", default="10000.00", show_default=True, callback=_amount,
-              help="Starting balance of a new database (dollars).")  # fmt: skip
+@click.option(
+    "--balance",
+    default="10000.00",
+    show_default=True,
+    callback=_amount,
+    help="Starting balance of a new database (dollars).",
+)
 @click.option("--rate-limit-share", type=float, default=0.0, help="Answer 429 to this share.")
 @click.option("--retry-after", type=int, default=1, help="Seconds a 429 asks to wait.")
 @click.option("--unavailable-share", type=float, default=0.0, help="Answer 503 to this share.")
 @click.option("--latency-ms", type=float, default=0.0, help="Delay every requester call.")
-def prolific_local_command(host: str, port: int, db_path: Path, balance: Decimal,
-                           rate_limit_share: float, retry_after: int, unavailable_share: float,
-                           latency_ms: float) -> None:  # fmt: skip
+def prolific_local_command(
+    host: str,
+    port: int,
+    db_path: Path,
+    balance: Decimal,
+    rate_limit_share: float,
+    retry_after: int,
+    unavailable_share: float,
+    latency_ms: float,
+) -> None:
     """Run the local Prolific service: Prolific's API v1 (what harness uses) at
     http://HOST:PORT/api/v1/, participants at /participant/... (see docs/platforms.md). It runs
     on gunicorn (one process, 32 threads); stop it with kill PID (graceful) or Ctrl-C."""
@@ -48,8 +60,12 @@ def prolific_local_command(host: str, port: int, db_path: Path, balance: Decimal
     from harness.providers.mturk.local_service.server import ServerOptions, serve
     from harness.providers.prolific.local_service import Settings, create_app
 
-    faults = {"rate_limit_share": rate_limit_share, "retry_after": retry_after,
-              "unavailable_share": unavailable_share, "latency_ms": latency_ms}  # fmt: skip
+    faults = {
+        "rate_limit_share": rate_limit_share,
+        "retry_after": retry_after,
+        "unavailable_share": unavailable_share,
+        "latency_ms": latency_ms,
+    }
     settings = Settings(db_path=db_path, balance=balance)
     service = create_app(settings).extensions["prolific_local"]  # checked once, here
     try:
@@ -65,5 +81,9 @@ def prolific_local_command(host: str, port: int, db_path: Path, balance: Decimal
         return app
 
     click.echo(f"Local Prolific service on http://{host}:{port}/api/v1/ (state in {db_path})")
-    serve(build, ServerOptions(host=host, port=port, name="harness-prolific-local",
-                               extension="prolific_local"))  # fmt: skip
+    serve(
+        build,
+        ServerOptions(
+            host=host, port=port, name="harness-prolific-local", extension="prolific_local"
+        ),
+    )

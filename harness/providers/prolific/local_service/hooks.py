@@ -70,9 +70,13 @@ def create_secret() -> tuple[Response, int]:
 
 # -- subscriptions --------------------------------------------------------------------------------
 def _detail(row: sqlite3.Row) -> dict[str, Any]:
-    return {"id": row["id"], "event_type": row["event_type"], "target_url": row["target_url"],
-            "workspace_id": row["workspace_id"],
-            "is_enabled": bool(row["enabled"] and row["confirmed"])}  # fmt: skip
+    return {
+        "id": row["id"],
+        "event_type": row["event_type"],
+        "target_url": row["target_url"],
+        "workspace_id": row["workspace_id"],
+        "is_enabled": bool(row["enabled"] and row["confirmed"]),
+    }
 
 
 def _subscription(db: sqlite3.Connection, hook_id: str) -> sqlite3.Row:
@@ -88,8 +92,9 @@ def _subscription(db: sqlite3.Connection, hook_id: str) -> sqlite3.Row:
 def list_subscriptions() -> Response:
     workspace = _workspace(request.args.get("workspace_id", WORKSPACE))
     with service().store.tx() as db:
-        rows = db.execute("SELECT * FROM hook_subscription WHERE workspace_id = ? ORDER BY seq",
-                          (workspace,)).fetchall()  # fmt: skip
+        rows = db.execute(
+            "SELECT * FROM hook_subscription WHERE workspace_id = ? ORDER BY seq", (workspace,)
+        ).fetchall()
     found = [_detail(r) for r in rows]
     wanted = request.args.get("is_enabled")
     if wanted in ("true", "false"):
@@ -120,12 +125,16 @@ def create_subscription() -> tuple[Response, int]:
     store = service().store
     with store.tx() as db:
         if workspace_secret(db, workspace) is None:
-            raise ApiError(400, "Create a secret for the workspace (POST /api/v1/hooks/secrets/) "
-                           "before subscribing.")  # fmt: skip
+            raise ApiError(
+                400,
+                "Create a secret for the workspace (POST /api/v1/hooks/secrets/) "
+                "before subscribing.",
+            )
         hook_id, confirm = new_id(), new_id()
-        db.execute("INSERT INTO hook_subscription VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
-                   (hook_id, event_type, target, workspace, int(enabled), confirm,
-                    store.seq(db)))  # fmt: skip
+        db.execute(
+            "INSERT INTO hook_subscription VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+            (hook_id, event_type, target, workspace, int(enabled), confirm, store.seq(db)),
+        )
         out = _detail(_subscription(db, hook_id))
     answer = jsonify(results=[out])
     answer.headers["X-Hook-Secret"] = confirm

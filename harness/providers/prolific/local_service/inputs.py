@@ -80,8 +80,11 @@ def study_problems(data: dict[str, Any]) -> dict[str, list[str]]:
     for name in ("internal_name", "prolific_id_option"):
         if name in data and not is_text(data[name]):
             problems[name] = [f"Must be text of at most {MAX_TEXT} characters."]
-    limits = {"reward": MAX_CENTS, "total_available_places": MAX_PLACES,
-              "estimated_completion_time": MAX_MINUTES}  # fmt: skip
+    limits = {
+        "reward": MAX_CENTS,
+        "total_available_places": MAX_PLACES,
+        "estimated_completion_time": MAX_MINUTES,
+    }
     for name, high in limits.items():
         if not is_whole(data[name], 1, high):
             problems[name] = [f"Must be a whole number from 1 to {high}."]

@@ -43,8 +43,9 @@ def workspace_secret(db: sqlite3.Connection, workspace: str) -> dict[str, str] |
 def notify(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
     """Queue a ``submission.status.change`` of the submission (its status now) for every
     confirmed, enabled subscription; call inside the transaction that changed it."""
-    row = db.execute("SELECT participant_id, status FROM submission WHERE id = ?",
-                     (submission_id,)).fetchone()  # fmt: skip
+    row = db.execute(
+        "SELECT participant_id, status FROM submission WHERE id = ?", (submission_id,)
+    ).fetchone()
     if row is None:
         return
     body = json.dumps(
@@ -61,8 +62,10 @@ def notify(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
         (SUBMISSION_EVENT,),
     ).fetchall()
     for (hook_id,) in hooks:
-        db.execute("INSERT INTO hook_delivery (subscription_id, event_id, body, due) VALUES "
-                   "(?, ?, ?, ?)", (hook_id, new_id(), body, time.time()))  # fmt: skip
+        db.execute(
+            "INSERT INTO hook_delivery (subscription_id, event_id, body, due) VALUES (?, ?, ?, ?)",
+            (hook_id, new_id(), body, time.time()),
+        )
     if hooks and store.deliveries is not None:
         store.deliveries.wake()
 
@@ -80,8 +83,9 @@ class Deliveries:
     def wake(self) -> None:
         with self._lock:
             if self._thread is None and not self._stop.is_set():
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name="prolific-local-hooks")  # fmt: skip
+                self._thread = threading.Thread(
+                    target=self._run, daemon=True, name="prolific-local-hooks"
+                )
                 self._thread.start()
         self._wake.set()
 
@@ -130,9 +134,17 @@ def _post(row: sqlite3.Row, secret: str) -> bool:
     stamp = str(int(time.time()))
     body = row["body"].encode()
     try:
-        answer = requests.post(row["target_url"], data=body, timeout=(2, 10), headers={
-            "Content-Type": "application/json", "X-Event-ID": row["event_id"],
-            TIMESTAMP: stamp, SIGNATURE: signature(secret, stamp, body)})  # fmt: skip
+        answer = requests.post(
+            row["target_url"],
+            data=body,
+            timeout=(2, 10),
+            headers={
+                "Content-Type": "application/json",
+                "X-Event-ID": row["event_id"],
+                TIMESTAMP: stamp,
+                SIGNATURE: signature(secret, stamp, body),
+            },
+        )
     except requests.RequestException:
         return False
     return 200 <= answer.status_code < 300

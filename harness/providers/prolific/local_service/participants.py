@@ -58,8 +58,9 @@ def _participant(store: Store, db: sqlite3.Connection) -> tuple[str, dict[str, A
     return pid, profile
 
 
-def eligible(db: sqlite3.Connection, study: dict[str, Any], pid: str,
-             profile: dict[str, Any]) -> str | None:
+def eligible(
+    db: sqlite3.Connection, study: dict[str, Any], pid: str, profile: dict[str, Any]
+) -> str | None:
     """Why the participant may not take the study (None: they may)."""
     for f in study.get("filters") or []:
         fid = f.get("filter_id")
@@ -79,8 +80,10 @@ def eligible(db: sqlite3.Connection, study: dict[str, Any], pid: str,
         elif fid == "participant_group_blocklist":
             groups = f.get("selected_values", [])
             marks = ",".join("?" * len(groups)) or "''"
-            hit = db.execute(f"SELECT 1 FROM group_member WHERE participant_id = ? AND group_id "
-                             f"IN ({marks})", (pid, *groups)).fetchone()
+            hit = db.execute(
+                f"SELECT 1 FROM group_member WHERE participant_id = ? AND group_id IN ({marks})",
+                (pid, *groups),
+            ).fetchone()
             if hit is not None:
                 return "on the study's blocklist"
     return None
@@ -89,7 +92,9 @@ def eligible(db: sqlite3.Connection, study: dict[str, Any], pid: str,
 def _free_places(db: sqlite3.Connection, study: dict[str, Any]) -> int:
     taken = db.execute(
         f"SELECT COUNT(*) FROM submission WHERE study_id = ? AND status IN "
-        f"({','.join('?' * len(TAKES_PLACE))})", (study["id"], *TAKES_PLACE)).fetchone()[0]
+        f"({','.join('?' * len(TAKES_PLACE))})",
+        (study["id"], *TAKES_PLACE),
+    ).fetchone()[0]
     return int(study["total_available_places"]) - int(taken)
 
 
@@ -103,12 +108,19 @@ def studies() -> Response:
         for (sid,) in db.execute("SELECT id FROM study WHERE status = 'ACTIVE' ORDER BY created"):
             study = store.study(db, sid)
             assert study is not None
-            done = db.execute("SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?",
-                              (sid, pid)).fetchone()
+            done = db.execute(
+                "SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?", (sid, pid)
+            ).fetchone()
             why = eligible(db, study, pid, profile)
             if done is None and why is None and _free_places(db, study) > 0:
-                out.append({"id": sid, "name": study["name"], "reward": study["reward"],
-                            "estimated_completion_time": study["estimated_completion_time"]})
+                out.append(
+                    {
+                        "id": sid,
+                        "name": study["name"],
+                        "reward": study["reward"],
+                        "estimated_completion_time": study["estimated_completion_time"],
+                    }
+                )
     return jsonify(results=out)
 
 
@@ -120,12 +132,14 @@ def join(sid: str) -> tuple[Response, int]:
         pid, profile = _participant(store, db)
         study = store.study(db, sid)
         if study is not None and study["status"] == "PAUSED":
-            raise ApiError(409, "This study is paused: no place can be reserved now.", 140904,
-                           "Conflict")  # fmt: skip
+            raise ApiError(
+                409, "This study is paused: no place can be reserved now.", 140904, "Conflict"
+            )
         if study is None or study["status"] != "ACTIVE":
             raise ApiError(404, f"Study {sid} is not open.")
-        if db.execute("SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?",
-                      (sid, pid)).fetchone():
+        if db.execute(
+            "SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?", (sid, pid)
+        ).fetchone():
             raise ApiError(409, "You have already taken part in this study.", 140901, "Conflict")
         why = eligible(db, study, pid, profile)
         if why is not None:
@@ -133,12 +147,18 @@ def join(sid: str) -> tuple[Response, int]:
         if _free_places(db, study) <= 0:
             raise ApiError(409, "This study has no free place.", 140902, "Conflict")
         sub_id = new_id()
-        db.execute("INSERT INTO submission (id, study_id, participant_id, status, started, seq) "
-                   "VALUES (?, ?, ?, 'ACTIVE', ?, ?)",
-                   (sub_id, sid, pid, store.now(db), store.seq(db)))
+        db.execute(
+            "INSERT INTO submission (id, study_id, participant_id, status, started, seq) "
+            "VALUES (?, ?, ?, 'ACTIVE', ?, ?)",
+            (sub_id, sid, pid, store.now(db), store.seq(db)),
+        )
         notify(store, db, sub_id)
-        url = (study["external_study_url"].replace("{{%PROLIFIC_PID%}}", pid)
-               .replace("{{%STUDY_ID%}}", sid).replace("{{%SESSION_ID%}}", sub_id))
+        url = (
+            study["external_study_url"]
+            .replace("{{%PROLIFIC_PID%}}", pid)
+            .replace("{{%STUDY_ID%}}", sid)
+            .replace("{{%SESSION_ID%}}", sub_id)
+        )
     answer = jsonify(submission_id=sub_id, study_url=url)
     answer.set_cookie("prolific_local_pid", pid, httponly=True, samesite="Lax")
     return answer, 201
@@ -155,16 +175,25 @@ def complete() -> Response:
         pid = request.args.get("participant_id") or request.cookies.get("prolific_local_pid")
         if not pid:
             raise ApiError(400, "Who is completing? (no participant_id, no cookie)")
-        for row in db.execute("SELECT * FROM submission WHERE participant_id = ? AND status = "
-                              "'ACTIVE' ORDER BY seq DESC", (pid,)).fetchall():
+        for row in db.execute(
+            "SELECT * FROM submission WHERE participant_id = ? AND status = "
+            "'ACTIVE' ORDER BY seq DESC",
+            (pid,),
+        ).fetchall():
             study = store.study(db, row["study_id"])
             assert study is not None
             if code in {c.get("code") for c in study["completion_codes"]}:
-                db.execute("UPDATE submission SET status = 'AWAITING REVIEW', completed = ?, "
-                           "entered_code = ? WHERE id = ?", (store.now(db), code, row["id"]))
+                db.execute(
+                    "UPDATE submission SET status = 'AWAITING REVIEW', completed = ?, "
+                    "entered_code = ? WHERE id = ?",
+                    (store.now(db), code, row["id"]),
+                )
                 notify(store, db, row["id"])
-                return jsonify(submission_out(db.execute(
-                    "SELECT * FROM submission WHERE id = ?", (row["id"],)).fetchone()))
+                return jsonify(
+                    submission_out(
+                        db.execute("SELECT * FROM submission WHERE id = ?", (row["id"],)).fetchone()
+                    )
+                )
     raise ApiError(400, f"{code!r} is not the completion code of a study you are taking.")
 
 
@@ -176,9 +205,16 @@ def give_back(sub_id: str) -> Response:
         if row is None:
             raise ApiError(404, f"Submission {sub_id} not found.")
         if row["status"] not in ("RESERVED", "ACTIVE", "AWAITING REVIEW"):
-            raise ApiError(409, f"Submission {sub_id} is {row['status']}: it cannot be "
-                           "returned.", 140903, "Conflict")
+            raise ApiError(
+                409,
+                f"Submission {sub_id} is {row['status']}: it cannot be returned.",
+                140903,
+                "Conflict",
+            )
         db.execute("UPDATE submission SET status = 'RETURNED' WHERE id = ?", (sub_id,))
         notify(store, db, sub_id)
-        return jsonify(submission_out(db.execute(
-            "SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()))
+        return jsonify(
+            submission_out(
+                db.execute("SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()
+            )
+        )

@@ -130,8 +130,7 @@ def test_a_100k_deep_body_is_refused_on_every_side(mturk):
     requester = refused(mturk.raw("GetAccountBalance", DEEP))
     assert requester == {
         "__type": "SerializationException",
-        "Message": "The request body is refused: the JSON body is nested more than 32 levels "
-        "deep",
+        "Message": "The request body is refused: the JSON body is nested more than 32 levels deep",
     }
     headers = {"Content-Type": "application/json"}
     worker = mturk.session.post(f"{mturk.url}/worker/hits/X/accept", data=DEEP, headers=headers)
@@ -208,9 +207,10 @@ def test_a_control_character_in_an_answer_is_refused_not_stored(mturk, client):
         "error": "the answer field 'answer' holds a control character",
     }
     mturk.submit(assignment_id, answer="7")
-    assert "<FreeText>7</FreeText>" in client.list_assignments_for_hit(HITId=hit_id)[
-        "Assignments"
-    ][0]["Answer"]
+    assert (
+        "<FreeText>7</FreeText>"
+        in client.list_assignments_for_hit(HITId=hit_id)["Assignments"][0]["Answer"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -57,8 +57,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     assignment = service.work(hit["HITId"], "AWORKER1")
     held = service.accept(hit["HITId"], "AWORKER2")["AssignmentId"]
     qual = client.create_qualification_type(
-        Name="fuzz", Description="d", QualificationTypeStatus="Active", Test=TEST,
-        AnswerKey=KEY, TestDurationInSeconds=600,
+        Name="fuzz",
+        Description="d",
+        QualificationTypeStatus="Active",
+        Test=TEST,
+        AnswerKey=KEY,
+        TestDurationInSeconds=600,
     )["QualificationType"]["QualificationTypeId"]
     manual = client.create_qualification_type(
         Name="manual", Description="d", QualificationTypeStatus="Active"
@@ -192,8 +196,19 @@ WORKER_PATHS = [
     ("post", "/worker/qualification-requests/{request}/answers"),
 ]
 PARAMS = [
-    "workerId", "country", "subdivision", "percentApproved", "numberApproved", "master",
-    "adult", "maxResults", "nextToken", "acceptable", "assignmentId", "q", "answer",
+    "workerId",
+    "country",
+    "subdivision",
+    "percentApproved",
+    "numberApproved",
+    "master",
+    "adult",
+    "maxResults",
+    "nextToken",
+    "acceptable",
+    "assignmentId",
+    "q",
+    "answer",
 ]
 
 
@@ -210,9 +225,7 @@ def test_worker_side_never_fails_hangs_or_half_writes(world, data):
         )
     )
     if data.draw(st.booleans()):
-        values["workerId"] = data.draw(
-            st.sampled_from(["AWORKER1", "AWORKER2", "ABLOCKED", "AW9"])
-        )
+        values["workerId"] = data.draw(st.sampled_from(["AWORKER1", "AWORKER2", "ABLOCKED", "AW9"]))
     encoding = data.draw(st.sampled_from(["query", "form", "json", "junk"]))
 
     junk = data.draw(st.binary(max_size=30))

@@ -224,7 +224,9 @@ def test_an_sqs_endpoint_off_this_machine_is_refused_at_start(tmp_path, endpoint
     )
 
 
-@pytest.mark.parametrize("endpoint", ["http://127.0.0.1:9324", "http://localhost:1", "http://[::1]:9"])
+@pytest.mark.parametrize(
+    "endpoint", ["http://127.0.0.1:9324", "http://localhost:1", "http://[::1]:9"]
+)
 def test_loopback_endpoints_are_taken(tmp_path, endpoint):
     app = create_app(Settings(db_path=tmp_path / "m.sqlite", sqs_endpoint_url=endpoint))
     assert app.extensions["mturk_local"].sender.endpoint_url == endpoint

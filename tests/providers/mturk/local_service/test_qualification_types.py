@@ -106,8 +106,9 @@ def test_amtis_associate_by_name_finds_the_type(client):
     response = client.list_qualification_types(
         Query="amti-qual", MustBeRequestable=True, MustBeOwnedByCaller=True, MaxResults=100
     )
-    assert [q["QualificationTypeId"] for q in response["QualificationTypes"]
-            if q["Name"] == "amti-qual"] == [made]
+    assert [
+        q["QualificationTypeId"] for q in response["QualificationTypes"] if q["Name"] == "amti-qual"
+    ] == [made]
 
 
 # -- Masters and the other system types ---------------------------------------------------
@@ -117,7 +118,10 @@ def test_amtis_associate_by_name_finds_the_type(client):
 def test_masters_is_a_known_system_type_granted_to_nobody_unless_stated(mturk, client, masters):
     req = [{"QualificationTypeId": masters, "Comparator": "Exists", "ActionsGuarded": "Accept"}]
     type_id = client.create_hit_type(
-        Title="t", Description="d", Reward="0.10", AssignmentDurationInSeconds=60,
+        Title="t",
+        Description="d",
+        Reward="0.10",
+        AssignmentDurationInSeconds=60,
         QualificationRequirements=req,
     )["HITTypeId"]
     hit_id = client.create_hit_with_hit_type(

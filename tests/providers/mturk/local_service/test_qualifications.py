@@ -291,9 +291,15 @@ def test_groups_closed_to_each_other_by_does_not_exist_hide_and_refuse_the_other
     groups = {name: qual_type(client, f"group {name}") for name in ("a", "b", "c")}
     hits = {}
     for name in groups:
-        req = [{"QualificationTypeId": other, "Comparator": "DoesNotExist",
-                "ActionsGuarded": "DiscoverPreviewAndAccept"}
-               for g, other in groups.items() if g != name]  # fmt: skip
+        req = [
+            {
+                "QualificationTypeId": other,
+                "Comparator": "DoesNotExist",
+                "ActionsGuarded": "DiscoverPreviewAndAccept",
+            }
+            for g, other in groups.items()
+            if g != name
+        ]
         hits[name] = client.create_hit(**hit_params(QualificationRequirements=req))["HIT"]["HITId"]
     seen = visible(mturk, "ANEW")
     assert all(seen[h] == (True, True) for h in hits.values())

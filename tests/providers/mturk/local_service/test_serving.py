@@ -36,8 +36,16 @@ def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     with log.open("w") as out:
         process = subprocess.Popen(
             [
-                sys.executable, "-m", "harness", "mturk-local", "--port", str(port),
-                "--db", str(tmp_path / "m.sqlite"), "--graceful-timeout", "60",
+                sys.executable,
+                "-m",
+                "harness",
+                "mturk-local",
+                "--port",
+                str(port),
+                "--db",
+                str(tmp_path / "m.sqlite"),
+                "--graceful-timeout",
+                "60",
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -75,22 +83,26 @@ def test_200_concurrent_workers_are_all_answered(served):
             listed = http.get(f"{url}/worker/hits", params={"workerId": worker}, timeout=120)
             if listed.status_code != 200:
                 return f"list {listed.status_code}"
-            r = http.post(f"{url}/worker/hits/{hit_ids[i % 70]}/accept", data={"workerId": worker},
-                          timeout=120)
+            r = http.post(
+                f"{url}/worker/hits/{hit_ids[i % 70]}/accept",
+                data={"workerId": worker},
+                timeout=120,
+            )
             if r.status_code == 409:
                 return "full"
             if r.status_code != 200:
                 return f"accept {r.status_code}"
-            done = http.post(f"{url}/mturk/externalSubmit",
-                             data={"assignmentId": r.json()["AssignmentId"], "a": "1"}, timeout=120)
+            done = http.post(
+                f"{url}/mturk/externalSubmit",
+                data={"assignmentId": r.json()["AssignmentId"], "a": "1"},
+                timeout=120,
+            )
             return "ok" if done.status_code == 200 else f"submit {done.status_code}"
 
     with ThreadPoolExecutor(max_workers=200) as pool:
         outcomes = list(pool.map(one_worker, range(200)))
     assert outcomes.count("ok") == 200, sorted(set(outcomes))
-    submitted = sum(
-        client.get_hit(HITId=h)["HIT"]["NumberOfAssignmentsAvailable"] for h in hit_ids
-    )
+    submitted = sum(client.get_hit(HITId=h)["HIT"]["NumberOfAssignmentsAvailable"] for h in hit_ids)
     assert submitted == 70 * 3 - 200
 
 
@@ -100,9 +112,15 @@ def test_sigterm_lets_a_request_in_flight_finish(served):
     requests.post(f"{url}/_control/faults", json={"latency_ms": 1500}, timeout=60)
     port = int(url.rsplit(":", 1)[1])
     slow = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    slow.request("POST", "/", body="{}", headers={
-        "X-Amz-Target": "MTurkRequesterServiceV20170117.GetAccountBalance",
-        "Content-Type": "application/x-amz-json-1.1"})  # fmt: skip
+    slow.request(
+        "POST",
+        "/",
+        body="{}",
+        headers={
+            "X-Amz-Target": "MTurkRequesterServiceV20170117.GetAccountBalance",
+            "Content-Type": "application/x-amz-json-1.1",
+        },
+    )
     # The service takes connections in the order they came (one process): a later one answered
     # means the slow one was taken too, and is in flight however slow the machine
     assert requests.get(f"{url}/_control/clock", timeout=60).ok
