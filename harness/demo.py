@@ -104,6 +104,7 @@ def _crowd_loop(
     from harness.screening.inputs import stored_inputs
     from harness.simulate.crowds import simulate_study
     from harness.store.database import open_store
+    from harness.store.studies import read_launched
 
     study = demo.study
     engine = open_store(db)
@@ -129,13 +130,14 @@ def _crowd_loop(
         crowd = simulate_study(engine, study, CROWD_MIX, size=size, seed=demo.seed)
         say(crowd.line(study))
         say("== sync")
-        synced = sync_stored_study(engine, study)
+        running = read_launched(engine, study)
+        synced = sync_stored_study(engine, running)
         for line in [*synced.lines(study), *synced.warnings(study)]:
             say(line)
         say("== review")
-        say(review_summary(study, review_stored_study(engine, study)))
+        say(review_summary(study, review_stored_study(engine, running)))
         say("== status")
-        for line in stored_study_status(engine, study):
+        for line in stored_study_status(engine, running):
             say(line)
         say("== screen")
         say(screen_workers(*stored_inputs(study, db)).summary())

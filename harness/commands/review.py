@@ -19,10 +19,11 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
     Prints the counts per action (every action with --verbose or --dry-run)."""
     from harness.platform.review import review_stored_study, review_summary
     from harness.store.database import open_store
+    from harness.store.studies import read_launched
 
     engine = open_store(db)
     try:
-        actions = review_stored_study(engine, study, dry_run=dry_run)
+        actions = review_stored_study(engine, read_launched(engine, study), dry_run=dry_run)
     finally:
         engine.dispose()
     prefix = "would " if dry_run else ""

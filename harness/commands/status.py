@@ -34,17 +34,16 @@ def status(study: str, db: str | None, watch: bool, every: float, updates: int) 
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
     from harness.platform.status import stored_study_status
-    from harness.store import launched_study, session_scope
     from harness.store.database import open_store
+    from harness.store.studies import read_launched
 
     engine = open_store(db)
     try:
+        running = read_launched(engine, study)
         if watch:
-            with session_scope(engine) as session:
-                study_id = launched_study(session, study).id
-            _watch(engine, study_id, every, updates)
+            _watch(engine, running.id, every, updates)
             return
-        lines = stored_study_status(engine, study)
+        lines = stored_study_status(engine, running)
     finally:
         engine.dispose()
     for line in lines:

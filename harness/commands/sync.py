@@ -31,10 +31,12 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     """
     from harness.platform.sync_run import sync_stored_study
     from harness.store.database import open_store
+    from harness.store.studies import read_launched
 
     engine = open_store(db)
     try:
-        run = sync_stored_study(engine, study, apply=apply_decisions, queue_url=queue_url)
+        running = read_launched(engine, study)
+        run = sync_stored_study(engine, running, apply=apply_decisions, queue_url=queue_url)
     finally:
         engine.dispose()
     for line in run.lines(study):

@@ -279,24 +279,22 @@ def _reason(decision: ScreeningDecision) -> str:
 
 
 def review_stored_study(
-    engine: sa.Engine, study: str, *, dry_run: bool = False
+    engine: sa.Engine, running: LaunchedStudy, *, dry_run: bool = False
 ) -> list[ReviewAction]:
-    """Screen what ``study`` stored and nobody screened yet (nothing goes unscreened into
+    """Screen what ``running`` stored and nobody screened yet (nothing goes unscreened into
     review), then review it on its platform (`review_study`)."""
     from harness.errors import StoreError
     from harness.platform.registry import provider_for
     from harness.platform.submissions.after_submission import run_after_submission, screen
-    from harness.store import launched_study, session_scope
+    from harness.store import session_scope
 
-    with session_scope(engine) as session:
-        running = launched_study(session, study)
     provider = provider_for(running)
     if not dry_run:
         failure = run_after_submission(engine, screen, running)
         if failure is not None:
             raise StoreError(
-                f"screening {study}'s stored assignments failed ({failure}); nothing was "
-                "reviewed. Fix the cause and run `harness review` again"
+                f"screening {running.study.name}'s stored assignments failed ({failure}); "
+                "nothing was reviewed. Fix the cause and run `harness review` again"
             )
     with session_scope(engine) as session:
         return review_study(session, provider, running, dry_run=dry_run)

@@ -24,7 +24,7 @@ from harness.providers.mturk.pricing import format_amount
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions
-from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment
+from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment, Study
 from harness.store.quarantine import quarantine_counts
 from harness.store.studies import LaunchedStudy
 
@@ -217,17 +217,19 @@ def _blocked(session: Session, study_id: int | None) -> int:
     return sum(1 for kind in latest.values() if kind == EventKind.BLOCKED)
 
 
-def stored_study_status(engine: sa.Engine, study: str) -> list[str]:
-    """``study``'s report (`study_report`), read from the store once a pause or resume made on
+def stored_study_status(engine: sa.Engine, running: LaunchedStudy) -> list[str]:
+    """``running``'s report (`study_report`), read from the store once a pause or resume made on
     its platform is recorded (`platform_pause`), with what that recorded."""
     from harness.platform.registry import platform_named
-    from harness.store import launched_study, session_scope
+    from harness.store import session_scope
+    from harness.store.studies import launched
 
     with session_scope(engine) as session:
-        running = launched_study(session, study)
+        study = session.get(Study, running.id)
+        assert study is not None  # launched studies are never deleted
         platform = platform_named(running.platform.provider)
-        note = platform_pause(session, running)
-        running = launched_study(session, study)  # as the platform's pause left it
+        note = platform_pause(session, launched(session, study))
+        running = launched(session, study)  # as the platform's pause left it
         lines = study_report(session, platform, running).lines()
     return [*lines, f"  {note}"] if note else lines
 

@@ -70,25 +70,22 @@ class SyncRun:
 
 
 def sync_stored_study(
-    engine: sa.Engine, study: str, *, apply: bool = True, queue_url: str | None = None
+    engine: sa.Engine, running: LaunchedStudy, *, apply: bool = True, queue_url: str | None = None
 ) -> SyncRun:
-    """Pull ``study``'s submissions from its platform (polling, or from ``queue_url``: an SQS
+    """Pull ``running``'s submissions from its platform (polling, or from ``queue_url``: an SQS
     queue, `STORED_QUEUE` for the study's own) into the store; then screen every stored
     assignment not screened yet and (``apply``) carry out the decisions still pending."""
     from harness.platform.registry import provider_for
     from harness.platform.review import apply_pending_decisions
-    from harness.store import launched_study
 
-    with session_scope(engine) as session:
-        running = launched_study(session, study)
     provider = provider_for(running)
     hooks = study_sync_hooks(engine, provider, running, screening=False)
     if queue_url == STORED_QUEUE:
         queue_url = running.platform.notification_queue
         if not queue_url:
             raise InputError(
-                f"study {study!r} was launched without --notify-queue: give the queue's "
-                "URL to --from-queue, or sync without it (polling)"
+                f"study {running.study.name!r} was launched without --notify-queue: give the "
+                "queue's URL to --from-queue, or sync without it (polling)"
             )
     if queue_url:
         sqs = provider.platform.queue_client(running.target, queue_url)

@@ -90,6 +90,15 @@ def launched_study(session: Session, name: str) -> LaunchedStudy:
     return LaunchedStudy(study, study_platform(session, study))
 
 
+def read_launched(engine: sa.Engine, name: str) -> LaunchedStudy:
+    """The launched study called ``name``, read in a transaction of its own: what a command
+    or the demo resolves once, at its edge, and hands on."""
+    from harness.store.database import session_scope
+
+    with session_scope(engine) as session:
+        return launched_study(session, name)
+
+
 def launched(session: Session, study: Study) -> LaunchedStudy:
     """``study`` with its platform row."""
     return LaunchedStudy(study, study_platform(session, study))
