@@ -36,7 +36,7 @@ from sqlmodel import Session, col, select
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.platform.contract import Submission
-from harness.platform.verification import Verdict, Verification, Verifier, compare
+from harness.platform.verification import Verdict, Verification, compare
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.events import EventKind, log_events
@@ -47,10 +47,9 @@ from harness.store.models import (
     Judgment,
     QuarantinedSubmission,
     QuarantineState,
-    Study,
     Worker,
 )
-from harness.store.quarantine import pending, resolved_payload
+from harness.store.quarantine import resolved_payload
 
 Claim = tuple[int, Verification | None, Hit]
 """A pending quarantined submission's row id, what the platform said of it (None: not asked),
@@ -234,23 +233,6 @@ def settle_submitted(
             submission, row.platform_worker_id, hit.platform_hit_id, label, read, plan
         )
         claims.append((row.id, checked, own))
-    return settle(session, claims)
-
-
-def settle_study(session: Session, study: Study, verifier: Verifier) -> dict[int, Settled | None]:
-    """Settle every pending quarantined submission of ``study``, the platform asked once per
-    HIT."""
-    assert study.id is not None
-    by_hit: dict[int, list[QuarantinedSubmission]] = {}
-    for row in pending(session, study.id):
-        by_hit.setdefault(row.hit_id, []).append(row)
-    claims: list[Claim] = []
-    for hit_id, rows in by_hit.items():
-        hit = session.get(Hit, hit_id)
-        assert hit is not None
-        pairs = [(r.platform_assignment_id, r.platform_worker_id) for r in rows]
-        checked = verifier.check_many(session, study, hit, pairs)
-        claims += [(r.id, c, hit) for r, c in zip(rows, checked, strict=True) if r.id is not None]
     return settle(session, claims)
 
 
