@@ -24,19 +24,19 @@ class HasRole(Protocol):
     """An item as the store or a spec holds it: what matters here is its role."""
 
     @property
-    def role(self) -> str: ...
+    def role(self) -> ItemRole: ...
 
 
-def showing_roles(answers: Sequence[Answer], items: Mapping[str, HasRole]) -> list[str]:
+def showing_roles(answers: Sequence[Answer], items: Mapping[str, HasRole]) -> list[ItemRole]:
     """The role of each answer's showing, in the answers' order: its item's role (``items``:
     item key -> item), except ``repeat`` for an item's later showing by position (equal
     positions: the later answer)."""
     order = sorted(range(len(answers)), key=lambda i: answers[i].position)
-    out = [""] * len(answers)
+    out: list[ItemRole] = [ItemRole.ITEM] * len(answers)
     seen: set[str] = set()
     for i in order:
         key = answers[i].item_key
-        out[i] = ItemRole.REPEAT.value if key in seen else str(items[key].role)
+        out[i] = ItemRole.REPEAT if key in seen else items[key].role
         seen.add(key)
     return out
 

@@ -8,15 +8,21 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.answer import Answer
+from harness.roles import ItemRole
 from harness.showings import mark_repeats, showing_roles
 
 
 @dataclass(frozen=True)
 class _Item:
-    role: str
+    role: ItemRole
 
 
-ITEMS = {"a": _Item("item"), "b": _Item("item"), "g": _Item("gold"), "same": _Item("identical")}
+ITEMS = {
+    "a": _Item(ItemRole.ITEM),
+    "b": _Item(ItemRole.ITEM),
+    "g": _Item(ItemRole.GOLD),
+    "same": _Item(ItemRole.IDENTICAL),
+}
 
 
 def test_the_second_showing_of_an_item_is_a_repeat_and_the_first_keeps_the_items_role():

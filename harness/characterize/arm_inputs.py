@@ -92,13 +92,12 @@ def compare_stored(
     relabelings: int = 1000,
 ) -> ArmComparison:
     """`compare_arms` on a stored study's arms, at its study type's level of alpha."""
-    from harness.spec.model import StudyType
     from harness.spec.study_types import definition
 
     data = stored.data
     return compare_arms(
         data.judgments,
-        level=definition(StudyType(data.study_type)).alpha_level,
+        level=definition(data.study_type).alpha_level,
         arms=data.arms,
         screened=data.screened,
         reference=reference,

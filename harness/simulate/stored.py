@@ -15,6 +15,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from harness.roles import ItemRole
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -97,7 +98,7 @@ def _judgments(
     values = pd.to_numeric(part["value"], errors="coerce")
     skipped = part["skipped"] if "skipped" in part.columns else pd.Series(False, index=part.index)
     seconds = part["seconds"] if "seconds" in part.columns else pd.Series(None, index=part.index)
-    role = part["role"] if "role" in part.columns else pd.Series("item", index=part.index)
+    role = part["role"] if "role" in part.columns else pd.Series(ItemRole.ITEM, index=part.index)
     return [
         {
             "assignment_id": assignment.id,
@@ -107,7 +108,7 @@ def _judgments(
             "position": position,
             "value": None if pd.isna(value) else float(value),
             "skipped": bool(skip),
-            "role": str(kind),
+            "role": ItemRole(str(kind)),
             "seconds": None if pd.isna(secs) else float(secs),
         }
         for position, (item, value, skip, kind, secs) in enumerate(

@@ -10,6 +10,7 @@ from sqlmodel import Session, select
 
 from harness.errors import InputError
 from harness.spec.load import CONTENT_ROLES
+from harness.spec.model import StudyType
 from harness.store.arm_assignment import study_arms
 from harness.store.decisions import acts, latest_decisions
 from harness.store.judgment_table import study_judgments
@@ -21,7 +22,7 @@ class ArmJudgments:
     """What `harness.characterize.arms.compare_arms` needs of a stored study."""
 
     study: str
-    study_type: str
+    study_type: StudyType
     arms: list[str]  # the spec's order: the first is the base
     judgments: pd.DataFrame  # content: item_id, worker_id, arm, value, skipped, seconds, ...
     screened: set[str]  # workers a screening decision excludes (acted on, not overruled)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.errors import InputError
+from harness.roles import ItemRole
 
 PSEUDONYM_KEY = "export-pseudonym-key"
 """The name of the store's key for pseudonyms (`harness.store.secrets.store_secret`)."""
@@ -70,7 +71,7 @@ def export_table(judgments: pd.DataFrame, columns: ExportColumns) -> pd.DataFram
     if columns is ExportColumns.HARNESS:
         return judgments.reset_index(drop=True)
     answered = judgments[
-        (judgments["role"] == "item")
+        (judgments["role"] == ItemRole.ITEM)
         & ~judgments["skipped"].astype(bool)
         & judgments["value"].notna()
     ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from harness.roles import ItemRole
 from harness.spec import LoadedSpec
 from harness.store.events import EventKind, record_event
 from harness.store.models import InstrumentVersion, Item, Study
@@ -28,7 +29,7 @@ def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion
     version = InstrumentVersion(
         hash=loaded.instrument_hash,
         name=loaded.spec.study.name,
-        study_type=loaded.spec.type.value,
+        study_type=loaded.spec.type,
         spec=_spec_json(loaded),
         guidelines=loaded.guidelines,
     )
@@ -40,7 +41,7 @@ def freeze_instrument(session: Session, loaded: LoadedSpec) -> InstrumentVersion
             Item(
                 instrument_id=version.id,
                 key=str(record["item_id"]),
-                role=str(record["role"]),
+                role=ItemRole(str(record["role"])),
                 display={str(k): _plain(v) for k, v in record.items() if k not in _ITEM_COLUMNS},
                 gold=_number(record.get("gold")),
                 group=(str(record["group"]) or None)

@@ -21,8 +21,9 @@ from sqlmodel import Field, SQLModel
 
 from harness.clock import utcnow
 from harness.hosting import Hosting
+from harness.roles import ItemRole
 from harness.spec.heuristics import HeuristicKey
-from harness.spec.model import Action
+from harness.spec.model import Action, StudyType
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -174,7 +175,7 @@ class InstrumentVersion(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     hash: str = Field(max_length=64, unique=True, index=True)
     name: str = Field(max_length=80)
-    study_type: str = Field(max_length=20)
+    study_type: StudyType = Field(sa_type=_by_value(StudyType, 20))
     spec: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     guidelines: str = Field(sa_column=sa.Column(sa.Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
@@ -227,7 +228,7 @@ class Item(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     instrument_id: int = Field(foreign_key="instrument_version.id", index=True)
     key: str = Field(max_length=200)  # the item_id of the long table
-    role: str = Field(max_length=20)
+    role: ItemRole = Field(sa_type=_by_value(ItemRole, 20))
     display: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     gold: float | None = None
     group: str | None = Field(default=None, max_length=100)
@@ -284,7 +285,7 @@ class Judgment(SQLModel, table=True):
     position: int
     value: float | None = None
     skipped: bool = False
-    role: str = Field(max_length=20)
+    role: ItemRole = Field(sa_type=_by_value(ItemRole, 20))
     shown_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     answered_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     seconds: float | None = None

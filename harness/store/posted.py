@@ -23,6 +23,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from harness.roles import ItemRole
 from harness.store.arm_tables import hit_arm
 from harness.store.models import Hit, Item, Study, StudyPlatform
 
@@ -32,7 +33,7 @@ class ItemRef:
     """An item of a frozen instrument as a judgment refers to it: its row id and role."""
 
     id: int
-    role: str
+    role: ItemRole
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,9 @@ def hit_items(
     if not posted:
         query = query.where(col(Item.key).in_(list(keys)))
     rows = session.exec(query).all()
-    items = {key: ItemRef(row_id, role) for key, row_id, role in rows if row_id is not None}
+    items = {
+        key: ItemRef(row_id, ItemRole(role)) for key, row_id, role in rows if row_id is not None
+    }
     if posted:
         with known.lock:
             known.items[instrument_id] = items

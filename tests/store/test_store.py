@@ -9,9 +9,10 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.hosting import Hosting
+from harness.roles import ItemRole
 from harness.spec import load_spec
 from harness.spec.heuristics import HeuristicKey
-from harness.spec.model import Action
+from harness.spec.model import Action, StudyType
 from harness.store import (
     EventKind,
     create_study,
@@ -164,6 +165,65 @@ def test_hosting_and_heuristic_stored_as_plain_strings_read_back_as_enums(databa
         with session_scope(engine) as session:
             bad = {"study_id": study.id, "worker_id": worker.id, "heuristic": "H2"}
             session.add(ScreeningDecision(**bad, action=Action.REPORT))
+    engine.dispose()
+
+
+def test_study_type_and_roles_stored_as_plain_strings_read_back_as_enums(database_url, loaded):
+    """Rows written before these columns were enums hold their values ("pair_comparison",
+    "gold", "repeat"): they read back as the enums' members, and new rows are stored the same
+    way; a value outside the enum (or a member's name) is refused."""
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)  # rating, its items all "item"
+        assignment, worker = _assignment(session, study)
+        old_version = {
+            "hash": "0" * 64,
+            "name": "old",
+            "study_type": "pair_comparison",
+            "spec": {},
+            "guidelines": "",
+            "created_at": minutes_ago(1),
+        }
+        old_id = session.execute(
+            sa.insert(InstrumentVersion).values(**old_version)
+        ).inserted_primary_key[0]
+        old_item = {"instrument_id": old_id, "key": "g", "role": "gold", "display": {}}
+        item_id = session.execute(sa.insert(Item).values(**old_item)).inserted_primary_key[0]
+        old_judgment = {
+            "assignment_id": assignment.id,
+            "item_id": item_id,
+            "worker_id": worker.id,
+            "instrument_id": old_id,
+            "position": 0,
+            "skipped": False,
+            "role": "repeat",
+        }
+        session.execute(sa.insert(Judgment).values(**old_judgment))
+        new = {**old_judgment, "position": 1, "role": ItemRole.IDENTICAL}
+        session.add(Judgment(**new))
+    with session_scope(engine) as session:
+        types = session.exec(select(InstrumentVersion.study_type).order_by(InstrumentVersion.id))
+        assert types.all() == [StudyType.RATING, StudyType.PAIR_COMPARISON]
+        assert all(type(t) is StudyType for t in session.exec(select(InstrumentVersion.study_type)))
+        roles = session.exec(select(Item.role).order_by(Item.id)).all()
+        assert roles == [ItemRole.ITEM] * 4 + [ItemRole.GOLD]
+        assert all(type(r) is ItemRole for r in roles)
+        judged = session.exec(select(Judgment.role).order_by(Judgment.position)).all()
+        assert judged == [ItemRole.REPEAT, ItemRole.IDENTICAL]
+        assert all(type(r) is ItemRole for r in judged)
+        raw = session.execute(sa.text("SELECT study_type FROM instrument_version ORDER BY id"))
+        assert [r[0] for r in raw] == ["rating", "pair_comparison"]
+        raw = session.execute(sa.text("SELECT role FROM judgment ORDER BY position"))
+        assert [r[0] for r in raw] == ["repeat", "identical"]
+    refused = [
+        Item(instrument_id=study.instrument_id, key="x", role="rater", display={}),  # type: ignore[arg-type]
+        Item(instrument_id=study.instrument_id, key="y", role="GOLD", display={}),  # type: ignore[arg-type]
+        InstrumentVersion(hash="1" * 64, name="n", study_type="ranking", spec={}, guidelines=""),  # type: ignore[arg-type]
+    ]
+    for row in refused:
+        with pytest.raises(sa.exc.StatementError, match="not among the defined enum values"):
+            with session_scope(engine) as session:
+                session.add(row)
     engine.dispose()
 
 

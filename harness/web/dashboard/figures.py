@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import HarnessError
+from harness.roles import ItemRole
 from harness.stats.alpha import Level
 from harness.stats.bootstrap import bootstrap_alpha
 
@@ -269,21 +270,21 @@ def control_results(
     answered = rows[np.isfinite(pd.to_numeric(rows["value"], errors="coerce").astype(float))]
     out = []
     for role, part in answered.groupby("role", sort=True):
-        if role == "item":
+        if role == ItemRole.ITEM:
             continue
         values = part["value"].astype(float)
         error: float | None = None
         expected = "nothing: counted only"
-        if role == "identical":
+        if role == ItemRole.IDENTICAL:
             error, expected = float((values - top).abs().mean()), f"the scale's top ({top:g})"
-        elif role == "gold":
+        elif role == ItemRole.GOLD:
             known = part["item_id"].map(gold)
             if known.notna().any():
                 error = float((values - known).abs().mean())
             expected = "the gold answer"
-        elif role == "repeat":
+        elif role == ItemRole.REPEAT:
             firsts = (  # the first showing has the item's role (a gold item may be repeated)
-                answered[answered["role"] != "repeat"]
+                answered[answered["role"] != ItemRole.REPEAT]
                 .groupby(["worker_id", "item_id"])["value"]
                 .first()
             )
