@@ -126,13 +126,7 @@ class MTurkPlatform:
         from harness.platform.local_service import start_service
         from harness.providers.mturk.client import endpoint_for
 
-        url = endpoint_for("local", endpoint_url)
-        parts = urlsplit(url)
-        service = self.local_service(parts.port or 80, "mturk-local.sqlite")
-        command = [*service.command, "--host", parts.hostname or "127.0.0.1"]
-        return start_service(
-            service.name, url, service.probe, command, "mturk-local.log", "mturk-local.sqlite"
-        )
+        return start_service(self.local_service, endpoint_for("local", endpoint_url), "mturk-local")
 
     def local_service(self, port: int, state: str) -> LocalService:
         return LocalService(
