@@ -1,4 +1,5 @@
-"""Start one of harness's local platform services in the background, unless it answers already.
+"""Start one of harness's local platform services in the background, unless it answers already;
+and `is_loopback`, what every check that something stays on this machine asks.
 
 Used by a platform's `start_local` (e.g. `harness launch --start-local` on the local MTurk
 target): the service runs in a session of its own, so it outlives the command that started it
@@ -7,6 +8,7 @@ target): the service runs in a session of its own, so it outlives the command th
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 import time
@@ -22,6 +24,17 @@ if TYPE_CHECKING:
 START_WAIT = 120.0
 """Seconds a started service gets to answer: at once on a quiet machine, and many times its
 usual second or two on a loaded one (imports, its database, gunicorn's worker)."""
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a URL's hostname, bracketed or not) names this machine: localhost,
+    127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address((host or "").strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def answers(url: str) -> bool:
