@@ -15,9 +15,46 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from gunicorn.app.base import BaseApplication
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How gunicorn serves an app; the defaults suit a local platform service (one process,
+    its threads enough for a simulated crowd of hundreds)."""
+
+    name: str  # the process name, e.g. "harness-serve"
+    host: str = "127.0.0.1"
+    port: int = 8765
+    workers: int = 1  # processes (the task server: about one per core)
+    threads: int = 32  # requests each process serves at once (and its database connections)
+    backlog: int = 2048  # connections queued while every thread is busy, not refused
+    timeout: int = 120  # seconds a worker may go silent before gunicorn restarts it
+    graceful_timeout: int = 30  # seconds requests in flight get to finish on SIGTERM
+    keepalive: int = 5
+    access_log: bool = False
+
+    def gunicorn(self) -> dict[str, Any]:
+        return {
+            "bind": f"{self.host}:{self.port}",
+            "workers": self.workers,
+            "worker_class": "gthread",
+            "threads": self.threads,
+            "backlog": self.backlog,
+            "timeout": self.timeout,
+            "graceful_timeout": self.graceful_timeout,
+            "keepalive": self.keepalive,
+            "preload_app": False,
+            "accesslog": "-" if self.access_log else None,
+            "errorlog": "-",
+            "loglevel": "warning",
+            "proc_name": self.name,
+            # behind a reverse proxy on this machine: trust its X-Forwarded-* headers
+            "forwarded_allow_ips": "127.0.0.1,::1",
+        }
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]

@@ -70,8 +70,9 @@ def serve(
     not screened yet is screened and every decision a stopped process left is carried out; the
     platform is asked again about quarantined submissions as they fall due, those of a stopped
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
+    from harness.gunicorn_app import ServerOptions
     from harness.store import database_url
-    from harness.web.server import ServeOptions, TaskServer, run_task_server
+    from harness.web.server import TaskServer, run_task_server
 
     dashboard = None
     if with_dashboard:
@@ -85,7 +86,8 @@ def serve(
         screen_inline=screen_inline,
         dashboard=dashboard,
     )
-    options = ServeOptions(
+    options = ServerOptions(
+        "harness-serve",
         host=host,
         port=port,
         workers=workers,

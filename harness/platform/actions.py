@@ -326,13 +326,15 @@ def pay_bonus(
     if event_logged(session, EventKind.BONUS_PAID, token):
         return False
     cost = provider.platform.bonus_cost(amount)
-    if isinstance(provider, StagedBonuses):
-        return _pay_staged(session, provider, study, assignment, amount, cost, reason, token)
     worker = session.get(Worker, assignment.worker_id)
     assert worker is not None
     aid = assignment.platform_assignment_id
-    log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount))
-    provider.bonus(worker.platform_worker_id, aid, amount, reason, token)
+    if isinstance(provider, StagedBonuses):
+        if not _pay_staged(session, provider, study, aid, amount, token):
+            return False
+    else:
+        log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount))
+        provider.bonus(worker.platform_worker_id, aid, amount, reason, token)
     log(
         session,
         EventKind.BONUS_PAID,
@@ -364,20 +366,18 @@ def _pay_staged(
     session: Session,
     provider: StagedBonuses,
     study: LaunchedStudy,
-    assignment: Assignment,
+    aid: str,
     amount: Decimal,
-    cost: Decimal,
-    reason: str,
     token: str,
 ) -> bool:
-    """Set up (once, recorded), record the intent to pay, pay. A run that finds the intent to
-    pay recorded but no payment never pays again: it asks the platform whether the bonus shows
-    and records it paid, else logs it uncertain (once) for a person to check."""
+    """Set up (once, recorded), record the intent to pay, pay; True when it is paid, for the
+    caller to record. A run that finds the intent to pay recorded but no payment never pays
+    again: it asks the platform whether the bonus shows (then it is paid), else logs it
+    uncertain (once) for a person to check."""
     from sqlmodel import select
 
     from harness.store.models import Event
 
-    aid = assignment.platform_assignment_id
     paying = session.exec(
         select(Event).where(Event.kind == EventKind.BONUS_PAY_INTENT, Event.subject == token)
     ).first()
@@ -418,19 +418,6 @@ def _pay_staged(
             bonus_id = str(created.payload["bonus"])
         log(session, EventKind.BONUS_PAY_INTENT, study.id, token, assignment=aid, bonus=bonus_id)
         provider.pay_bonus(bonus_id)
-    worker = session.get(Worker, assignment.worker_id)
-    assert worker is not None
-    log(
-        session,
-        EventKind.BONUS_PAID,
-        study.id,
-        token,
-        assignment=aid,
-        worker=worker.platform_worker_id,
-        amount=str(amount),
-        cost=str(cost),
-        reason=reason,
-    )
     return True
 
 

@@ -1,4 +1,5 @@
-"""Start one of harness's local platform services in the background, unless it answers already.
+"""Start one of harness's local platform services in the background, unless it answers already;
+and `is_loopback`, what every check that something stays on this machine asks.
 
 Used by a platform's `start_local` (e.g. `harness launch --start-local` on the local MTurk
 target): the service runs in a session of its own, so it outlives the command that started it
@@ -7,16 +8,33 @@ target): the service runs in a session of its own, so it outlives the command th
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from harness.errors import InputError
+
+if TYPE_CHECKING:
+    from harness.platform.contract import LocalService
 
 START_WAIT = 120.0
 """Seconds a started service gets to answer: at once on a quiet machine, and many times its
 usual second or two on a loaded one (imports, its database, gunicorn's worker)."""
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a URL's hostname, bracketed or not) names this machine: localhost,
+    127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address((host or "").strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def answers(url: str) -> bool:
@@ -30,13 +48,16 @@ def answers(url: str) -> bool:
         return False
 
 
-def start_service(
-    name: str, url: str, probe: str, command: Sequence[str], log_name: str, state_name: str
-) -> str:
-    """Run ``harness <command>`` in the background unless ``url + probe`` answers; wait until
-    it does (up to `START_WAIT` seconds). Returns what happened, for the person; `InputError`
-    if it would not start."""
-    probe_url = url + probe
+def start_service(local_service: Callable[[int, str], LocalService], url: str, stem: str) -> str:
+    """Run the platform's local service (``local_service(port, state)``) at ``url`` in the
+    background, its state in ``stem.sqlite`` and its log in ``stem.log``, unless its probe
+    answers already; wait until it does (up to `START_WAIT` seconds). Returns what happened,
+    for the person; `InputError` if it would not start."""
+    parts = urlsplit(url)
+    state_name, log_name = f"{stem}.sqlite", f"{stem}.log"
+    service = local_service(parts.port or 80, state_name)
+    name, command = service.name, [*service.command, "--host", parts.hostname or "127.0.0.1"]
+    probe_url = url + service.probe
     if answers(probe_url):
         return f"{name} already running at {url}"
     log = os.open(log_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

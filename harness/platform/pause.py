@@ -111,16 +111,7 @@ def read_platform_pause(session: Session, provider: Provider, study: LaunchedStu
         session.commit()
         return None
     reason = PLATFORM_PAUSED if paused else PLATFORM_RESUMED
-    row.status = move.to
-    session.add(row)
-    record_event(
-        session,
-        move.done,
-        study_id=study.id,
-        subject=study.name,
-        payload={"reason": reason, "platform": ref, "source": "platform"},
-    )
-    session.commit()
+    _set(session, row, study, move.to, move.done, reason=reason, platform=ref, source="platform")
     return f"{study.name}: {reason}; recorded as {move.to.value}"
 
 
@@ -160,16 +151,7 @@ def _move(
         session.commit()
         raise PlatformError(_refusal(study.name, row.status, move))
     else:
-        record_event(
-            session,
-            move.intent,
-            study_id=study.id,
-            subject=study.name,
-            payload={"reason": reason, "from": row.status.value},
-        )
-        row.status = move.to
-        session.add(row)
-    session.commit()
+        _set(session, row, study, move.to, move.intent, reason=reason, **{"from": row.status.value})
     assert ref is not None
     try:
         (provider.pause if move is PAUSE else provider.resume)(ref)
@@ -182,16 +164,7 @@ def _move(
     if row.status is move.to and last is not None and last.kind is move.done:
         session.commit()
         return False  # another process finished the same move meanwhile
-    row.status = move.to
-    session.add(row)
-    record_event(
-        session,
-        move.done,
-        study_id=study.id,
-        subject=study.name,
-        payload={"reason": reason, "platform": ref},
-    )
-    session.commit()
+    _set(session, row, study, move.to, move.done, reason=reason, platform=ref)
     return True
 
 
@@ -203,15 +176,22 @@ def _undo(session: Session, study: LaunchedStudy, move: Move, reason: str, exc: 
     row = _study(session, study.id)
     last = _last_move(session, study.id)
     if row.status is move.to and last is not None and last.kind is move.intent:
-        row.status = move.source
-        session.add(row)
-        record_event(
-            session,
-            move.failed,
-            study_id=study.id,
-            subject=study.name,
-            payload={"reason": reason, "error": str(exc)},
-        )
+        _set(session, row, study, move.source, move.failed, reason=reason, error=str(exc))
+    session.commit()
+
+
+def _set(
+    session: Session,
+    row: Study,
+    study: LaunchedStudy,
+    status: StudyStatus,
+    kind: EventKind,
+    **payload: str,
+) -> None:
+    """Give the study ``status``, log ``kind`` with ``payload``, and commit both."""
+    row.status = status
+    session.add(row)
+    record_event(session, kind, study_id=study.id, subject=study.name, payload=dict(payload))
     session.commit()
 
 

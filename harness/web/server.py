@@ -19,47 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.gunicorn_app import run_gunicorn
+from harness.gunicorn_app import ServerOptions, run_gunicorn
 
 if TYPE_CHECKING:
     from flask import Flask
 
     from harness.platform.submissions.after_submission import AfterSubmission
     from harness.web.dashboard import DashboardSettings
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    """How gunicorn serves the task server."""
-
-    host: str = "127.0.0.1"
-    port: int = 5000
-    workers: int = 2  # processes: use the machine's cores
-    threads: int = 8  # requests each process serves at once (and its database connections)
-    backlog: int = 2048  # connections queued while every thread is busy, not refused
-    timeout: int = 60  # seconds a worker may go silent before gunicorn restarts it
-    graceful_timeout: int = 30  # seconds requests in flight get to finish on SIGTERM
-    keepalive: int = 5
-    access_log: bool = False
-
-    def gunicorn(self) -> dict[str, Any]:
-        return {
-            "bind": f"{self.host}:{self.port}",
-            "workers": self.workers,
-            "worker_class": "gthread",
-            "threads": self.threads,
-            "backlog": self.backlog,
-            "timeout": self.timeout,
-            "graceful_timeout": self.graceful_timeout,
-            "keepalive": self.keepalive,
-            "preload_app": False,
-            "accesslog": "-" if self.access_log else None,
-            "errorlog": "-",
-            "loglevel": "warning",
-            "proc_name": "harness-serve",
-            # behind a reverse proxy on this machine: trust its X-Forwarded-* headers
-            "forwarded_allow_ips": "127.0.0.1,::1",
-        }
 
 
 def _release(app: Any) -> None:
@@ -71,7 +37,7 @@ def _release(app: Any) -> None:
     state.close()
 
 
-def serve(build: Callable[[], Any], options: ServeOptions) -> None:
+def serve(build: Callable[[], Any], options: ServerOptions) -> None:
     """Run until stopped: ``build()`` makes the Flask app inside each worker process."""
     run_gunicorn(build, options.gunicorn(), _release)
 
@@ -146,7 +112,7 @@ class TaskServer:
 
 def run_task_server(
     server: TaskServer,
-    options: ServeOptions,
+    options: ServerOptions,
     say: Callable[[str], None],
     warn: Callable[[str], None],
 ) -> None:

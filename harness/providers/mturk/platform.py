@@ -27,6 +27,7 @@ from harness.platform.contract import (
     WorkSettings,
     WorkUnit,
 )
+from harness.platform.local_service import is_loopback
 from harness.providers.mturk import pricing
 
 if TYPE_CHECKING:
@@ -126,13 +127,7 @@ class MTurkPlatform:
         from harness.platform.local_service import start_service
         from harness.providers.mturk.client import endpoint_for
 
-        url = endpoint_for("local", endpoint_url)
-        parts = urlsplit(url)
-        service = self.local_service(parts.port or 80, "mturk-local.sqlite")
-        command = [*service.command, "--host", parts.hostname or "127.0.0.1"]
-        return start_service(
-            service.name, url, service.probe, command, "mturk-local.log", "mturk-local.sqlite"
-        )
+        return start_service(self.local_service, endpoint_for("local", endpoint_url), "mturk-local")
 
     def local_service(self, port: int, state: str) -> LocalService:
         return LocalService(
@@ -245,7 +240,7 @@ class MTurkPlatform:
 
         parts = urlsplit(queue_url)
         if target == "local":
-            if not _loopback(parts.hostname):
+            if not is_loopback(parts.hostname):
                 raise InputError(
                     f"--from-queue {queue_url}: a study on the local service reads its "
                     "notifications only from a local SQS (http://127.0.0.1:PORT/...), never "
@@ -284,18 +279,6 @@ class MTurkPlatform:
             else:
                 out.append(PlatformEvent(EventTopic.OTHER, unit_id))
         return out
-
-
-def _loopback(host: str | None) -> bool:
-    """Whether ``host`` names this machine (localhost, 127.0.0.0/8, ::1)."""
-    import ipaddress
-
-    if host in ("localhost", None):
-        return host == "localhost"
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 MTURK = MTurkPlatform()

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.platform.contract import EventTopic, PlatformEvent
+from harness.platform.local_service import is_loopback
 
 MAX_AGE = 300  # seconds a delivery's timestamp may be old (replays are refused)
 SUBMISSION_EVENT = "submission.status.change"
@@ -29,14 +30,7 @@ TIMESTAMP = "X-Prolific-Request-Timestamp"
 def loopback(url: str) -> bool:
     """Whether ``url`` is http(s) to this machine (127.0.0.0/8, ::1, localhost)."""
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return False
-    if parts.hostname == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(parts.hostname).is_loopback
-    except ValueError:
-        return False
+    return parts.scheme in ("http", "https") and is_loopback(parts.hostname)
 
 
 def public_https(url: str) -> bool:

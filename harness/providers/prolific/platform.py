@@ -91,12 +91,7 @@ class ProlificPlatform:
         from harness.platform.local_service import start_service
 
         url = (endpoint_url or LOCAL_URL).rstrip("/")
-        parts = urlsplit(url)
-        service = self.local_service(parts.port or 80, "prolific-local.sqlite")
-        command = [*service.command, "--host", parts.hostname or "127.0.0.1"]
-        return start_service(
-            service.name, url, service.probe, command, "prolific-local.log", "prolific-local.sqlite"
-        )
+        return start_service(self.local_service, url, "prolific-local")
 
     def local_service(self, port: int, state: str) -> LocalService:
         return LocalService(

@@ -7,7 +7,8 @@ snapshot of a study), `views` (pages and the event stream), `actions` (what a pe
 
 from __future__ import annotations
 
-from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings, is_loopback
+from harness.platform.local_service import is_loopback
+from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings
 from harness.web.dashboard.app import create_dashboard_app
 from harness.web.dashboard.views import init_dashboard
 

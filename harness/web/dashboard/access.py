@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import os
 import secrets
 import threading
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field
 from flask import abort, request, session
 
 from harness.errors import InputError
+from harness.platform.local_service import is_loopback
 
 PASSWORD_VARIABLE = "HARNESS_DASHBOARD_PASSWORD"
 SECRET_VARIABLE = "HARNESS_DASHBOARD_SECRET"
@@ -87,16 +87,6 @@ def derive_secret(password: str) -> bytes:
     """The cookie-signing key made from the password (PBKDF2-SHA256: slow to guess from a
     cookie, the same in every process that has the password)."""
     return hashlib.pbkdf2_hmac("sha256", password.encode(), _KDF_SALT, _KDF_ROUNDS)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or ``localhost``."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def check_password(settings: DashboardSettings, given: str) -> bool:

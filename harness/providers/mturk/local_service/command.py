@@ -85,13 +85,14 @@ def mturk_local_command(
     docs/local-mturk.md). Stop it with kill PID (graceful) or Ctrl-C."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from harness.gunicorn_app import ServerOptions
     from harness.providers.mturk.local_service import Settings, create_app
     from harness.providers.mturk.local_service.faults import FaultSwitches
     from harness.providers.mturk.local_service.notifications import (
         NotLocalError,
         check_local_endpoint,
     )
-    from harness.providers.mturk.local_service.server import ServerOptions, serve
+    from harness.providers.mturk.local_service.server import serve
 
     switches: dict[str, Any] = {
         "throttle_rate": throttle_rate,
@@ -127,6 +128,7 @@ def mturk_local_command(
     serve(
         build,
         ServerOptions(
+            "harness-mturk-local",
             host=host,
             port=port,
             threads=threads,

@@ -21,7 +21,6 @@ Only the SQS transport is implemented; Email and SNS destinations are refused wh
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import re
@@ -34,6 +33,7 @@ from urllib.parse import urlsplit
 from botocore.exceptions import BotoCoreError, ClientError
 from sqlalchemy import Engine, insert, select, text, update
 
+from harness.platform.local_service import is_loopback
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.api_errors import RequestError
 from harness.providers.mturk.local_service.state import REQUESTER_ID, Ctx
@@ -53,14 +53,7 @@ class NotLocalError(ValueError):
 def check_local_endpoint(url: str) -> str:
     """`url` if it is an http(s) URL on loopback (localhost, 127.0.0.0/8, ::1); else refuse."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    local = host == "localhost"
-    if not local:
-        try:
-            local = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            local = False
-    if parts.scheme not in ("http", "https") or not local:
+    if parts.scheme not in ("http", "https") or not is_loopback(parts.hostname):
         raise NotLocalError(
             f"the SQS endpoint {url!r} is not on this machine: the local MTurk service sends "
             "notifications only to a local SQS (http://127.0.0.1:PORT or http://localhost:PORT), "

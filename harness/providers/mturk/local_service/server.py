@@ -15,45 +15,13 @@ once; every request is one transaction, so one cut short leaves nothing half-wri
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from harness.gunicorn_app import run_gunicorn
+from harness.gunicorn_app import ServerOptions, run_gunicorn
 
 
-@dataclass(frozen=True)
-class ServerOptions:
-    """How gunicorn serves the app (the defaults suit a simulated crowd of hundreds)."""
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    threads: int = 32
-    backlog: int = 2048
-    timeout: int = 120  # seconds a worker may go silent before gunicorn restarts it
-    graceful_timeout: int = 30  # seconds requests in flight get to finish on SIGTERM
-    keepalive: int = 5
-    name: str = "harness-mturk-local"  # the process name
-    extension: str = "mturk_local"  # the app's extension closed when the worker ends
-
-    def gunicorn(self) -> dict[str, Any]:
-        return {
-            "bind": f"{self.host}:{self.port}",
-            "workers": 1,
-            "worker_class": "gthread",
-            "threads": self.threads,
-            "backlog": self.backlog,
-            "timeout": self.timeout,
-            "graceful_timeout": self.graceful_timeout,
-            "keepalive": self.keepalive,
-            "preload_app": False,
-            "accesslog": None,
-            "errorlog": "-",
-            "loglevel": "warning",
-            "proc_name": self.name,
-        }
-
-
-def serve(build: Callable[[], Any], options: ServerOptions) -> None:
+def serve(build: Callable[[], Any], options: ServerOptions, extension: str = "mturk_local") -> None:
     """Run until stopped: `build()` makes the Flask app inside the worker process; its
-    database is closed when the worker process ends (graceful stop, restart)."""
-    run_gunicorn(build, options.gunicorn(), lambda app: app.extensions[options.extension].close())
+    database (the app's ``extension``) is closed when the worker process ends (graceful stop,
+    restart)."""
+    run_gunicorn(build, options.gunicorn(), lambda app: app.extensions[extension].close())

@@ -57,7 +57,8 @@ def prolific_local_command(
     on gunicorn (one process, 32 threads); stop it with kill PID (graceful) or Ctrl-C."""
     from typing import Any
 
-    from harness.providers.mturk.local_service.server import ServerOptions, serve
+    from harness.gunicorn_app import ServerOptions
+    from harness.providers.mturk.local_service.server import serve
     from harness.providers.prolific.local_service import Settings, create_app
 
     faults = {
@@ -83,7 +84,6 @@ def prolific_local_command(
     click.echo(f"Local Prolific service on http://{host}:{port}/api/v1/ (state in {db_path})")
     serve(
         build,
-        ServerOptions(
-            host=host, port=port, name="harness-prolific-local", extension="prolific_local"
-        ),
+        ServerOptions("harness-prolific-local", host=host, port=port),
+        "prolific_local",
     )
