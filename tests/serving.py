@@ -3,6 +3,7 @@ server, the local MTurk service, whatever a test needs to reach over HTTP."""
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -84,6 +85,10 @@ class Held:
             picked = matched and self.seen == self.nth
         if not picked:
             return self.app(environ, start_response)  # type: ignore[no-any-return]
+        # the whole request arrived, its body too: a client sends the body after the headers
+        # (urllib3 does), and one killed in between leaves a request the service cannot read
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length) if length else b"")
         self._arrived.set()
         try:
             self._go.wait(600)
