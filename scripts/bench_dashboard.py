@@ -132,8 +132,8 @@ def start(command: list[str], directory: Path, probe: str) -> subprocess.Popen[b
 def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
     """The task server (`harness serve --dashboard`, live screening acting) and the local MTurk
     service each in a process, the crowd in this one, the 5 dashboards in another."""
+    from harness.providers.mturk.crowd import SimulatedWorkers
     from harness.simulate import Crowd
-    from harness.simulate.driver import SimulatedWorkers
     from harness.spec import load_spec
     from harness.store.migrations import upgrade
     from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of

@@ -34,10 +34,9 @@ from click.testing import CliRunner
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from harness.cli import main
+from harness.providers.mturk.crowd import WORKER_PROFILE, SimulatedWorkers
 from harness.resources import project_task_specs
 from harness.simulate import Crowd
-from harness.simulate.crowds import WORKER_PROFILE
-from harness.simulate.driver import SimulatedWorkers
 from harness.simulate.truths import latent_truths
 from harness.spec.arms import load_arms
 

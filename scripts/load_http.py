@@ -1,6 +1,6 @@
 """A lean HTTP client for the load test's simulated workers (scripts/load_test.py).
 
-It does what `harness.simulate.driver` and `harness.simulate.places_driver` ask of their
+It does what `harness.providers.mturk.crowd` and `harness.simulate.places_driver` ask of their
 ``http`` (``get(url, params=...)``, ``post(url, data=..., headers=...)``, answers with
 ``status_code``, ``text``, ``json()``, ``headers``, ``raise_for_status()``; a redirect is
 answered as it came, never followed) in HTTP/1.1 written and read on a plain socket: no

@@ -20,8 +20,8 @@ from load_pace import Pacer
 from load_session import TimedSession
 
 from harness.providers.link.crowd import LinkDoor
+from harness.simulate.answering import Answering, DriverReport
 from harness.simulate.archetypes import Worker
-from harness.simulate.driver import DriverReport, SimulatedWorkers
 from harness.simulate.places_driver import PlacesWorkers
 from harness.spec.scale import Scale
 
@@ -45,7 +45,7 @@ def link_participant(
     with a ``pacer``, each part waits for its slot (a failed part is tried again at once)."""
     rng = np.random.default_rng([seed, 5])
     places = PlacesWorkers(door, [worker], truths, scale, http, seed=seed)
-    answering = SimulatedWorkers("", [worker], truths, scale, http, seed=seed)
+    answering = Answering(truths, scale)
     failed, retrying = 0, False
     while time.perf_counter() < deadline and failed < GIVE_UP:
         late = pacer.wait() if pacer is not None and not retrying else None

@@ -16,7 +16,7 @@ loopback ports; the WS353 reproduction spec with ``--items-per-hit`` pairs per H
 ``--raters`` raters per pair (so 36 HITs x raters assignments), its screening policy with
 calibration failures rejected, launched with `harness launch --target local`. Then ``--workers``
 threads at once, each one simulated worker (80% careful, 10% spammers, 10% straight-liners;
-`harness.simulate.driver.SimulatedWorkers`) taking HITs until none is left or ``--seconds``
+`harness.providers.mturk.crowd.SimulatedWorkers`) taking HITs until none is left or ``--seconds``
 passed: list, accept, load the page, submit the answers to the task server (retrying a
 connection cut or a 5xx, as a worker reloading would), submit to MTurk. ``--kill-every N``
 SIGKILLs one task-server worker process every N seconds (gunicorn starts another).
@@ -81,9 +81,9 @@ from load_session import KINDS, TimedSession, Timings  # noqa: E402
 from load_store import POSTGRES_ADMIN, fresh_store, ws353_spec  # noqa: E402
 
 from harness.providers.link.crowd import LinkDoor  # noqa: E402
+from harness.providers.mturk.crowd import WORKER_PROFILE, SimulatedWorkers  # noqa: E402
 from harness.simulate import Crowd, control_truths  # noqa: E402
-from harness.simulate.crowds import WORKER_PROFILE  # noqa: E402
-from harness.simulate.driver import DriverReport, SimulatedWorkers  # noqa: E402
+from harness.simulate.answering import DriverReport  # noqa: E402
 from harness.spec import load_spec  # noqa: E402
 
 MIX = {"careful": 0.8, "spammer": 0.1, "straight_liner": 0.1}
@@ -197,7 +197,7 @@ def pick_hit(sim: SimulatedWorkers, worker: Any, rng: np.random.Generator) -> st
     in proportion to its places left: a group with many places is the one people find and
     take from, and a HIT about to fill is seldom the one a burst of workers all pick (which
     made a third of the accepts refused and listed again)."""
-    from harness.simulate.driver import mturk_worker_id
+    from harness.providers.mturk.crowd import mturk_worker_id
 
     listed = sim._get(  # noqa: SLF001 - the driver's own worker-side call
         "/worker/hits", workerId=mturk_worker_id(worker.worker_id), acceptable=1, **sim.profile

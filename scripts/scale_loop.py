@@ -79,8 +79,8 @@ def crowd_and_sync(hits: int) -> tuple[float, float, int]:
     """Seconds of a simulated crowd doing every assignment of a launched ``hits``-HIT study
     through the worker side, then of `harness sync` storing and screening them; and how many
     assignments were done."""
+    from harness.providers.mturk.crowd import SimulatedWorkers
     from harness.simulate import Crowd
-    from harness.simulate.driver import SimulatedWorkers
     from harness.spec import load_spec
 
     with tempfile.TemporaryDirectory() as work:

@@ -1,6 +1,6 @@
 """Send a simulated crowd to a launched study on a local platform, through the door its
-platform names: the local MTurk service's worker side (HITs), or a places platform's entry
-(`Capabilities.crowd_door`: the local Prolific service, the study link)."""
+platform names (`Capabilities.crowd_door`, in the platform's folder: the local MTurk service's
+worker side, the local Prolific service's participant side, the study link)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from harness.platform.contract import Platform
 from harness.platform.registry import load
+from harness.simulate.answering import DriverReport
 from harness.simulate.archetypes import Worker
-from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.simulate.door import CrowdDoor, Visit
 from harness.spec.scale import Scale
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
-
-WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
-"""What simulated MTurk workers tell the worker side (they meet the shipped specs' needs)."""
 
 
 def run_crowd(
@@ -31,32 +29,21 @@ def run_crowd(
     http: Any,
     *,
     seed: int = 0,
-    profile: Mapping[str, Any] | None = None,
+    country: str = "US",
     on_submitted: Callable[[str], None] | None = None,
     keep_group: bool = False,
 ) -> DriverReport:
     """Let ``workers`` do what they can of ``study`` and return what they did
-    (``on_submitted`` is told each submission as it lands: a progress bar; ``keep_group``: a
-    study with arms on MTurk, each worker keeps to the HIT group of their first HIT)."""
+    (``on_submitted`` is told each submission as it lands: a progress bar; ``country``: where
+    they say they are; ``keep_group``: a study with arms, each worker keeps to the group of
+    units of their first one)."""
     report = DriverReport(on_submitted=on_submitted)
     door = platform.capabilities.crowd_door
-    if door is not None:
-        from harness.simulate.places_driver import PlacesWorkers
-
-        entrance = load(door)(endpoint, public_url, study)
-        return PlacesWorkers(entrance, workers, truths, scale, http, seed=seed).run(report=report)
-    if endpoint is None:
-        raise ValueError(f"platform {platform.name!r} names no local service for a crowd")
-    return SimulatedWorkers(
-        endpoint,
-        workers,
-        truths,
-        scale,
-        http,
-        seed=seed,
-        profile=profile or WORKER_PROFILE,
-        keep_group=keep_group,
-    ).run(report=report)
+    if door is None:
+        raise ValueError(f"platform {platform.name!r} names no door for a simulated crowd")
+    entrance: CrowdDoor = load(door)(endpoint, public_url, study)
+    visit = Visit(workers, truths, scale, http, seed, country, keep_group)
+    return entrance.admit(visit, report)
 
 
 def simulate_study(
@@ -99,7 +86,6 @@ def simulate_study(
     instrument = stored_instrument(frozen)
     truths = latent_truths(instrument.items, instrument.scale, seed)
     workers = Crowd(dict(mix), size=size, seed=seed).workers(instrument.scale)
-    profile = {"country": country, "numberApproved": 5000, "percentApproved": 99}
     advance = progress(open_work) if progress is not None else None
     with requests.Session() as http:
         report = run_crowd(
@@ -112,7 +98,7 @@ def simulate_study(
             instrument.scale,
             http,
             seed=seed,
-            profile=profile,
+            country=country,
             on_submitted=None if advance is None else lambda _assignment: advance(1),
             keep_group=arms,
         )

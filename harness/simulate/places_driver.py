@@ -12,32 +12,41 @@ completion page. Each platform names its door (`Capabilities.crowd_door`), kept 
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urljoin
 
 import numpy as np
 
 from harness.render.answers import encode_answers
+from harness.simulate.answering import Answering, DriverReport, shown_keys
 from harness.simulate.archetypes import Worker
-from harness.simulate.driver import DriverReport, SimulatedWorkers, _shown_keys
+from harness.simulate.door import Visit
 from harness.spec.scale import Scale
 from harness.web.tokens import token_in_page
 
 _PARTICIPANT = re.compile(r"[^A-Za-z0-9]")
 
 
-class Door(Protocol):
-    """How a simulated participant reaches a study's entry page."""
+class Door(ABC):
+    """How a simulated participant reaches a study's entry page (a `CrowdDoor`: the crowd
+    comes in as `PlacesWorkers`)."""
 
+    @abstractmethod
     def entry(self, http: Any, participant: str) -> str | None:
         """The entry URL to open (None: nothing to take)."""
-        ...
 
+    @abstractmethod
     def finish(self, http: Any, participant: str, next_url: str) -> bool:
         """Follow the completion URL the task server gave; False when it refused."""
-        ...
+
+    def admit(self, visit: Visit, report: DriverReport) -> DriverReport:
+        """Participants arrive through this door until nobody gets a task."""
+        return PlacesWorkers(
+            self, visit.workers, visit.truths, visit.scale, visit.http, seed=visit.seed
+        ).run(report=report)
 
 
 def participant_id(worker_id: str) -> str:
@@ -59,9 +68,7 @@ class PlacesWorkers:
         did goes into ``report`` (a new one by default)."""
         report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 5])
-        answering = SimulatedWorkers(
-            "", self.workers, self.truths, self.scale, self.http, seed=self.seed
-        )
+        answering = Answering(self.truths, self.scale)
         done = 0
         while rounds is None or done < rounds:
             took = sum(self.work(w, rng, report, answering) for w in self.workers)
@@ -75,7 +82,7 @@ class PlacesWorkers:
         worker: Worker,
         rng: np.random.Generator,
         report: DriverReport,
-        answering: SimulatedWorkers,
+        answering: Answering,
     ) -> bool:
         """Arrive, answer the allocated task, submit, complete; False if nothing was done."""
         pid = participant_id(worker.worker_id)
@@ -91,7 +98,7 @@ class PlacesWorkers:
             report.refused.append(f"page {page_url}: {page.status_code}")
             return False
         ref = page_url.rstrip("/").rsplit("/", 1)[1]
-        fields = encode_answers(answering.answers(worker, _shown_keys(page.text), rng))
+        fields = encode_answers(answering.answers(worker, shown_keys(page.text), rng))
         stored = self.http.post(
             f"{page_url}/submit",
             data={"workerId": pid, "assignmentId": ref, "pageToken": token_in_page(page.text)}

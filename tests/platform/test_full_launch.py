@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import func, select
 
-from harness.simulate.driver import SimulatedWorkers
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, Judgment, Study

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
+from harness.providers.mturk.crowd import SimulatedWorkers, mturk_worker_id
 from harness.simulate import Crowd
-from harness.simulate.driver import SimulatedWorkers, mturk_worker_id
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import (

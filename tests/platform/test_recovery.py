@@ -22,11 +22,11 @@ from sqlmodel import select
 
 from harness.platform.review import apply_pending_decisions
 from harness.providers.mturk import MTurkProvider, make_client
+from harness.providers.mturk.crowd import SimulatedWorkers, mturk_worker_id
+from harness.providers.mturk.crowd import _answers_url as answers_url
 from harness.providers.mturk.local_service import requester_api
 from harness.render.answers import encode_answers
-from harness.simulate.driver import SimulatedWorkers, mturk_worker_id
-from harness.simulate.driver import _answers_url as answers_url
-from harness.simulate.driver import _shown_keys as shown_keys
+from harness.simulate.answering import shown_keys
 from harness.spec import load_spec
 from harness.spec.model import Action
 from harness.store import launched_study, make_engine, session_scope

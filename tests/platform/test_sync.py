@@ -8,7 +8,7 @@ import pytest
 from botocore.exceptions import ClientError
 from sqlmodel import func, select
 
-from harness.simulate.driver import SimulatedWorkers
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event, Judgment

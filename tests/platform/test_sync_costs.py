@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from harness.simulate.driver import SimulatedWorkers
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.spec import load_spec
 from tests.factories import migrated_sqlite
 from tests.platform.factories import crowd_workers, harness_cli, launch_args, small_spec, truths_of

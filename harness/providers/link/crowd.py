@@ -10,7 +10,7 @@ from harness.simulate.places_driver import Door
 
 
 @dataclass
-class LinkDoor:
+class LinkDoor(Door):
     """The study link: the same URL for everyone, with the participant's id."""
 
     public_url: str

@@ -73,6 +73,7 @@ class MTurkPlatform:
             "to collect more work later, launch a new study.",
         ),
         arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
+        crowd_door="harness.providers.mturk.crowd:mturk_door",  # the local service's worker side
         local_command=LocalCommand(
             "mturk-local",
             "harness.providers.mturk.local_service.command:mturk_local_command",

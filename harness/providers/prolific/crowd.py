@@ -11,7 +11,7 @@ from harness.simulate.places_driver import Door
 
 
 @dataclass
-class ProlificDoor:
+class ProlificDoor(Door):
     """The local Prolific service's participant side."""
 
     endpoint: str

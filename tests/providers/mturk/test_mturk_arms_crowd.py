@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from harness.simulate.driver import SimulatedWorkers
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.spec.arms import load_arms
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.arm_tables import WorkerArm

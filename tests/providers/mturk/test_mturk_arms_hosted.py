@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from sqlmodel import select
 
-from harness.simulate.driver import DriverReport, SimulatedWorkers, mturk_worker_id
+from harness.providers.mturk.crowd import SimulatedWorkers, mturk_worker_id
+from harness.simulate.answering import DriverReport
 from harness.spec.arms import load_arms
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.arm_assignment import study_arms, worker_arm

@@ -13,8 +13,9 @@ from typing import Any
 import requests
 from sqlmodel import select
 
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.simulate import Crowd
-from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.simulate.answering import DriverReport
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event

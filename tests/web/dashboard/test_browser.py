@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from harness.providers.mturk.crowd import mturk_worker_id
 from harness.simulate.archetypes import Archetype
-from harness.simulate.driver import mturk_worker_id
 from tests.browser import chromium, chromium_available
 from tests.web.dashboard.factories import PASSWORD, STUDY, LiveStudy
 

@@ -16,7 +16,7 @@ from sqlmodel import select
 
 from harness.providers.prolific.crowd import ProlificDoor
 from harness.simulate import Crowd
-from harness.simulate.driver import DriverReport, SimulatedWorkers
+from harness.simulate.answering import Answering, DriverReport
 from harness.simulate.places_driver import PlacesWorkers, participant_id
 from harness.store import make_engine, session_scope
 from harness.store.models import Hit
@@ -215,7 +215,7 @@ def finishes(live: LivePlacesStudy, name: str) -> bool:
     [worker] = Crowd({"careful": 1}, size=1, seed=4).workers(live.loaded.scale)
     truths = truths_of(live.loaded)
     driver = PlacesWorkers(_Again(live, name), [worker], truths, live.loaded.scale, live.http)
-    answering = SimulatedWorkers("", [worker], truths, live.loaded.scale, live.http)
+    answering = Answering(truths, live.loaded.scale)
     report = DriverReport()
     named = _Named(worker, name)
     done = driver.work(named, np.random.default_rng(1), report, answering)

@@ -1,4 +1,5 @@
-"""Simulated workers doing a study's HITs through the local MTurk service's worker side.
+"""Simulated workers doing a study's HITs through the local MTurk service's worker side: MTurk's
+crowd door (`Capabilities.crowd_door`, `mturk_door`).
 
 Each worker is an HTTP agent: it lists the HITs it may take, accepts one, reads the task page
 (the ExternalURL harness serves, or the HTMLQuestion's own HTML), answers every item shown
@@ -16,11 +17,10 @@ tells MTurk their arm.
 
 from __future__ import annotations
 
-import html
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -29,38 +29,18 @@ import numpy as np
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.render.answers import encode_answers
+from harness.simulate.answering import Answering, DriverReport, shown_keys
 from harness.simulate.archetypes import Worker
+from harness.simulate.door import Visit
 from harness.spec.scale import Scale
 from harness.web.tokens import token_in_page
 
-_CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
+WORKER_PROFILE = {"country": "US", "numberApproved": 5000, "percentApproved": 99}
+"""What simulated MTurk workers tell the worker side (they meet the shipped specs' needs)."""
 RETURN_ASKED = 409
 """The task server's answer to a HIT of another arm than the worker's: return it."""
 TRIES = 3
 """HITs a worker takes in one turn when pages ask them to return the ones before."""
-
-
-@dataclass
-class DriverReport:
-    submitted: list[str] = field(default_factory=list)  # assignment ids
-    by_worker: dict[str, int] = field(default_factory=dict)  # MTurk worker id -> HITs done
-    refused: list[str] = field(default_factory=list)  # what the servers refused, and why
-    returned: list[str] = field(default_factory=list)  # HITs returned as their page asked
-    on_submitted: Callable[[str], None] | None = None  # told each submission as it lands
-
-    def line(self, study: str) -> str:
-        """What the crowd did, in one line."""
-        return (
-            f"{study}: {len(self.submitted)} assignments submitted by {len(self.by_worker)} "
-            "simulated workers"
-        )
-
-    def submit(self, assignment: str, worker: str) -> None:
-        """Count one submission accepted by the servers (and tell ``on_submitted``)."""
-        self.submitted.append(assignment)
-        self.by_worker[worker] = self.by_worker.get(worker, 0) + 1
-        if self.on_submitted is not None:
-            self.on_submitted(assignment)
 
 
 @dataclass
@@ -160,7 +140,7 @@ class SimulatedWorkers:
                     report.refused.append(f"page of {hit_id}: {page.status_code}")
                 return False
             text = page.text  # decoded once
-            keys = _shown_keys(text)
+            keys = shown_keys(text)
             fields = encode_answers(self.answers(worker, keys, rng))
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
@@ -178,7 +158,7 @@ class SimulatedWorkers:
                 report.refused.append(f"task server, {assignment_id}: {stored.text}")
                 return False
         else:
-            keys = _shown_keys(task["HTMLContent"])
+            keys = shown_keys(task["HTMLContent"])
             fields = encode_answers(self.answers(worker, keys, rng))
         submitted = self.http.post(task["SubmitURL"], data={"assignmentId": assignment_id} | fields)
         if submitted.status_code != 200:
@@ -193,16 +173,7 @@ class SimulatedWorkers:
         self, worker: Worker, keys: Sequence[str], rng: np.random.Generator
     ) -> list[Answer]:
         """The worker's answer to each showing, with when it was shown and answered."""
-        truths = np.array([self.truths.get(k, self.scale.midpoint) for k in keys], dtype=float)
-        values = worker.answer(truths, self.scale, rng)
-        seconds = worker.seconds(len(keys), rng)
-        answers = []
-        clock = self.start
-        for position, (key, value, spent) in enumerate(zip(keys, values, seconds, strict=True)):
-            shown = clock
-            clock = clock + timedelta(seconds=float(spent))
-            answers.append(Answer(key, position, float(value), False, shown, clock))
-        return answers
+        return Answering(self.truths, self.scale, self.start).answers(worker, keys, rng)
 
     def _get(self, path: str, **params: Any) -> dict[str, Any]:
         r = self.http.get(self.mturk_url + path, params=params)
@@ -217,12 +188,33 @@ def mturk_worker_id(worker_id: str) -> str:
     return "A" + re.sub(r"[^A-Z0-9]", "", worker_id.upper())
 
 
-def _shown_keys(page: str) -> list[str]:
-    """The item key of every showing on a task page, in the order the page shows them."""
-    return [html.unescape(k) for k in _CARD.findall(page)]
-
-
 def _answers_url(external_url: str) -> str:
     """Where an external page posts its answers: ``<page path>/submit`` on the same server."""
     parts = urlsplit(external_url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/submit", "", ""))
+
+
+@dataclass
+class MTurkDoor:
+    """The local MTurk service's worker side, at ``endpoint``."""
+
+    endpoint: str
+
+    def admit(self, visit: Visit, report: DriverReport) -> DriverReport:
+        """Workers find, accept, answer and submit HITs until none is left for them."""
+        return SimulatedWorkers(
+            self.endpoint,
+            visit.workers,
+            visit.truths,
+            visit.scale,
+            visit.http,
+            seed=visit.seed,
+            profile=WORKER_PROFILE | {"country": visit.country},
+            keep_group=visit.keep_group,
+        ).run(report=report)
+
+
+def mturk_door(endpoint: str | None, public_url: str, study: str) -> MTurkDoor:
+    if endpoint is None:
+        raise ValueError("a crowd on MTurk needs its local service's address")
+    return MTurkDoor(endpoint)
