@@ -19,28 +19,33 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.platform.contract import DemoEntry
 from harness.platform.local_service import START_WAIT
+from harness.platform.registry import demos
 from harness.resources import project_task_specs
 
 KINDS = ("reproduction", "resolution")
-PLATFORMS = ("local", "prolific-local", "link")
 CROWD_MIX = {"careful": 0.7, "sloppy": 0.1, "spammer": 0.1, "backwards": 0.1}
-CROWD_SIZE = {"local": 30, "prolific-local": 200, "link": 30}
-"""Simulated people: MTurk workers take several HITs; Prolific participants take one each."""
+"""The simulated people; how many come each platform's `DemoEntry` says."""
+
+
+def _default_platform() -> str:
+    return demos()[0].name
 
 
 @dataclass(frozen=True)
 class Demo:
     """What to run: the study (``reproduction`` of WS353, or the ``resolution`` experiment) on
-    which local platform target, in which folder, with which seed."""
+    which platform's demo (its `DemoEntry` name; default the first), in which folder, with
+    which seed."""
 
     kind: str = "reproduction"
-    platform: str = "local"
+    platform: str = field(default_factory=_default_platform)
     run_dir: Path = Path("demo-run")
     seed: int = 1
 
@@ -52,6 +57,19 @@ class Demo:
     def study(self) -> str:
         return f"ws353-{self.kind}"
 
+    @property
+    def entry(self) -> DemoEntry:
+        """The platform's demo entry ``platform`` names; `InputError` if none does."""
+        for entry in demos():
+            if entry.name == self.platform:
+                return entry
+        raise InputError(self.refusal)
+
+    @property
+    def refusal(self) -> str:
+        names = ", ".join(entry.name for entry in demos())
+        return f"demo: expected one of {', '.join(KINDS)} on one of {names}"
+
 
 @dataclass
 class DemoResult:
@@ -61,17 +79,16 @@ class DemoResult:
 
 def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
     """Run ``demo``; ``say`` gets the progress lines a person watches."""
-    if demo.kind not in KINDS or demo.platform not in PLATFORMS:
-        raise InputError(
-            f"demo: expected one of {', '.join(KINDS)} on one of {', '.join(PLATFORMS)}"
-        )
+    if demo.kind not in KINDS:
+        raise InputError(demo.refusal)
+    entry = demo.entry  # an unknown platform is refused before anything starts
     start = time.perf_counter()
     run = demo.run_dir.resolve()
     _empty(run)
     db = f"sqlite:///{run / 'harness.db'}"
     result = DemoResult(report_dir=run / "report")
-    with _services(demo, run, db, say) as (endpoint, pages):
-        _crowd_loop(demo, db, endpoint, pages, say)
+    with _services(demo, entry, run, db, say) as (endpoint, pages):
+        _crowd_loop(demo, entry, db, endpoint, pages, say)
     say("== characterize")
     from harness.characterize.run import characterize_refs
 
@@ -93,7 +110,12 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
 
 
 def _crowd_loop(
-    demo: Demo, db: str, endpoint: str | None, pages: str, say: Callable[[str], None]
+    demo: Demo,
+    entry: DemoEntry,
+    db: str,
+    endpoint: str | None,
+    pages: str,
+    say: Callable[[str], None],
 ) -> None:
     """Launch, let the crowd work, sync, review, show the status and screen, on ``db``."""
     from harness.platform.launch import draft_study, launch
@@ -110,14 +132,14 @@ def _crowd_loop(
     engine = open_store(db)
     try:
         say("== launch")
-        drafted = draft_study(demo.spec, demo.platform, endpoint, pages)
+        drafted = draft_study(demo.spec, entry.target, endpoint, pages)
         plan = drafted.plan.lines()
         say(plan[0])  # the study
         say(plan[2])  # its cost
         say(drafted.summary(launch(engine, drafted)))
-        entry = drafted.entry_url()
-        if entry is not None:
-            say(f"study URL: {entry}")
+        study_url = drafted.entry_url()
+        if study_url is not None:
+            say(f"study URL: {study_url}")
         told = "$HARNESS_DASHBOARD_PASSWORD"
         if not os.environ.get("HARNESS_DASHBOARD_PASSWORD"):
             told = _dashboard_password()
@@ -126,7 +148,7 @@ def _crowd_loop(
             f"(password: {told})"
         )
         say("== crowd")
-        size = CROWD_SIZE[demo.platform]
+        size = entry.crowd_size
         crowd = simulate_study(engine, study, CROWD_MIX, size=size, seed=demo.seed)
         say(crowd.line(study))
         say("== sync")
@@ -147,7 +169,7 @@ def _crowd_loop(
 
 @contextmanager
 def _services(
-    demo: Demo, run: Path, db: str, say: Callable[[str], None]
+    demo: Demo, entry: DemoEntry, run: Path, db: str, say: Callable[[str], None]
 ) -> Iterator[tuple[str | None, str]]:
     """The platform's local service (if any) and the task server, on free loopback ports,
     stopped when the block ends (on Ctrl-C and SIGTERM too). The two start (and stop) side by
@@ -155,16 +177,16 @@ def _services(
     from harness.platform.registry import platform_of_target
     from harness.store.migrations import upgrade
 
-    platform = platform_of_target(demo.platform)
+    platform = platform_of_target(entry.target)
     children: list[subprocess.Popen[bytes]] = []
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         endpoint = None
-        service = platform.local_service(_free_port(), str(run / f"{demo.platform}.sqlite"))
+        service = platform.local_service(_free_port(), str(run / f"{entry.name}.sqlite"))
         if service is not None:
             port = service.command[service.command.index("--port") + 1]
             endpoint = f"http://127.0.0.1:{port}"
-            children.append(_start(service.command, run / f"{demo.platform}.log", run))
+            children.append(_start(service.command, run / f"{entry.name}.log", run))
         upgrade(db)  # while the platform's service starts
         pages = f"http://127.0.0.1:{_free_port()}"
         serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"]

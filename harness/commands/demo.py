@@ -1,5 +1,6 @@
-"""`harness demo [reproduction|resolution] [--platform local|prolific-local|link]`: the whole
-loop on a local platform with a simulated crowd (`harness.demo`)."""
+"""`harness demo [reproduction|resolution] [--platform NAME]`: the whole loop on a local
+platform with a simulated crowd (`harness.demo`); the ``--platform`` choices are the platforms'
+demo entries (`Capabilities.demo`, read through the registry)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,19 @@ from pathlib import Path
 
 import click
 
+from harness.platform.registry import demos
+
+_DEMOS = demos()
+
 
 @click.command("demo")
 @click.argument("kind", type=click.Choice(["reproduction", "resolution"]), default="reproduction")
 @click.option(
     "--platform",
-    type=click.Choice(["local", "prolific-local", "link"]),
-    default="local",
+    type=click.Choice([entry.name for entry in _DEMOS]),
+    default=_DEMOS[0].name,
     show_default=True,
-    help="local: the local MTurk service; prolific-local: the local Prolific service; "
-    "link: a study link for your own participants.",
+    help="; ".join(f"{entry.name}: {entry.says}" for entry in _DEMOS) + ".",
 )
 @click.option(
     "--out",

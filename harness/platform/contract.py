@@ -45,6 +45,7 @@ __all__ = [
     "Arrival",
     "Capabilities",
     "CostEstimate",
+    "DemoEntry",
     "EventTopic",
     "GroupPages",
     "GroupsProvider",
@@ -224,6 +225,20 @@ class LocalCommand:
 
 
 @dataclass(frozen=True)
+class DemoEntry:
+    """How `harness demo` runs on a platform: ``name``, its ``--platform`` choice; ``target``,
+    the platform's local target it launches on; ``says``, what the choice is (the option's
+    help); ``crowd_size``, how many simulated people come; ``rank``, its place among the
+    choices (the first is the default)."""
+
+    name: str
+    target: str
+    says: str
+    crowd_size: int
+    rank: int
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """Everything a platform may do beyond what every platform does, and what it adds to
     harness, declared in one place: each `Platform` carries one (``platform.capabilities``);
@@ -238,6 +253,7 @@ class Capabilities:
     crowd_door: str | None = None  # "module:attribute" of how simulated participants arrive
     local_command: LocalCommand | None = None  # the command running its local service
     blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
+    demo: DemoEntry | None = None  # how `harness demo` runs on it (None: it does not)
 
 
 class Platform(Protocol):

@@ -4,7 +4,8 @@ Each entry names the module attribute holding the platform's `Platform` object; 
 imported when the platform is first asked for (platform modules import nothing heavy, so
 `harness --help` can list their local-service commands). Adding a
 platform is one line here (and its subpackage): what it adds to harness beyond the contract (a
-local-service command, blueprints of the task server, a door for simulated crowds) its
+local-service command, blueprints of the task server, a door for simulated crowds, a run of
+`harness demo`) its
 `Capabilities` declare, and harness finds them here. `connect` is the one way to a provider.
 """
 
@@ -16,7 +17,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
-from harness.platform.contract import LocalCommand, Platform, Provider
+from harness.platform.contract import DemoEntry, LocalCommand, Platform, Provider
 
 if TYPE_CHECKING:  # the registry is imported by `harness validate`: no database stack
     from harness.store.studies import LaunchedStudy
@@ -56,6 +57,12 @@ def local_commands() -> list[LocalCommand]:
     """The commands running the platforms' local services (`Capabilities.local_command`)."""
     found = (p.capabilities.local_command for p in platforms())
     return [command for command in found if command is not None]
+
+
+def demos() -> list[DemoEntry]:
+    """The runs of `harness demo` the platforms offer (`Capabilities.demo`), the default first."""
+    found = (p.capabilities.demo for p in platforms())
+    return sorted((demo for demo in found if demo is not None), key=lambda demo: demo.rank)
 
 
 def blueprints() -> list[Any]:

@@ -165,6 +165,23 @@ def test_a_simulated_crowd_comes_through_the_door_the_platform_declares(platform
         assert callable(entrance.entry) and callable(entrance.finish)
 
 
+def test_a_platforms_demo_runs_on_a_local_target_of_its_own_with_its_own_door(platform):
+    demo = platform.capabilities.demo
+    if demo is None:
+        return
+    assert demo.target in platform.targets and platform.is_local(demo.target)
+    assert platform.capabilities.crowd_door is not None  # the demo's crowd comes through it
+    assert demo.crowd_size > 0 and demo.says
+
+
+def test_the_demos_choices_are_the_platforms_own_in_order():
+    from harness.platform.registry import demos
+
+    names = [demo.name for demo in demos()]
+    assert names == ["local", "prolific-local", "link"]  # `harness demo --platform`, as shipped
+    assert len({demo.rank for demo in demos()}) == len(names)
+
+
 def test_a_platform_with_one_submission_per_study_has_places(platform):
     if platform.capabilities.one_submission_per_study:
         assert isinstance(platform, PlacesPlatform)

@@ -24,6 +24,7 @@ from harness.platform.contract import (
     Arrival,
     Capabilities,
     CostEstimate,
+    DemoEntry,
     Pausing,
     PlatformEvent,
     Provider,
@@ -55,6 +56,9 @@ class LinkPlatform:
     capabilities = Capabilities(
         pays=False,  # approvals, rejections and bonuses are recorded for the researcher to act on
         crowd_door="harness.providers.link.crowd:link_door",  # how simulated participants come
+        demo=DemoEntry(
+            "link", "link", "a study link for your own participants", crowd_size=30, rank=2
+        ),
         pausing=Pausing(
             True,
             "the study's link turns new participants away with a page saying the study is paused; "

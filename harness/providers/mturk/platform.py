@@ -17,6 +17,7 @@ from harness.hosting import Hosting
 from harness.platform.contract import (
     Capabilities,
     CostEstimate,
+    DemoEntry,
     EventTopic,
     LocalCommand,
     LocalService,
@@ -74,6 +75,7 @@ class MTurkPlatform:
         ),
         arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
         crowd_door="harness.providers.mturk.crowd:mturk_door",  # the local service's worker side
+        demo=DemoEntry("local", "local", "the local MTurk service", crowd_size=30, rank=0),
         local_command=LocalCommand(
             "mturk-local",
             "harness.providers.mturk.local_service.command:mturk_local_command",

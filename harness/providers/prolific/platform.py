@@ -20,6 +20,7 @@ from harness.platform.contract import (
     Arrival,
     Capabilities,
     CostEstimate,
+    DemoEntry,
     LocalCommand,
     LocalService,
     Pausing,
@@ -51,6 +52,9 @@ class ProlificPlatform:
         asks_returns=True,  # screening's request_return: the provider's request_return
         one_submission_per_study=True,  # a participant takes part in a Prolific study once
         crowd_door="harness.providers.prolific.crowd:prolific_door",  # the local service's side
+        demo=DemoEntry(  # participants take one part each: more of them
+            "prolific-local", "prolific-local", "the local Prolific service", crowd_size=200, rank=1
+        ),
         local_command=LocalCommand(
             "prolific-local",
             "harness.providers.prolific.local_service.command:prolific_local_command",
