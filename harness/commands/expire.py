@@ -16,19 +16,16 @@ def expire(study: str, db: str | None) -> None:
     run `harness sync STUDY` again later to collect those."""
     from harness.platform.expire import expire_study
     from harness.platform.registry import provider_for
-    from harness.platform.sync import sync_study
-    from harness.platform.sync_run import study_sync_hooks
-    from harness.store import launched_study, session_scope
+    from harness.platform.sync_run import sync_stored_study
     from harness.store.database import open_store
+    from harness.store.studies import read_launched
 
     engine = open_store(db)
     try:
-        with session_scope(engine) as session:
-            running = launched_study(session, study)
-        provider = provider_for(running)
-        count = expire_study(engine, provider, running)
-        report = sync_study(engine, provider, running, study_sync_hooks(engine, provider, running))
+        running = read_launched(engine, study)
+        count = expire_study(engine, provider_for(running), running)
+        run = sync_stored_study(engine, running)
     finally:
         engine.dispose()
     click.echo(f"{study}: {count} HITs expired")
-    click.echo(report.line(study))
+    click.echo(run.report.line(study))

@@ -1,6 +1,6 @@
 """A stored study's sync as `harness sync`, `harness expire` and the demo run it: answers read
-with the platform's codec and checked against the stored instruments, each new submission
-screened live, and (``apply``) what screening decided carried out."""
+with the platform's codec and checked against the stored instruments, then every new
+submission screened once, and (``apply``) what screening decided carried out."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from harness.errors import InputError
 from harness.platform.contract import Provider
-from harness.platform.submissions.after_submission import hook, run_after_submission, screen
+from harness.platform.submissions.after_submission import run_after_submission, screen
 from harness.platform.sync import SyncHooks, SyncReport, sync_from_queue, sync_study
 from harness.store.database import session_scope
 from harness.store.studies import LaunchedStudy
@@ -20,16 +20,9 @@ STORED_QUEUE = "-"
 """As ``queue_url``: the queue the study was launched with (--notify-queue)."""
 
 
-def study_sync_hooks(
-    engine: sa.Engine,
-    provider: Provider,
-    running: LaunchedStudy,
-    *,
-    apply: bool = True,
-    screening: bool = True,
-) -> SyncHooks:
-    """Answers read with the platform's codec, checked against the stored instrument, and
-    (``screening``) screened once the sync has stored them (``apply``: and acted on)."""
+def study_sync_hooks(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> SyncHooks:
+    """Answers read with the platform's codec and checked against the stored instrument; no
+    hook per HIT: `sync_stored_study` screens and acts once, after the whole run."""
     from harness.render.instrument import stored_instrument
     from harness.store import frozen_instrument
     from harness.store.arm_tables import hit_instruments
@@ -43,8 +36,7 @@ def study_sync_hooks(
             for i in {running.study.instrument_id, *of_hit.values()}
         }
     by_hit = {hit_id: built[i] for hit_id, i in of_hit.items()}
-    after = hook(apply) if screening else None  # `sync_stored_study` screens and acts itself, once
-    return SyncHooks.of(provider, built[running.study.instrument_id], after, by_hit)
+    return SyncHooks.of(provider, built[running.study.instrument_id], None, by_hit)
 
 
 @dataclass
@@ -79,7 +71,7 @@ def sync_stored_study(
     from harness.platform.review import apply_pending_decisions
 
     provider = provider_for(running)
-    hooks = study_sync_hooks(engine, provider, running, screening=False)
+    hooks = study_sync_hooks(engine, provider, running)
     if queue_url == STORED_QUEUE:
         queue_url = running.platform.notification_queue
         if not queue_url:
