@@ -87,15 +87,10 @@ def accept(
     platform_assignment_id: str,
     platform_worker_id: str,
     accepted_at: datetime | None = None,
-    *,
-    submitted_at: datetime | None = None,
 ) -> tuple[Assignment, bool]:
     """The assignment's row, created when first seen (accepted), and whether this call created
     it (then no other transaction can have stored anything for it yet); `StoreError` when it
-    belongs to another worker or HIT (also when another request created it so a moment ago).
-    With ``submitted_at``, a row this call creates is
-    stored as submitted then (a submission of an assignment not seen before), in the same
-    statement."""
+    belongs to another worker or HIT (also when another request created it so a moment ago)."""
     assert hit.id is not None
     key = {"platform_assignment_id": platform_assignment_id}
     assignment = session.execute(
@@ -111,8 +106,6 @@ def accept(
             "status": AssignmentStatus.ACCEPTED,
             "accepted_at": accepted_at or utcnow(),
         }
-        if submitted_at is not None:
-            values.update(status=AssignmentStatus.SUBMITTED, submitted_at=submitted_at)
         assignment, created = insert_or_read(
             session, Assignment, values, platform_assignment_id=platform_assignment_id
         )

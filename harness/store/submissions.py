@@ -1,9 +1,15 @@
-"""Store one assignment's answers in one transaction, exactly once.
+"""Store submissions' answers exactly once: one (a task page's post, sync) or many at once (the
+rechecks settling quarantined submissions), by one path.
 
-The callers (the task server for pages harness hosts, sync for pages the platform hosts)
-validate answers against the instrument first; this module only writes. A second submission
-of the same assignment writes nothing and says so, so a worker's retry or a repeated sync
-cannot duplicate judgments.
+The callers validate answers against the instrument first; this module only writes, in the
+caller's transaction. A batch takes a fixed handful of statements: the workers (read, and the
+missing ones inserted), the assignments (one insert), the judgments (one insert of every row),
+the events (one insert). The assignment insert skips a row that exists (``ON CONFLICT DO
+NOTHING``): one stored without answers (accepted: sync recorded it from the platform) is marked
+submitted and takes them; one with answers already is `AlreadyStored` (a worker's retry, a
+repeated sync, a concurrent request: a single submission is then reported as not created).
+Exactly once stays the database's: the unique assignment id and the judgments' unique
+(assignment, item, position).
 """
 
 from __future__ import annotations
@@ -14,19 +20,38 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, select
+from sqlmodel import Session, col
 
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.showings import showing_roles
-from harness.store.events import EventKind, log_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study
+from harness.store.events import EventKind, log_events
+from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, Worker
 from harness.store.posted import ItemRef, hit_facts, hit_items
-from harness.store.received import accept, worker_row
+from harness.store.received import accept, skipping_insert, worker_row
 
-__all__ = ["StoredSubmission", "accept", "store_submission", "worker_row"]
+__all__ = [
+    "AlreadyStored",
+    "NewSubmission",
+    "StoredSubmission",
+    "accept",
+    "store_new_submissions",
+    "store_submission",
+    "worker_row",
+]
+
+
+DIALECTS = ("postgresql", "sqlite")
+"""The databases whose ``INSERT ... ON CONFLICT DO NOTHING`` this module uses."""
+
+
+class AlreadyStored(StoreError):
+    """The store holds answers for this assignment already: nothing more is written."""
+
+    def __init__(self, assignment_id: str, assignment_pk: int) -> None:
+        super().__init__(f"assignment {assignment_id} was stored meanwhile")
+        self.assignment_pk = assignment_pk
 
 
 @dataclass(frozen=True)
@@ -43,45 +68,161 @@ def store_submission(
     answers: Sequence[Answer],
     submitted_at: datetime | None = None,
 ) -> StoredSubmission:
-    """Write the assignment's judgments and mark it submitted; nothing if already stored.
+    """Write one assignment's judgments and mark it submitted (a batch of one); nothing if
+    its answers are stored already.
 
-    Raises `StoreError` (nothing written) when an answer names an item that is not in the
-    HIT's instrument, or the assignment belongs to another worker or HIT. The judgments go in
-    as one insert of many rows; their unique (assignment, item, position) keeps a concurrent
-    second submission of the assignment from storing anything (it fails, and is rolled back).
+    Raises `StoreError` (the caller rolls back) when an answer names an item that is not in
+    the HIT's instrument, or the assignment belongs to another worker or HIT.
     """
-    when = submitted_at or utcnow()
-    assignment, created = accept(
-        session, hit, platform_assignment_id, platform_worker_id, submitted_at=when
-    )  # a new row is stored as submitted at once
-    assert assignment.id is not None
-    if not created:  # an assignment this call did not create may have its answers already
-        already = session.exec(
-            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
-        ).first()
-        if already is not None:
-            return StoredSubmission(assignment, created=False)
-    instrument_id, items = answer_items(session, hit, answers)
-    rows = judgment_rows(assignment.id, assignment.worker_id, instrument_id, answers, items)
-    if rows:
-        session.execute(sa.insert(Judgment.__table__), rows)  # type: ignore[attr-defined]
-    if not created:
-        table = Assignment.__table__  # type: ignore[attr-defined]
-        session.execute(
-            sa.update(table)
-            .where(table.c.id == assignment.id)
-            .values(status=AssignmentStatus.SUBMITTED, submitted_at=when)
+    new = NewSubmission(
+        hit, platform_assignment_id, platform_worker_id, answers, submitted_at or utcnow()
+    )
+    try:
+        made = store_new_submissions(session, [new])[platform_assignment_id]
+        created = True
+    except AlreadyStored as stored:
+        made, created = stored.assignment_pk, False
+    assignment = session.get(Assignment, made, populate_existing=True)
+    assert assignment is not None
+    return StoredSubmission(assignment, created)
+
+
+@dataclass(frozen=True)
+class NewSubmission:
+    """One assignment's answers, as the platform or the page gave them."""
+
+    hit: Hit
+    assignment_id: str
+    worker_id: str
+    answers: Sequence[Answer]
+    submitted_at: datetime
+
+
+def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> dict[str, int]:
+    """Store every submission of ``batch``; their assignments' store ids by platform
+    assignment id.
+
+    Raises `StoreError` (the caller must roll back: some rows may be written) when an answer
+    names an item not in its HIT's instrument, an assignment appears twice in the batch, or
+    the store holds one of the assignments as another worker's or HIT's; `AlreadyStored` when
+    it has answers for one already.
+    """
+    if not batch:
+        return {}
+    dialect = session.get_bind().dialect.name
+    if dialect not in DIALECTS:
+        raise StoreError(f"storing many submissions at once needs one of {DIALECTS}")
+    ids = [s.assignment_id for s in batch]
+    if len(set(ids)) != len(ids):
+        raise StoreError("an assignment appears twice in one batch of submissions")
+    # the instrument and items of each (`StoreError` naming the study for an unknown item)
+    items = {s.assignment_id: answer_items(session, s.hit, s.answers) for s in batch}
+    workers = _worker_ids(session, dialect, {s.worker_id for s in batch})
+    now = utcnow()
+    made = _insert_assignments(
+        session,
+        dialect,
+        [
+            {
+                "hit_id": s.hit.id,
+                "worker_id": workers[s.worker_id],
+                "platform_assignment_id": s.assignment_id,
+                "status": AssignmentStatus.SUBMITTED,
+                "accepted_at": now,
+                "submitted_at": s.submitted_at,
+            }
+            for s in batch
+        ],
+    )
+    if len(made) != len(batch):
+        made.update(_accepted(session, [s for s in batch if s.assignment_id not in made], workers))
+    rows = []
+    for s in batch:
+        instrument_id, found = items[s.assignment_id]
+        rows += judgment_rows(
+            made[s.assignment_id], workers[s.worker_id], instrument_id, s.answers, found
         )
-        set_committed_value(assignment, "status", AssignmentStatus.SUBMITTED)  # as now stored
-        set_committed_value(assignment, "submitted_at", when)
-    log_event(
+    if rows:
+        session.execute(sa.insert(_table(Judgment)), rows)
+    log_events(
         session,
         EventKind.ASSIGNMENT_SUBMITTED,
-        study_id=hit.study_id,
-        subject=platform_assignment_id,
-        payload=submitted_payload(hit, platform_worker_id, answers),
+        [
+            (s.hit.study_id, s.assignment_id, submitted_payload(s.hit, s.worker_id, s.answers))
+            for s in batch
+        ],
     )
-    return StoredSubmission(assignment, created=True)
+    return made
+
+
+def _table(model: Any) -> sa.Table:
+    return model.__table__  # type: ignore[no-any-return]
+
+
+def _worker_ids(session: Session, dialect: str, platform_ids: set[str]) -> dict[str, int]:
+    """The workers' store ids by platform id, the missing ones inserted first (of concurrent
+    inserts of one worker the database keeps one)."""
+    query = sa.select(col(Worker.platform_worker_id), col(Worker.id)).where(
+        col(Worker.platform_worker_id).in_(sorted(platform_ids))
+    )
+    found = {str(p): int(i) for p, i in session.execute(query)}
+    missing = sorted(platform_ids - found.keys())
+    if missing:
+        now = utcnow()
+        session.execute(
+            skipping_insert(dialect, _table(Worker)),
+            [{"platform_worker_id": p, "first_seen": now} for p in missing],
+        )
+        found.update({str(p): int(i) for p, i in session.execute(query)})
+    return found
+
+
+def _accepted(
+    session: Session, batch: Sequence[NewSubmission], workers: Mapping[str, int]
+) -> dict[str, int]:
+    """The store ids of ``batch``'s assignments stored already without answers (accepted: sync
+    recorded them from the platform), each marked submitted now; `StoreError` when one is
+    another worker's or HIT's, `AlreadyStored` when one has answers already."""
+    table = _table(Assignment)
+    found = {
+        str(r.platform_assignment_id): r
+        for r in session.execute(
+            sa.select(
+                table.c.platform_assignment_id,
+                table.c.id,
+                table.c.hit_id,
+                table.c.worker_id,
+                sa.exists().where(_table(Judgment).c.assignment_id == table.c.id).label("answered"),
+            ).where(table.c.platform_assignment_id.in_([s.assignment_id for s in batch]))
+        )
+    }
+    out = {}
+    for s in batch:
+        row = found.get(s.assignment_id)
+        if row is None:  # skipped by the insert, yet gone: a concurrent delete
+            raise StoreError(f"assignment {s.assignment_id} was stored meanwhile")
+        if row.hit_id != s.hit.id or row.worker_id != workers[s.worker_id]:
+            raise StoreError(f"assignment {s.assignment_id} belongs to another worker or HIT")
+        if row.answered:
+            raise AlreadyStored(s.assignment_id, int(row.id))
+        session.execute(
+            sa.update(table)
+            .where(table.c.id == row.id)
+            .values(status=AssignmentStatus.SUBMITTED, submitted_at=s.submitted_at)
+        )
+        out[s.assignment_id] = int(row.id)
+    return out
+
+
+def _insert_assignments(
+    session: Session, dialect: str, rows: list[dict[str, Any]]
+) -> dict[str, int]:
+    """Insert the assignments that are not stored yet; the store ids of those inserted."""
+    table = _table(Assignment)
+    statement = skipping_insert(dialect, table).returning(
+        table.c.platform_assignment_id, table.c.id
+    )
+    return {str(p): int(i) for p, i in session.execute(statement, rows)}
 
 
 def answer_items(

@@ -10,7 +10,7 @@ platform, in the order it happens:
 3. settle: verified, refused or still pending, any number of claims at once, a single one a
    batch of one (`settling.settle`);
 4. store: a verified claim's answers become the assignment's judgments, exactly once
-   (`harness.store.many_submissions`);
+   (`harness.store.submissions`);
 5. screen: live screening scores every stored assignment not screened yet
    (`after_submission.screen`, `harness.screening.live`), once per study for everything
    stored meanwhile (`background.BackgroundHook` in a task server, once per run in sync);

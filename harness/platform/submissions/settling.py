@@ -40,7 +40,6 @@ from harness.platform.verification import Verdict, Verification, compare
 from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.plan import HitPlan
 from harness.store.events import EventKind, log_events
-from harness.store.many_submissions import NewSubmission, store_new_submissions
 from harness.store.models import (
     Assignment,
     Hit,
@@ -50,6 +49,7 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.quarantine import resolved_payload
+from harness.store.submissions import NewSubmission, store_new_submissions
 
 Claim = tuple[int, Verification | None, Hit]
 """A pending quarantined submission's row id, what the platform said of it (None: not asked),
