@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "import": "harness.commands.import_data:import_group",
     "launch": "harness.commands.launch:launch",
     "pause": "harness.commands.pause:pause",
+    "plan": "harness.commands.plan:plan",
     "preview": "harness.commands.preview:preview",
     "resume": "harness.commands.pause:resume",
     "review": "harness.commands.review:review",
@@ -65,6 +66,8 @@ SUMMARIES: dict[str, str] = {
     "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
     "pause": "Pause STUDY: nobody new can start it until `harness resume STUDY`; work under "
     "way is finished and submitted as usual.",
+    "plan": "How many raters per item SPEC's study needs to reach a target precision, and "
+    "what that costs, from a pilot's disagreement.",
     "preview": "Serve one HIT of SPEC locally as a worker sees it, or write its page to a file.",
     "resume": "Resume a paused STUDY: new workers can start it again.",
     "review": "Review STUDY: block, reject (with feedback) and replace as screening decided, "
