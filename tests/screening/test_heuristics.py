@@ -278,12 +278,32 @@ def test_calibration_failure_checks_identical_pairs_and_repeats():
 
 
 def test_radical_and_centrist_shares_leave_out_the_midpoint():
-    frame = table({"r": [0, 10, 10, 5, 3], "c": [1, 9, 9, 5, 3]})
+    frame = table({"r": [0, 10, 10, 5, 3], "c": [2, 8, 8, 5, 3]})
     out = by_worker(radical(frame, TEN))
     assert out.loc["r", "score"] == 0.75 and out.loc["r", "evidence"] == 4  # the 5 left out
     assert out.loc["r", "flag"]
     assert by_worker(centrist(frame, TEN)).loc["c", "flag"]
     assert not by_worker(centrist(frame, TEN)).loc["r", "flag"]
+
+
+def test_centrist_is_the_same_rule_on_any_scale():
+    # The published centrist answers 2 and 4 on 1-5; its proportional image on 0-10 is 2.5 and
+    # 7.5, and 2 and 8 (or 3 and 7) are as far in. 1 and 9 sit nearer the ends than the middle.
+    five = table({"c": [2, 4, 4, 2, 4, 3]})
+    assert by_worker(centrist(five, FIVE)).loc["c", "flag"]
+    ten = table(
+        {
+            "image": [2.5, 7.5, 7.5, 2.5, 7.5, 5],
+            "two_eight": [2, 8, 8, 2, 8, 8],
+            "three_seven": [3, 7, 7, 3, 7, 3],
+            "one_nine": [1, 9, 9, 1, 9, 9],
+            "steady": [7, 7, 7, 7, 7, 7],
+        }
+    )
+    out = by_worker(centrist(ten, TEN))
+    assert out.loc[["image", "two_eight", "three_seven"], "flag"].all()
+    assert not out.loc["one_nine", "flag"] and out.loc["one_nine", "score"] == 0
+    assert not out.loc["steady", "flag"]  # all at one point: H3's concern, not this one
 
 
 def test_radical_and_centrist_mark_only_workers_whose_values_vary():
