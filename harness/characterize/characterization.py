@@ -32,7 +32,7 @@ from harness.errors import InputError
 from harness.screening.report import json_value
 from harness.stats._table import valued
 from harness.stats.alpha import Level
-from harness.stats.mrds import mrds_table
+from harness.stats.spearman_difference import spearman_mrds_table
 
 Progress = Callable[[str], None]
 
@@ -233,7 +233,7 @@ def characterize(
         reproducibility=repro,
         resolution=res,
         systems=sys,
-        mrds=mrds_table(repro.overlap.n_shared),
+        mrds=spearman_mrds_table(repro.overlap.n_shared),
         screened=screened_view,
         settings={
             "level": level,

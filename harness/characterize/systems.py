@@ -15,13 +15,18 @@ instrument is a long judgment table. For each instrument, over its items (means 
   change r), over the item pairs whose instrument distance |m_i - m_j| is at least t, for
   t = 0, 0.9, 1.8, 2.7, 3.6 on a 0-10 scale (9% of the range per step) and at the resolution
   when it is known, with the count of pairs at each t;
-- **Steiger's test** (1980, Z with pooled r; `harness.stats.dependent.steiger_z`) between every
-  two systems' rhos, given the Spearman rho between the two systems, on n items;
-- **MRDS** (`harness.stats.mrds`) for the instrument's n items;
-- **verdict** per pair of systems: whether the instrument tells them apart (Steiger p < 0.05),
-  with their rho difference, the MRDS at r = the lower rho, r_AB = the two systems' own
-  correlation and p0 = 0.05 (below it a difference cannot reach p < 0.05, above it it can),
-  and the t-tests.
+- **the Spearman test** (`harness.stats.spearman_difference`) between every two systems'
+  rhos on n items: a Fisher-z test with the rhos' own variance, which holds its size on
+  Spearman rhos (methods.md section 6);
+- **Steiger's test** (1980, Z with pooled r; `harness.stats.dependent.steiger_z`), made for
+  Pearson's r: kept beside it, labelled, to compare with published figures; on Spearman rhos
+  it rejects too often;
+- **MRDS** (`harness.stats.spearman_difference.spearman_mrds_table`) for the instrument's n
+  items;
+- **verdict** per pair of systems: whether the instrument tells them apart (the Spearman
+  test's p < 0.05), with their rho difference, its standard error, the difference this pair
+  needs (the smallest that the test, with the pair's own variance, calls p < 0.05), and the
+  t-tests.
 
 Correlations use scipy; a rater whose values (or a system whose scores) do not vary has no rho.
 """
@@ -43,7 +48,11 @@ from harness.errors import InputError
 from harness.stats._table import valued
 from harness.stats.correlation import grouped_spearman
 from harness.stats.dependent import steiger_z
-from harness.stats.mrds import mrds, mrds_table
+from harness.stats.spearman_difference import (
+    compare_spearman,
+    required_difference,
+    spearman_mrds_table,
+)
 
 MIN_RATER_ITEMS = 5
 DISTANCE_STEPS = (0.0, 0.09, 0.18, 0.27, 0.36)  # shares of the scale's range
@@ -62,8 +71,8 @@ class InstrumentSystems:
     per_rater_stats: pd.DataFrame  # system -> n_raters, min, max, mean, sd
     t_tests: pd.DataFrame  # T_TEST_COLUMNS: paired and Student t-tests over per-rater rhos
     distance: pd.DataFrame  # system, threshold, r, n_pairs
-    steiger: pd.DataFrame  # a, b, rho_a, rho_b, r_ab, n, z, p
-    mrds: pd.DataFrame  # r x p0
+    steiger: pd.DataFrame  # a, b, rho_a, rho_b, r_ab, n, z, p (Steiger, for Pearson's r)
+    mrds: pd.DataFrame  # r x p0, the Spearman test's
     verdicts: pd.DataFrame  # VERDICT_COLUMNS
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,8 +148,8 @@ def instrument_systems(
         t_tests=t_tests,
         distance=distance_correlation(means, frame, thresholds),
         steiger=steiger,
-        mrds=mrds_table(n),
-        verdicts=_verdicts(steiger, t_tests, n),
+        mrds=spearman_mrds_table(n),
+        verdicts=_verdicts(means, frame, steiger, t_tests),
     )
 
 
@@ -323,7 +332,8 @@ def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
     for a, b in combinations(frame.columns, 2):
         r_ab = _spearman(frame[a].to_numpy(), frame[b].to_numpy())
         usable = all(np.isfinite(v) and abs(v) < 1 for v in (rho[a], rho[b], r_ab)) and n >= 4
-        test = steiger_z(float(rho[a]), float(rho[b]), r_ab, n) if usable else None
+        # Steiger's Z is signed rho_a - rho_b; stored as rho_b - rho_a, like "difference".
+        test = steiger_z(float(rho[b]), float(rho[a]), r_ab, n) if usable else None
         rows.append(
             {
                 "a": a,
@@ -339,30 +349,38 @@ def _steiger(rho: pd.Series, frame: pd.DataFrame, n: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "rho_a", "rho_b", "r_ab", "n", "z", "p"])
 
 
-def _verdicts(steiger: pd.DataFrame, t_tests: pd.DataFrame, n: int) -> pd.DataFrame:
-    """Per pair: the MRDS at r = the lower rho and r_AB = the systems' own correlation.
+def _verdicts(
+    means: pd.Series, frame: pd.DataFrame, steiger: pd.DataFrame, t_tests: pd.DataFrame
+) -> pd.DataFrame:
+    """Per pair: the Spearman test, and the difference this pair needs for p < P0.
 
-    The planning table's r_AB = r would overstate the difference two closely related systems
-    need (MiniLM and MiniLM-frame correlate at 0.895 on WS353, so 0.031 already reaches
-    p < 0.05 where the planning MRDS at 0.729 says 0.046); at the actual r_AB, a difference
-    below the MRDS cannot reach p < P0 and one above it can.
+    The needed difference comes from the pair's own variance (their correlation with each
+    other and the shape of their scores), not from a planning table: MiniLM and MiniLM-frame
+    correlate at 0.895 on WS353, and need about 0.038 where Steiger's test would claim 0.031.
+    z is signed like the difference, rho B - rho A.
     """
     rows = []
+    instrument = means.to_numpy(dtype=float)
     for (_, s), (_, t) in zip(steiger.iterrows(), t_tests.iterrows(), strict=True):
-        low = min(s["rho_a"], s["rho_b"])
-        usable = all(np.isfinite(v) and -1 < v < 1 for v in (low, s["r_ab"]))
-        required = mrds(n, low, P0, r_ab=float(s["r_ab"])) if usable else float("nan")
+        a, b = frame[s["a"]].to_numpy(dtype=float), frame[s["b"]].to_numpy(dtype=float)
+        ok = np.isfinite(instrument) & np.isfinite(a) & np.isfinite(b)
+        usable = np.isfinite(s["p"])
+        test = compare_spearman(instrument[ok], a[ok], b[ok]) if usable else None
+        needed = required_difference(instrument[ok], a[ok], b[ok], P0) if usable else np.nan
         rows.append(
             {
                 "a": s["a"],
                 "b": s["b"],
                 "difference": s["rho_b"] - s["rho_a"],
                 "r_ab": s["r_ab"],
-                "mrds": required,
+                "se": test.se if test else np.nan,
+                "mrds": needed,
+                "z": test.z if test else np.nan,
+                "p": test.p if test else np.nan,
                 "steiger_p": s["p"],
                 "paired_t_p": t["p_paired"],
                 "student_t_p": t["p_student"],
-                "distinguishable": bool(np.isfinite(s["p"]) and s["p"] < P0),
+                "distinguishable": bool(test is not None and np.isfinite(test.p) and test.p < P0),
             }
         )
     return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
@@ -373,7 +391,10 @@ VERDICT_COLUMNS = [
     "b",
     "difference",
     "r_ab",
+    "se",
     "mrds",
+    "z",
+    "p",
     "steiger_p",
     "paired_t_p",
     "student_t_p",

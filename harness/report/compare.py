@@ -13,7 +13,8 @@ from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
 from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
 from harness.spec.heuristics import BY_KEY
-from harness.stats.mrds import formula_table, mrds
+from harness.stats.mrds import formula_table, mrds_table
+from harness.stats.spearman_difference import spearman_mrds
 
 
 def reproducibility_section(c: Characterization) -> Section:
@@ -195,9 +196,12 @@ def systems_section(c: Characterization) -> Section:
                     "A",
                     "B",
                     "rho B - rho A",
+                    "se",
                     "r_AB",
-                    "MRDS at r_AB (p0 0.05)",
-                    "Steiger z",
+                    "needed for p < 0.05",
+                    "z",
+                    "p",
+                    "Steiger z (Pearson's test)",
                     "Steiger p",
                     "told apart?",
                 ],
@@ -206,17 +210,25 @@ def systems_section(c: Characterization) -> Section:
                         str(a.a),
                         str(a.b),
                         signed(a.difference),
+                        num(a.se),
                         num(a.r_ab),
                         num(a.mrds),
+                        num(a.z, 2),
+                        pvalue(a.p),
                         num(st.z, 2),
                         pvalue(st.p),
                         "yes" if a.distinguishable else "no",
                     ]
                     for a, st in zip(v.verdicts.itertuples(), v.steiger.itertuples(), strict=True)
                 ],
-                caption=f"{name}: every two systems. Steiger's Z (1980, pooled r) on "
-                f"n = {v.n_items} items given r_AB, the rho between the two systems; the MRDS "
-                "is at r = the lower rho and that r_AB. Told apart: Steiger p < 0.05.",
+                caption=f"{name}: every two systems on n = {v.n_items} items. z and p: harness's "
+                "test of two Spearman rhos (Fisher z with the rhos' own variance, which holds "
+                "its 5% size; methods.md section 6); se: the standard error of the difference; "
+                "needed: the smallest difference this pair's variance lets reach p < 0.05. "
+                "Steiger's Z (1980, pooled r; given r_AB, the rho between the two systems) is "
+                "made for Pearson's r and shown to compare with published figures: on Spearman "
+                "rhos it rejects too often. Both z are signed like rho B - rho A. Told apart: "
+                "p < 0.05.",
             )
         )
         blocks.append(
@@ -306,9 +318,9 @@ def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
             (
                 name,
                 f"{'yes' if row['distinguishable'] else 'no'}: rho {num(rho[a])} vs {num(rho[b])} "
-                f"(difference {signed(row['difference'])}, MRDS {num(row['mrds'])} at their "
-                f"correlation r_AB = {num(row['r_ab'])}), Steiger "
-                f"p = {pvalue(row['steiger_p'])}; over the per-rater rhos, paired t-test "
+                f"(difference {signed(row['difference'])}, se {num(row['se'])}; this pair "
+                f"needs {num(row['mrds'])} for p < 0.05, correlating r_AB = {num(row['r_ab'])}), "
+                f"p = {pvalue(row['p'])}; over the per-rater rhos, paired t-test "
                 f"({int(test['n_raters'])} raters) p = {pvalue(row['paired_t_p'])}, Student's "
                 f"unpaired t-test p = {pvalue(row['student_t_p'])}",
             )
@@ -325,43 +337,48 @@ def closest_pair_verdict(c: Characterization) -> str:
     return (
         f"Can these instruments tell {pair[0]} from {pair[1]} (the two systems closest in rho)? "
         + "; ".join(parts)
-        + ". At the two systems' own correlation r_AB, a difference below the MRDS cannot "
-        "reach p < 0.05 on this many items and one above it does."
+        + ". The p is harness's test of two Spearman rhos (methods.md section 6): a "
+        "difference below what the pair needs cannot reach p < 0.05 on this many items."
     )
 
 
 def mrds_section(c: Characterization) -> Section:
     table = c.mrds
     n = c.reproducibility.overlap.n_shared
-    formula = formula_table(n, [float(r) for r in table.index], [float(p) for p in table.columns])
+    rs, p0s = [float(r) for r in table.index], [float(p) for p in table.columns]
+    formula = formula_table(n, rs, p0s)
+    steiger = mrds_table(n, rs, p0s)
     rows = [
         [
             num(r, 1),
             *[num(table.loc[r, p0]) for p0 in table.columns],
+            *[num(steiger.loc[r, p0]) for p0 in table.columns],
             *[num(formula.loc[r, p0]) for p0 in table.columns],
         ]
         for r in table.index
     ]
     return Section(
         "Minimum required difference for significance (MRDS)",
-        f"For planning: with {n} items, two systems whose rhos against this instrument differ "
-        f"by less than about {num(mrds(n, 0.7, 0.05))} (at r = 0.7, p0 = 0.05, and the two "
-        "systems correlating with each other as much as with the instrument) cannot be told "
-        "apart. Systems that correlate more with each other need less: for two given systems "
-        "the verdict above uses their own correlation.",
+        f"For planning: with {n} items, two systems whose Spearman rhos against this instrument "
+        f"differ by less than about {num(spearman_mrds(n, 0.7, 0.05))} (at r = 0.7, p0 = 0.05, "
+        "and the two systems correlating with each other as much as with the instrument) "
+        "cannot be told apart. Systems that correlate more with each other need less: for two "
+        "given systems the verdict above uses their own variance.",
         [
             Table(
                 [
                     "r",
-                    *[f"Steiger, p0 = {p0:g}" for p0 in table.columns],
+                    *[f"Spearman, p0 = {p0:g}" for p0 in table.columns],
+                    *[f"Steiger (Pearson r), p0 = {p0:g}" for p0 in table.columns],
                     *[f"formula, p0 = {p0:g}" for p0 in table.columns],
                 ],
                 rows,
-                caption=f"Steiger: the smallest sigma with Steiger's p(r, r + sigma, r_AB = r; "
-                f"n = {n}) < p0 (two-tailed), the figure harness uses. Formula: "
-                "z(1 - p0) sqrt(2 (1 - r) / n), one-tailed, the closed form published MRDS "
-                "tables follow; it is larger than the test requires (a Monte Carlo of the test "
-                "agrees with Steiger) and is shown only to compare with published tables.",
+                caption=f"Spearman: the smallest sigma with which harness's test of two Spearman "
+                f"rhos gives p < p0 (two-tailed) on n = {n} items, at rhos r and r + sigma and "
+                "r_AB = r, for normal scores: the figure harness uses. Steiger: the same for "
+                "Steiger's test, which is made for Pearson's r (on Spearman rhos it is too "
+                "small). Formula: z(1 - p0) sqrt(2 (1 - r) / n), one-tailed, the closed form "
+                "published MRDS tables follow at n = 353; shown only to compare with them.",
             ),
         ],
         anchor="mrds",

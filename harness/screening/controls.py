@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from harness.roles import ItemRole
 from harness.screening.context import ScreeningContext, answered, result, workers_of
@@ -17,7 +18,7 @@ from harness.spec.heuristics import HeuristicKey
 MIN_GOLD = 2  # H9 needs at least two gold items
 IDENTICAL_TOLERANCE = 0.10  # H10: identical pair below max - 10% of the range fails
 REPEAT_TOLERANCE = 0.25  # H10: two showings more than a quarter of the range apart fail
-MIN_CHECKS = 4  # H10 at its default: checks needed before a share of failures says anything
+SIGNIFICANCE = 0.01  # H10 at its default: one-sided binomial p below which a worker is flagged
 REPEATABLE = (ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value)
 """Roles of the items a plan may show twice (content items, gold included): the first showing
 keeps the item's role, the later one is ``repeat``."""
@@ -63,17 +64,18 @@ def gold_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataF
 
 
 def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
-    """H10: share of failed calibration checks; flag above the threshold (1/3) with at least
-    `MIN_CHECKS` checks.
+    """H10: share of failed calibration checks; flagged when a careful worker would fail that
+    many by chance less than 1% of the time.
 
     A check is an identical pair (fails below max - 10% of the range) or a repeated item, i.e.
     an item the worker answered twice (fails when the showings differ by more than a quarter of
-    the range). The evidence is the number of checks. "Any failure" (threshold 0) flagged 26
-    of the 30 workers of a local WS353 run, nearly every careful one: a careful rater (noise sd
-    1.2 on 0-10) fails about one check in seven by chance. More than a third of at least four
-    checks flags 0.3-2% of careful simulated workers and every backwards and centrist one
-    (docs/screening.md has the figures). A spec that states its own threshold decides from the
-    first check: ``{threshold: 0}`` is the published "any failure".
+    the range). The evidence is the number of checks. A careful worker fails some checks by
+    chance, so the default flags only what chance does not explain: k failures of n checks
+    with a one-sided binomial P(X >= k; n, rate) < `SIGNIFICANCE`, rate being the threshold
+    (the catalogue's careful failure rate). That holds careful workers to at most 1% at any
+    number of checks, whatever their number; docs/screening.md has the rates per archetype.
+    A spec that states its own threshold decides by the share from the first check, the
+    published rule: ``{threshold: 0}`` is its "any failure".
     """
     scale = context.scale
     rows = answered(judgments, context)
@@ -97,8 +99,11 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     failures = pd.Series(np.bincount(codes, fails, minlength=len(names)), index=names)
     share = failures / count
     key = HeuristicKey.CALIBRATION_FAILURE
-    needed = 1 if context.states_threshold(key) else MIN_CHECKS
-    flag = (share > context.threshold(key) + 1e-12) & (count >= needed)
+    if context.states_threshold(key):
+        flag = share > context.threshold(key) + 1e-12
+    else:
+        chance = stats.binom.sf(failures.to_numpy() - 1, count.to_numpy(), context.threshold(key))
+        flag = pd.Series(chance < SIGNIFICANCE, index=share.index)
     return result(workers_of(judgments), share, count, flag, failures=failures)
 
 

@@ -14,7 +14,9 @@ noise of sd ``perception`` and answers the sign of the perceived difference, or 
 similar") when it is below the worker's personal band. A backwards worker flips the sign. The
 careful worker's perception and band are calibrated on WS353 (`harness.simulate.perception`);
 a sloppy worker perceives with twice the noise, a radical one never says "equally similar",
-a centrist one says it within a wide band.
+a centrist one says it within a wide band. On a scale, a radical worker pushes answers to the
+ends and a centrist one to the points a quarter of the range in from them (2 and 4 on 1-5, 2.5
+and 7.5 on 0-10), the published centrist's pattern carried over proportionally.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class ResponseModel:
     seconds_sigma: float = 0.5
     equal_threshold: tuple[float, float] = band_range(BAND)  # pair comparison, share of range
     perception: float = PERCEPTION  # pair comparison: sd of the noise on each pair perceived
+    inset: float = 0.0  # share of the range at each end never answered
 
 
 MODELS: dict[Archetype, ResponseModel] = {
@@ -67,7 +70,7 @@ MODELS: dict[Archetype, ResponseModel] = {
         noise=0.12, bias_sd=0.03, stretch=2.5, equal_threshold=(0.0, 0.0)
     ),
     Archetype.CENTRIST: ResponseModel(
-        noise=0.08, bias_sd=0.02, stretch=0.35, equal_threshold=(0.2, 0.3)
+        noise=0.12, bias_sd=0.03, stretch=2.5, equal_threshold=(0.2, 0.3), inset=0.25
     ),
     Archetype.SLOW: ResponseModel(noise=0.12, bias_sd=0.03, median_seconds=400.0),
 }
@@ -127,6 +130,7 @@ class Worker:
             backwards=self.archetype is Archetype.BACKWARDS,
             equal_threshold=self.equal_threshold,
             perception=model.perception,
+            inset=model.inset,
         )
         return kind.truthful_answers(truths, traits, scale, rng, latent_range)
 

@@ -60,7 +60,8 @@ def test_rho_per_rater_rho_t_tests_and_steiger_match_scipy(any_table, system_sco
         r_ab = stats.spearmanr(
             system_scores[row.a][means.index], system_scores[row.b][means.index]
         )[0]
-        z, p = _steiger_1980(got.rho[row.a], got.rho[row.b], r_ab, len(means))
+        # stored signed like rho B - rho A, so with B as Steiger's first correlation
+        z, p = _steiger_1980(got.rho[row.b], got.rho[row.a], r_ab, len(means))
         assert (row.z, row.p) == pytest.approx((z, p))
 
 
@@ -89,13 +90,16 @@ def test_ws353_cannot_tell_the_two_minilm_systems_apart(ws353_table, system_scor
     assert got.rho["minilm_frame"] == pytest.approx(0.740, abs=5e-4)
     verdict = got.verdicts.set_index(["a", "b"]).loc[("minilm", "minilm_frame")]
     assert verdict["difference"] == pytest.approx(0.0107, abs=5e-4)
-    # The MRDS is taken at the two systems' own correlation (0.895), not at r_AB = 0.729: at
-    # 0.031 their difference would reach p < 0.05 (the planning table's r_AB = r says 0.046).
+    # Told apart by harness's test of two Spearman rhos, whose standard error here is 0.019
+    # (an item bootstrap gives the same); Steiger's test, made for Pearson's r, would take
+    # 0.016 and claim 0.031 suffices. This pair needs 0.038.
     assert verdict["r_ab"] == pytest.approx(0.895, abs=5e-4)
-    assert verdict["mrds"] == pytest.approx(0.031, abs=5e-4)
+    assert verdict["se"] == pytest.approx(0.019, abs=5e-4)
+    assert verdict["mrds"] == pytest.approx(0.038, abs=5e-4)
     assert verdict["difference"] < verdict["mrds"]
-    assert verdict["steiger_p"] > 0.05 and not verdict["distinguishable"]
-    for row in got.verdicts.itertuples():  # below the MRDS exactly when not told apart
+    assert verdict["p"] > 0.05 and not verdict["distinguishable"]
+    assert verdict["z"] > 0  # signed like the difference
+    for row in got.verdicts.itertuples():  # below what it needs exactly when not told apart
         assert (abs(row.difference) >= row.mrds) == row.distinguishable
     assert got.verdicts.set_index(["a", "b"]).loc[("minilm", "char3gram")]["distinguishable"]
 

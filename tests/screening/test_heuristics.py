@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from harness.screening import (
     HEURISTICS,
@@ -29,6 +30,7 @@ from harness.screening import (
     slow,
 )
 from harness.screening.context import min_others_for
+from harness.simulate.archetypes import Archetype, Worker
 from harness.spec.heuristics import CATALOGUE
 from harness.spec.model import Action, HeuristicPolicy, ScaleSpec, StudyType
 from harness.spec.scale import resolve_scale
@@ -253,37 +255,76 @@ def _checks(worker: str, identical: list[float], repeats: list[tuple[float, floa
 
 def test_calibration_failure_checks_identical_pairs_and_repeats():
     # An identical pair fails below 9 on 0-10, a repeat whose showings differ by more than 2.5.
+    # By default a worker is flagged when a careful worker (failing 17% of checks) would fail
+    # that many less than 1% of the time: one-sided binomial, scipy's binom.sf.
     rows = (
         _checks("a", [9.0, 10.0], [(2, 4), (5, 8)])  # 1 of 4 fails: a careful rater's luck
-        + _checks("b", [8.5, 10.0], [(2, 6), (3, 3)])  # 2 of 4 fail: more than a third
-        + _checks("c", [5.0], [(1, 9)])  # both fail, but 2 checks say too little
+        + _checks("b", [8.5, 10.0], [(2, 6), (3, 3)])  # 2 of 4: p = 0.137, chance explains it
+        + _checks("c", [5.0], [(1, 9)])  # 2 of 2: p = 0.029, still too few checks to say
+        + _checks("d", [5.0, 6.0], [(1, 9)])  # 3 of 3: p = 0.005
+        + _checks("e", [8.0, 7.0, 10.0, 10.0], [(1, 9), (0, 10), (4, 9), (6, 6)])  # 5 of 8
     )
     frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "value", "role"])
     out = by_worker(calibration_failure(frame, TEN))
     assert out.loc["a", "score"] == 0.25 and out.loc["a", "evidence"] == 4
-    assert not out.loc["a", "flag"]
-    assert out.loc["b", "score"] == 0.5 and out.loc["b", "failures"] == 2 and out.loc["b", "flag"]
-    assert out.loc["c", "score"] == 1 and not out.loc["c", "flag"]
-    # Exactly a third is not more than a third.
-    third = _checks("d", [8.0, 10.0, 10.0], [(1, 2), (4, 9), (3, 3)])
-    out = by_worker(calibration_failure(pd.DataFrame(third, columns=frame.columns), TEN))
-    assert out.loc["d", "score"] == pytest.approx(1 / 3) and not out.loc["d", "flag"]
+    assert out.loc["b", "score"] == 0.5 and out.loc["b", "failures"] == 2
+    assert out.loc["c", "score"] == 1 and out.loc["d", "score"] == 1
+    chance = {
+        w: stats.binom.sf(out.loc[w, "failures"] - 1, out.loc[w, "evidence"], 0.17)
+        for w in out.index
+    }
+    assert chance["b"] == pytest.approx(0.137, abs=5e-4) and chance["e"] < 0.01
+    assert out["flag"].to_dict() == {"a": False, "b": False, "c": False, "d": True, "e": True}
     # A spec's own threshold decides from the first check: 0 is the published "any failure".
     strict = ScreeningContext(TEN.scale, policy={"H10": HeuristicPolicy(threshold=0)})
-    assert by_worker(calibration_failure(frame, strict))[["flag"]].to_dict()["flag"] == {
-        "a": True,
-        "b": True,
-        "c": True,
-    }
+    assert by_worker(calibration_failure(frame, strict))["flag"].all()
+
+
+@pytest.mark.parametrize("checks", [4, 6, 8, 10, 20])
+def test_calibration_failure_flags_at_most_one_careful_worker_in_a_hundred(checks):
+    # Simulated careful workers on WS353's scale (half identical pairs, half repeats of WS353
+    # items); the rule published as "any failure" flagged 6-8% of them at 4-8 checks.
+    scale, rng = TEN.scale, np.random.default_rng(checks)
+    truths = np.linspace(0.2, 9.8, 353)
+    rows = []
+    for k in range(800):
+        worker = Worker.draw(f"w{k}", Archetype.CAREFUL, scale, rng)
+        same = worker.answer(np.full(checks // 2, 10.0), scale, rng)
+        items = rng.choice(truths, checks - checks // 2)
+        twice = worker.answer(np.concatenate([items, items]), scale, rng)
+        pairs = list(zip(twice[: len(items)], twice[len(items) :], strict=True))
+        rows += _checks(worker.worker_id, list(same), pairs)
+    frame = pd.DataFrame(rows, columns=["item_id", "worker_id", "value", "role"])
+    assert by_worker(calibration_failure(frame, TEN))["flag"].mean() <= 0.01
 
 
 def test_radical_and_centrist_shares_leave_out_the_midpoint():
-    frame = table({"r": [0, 10, 10, 5, 3], "c": [1, 9, 9, 5, 3]})
+    frame = table({"r": [0, 10, 10, 5, 3], "c": [2, 8, 8, 5, 3]})
     out = by_worker(radical(frame, TEN))
     assert out.loc["r", "score"] == 0.75 and out.loc["r", "evidence"] == 4  # the 5 left out
     assert out.loc["r", "flag"]
     assert by_worker(centrist(frame, TEN)).loc["c", "flag"]
     assert not by_worker(centrist(frame, TEN)).loc["r", "flag"]
+
+
+def test_centrist_is_the_same_rule_on_any_scale():
+    # The published centrist answers 2 and 4 on 1-5; its proportional image on 0-10 is 2.5 and
+    # 7.5, and 2 and 8 (or 3 and 7) are as far in. 1 and 9 sit nearer the ends than the middle.
+    five = table({"c": [2, 4, 4, 2, 4, 3]})
+    assert by_worker(centrist(five, FIVE)).loc["c", "flag"]
+    ten = table(
+        {
+            "image": [2.5, 7.5, 7.5, 2.5, 7.5, 5],
+            "two_eight": [2, 8, 8, 2, 8, 8],
+            "three_seven": [3, 7, 7, 3, 7, 3],
+            "one_nine": [1, 9, 9, 1, 9, 9],
+            "steady": [7, 7, 7, 7, 7, 7],
+        }
+    )
+    out = by_worker(centrist(ten, TEN))
+    assert out.loc[["image", "two_eight", "three_seven"], "flag"].all()
+    assert not out.loc["one_nine", "flag"] and out.loc["one_nine", "score"] == 0
+    assert not out.loc["steady", "flag"]  # all at one point: H3's concern, not this one
 
 
 def test_radical_and_centrist_mark_only_workers_whose_values_vary():

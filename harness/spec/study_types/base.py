@@ -107,9 +107,10 @@ class Traits:
     """How one simulated worker answers from the truth, as plain numbers (`harness.simulate`
     draws them per archetype): personal ``bias`` (scale units; latent units for a comparison),
     ``noise`` sd as a share of the range, ``stretch`` away from (>1) or toward (<1) the
-    midpoint, ``backwards`` (max + min - truth), the "equally similar" threshold, and the sd
+    midpoint, ``backwards`` (max + min - truth), the "equally similar" threshold, the sd
     of the noise with which the worker perceives one pair's similarity (pair comparison, a
-    share of the latent range)."""
+    share of the latent range), and ``inset``: the share of the range at each end the worker
+    never answers in (a centrist's "ends" are a quarter of the range in)."""
 
     bias: float
     noise: float
@@ -117,6 +118,7 @@ class Traits:
     backwards: bool
     equal_threshold: float
     perception: float = 0.0
+    inset: float = 0.0
 
 
 class StudyTypeDefinition(ABC):
@@ -219,8 +221,11 @@ class StudyTypeDefinition(ABC):
         latent_range: float,
     ) -> np.ndarray:
         """Answers from latent ``truths`` (points on the scale): truth plus bias and noise,
-        stretched about the midpoint, snapped to the scale."""
+        stretched about the midpoint, kept ``inset`` clear of the ends, snapped to the scale."""
         base = scale.max + scale.min - truths if traits.backwards else truths
         raw = base + traits.bias + rng.normal(0.0, traits.noise * scale.range, size=len(truths))
         raw = scale.midpoint + (raw - scale.midpoint) * traits.stretch
+        if traits.inset:
+            margin = traits.inset * scale.range
+            raw = np.clip(raw, scale.min + margin, scale.max - margin)
         return scale.snap(raw)

@@ -1,0 +1,212 @@
+"""Two systems' Spearman rhos against one instrument: a test that holds its size.
+
+Steiger's (1980) test (`harness.stats.dependent`) assumes Pearson correlations of normal
+variables; on Spearman rhos it is anti-conservative (its variance is that of Pearson's r, and
+a rank correlation varies more). harness compares Spearman rhos with a Fisher-z test whose
+variance is the rhos' own, estimated from the data (methods.md section 6, "Comparing two
+systems"):
+
+- Spearman's rho as a functional, rho = 12 E[F(X) G(Y)] - 3 with F and G the marginal
+  (mid-)distribution functions, has the influence function
+  IF(x, y) = 12 [F(x) G(y) + E(1{X > x} G(Y)) + E(F(X) 1{Y > y})] - 3 (rho + 3),
+  with ties counted half (1{X = x} / 2). Each item i gets IF_A,i for (T, A) and IF_B,i for
+  (T, B), computed in O(n log n) from sorted ranks.
+- In Fisher's z, w_i = IF_A,i / (1 - rho_A^2) - IF_B,i / (1 - rho_B^2), and
+  Z = (atanh rho_A - atanh rho_B) / sqrt(var(w) / n), var with ddof = 1, two-tailed normal p.
+
+The test needs no model of the data (no normality, any r_AB). For planning, where there are
+no data, `spearman_mrds` evaluates the same variance on a fixed, seeded reference sample from
+a trivariate normal whose Spearman correlations are the ones asked for (Pearson r =
+2 sin(pi rho / 6)); its size over a grid of n, rho and r_AB is checked by
+`scripts/calibrate_comparisons.py` and tabulated in methods.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.optimize import brentq
+
+from harness.errors import InputError
+
+REFERENCE_SIZE = 20_000
+REFERENCE_SEED = 33
+DEFAULT_RS: tuple[float, ...] = (0.5, 0.7, 0.9)
+DEFAULT_P0S: tuple[float, ...] = (0.01, 0.05)
+
+
+@dataclass(frozen=True)
+class SpearmanComparison:
+    """rho_a, rho_b (against the instrument), r_ab (between the systems), the test and the
+    standard error of rho_b - rho_a (in rho units)."""
+
+    n: int
+    rho_a: float
+    rho_b: float
+    r_ab: float
+    z: float
+    p: float
+    se: float
+
+
+def compare_spearman(instrument: np.ndarray, a: np.ndarray, b: np.ndarray) -> SpearmanComparison:
+    """The test of H0: rho(T, A) = rho(T, B) on n items (arrays aligned by item, no NaN)."""
+    t, x, y = (np.asarray(v, dtype=float) for v in (instrument, a, b))
+    n = len(t)
+    if not len(x) == len(y) == n:
+        raise InputError(f"expected three arrays of the same length, got {n}, {len(x)}, {len(y)}")
+    if n < 4:
+        raise InputError(f"n: at least 4 items are needed, got {n}")
+    ft, fa, fb = (_mid_cdf(v) for v in (t, x, y))
+    rho_a, rho_b, r_ab = _pearson(ft, fa), _pearson(ft, fb), _pearson(fa, fb)
+    if not all(abs(r) < 1 for r in (rho_a, rho_b)):
+        raise InputError("the test needs both rhos strictly between -1 and 1")
+    inf_a, inf_b = _influence(ft, fa), _influence(ft, fb)
+    z, p = _z(rho_a, rho_b, inf_a, inf_b)
+    se = float(np.sqrt(np.var(inf_a - inf_b, ddof=1) / n))
+    return SpearmanComparison(n=n, rho_a=rho_a, rho_b=rho_b, r_ab=r_ab, z=z, p=p, se=se)
+
+
+def required_difference(instrument: np.ndarray, a: np.ndarray, b: np.ndarray, p0: float) -> float:
+    """The smallest rho difference this pair's own variance lets the test call p < p0.
+
+    The influence values stay those observed, and the higher rho moves up from the lower one,
+    so at the observed difference the test's p is the observed p: a pair is told apart
+    exactly when its difference reaches this figure.
+    """
+    t, x, y = (np.asarray(v, dtype=float) for v in (instrument, a, b))
+    ft, fa, fb = (_mid_cdf(v) for v in (t, x, y))
+    rho_a, rho_b = _pearson(ft, fa), _pearson(ft, fb)
+    inf_a, inf_b = _influence(ft, fa), _influence(ft, fb)
+    low = min(rho_a, rho_b)
+    if rho_a <= rho_b:
+        return _solve(lambda s: _z(low, low + s, inf_a, inf_b)[1] - p0, low)
+    return _solve(lambda s: _z(low + s, low, inf_a, inf_b)[1] - p0, low)
+
+
+def spearman_mrds(n: int, r: float, p0: float, *, r_ab: float | None = None) -> float:
+    """The smallest sigma at which the test on rho_A = r, rho_B = r + sigma gives p < p0.
+
+    Planning: the variance is that of a trivariate normal with Spearman correlations r,
+    r + sigma (against the instrument) and r_ab (between the systems; defaults to r), from
+    a fixed reference sample, so the same arguments always give the same figure.
+    """
+    _check(r, p0)
+    between = r if r_ab is None else r_ab
+    if not -1 < between < 1:
+        raise InputError(f"r_ab: expected a correlation between -1 and 1, got {between}")
+    if n < 4:
+        raise InputError(f"n: at least 4 items are needed, got {n}")
+
+    def excess(sigma: float) -> float:
+        var = _reference_variance(round(r, 6), round(r + sigma, 6), round(between, 6))
+        if not math.isfinite(var):
+            return 1.0
+        z = (math.atanh(r + sigma) - math.atanh(r)) / math.sqrt(var / n)
+        return float(2 * stats.norm.sf(abs(z))) - p0
+
+    return _solve(excess, r)
+
+
+def spearman_mrds_table(
+    n: int, rs: Sequence[float] = DEFAULT_RS, p0s: Sequence[float] = DEFAULT_P0S
+) -> pd.DataFrame:
+    """`spearman_mrds` for each r (rows) and p0 (columns) at n items, r_AB = r."""
+    data = np.array([[spearman_mrds(n, r, p0) for p0 in p0s] for r in rs])
+    return pd.DataFrame(
+        data, index=pd.Index(list(rs), name="r"), columns=pd.Index(list(p0s), name="p0")
+    )
+
+
+def _solve(excess: Callable[[float], float], low: float) -> float:
+    """The root of a decreasing excess(sigma) on 0 < sigma < 1 - low; NaN when never reached.
+
+    Bracketed by doubling steps from 0.001, since near sigma = 1 - low the three
+    correlations may admit no variables at all (the excess is then 1, never a root).
+    """
+    top = (1 - low) * (1 - 1e-9)
+    below, sigma = 1e-12, 0.001
+    while sigma < top:
+        if excess(sigma) < 0:
+            return float(brentq(excess, below, sigma, xtol=1e-7))
+        below, sigma = sigma, sigma * 2
+    if excess(top) < 0:
+        return float(brentq(excess, below, top, xtol=1e-7))
+    return float("nan")
+
+
+def _z(rho_a: float, rho_b: float, inf_a: np.ndarray, inf_b: np.ndarray) -> tuple[float, float]:
+    """Fisher-z statistic of rho_b - rho_a sign convention: positive when rho_b > rho_a."""
+    w = inf_b / (1 - rho_b**2) - inf_a / (1 - rho_a**2)
+    var = float(np.var(w, ddof=1)) / len(w)
+    if var <= 0:
+        return float("nan"), float("nan")
+    z = (math.atanh(rho_b) - math.atanh(rho_a)) / math.sqrt(var)
+    return z, float(2 * stats.norm.sf(abs(z)))
+
+
+def _mid_cdf(values: np.ndarray) -> np.ndarray:
+    """F(x_i) = (#{x_j < x_i} + #{x_j = x_i} / 2) / n: mid-ranks, shifted and scaled."""
+    f: np.ndarray = (stats.rankdata(values) - 0.5) / len(values)
+    return f
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    da, db = a - a.mean(), b - b.mean()
+    denominator = math.sqrt(float(da @ da) * float(db @ db))
+    return float(da @ db) / denominator if denominator > 0 else float("nan")
+
+
+def _influence(f: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Spearman's influence value of each item, from the mid-distribution values f and g."""
+    fg = f * g
+    out: np.ndarray = 12 * (fg + _above(f, g) + _above(g, f)) - 36 * fg.mean()
+    return out
+
+
+def _above(key: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """(1/n) sum_j (1{key_j > key_i} + 1{key_j = key_i} / 2) weight_j, for each i."""
+    n = len(key)
+    order = np.argsort(key, kind="stable")
+    sorted_key, sorted_weight = key[order], weight[order]
+    total_from = np.concatenate([np.cumsum(sorted_weight[::-1])[::-1], [0.0]])
+    first = np.searchsorted(sorted_key, sorted_key, side="left")
+    after = np.searchsorted(sorted_key, sorted_key, side="right")
+    strictly = total_from[after]
+    tied = total_from[first] - total_from[after]
+    out = np.empty(n)
+    out[order] = strictly + tied / 2
+    return out / n
+
+
+@lru_cache(maxsize=4096)
+def _reference_variance(rho_a: float, rho_b: float, r_ab: float) -> float:
+    """n var(w) on the reference sample: the test's variance per item, for planning."""
+    pearson = [2 * math.sin(math.pi * r / 6) for r in (rho_a, rho_b, r_ab)]
+    cov = np.array(
+        [[1, pearson[0], pearson[1]], [pearson[0], 1, pearson[2]], [pearson[1], pearson[2], 1]]
+    )
+    if np.linalg.eigvalsh(cov).min() <= 1e-9:
+        return float("nan")  # no such three variables
+    x = _reference_normals() @ np.linalg.cholesky(cov).T
+    ft, fa, fb = (_mid_cdf(x[:, k]) for k in range(3))
+    w = _influence(ft, fb) / (1 - rho_b**2) - _influence(ft, fa) / (1 - rho_a**2)
+    return float(np.var(w, ddof=1))
+
+
+@lru_cache(maxsize=1)
+def _reference_normals() -> np.ndarray:
+    return np.random.default_rng(REFERENCE_SEED).standard_normal((REFERENCE_SIZE, 3))
+
+
+def _check(r: float, p0: float) -> None:
+    if not 0 < p0 < 1:
+        raise InputError(f"p0: expected a probability between 0 and 1, got {p0}")
+    if not -1 < r < 1:
+        raise InputError(f"r: expected a correlation between -1 and 1, got {r}")
