@@ -15,7 +15,12 @@ on each item and how reliable one judgment is. From that, for each target (docs/
   2 (1 - rho)^2 (1 + (r - 1) rho)^2 / (r (r - 1) (n - 1)) (Fisher 1925; Donner 1986,
   International Statistical Review 54, 67-82); the interval's width is 2 z times its square
   root. More raters cannot narrow it below 2 z sqrt(2 rho^2 (1 - rho)^2 / (n - 1)): then only
-  more items can, and the plan says how many.
+  more items can, and the plan says how many;
+- **telling two systems apart**: the power of harness's comparison of two Spearman rhos
+  (`harness.stats.spearman_difference.difference_power`) at the systems' rhos with the item
+  means. Fewer raters make item means noisier and both rhos smaller: a system's rho with the
+  means of r raters is its rho with the pilot's means times sqrt(R(r) / R(pilot's raters)),
+  R(r) = r alpha / (1 + (r - 1) alpha) the reliability of a mean (Spearman-Brown).
 
 Pure functions over the long table; the command reads the pilot and prices the plan.
 """
@@ -31,11 +36,14 @@ import pandas as pd
 
 from harness.errors import InputError
 from harness.stats.alpha import krippendorff_alpha
+from harness.stats.spearman_difference import difference_power
 
 Z95 = 1.959963984540054
 """The standard normal's 97.5% quantile: two-sided 95% intervals."""
 MAX_RATERS = 1000
 """Beyond this many raters per item a target counts as out of reach."""
+MAX_ITEMS = 1_000_000
+"""Beyond this many items likewise."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,20 @@ class Targets:
     resolution: float | None = None
     alpha_width: float | None = None
     coverage: float = 1.0  # the share of items that must reach ``item_se``
+    systems: Systems | None = None
+
+
+@dataclass(frozen=True)
+class Systems:
+    """Two systems to tell apart: their rhos with the pilot's item means, the correlation of
+    their scores, and the power wanted at p < ``p0``."""
+
+    names: tuple[str, str]
+    rho_a: float
+    rho_b: float
+    r_ab: float
+    power: float = 0.8
+    p0: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -101,6 +123,7 @@ class Need:
     raters: int | None
     at_spec: float
     note: str = ""
+    at_least: bool = False  # the figure must reach the goal from below (power), not above
 
 
 def item_se(pilot: Pilot, raters: int, coverage: float = 1.0) -> float:
@@ -135,6 +158,38 @@ def items_for_alpha_width(rho: float, raters: int, width: float) -> int:
     return math.ceil(
         1 + 2 * (1 - rho) ** 2 * (1 + (raters - 1) * rho) ** 2 / (raters * (raters - 1) * se**2)
     )
+
+
+def mean_reliability(alpha: float, raters: float) -> float:
+    """The reliability of an item mean over ``raters`` raters whose single judgments have
+    reliability ``alpha`` (Spearman-Brown)."""
+    alpha = min(max(alpha, 1e-9), 1.0)
+    return raters * alpha / (1 + (raters - 1) * alpha)
+
+
+def systems_power(pilot: Pilot, systems: Systems, raters: int, items: int) -> float:
+    """The power to tell ``systems`` apart on ``items`` items with ``raters`` raters each."""
+    shrink = math.sqrt(
+        mean_reliability(pilot.alpha, raters) / mean_reliability(pilot.alpha, pilot.raters_per_item)
+    )
+    return difference_power(
+        items, systems.rho_a * shrink, systems.rho_b * shrink, systems.r_ab, systems.p0
+    )
+
+
+def _fewest_items(reaches: Callable[[int], bool]) -> int | None:
+    """The fewest items (4 .. `MAX_ITEMS`) for which ``reaches(n)``, ``reaches`` growing with
+    n (a bisection)."""
+    low, high = 4, MAX_ITEMS
+    if not reaches(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def _fewest(reaches: Callable[[int], bool], start: int = 1) -> int | None:
@@ -180,6 +235,41 @@ def needs(pilot: Pilot, targets: Targets, items: int, spec_raters: int) -> list[
                 raters,
                 alpha_width(pilot.alpha, spec_raters, items),
                 note,
+            )
+        )
+    if targets.systems is not None:
+        pair = targets.systems
+        goal = pair.power
+        now = systems_power(pilot, pair, spec_raters, items)
+        raters = None
+        if math.isnan(now):
+            note = (
+                f"no two systems have these rhos with r_AB {pair.r_ab:.3f} between them: "
+                "ask for a smaller difference"
+            )
+        else:
+            raters = _fewest(lambda r: systems_power(pilot, pair, r, items) >= goal, start=2)
+            note = ""
+        if raters is None and not note:
+            enough = _fewest_items(lambda n: systems_power(pilot, pair, spec_raters, n) >= goal)
+            note = (
+                f"more raters cannot get there with {items} items (at most "
+                f"{systems_power(pilot, pair, MAX_RATERS, items):.2f}); "
+                + (
+                    f"{enough} items at {spec_raters} raters each would"
+                    if enough is not None
+                    else f"nor can {MAX_ITEMS} items"
+                )
+            )
+        out.append(
+            Need(
+                f"power to tell {pair.names[0]} from {pair.names[1]} "
+                f"(rho {pair.rho_a:.3f} vs {pair.rho_b:.3f})",
+                goal,
+                raters,
+                now,
+                note,
+                at_least=True,
             )
         )
     return out

@@ -4,6 +4,7 @@ reach its targets, from a pilot's disagreement (`harness.characterize.planning`)
 from __future__ import annotations
 
 import json
+import math
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from harness.commands.options import db_option
 if TYPE_CHECKING:
     import pandas as pd
 
-    from harness.characterize.planning import Targets
+    from harness.characterize.planning import Systems, Targets
 
 
 @click.command("plan")
@@ -51,6 +52,25 @@ if TYPE_CHECKING:
     show_default=True,
     help="Target width of alpha's 95% interval.",
 )
+@click.option(
+    "--systems",
+    nargs=2,
+    metavar="A B",
+    help="Two systems to tell apart: each a system file (item_id, score) or a bundled WS353 "
+    "system (minilm, minilm_frame, char3gram).",
+)
+@click.option(
+    "--difference",
+    type=click.FloatRange(-1, 1),
+    help="With --systems: the difference of rhos (B - A) to detect [default: the observed one].",
+)
+@click.option(
+    "--power",
+    type=click.FloatRange(0.5, 0.99),
+    default=0.8,
+    show_default=True,
+    help="With --systems: the power wanted at p < 0.05.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.option(
     "--plot",
@@ -65,6 +85,9 @@ def plan(
     coverage: float,
     resolution: float | None,
     alpha_width: float,
+    systems: tuple[str, str] | None,
+    difference: float | None,
+    power: float,
     as_json: bool,
     plot: Path | None,
     db: str | None,
@@ -92,6 +115,7 @@ def plan(
         resolution=resolution if resolution is not None else span / 10,
         alpha_width=alpha_width,
         coverage=coverage,
+        systems=_systems(systems, instrument.judgments, difference, power) if systems else None,
     )
     spec = loaded.spec
     items = loaded.n_content_items
@@ -102,8 +126,11 @@ def plan(
             "target": need.target,
             "goal": round(need.goal, 4),
             "raters_per_item": need.raters,
-            f"at_{spec.raters_per_item}_raters": round(need.at_spec, 4),
+            f"at_{spec.raters_per_item}_raters": (
+                None if math.isnan(need.at_spec) else round(need.at_spec, 4)
+            ),
             "note": need.note,
+            "at_least": need.at_least,
         }
         if need.raters is not None:
             cost = platform.estimate(spec.hit.reward, loaded.n_hits, need.raters)
@@ -144,7 +171,9 @@ def plan(
     )
     for row in rows:
         now = row[f"at_{spec.raters_per_item}_raters"]
-        head = f"  {row['target']} <= {row['goal']:g} (now {now:.3f}): "
+        sign = ">=" if row["at_least"] else "<="
+        shown = "-" if now is None else f"{now:.3f}"
+        head = f"  {row['target']} {sign} {row['goal']:g} (now {shown}): "
         if row["raters_per_item"] is None:
             click.echo(head + str(row["note"]))
             continue
@@ -155,6 +184,38 @@ def plan(
         )
     if plot is not None:
         click.echo(f"plot: {plot}")
+
+
+def _systems(
+    refs: tuple[str, str], pilot: pd.DataFrame, difference: float | None, power: float
+) -> Systems:
+    """The two systems' rhos with the pilot's item means, on the items all three share."""
+    import pandas as pd
+    from scipy import stats
+
+    from harness.characterize.planning import Systems
+    from harness.datasets import load_ws353
+    from harness.datasets.systems import read_system_refs
+    from harness.datasets.ws353_systems import BUNDLED_FILES, bundled_systems_dir
+    from harness.errors import InputError
+
+    bundled = {Path(f).stem for f in BUNDLED_FILES}
+    files = [str(bundled_systems_dir() / f"{r}.csv") if r in bundled else r for r in refs]
+    scores, _ = read_system_refs(files, lambda: load_ws353().items, option="--systems")
+    a, b = (scores[Path(f.partition("=")[2] or f).stem] for f in files)
+    means = pilot.dropna(subset=["value"]).groupby("item_id")["value"].mean()
+    shared = pd.concat([means, a, b], axis=1, join="inner").dropna()
+    if len(shared) < 10:
+        raise InputError(f"--systems: {len(shared)} items shared with the pilot; need at least 10")
+    rho_a = float(stats.spearmanr(shared.iloc[:, 0], shared.iloc[:, 1]).statistic)
+    rho_b = float(stats.spearmanr(shared.iloc[:, 0], shared.iloc[:, 2]).statistic)
+    if difference is not None:
+        rho_b = rho_a + difference
+    if not -1 < rho_b < 1:
+        raise InputError(f"--difference: rho {rho_a:.3f} + {difference} is not a correlation")
+    r_ab = float(stats.spearmanr(shared.iloc[:, 1], shared.iloc[:, 2]).statistic)
+    names = (Path(files[0]).stem, Path(files[1]).stem)
+    return Systems(names, rho_a, rho_b, r_ab, power=power)
 
 
 def _money(amount: object) -> str:

@@ -210,3 +210,17 @@ def _check(r: float, p0: float) -> None:
         raise InputError(f"p0: expected a probability between 0 and 1, got {p0}")
     if not -1 < r < 1:
         raise InputError(f"r: expected a correlation between -1 and 1, got {r}")
+
+
+def difference_power(n: int, rho_a: float, rho_b: float, r_ab: float, p0: float = 0.05) -> float:
+    """The chance that `compare_spearman` on n items tells rho_a from rho_b at p < p0
+    (two-tailed), with the test's variance per item taken from the reference sample; nan when
+    no three variables have these correlations."""
+    _check(rho_a, p0)
+    _check(rho_b, p0)
+    variance = _reference_variance(round(rho_a, 4), round(rho_b, 4), round(r_ab, 4))
+    if not math.isfinite(variance) or n < 4:
+        return float("nan")
+    shift = abs(math.atanh(rho_b) - math.atanh(rho_a)) / math.sqrt(variance / n)
+    z = stats.norm.isf(p0 / 2)
+    return float(stats.norm.sf(z - shift) + stats.norm.cdf(-z - shift))

@@ -128,3 +128,44 @@ def test_plan_names_a_missing_pilot_file():
     result = CliRunner().invoke(main, ["plan", SPEC, "--pilot", "nowhere/pilot.csv"])
     assert result.exit_code != 0
     assert "nowhere/pilot.csv: no such file" in result.output
+
+
+def test_power_to_tell_two_systems_apart_matches_the_tests_own_monte_carlo():
+    from harness.stats.calibration import rejection_rates
+    from harness.stats.spearman_difference import difference_power
+
+    simulated = rejection_rates(353, 0.7, 0.9, difference=0.04, samples=2000, seed=1)
+    assert difference_power(353, 0.7, 0.74, 0.9) == pytest.approx(
+        simulated.rates["spearman"], abs=0.05
+    )
+    assert difference_power(353, 0.7, 0.7, 0.9) == pytest.approx(0.05)
+
+
+def test_fewer_raters_lower_the_power_as_the_item_means_get_noisier():
+    from harness.characterize.planning import Systems, systems_power
+
+    pilot = read_pilot(read_instrument("ws353", None).judgments, "ws353")
+    pair = Systems(("a", "b"), 0.70, 0.76, 0.85)
+    assert systems_power(pilot, pair, 3, 353) < systems_power(pilot, pair, 13, 353)
+    assert systems_power(pilot, pair, 13, 353) < systems_power(pilot, pair, 13, 700)
+
+
+def test_plan_for_two_bundled_systems_says_how_many_items_would_tell_them_apart():
+    result = CliRunner().invoke(
+        main, ["plan", SPEC, "--systems", "minilm", "minilm_frame", "--difference", "0.04"]
+    )
+    assert result.exit_code == 0, result.output
+    line = result.output.splitlines()[-1]
+    assert line.startswith("  power to tell minilm from minilm_frame (rho 0.729 vs 0.769) >= 0.8")
+    assert "more raters cannot get there with 353 items" in line
+    assert "items at 13 raters each would" in line
+
+
+def test_a_difference_the_systems_cannot_have_is_said_plainly():
+    result = CliRunner().invoke(
+        main, ["plan", SPEC, "--systems", "minilm", "char3gram", "--difference", "0.05", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    power = json.loads(result.output)["targets"][-1]
+    assert power["raters_per_item"] is None and power["at_13_raters"] is None
+    assert "ask for a smaller difference" in power["note"]
