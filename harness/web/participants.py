@@ -26,16 +26,16 @@ from flask import Blueprint, Response, current_app, jsonify, redirect, request, 
 from jinja2 import Environment, StrictUndefined
 from sqlmodel import Session, select
 
+from harness.clock import utcnow
 from harness.errors import InputError, StoreError
 from harness.hosting import Hosting
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
-from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
-from harness.render.validation import check_answers
+from harness.render.validation import AnswersRefused, read_posted
 from harness.store.allocation import (
     Allocation,
     Refusal,
@@ -45,7 +45,7 @@ from harness.store.allocation import (
 )
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
-from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker
+from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker, aware
 from harness.store.posted import KeptStudy, KeptWhere, hit_facts
 from harness.store.studies import study_status
 from harness.store.submissions import store_submission
@@ -288,21 +288,24 @@ def _store(
         return _refuse(403, "These answers belong to another participant; nothing was stored.")
     if slot.state is SlotState.SUBMITTED:
         return _refuse_done(entry, ref)
-    try:
-        answers = decode_fields(fields)
-    except AnswerFormatError as exc:
-        return _refuse(400, *exc.problems)
-    instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
     plan = HitPlan.from_showings(hit.index, hit.items)
-    order = instrument.page_order(
+    instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
+    read = read_posted(
+        fields,
+        instrument,
         plan,
-        study_name=entry.study.name,
-        worker_id=worker.platform_worker_id,
-        hosting=Hosting.EXTERNAL,
+        worker_order=instrument.page_order(
+            plan,
+            study_name=entry.study.name,
+            worker_id=worker.platform_worker_id,
+            hosting=Hosting.EXTERNAL,
+        ),
+        opened=aware(slot.reserved_at or hit.created_at),  # no answer before the place was held
+        now=utcnow(),
     )
-    problems = check_answers(instrument, plan, answers, worker_order=order)
-    if problems:
-        return _refuse(422, *problems)
+    if isinstance(read, AnswersRefused):
+        return _refuse(read.status, *read.problems)
+    answers = read
     if not settle(session, ref):
         return _refuse(409, LOST)
     try:
