@@ -6,10 +6,11 @@ It does what `harness.providers.mturk.crowd` and `harness.simulate.places_driver
 answered as it came, never followed) in HTTP/1.1 written and read on a plain socket: no
 requests (proxy settings read from the environment, cookie jars, hooks) and no urllib3 (its
 connection pool, header dictionaries, response objects and decoders): that per-request work was
-most of the crowd's CPU, which shares the machine with the servers it measures. The servers
-set no cookies. Each request carries what urllib3 sent (Host, Accept-Encoding: identity,
-User-Agent, Content-Length for a body) and the caller's headers; answers are read by
-Content-Length or chunked, or to the connection's end.
+most of the crowd's CPU, which shares the machine with the servers it measures. A cookie a
+server sets (the task server's one per participant session) is kept by the worker's client and
+sent back on every later request, whatever its path. Each request carries what urllib3 sent
+(Host, Accept-Encoding: identity, User-Agent, Content-Length for a body) and the caller's
+headers; answers are read by Content-Length or chunked, or to the connection's end.
 
 Each worker keeps one kept-alive connection to each server; a request may ask for its
 connection to be closed after the answer (``Connection: close``), as the task server's requests
@@ -140,6 +141,7 @@ class Browser:
     def __init__(self, timeout: float = 60.0) -> None:
         self._connections: dict[str, _Connection] = {}
         self._timeout = timeout
+        self._cookies: dict[str, str] = {}
 
     def _connection(self, netloc: str) -> _Connection:
         connection = self._connections.pop(netloc, None)
@@ -168,6 +170,8 @@ class Browser:
             f"User-Agent: {USER_AGENT}",
         ]
         lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        if self._cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self._cookies.items()))
         if body is not None:
             lines.append(f"Content-Length: {len(body)}")
         request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
@@ -188,6 +192,10 @@ class Browser:
             self._connections[parts.netloc] = connection
         else:
             connection.close()
+        cookie = got.get("Set-Cookie")
+        if cookie:  # the last one of the answer: the task server sets at most one
+            name, _, value = cookie.split(";", 1)[0].partition("=")
+            self._cookies[name.strip()] = value.strip()
         return Reply(status, content, got)
 
     def request(

@@ -10,12 +10,20 @@
     cfg.assignmentId = params.get("assignmentId") || "";
     cfg.workerId = params.get("workerId") || "";
     cfg.hitId = params.get("hitId") || "";
-    cfg.turkSubmitTo = params.get("turkSubmitTo") || "";
-    /* only an http(s) address (MTurk's is a bare origin): never a javascript: or other URL */
-    if (cfg.turkSubmitTo && !/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~\/-]*)?$/.test(cfg.turkSubmitTo)) {
-      cfg.turkSubmitTo = "";
-    }
+    cfg.turkSubmitTo = submitOrigin(params.get("turkSubmitTo") || "", cfg.submitOrigins);
     cfg.preview = !cfg.assignmentId || cfg.assignmentId === PREVIEW_ID;
+  }
+
+  /* turkSubmitTo as the server checks it (harness.web.security.checked_submit_to): a bare
+     http(s) origin that is one of the platform's worker sites exactly; anything else ("") is
+     nowhere to submit: never a javascript: URL, another host, a path, credentials */
+  function submitOrigin(value, allowed) {
+    if (!value || /[\u0000-\u0020\u007f\\@]/.test(value)) { return ""; }
+    var url;
+    try { url = new URL(value); } catch (e) { return ""; }
+    if (url.protocol !== "https:" && url.protocol !== "http:") { return ""; }
+    if (url.username || url.password || url.pathname !== "/" || /[?#]/.test(value)) { return ""; }
+    return (allowed || []).indexOf(url.origin) >= 0 ? url.origin : "";
   }
 
   var form = document.getElementById("task-form");

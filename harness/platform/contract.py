@@ -325,9 +325,12 @@ class Platform(Protocol):
         hosting: Hosting,
         public_url: str | None,
         study_name: str,
+        target: str,
+        endpoint_url: str | None,
     ) -> str:
-        """The question document a unit is published with (MTurk: ExternalQuestion or
-        HTMLQuestion XML); `harness.render.question.QuestionTooLarge` past the platform's size."""
+        """The question document a unit is published with on ``target`` (MTurk: ExternalQuestion
+        or HTMLQuestion XML, whose page posts only to the target's worker site);
+        `harness.render.question.QuestionTooLarge` past the platform's size."""
         ...
 
     def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:

@@ -171,9 +171,15 @@ def check_public_url(
 
 
 def unit_documents(
-    platform: Platform, loaded: LoadedSpec, plans: Sequence[HitPlan], public_url: str | None
+    platform: Platform,
+    loaded: LoadedSpec,
+    plans: Sequence[HitPlan],
+    public_url: str | None,
+    target: str,
+    endpoint_url: str | None,
 ) -> list[str]:
-    """Every unit's question document, built (and size-checked) before anything is posted."""
+    """Every unit's question document on ``target``, built (and size-checked) before anything
+    is posted."""
     from harness.render.instrument import Instrument
     from harness.render.question import QuestionTooLarge
 
@@ -186,6 +192,8 @@ def unit_documents(
                 hosting=loaded.spec.hosting,
                 public_url=public_url,
                 study_name=loaded.spec.study.name,
+                target=target,
+                endpoint_url=endpoint_url,
             )
             for plan in plans
         ]
@@ -227,7 +235,7 @@ def draft_launch(
     check_public_url(platform, chosen, loaded.spec.hosting, public_url)
     endpoint = platform.endpoint(chosen, endpoint_url)
     hit_plans = [replace(p, index=first_index + i) for i, p in enumerate(plan_hits(loaded))]
-    documents = unit_documents(platform, loaded, hit_plans, public_url)
+    documents = unit_documents(platform, loaded, hit_plans, public_url, chosen, endpoint)
     plan = plan_launch(loaded, platform, chosen)
     return LaunchDraft(plan, hit_plans, documents, endpoint, public_url, note)
 

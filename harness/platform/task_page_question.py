@@ -18,10 +18,12 @@ def task_page_question(
     hosting: Hosting,
     public_url: str | None,
     study_name: str,
+    target: str = "",
+    endpoint_url: str | None = None,
 ) -> str:
     """``<public url>/hit/<study>-<index>``: what `Platform.question` gives on a platform that
     publishes no question document of its own (used as that method: ``platform`` is the
-    platform; the instrument and hosting do not change the address)."""
+    platform; the instrument, hosting and target do not change the address)."""
     from harness.render.plan import hit_key  # render is heavy; a platform is imported early
 
     return f"{(public_url or '').rstrip('/')}/hit/{hit_key(study_name, plan.index)}"

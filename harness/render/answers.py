@@ -10,7 +10,8 @@ One codec for both hosting modes. For the showing at (0-based) position ``p`` th
 | ``shown-p``, ``answered-p`` | when the item was first shown / last answered, in milliseconds since
   the Unix epoch (the browser's clock) |
 
-Anything else (``assignmentId``, ``workerId``, ``hitId``) is not an answer and is ignored here.
+What MTurk itself gives a page (``assignmentId``, ``workerId``, ``hitId``, ``turkSubmitTo``) and
+the page token are never answers, wherever they come (`NOT_ANSWERS`).
 MTurk returns every posted field as one ``FreeText`` answer of a QuestionFormAnswers document;
 a crowd-form page returns one ``taskAnswers`` answer holding a JSON array of one object, either
 in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``; positions in the plan's order).
@@ -139,8 +140,8 @@ def _freetext_answers(answer_xml: str) -> list[tuple[str, str]]:
 def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AnswerFormatError([f"taskAnswers is not JSON: {exc}"]) from exc
+    except (ValueError, RecursionError) as exc:  # not JSON, a 5,000-digit number, deep nesting
+        raise AnswerFormatError([f"taskAnswers is not JSON: {str(exc)[:200]}"]) from exc
     if isinstance(data, list) and len(data) == 1:
         data = data[0]
     if not isinstance(data, Mapping):
@@ -193,9 +194,10 @@ def _time(text: str, where: str, problems: list[str]) -> datetime | None:
         return None
     latest = utcnow() + SKEW
     if len(text) <= 30 and _MILLIS.fullmatch(text) is not None:
-        when = datetime.fromtimestamp(float(text) / 1000, UTC)
-        if EARLIEST <= when <= latest:
-            return when
+        millis = float(text)  # at most 15 digits before the point: always a finite float
+        # compared as a number first: a time past year 9999 cannot be made a datetime at all
+        if EARLIEST.timestamp() * 1000 <= millis <= latest.timestamp() * 1000:
+            return datetime.fromtimestamp(millis / 1000, UTC)
     problems.append(
         f"{where}: {text[:30]!r} is not a time in milliseconds between 2000 and now "
         "(is this computer's clock right?)"

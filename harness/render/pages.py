@@ -47,13 +47,16 @@ def render_page(
     answers_url: str | None = None,
     page_token: str = "",
     csp_nonce: str = "",
+    submit_origins: tuple[str, ...] = (),
 ) -> str:
     """The HTML of ``plan``'s HIT.
 
     ``external``: items in ``worker_id``'s order (plan order in preview or without a worker);
     the page posts answers to ``answers_url`` (default: ``<hit key>/submit`` relative to the
     page at ``/hit/<hit key>``) and then to ``{submit_to}/mturk/externalSubmit``. ``mturk``:
-    plan order, re-ordered in the browser; the MTurk parameters are read from the page's URL.
+    plan order, re-ordered in the browser; the MTurk parameters are read from the page's URL,
+    and its ``turkSubmitTo`` is used only when it is one of ``submit_origins`` (bare, as
+    `harness.web.security.checked_submit_to` wants it).
     ``page_token`` is posted with the answers (`harness.web.tokens`); ``csp_nonce`` marks the
     page's own scripts for its content security policy.
     """
@@ -76,6 +79,7 @@ def render_page(
         "workerId": worker_id or "",
         "hitId": hit_id or "",
         "turkSubmitTo": submit_to or "",
+        "submitOrigins": [o.rstrip("/").lower() for o in submit_origins],
         "answersUrl": answers_url or f"{key}/submit",
         "pageToken": page_token,
         "halfwayReminder": spec.scale.halfway_reminder,
@@ -133,9 +137,18 @@ def _parts(instrument: Instrument) -> _Parts:
     return found
 
 
-def html_question(instrument: Instrument, plan: HitPlan, *, study_name: str) -> str:
-    """The HTMLQuestion XML of ``plan``'s HIT for ``mturk`` hosting (self-contained page)."""
-    page = render_page(instrument, plan, study_name=study_name, hosting=Hosting.MTURK)
+def html_question(
+    instrument: Instrument, plan: HitPlan, *, study_name: str, submit_origins: tuple[str, ...]
+) -> str:
+    """The HTMLQuestion XML of ``plan``'s HIT for ``mturk`` hosting (self-contained page),
+    completing the assignment only at one of ``submit_origins`` (MTurk's worker site)."""
+    page = render_page(
+        instrument,
+        plan,
+        study_name=study_name,
+        hosting=Hosting.MTURK,
+        submit_origins=submit_origins,
+    )
     return html_question_xml(page)
 
 

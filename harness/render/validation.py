@@ -7,9 +7,12 @@ the page and what it shows), what was wrong, and what is allowed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
-from harness.answer import Answer
+from harness.answer import Answer, times_outside
+from harness.render.answers import SKEW, AnswerFormatError, decode_fields
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
 from harness.spec.scale import Scale
@@ -105,3 +108,34 @@ def _label(instrument: Instrument, key: str) -> str:
 
 def _name(instrument: Instrument, key: str) -> str:
     return f"the item {_label(instrument, key)!r}"
+
+
+@dataclass(frozen=True)
+class AnswersRefused:
+    """Why posted fields were not stored: ``status`` 400 when they cannot be read as answers,
+    422 when they can but do not answer this HIT (scale, items, times), with every problem."""
+
+    status: int
+    problems: list[str]
+
+
+def read_posted(
+    fields: Iterable[tuple[str, str]],
+    instrument: Instrument,
+    plan: HitPlan,
+    *,
+    worker_order: Sequence[str] | None,
+    opened: datetime,
+    now: datetime,
+) -> list[Answer] | AnswersRefused:
+    """The answers a page posted for ``plan``'s HIT, or why they cannot be stored: the one
+    reading of a submission (every task page and participant page), which raises nothing
+    whatever the fields hold. Times must fall in the task's window: from ``opened`` (the HIT
+    posted, the place held) to ``now``, give or take `SKEW`."""
+    try:
+        answers = decode_fields(fields)
+    except AnswerFormatError as exc:
+        return AnswersRefused(400, exc.problems)
+    problems = check_answers(instrument, plan, answers, worker_order=worker_order)
+    problems += times_outside(answers, opened, now, SKEW)
+    return AnswersRefused(422, problems) if problems else answers

@@ -154,6 +154,7 @@ class EventKind(StrEnum):
     PLACES_SET = "places.set"
     SLOT_RESERVED = "slot.reserved"
     SLOT_RELEASED = "slot.released"
+    SLOT_OTHER_BROWSER = "slot.other_browser"  # tried from a browser that did not start it
     ALLOCATION_REFUSED = "allocation.refused"
     RETURN_INTENT = "review.return.intent"
     RETURN_REQUESTED = "review.return.requested"

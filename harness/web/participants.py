@@ -5,8 +5,10 @@
 anonymous id is made). The allocator (`harness.store.allocation`) gives them a slot, or says why
 not (blocked by screening, nothing left, already done), and they are sent to their task page,
 ``/p/<study>/s/<session>``: the same page as every other platform's, whose answers go to
-``.../submit``. Storing them settles the slot (a conditional update: a participant whose
-reservation expired and went to someone else is refused, nothing is stored) and the
+``.../submit``. The session is the browser's it started in (`harness.web.browsers`): the page,
+its submission and a second arrival for the same place want that browser's cookie. Storing
+the answers settles the slot (a conditional update: a participant whose reservation expired
+and went to someone else is refused, nothing is stored) and the
 submission (`harness.store.submissions.store_submission`) in one transaction; live screening
 then runs as for any submission. The answer names where to go next: the platform's completion
 URL with the study's code (Prolific), or harness's own completion page (a link). While a
@@ -26,16 +28,16 @@ from flask import Blueprint, Response, current_app, jsonify, redirect, request, 
 from jinja2 import Environment, StrictUndefined
 from sqlmodel import Session, select
 
+from harness.clock import utcnow
 from harness.errors import InputError, StoreError
 from harness.hosting import Hosting
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
-from harness.render.answers import AnswerFormatError, decode_fields
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
-from harness.render.validation import check_answers
+from harness.render.validation import AnswersRefused, read_posted
 from harness.store.allocation import (
     Allocation,
     Refusal,
@@ -45,10 +47,12 @@ from harness.store.allocation import (
 )
 from harness.store.arm_assignment import allocate_in_arm
 from harness.store.database import session_scope
-from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker
+from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker, aware
 from harness.store.posted import KeptStudy, KeptWhere, hit_facts
 from harness.store.studies import study_status
 from harness.store.submissions import store_submission
+from harness.web import browsers
+from harness.web.browsers import bind, holds, other_browser, other_browser_page
 from harness.web.messages import message_page
 from harness.web.security import (
     bad_id,
@@ -175,11 +179,21 @@ def arrive(name: str) -> Response:
             )
         except StoreError as exc:
             return message_page("Cannot start", str(exc), 409)
+        if (
+            isinstance(got, Allocation)
+            and got.resumed
+            and not holds(request, name, got.session_ref, got.worker)
+        ):
+            other_browser(session, entry.study.id, got.session_ref, got.worker, request, "arrival")
+            return other_browser_page()
     if isinstance(got, Refused) and got.reason is Refusal.PAUSED:  # paused while waiting
         return _paused_page()
     if not isinstance(got, Allocation):
         return message_page("No task for you", got.message, 200)
-    return redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)  # type: ignore[return-value]
+    response = redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)
+    if not got.resumed:  # a new place: this browser's, and no other's
+        bind(response, request, name, got.session_ref, got.worker)
+    return response  # type: ignore[return-value]
 
 
 def _paused_page() -> Response:
@@ -209,6 +223,9 @@ def task(name: str, ref: str) -> Response:
         worker = session.get(Worker, slot.worker_id)
         hit = session.get(Hit, slot.hit_id)
         assert worker is not None and hit is not None
+        if not holds(request, name, ref, worker.platform_worker_id):
+            other_browser(session, entry.study.id, ref, worker.platform_worker_id, request, "page")
+            return other_browser_page()
         facts = hit_facts(session, hit)  # an arm's HIT: the arm's instrument
         instrument = web_state().instrument(session, facts.instrument_id)
         nonce = new_nonce()
@@ -253,6 +270,10 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
             outcome = _store(session, name, ref, list(request.form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same session stored by a concurrent request
         return jsonify(ok=True, created=False, message=ALREADY), 200
+    if isinstance(outcome, OtherBrowser):  # recorded in a transaction of its own
+        with session_scope(state.engine) as session:
+            other_browser(session, outcome.study_id, ref, outcome.participant, request, "submit")
+        return _refuse(403, browsers.REFUSED)
     if not isinstance(outcome, Stored):
         return outcome
     if state.after_submission is not None:
@@ -261,7 +282,9 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
         )
         if failure is not None:
             current_app.logger.error("after_submission failed for %s: %s", ref, failure)
-    return jsonify(ok=True, created=True, message=RECORDED, next=outcome.next_url), 200
+    answer = jsonify(ok=True, created=True, message=RECORDED, next=outcome.next_url)
+    browsers.forget(answer, name, ref)  # done: the address now shows only the completion page
+    return answer, 200
 
 
 @dataclass(frozen=True)
@@ -271,9 +294,17 @@ class Stored:
     next_url: str
 
 
+@dataclass(frozen=True)
+class OtherBrowser:
+    """A submission from a browser that did not start the session (`harness.web.browsers`)."""
+
+    study_id: int
+    participant: str
+
+
 def _store(
     session: Session, name: str, ref: str, fields: list[tuple[str, str]]
-) -> Stored | tuple[Response, int]:
+) -> Stored | OtherBrowser | tuple[Response, int]:
     entry = _entry(session, name)
     if isinstance(entry, Response):
         return _refuse(404, f"There is no study {name} here.")
@@ -286,23 +317,28 @@ def _store(
     given = dict(fields).get("workerId", "")
     if given != worker.platform_worker_id:
         return _refuse(403, "These answers belong to another participant; nothing was stored.")
+    if not holds(request, name, ref, given):
+        return OtherBrowser(entry.study.id, given)
     if slot.state is SlotState.SUBMITTED:
         return _refuse_done(entry, ref)
-    try:
-        answers = decode_fields(fields)
-    except AnswerFormatError as exc:
-        return _refuse(400, *exc.problems)
-    instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
     plan = HitPlan.from_showings(hit.index, hit.items)
-    order = instrument.page_order(
+    instrument = web_state().instrument(session, hit_facts(session, hit).instrument_id)
+    read = read_posted(
+        fields,
+        instrument,
         plan,
-        study_name=entry.study.name,
-        worker_id=worker.platform_worker_id,
-        hosting=Hosting.EXTERNAL,
+        worker_order=instrument.page_order(
+            plan,
+            study_name=entry.study.name,
+            worker_id=worker.platform_worker_id,
+            hosting=Hosting.EXTERNAL,
+        ),
+        opened=aware(slot.reserved_at or hit.created_at),  # no answer before the place was held
+        now=utcnow(),
     )
-    problems = check_answers(instrument, plan, answers, worker_order=order)
-    if problems:
-        return _refuse(422, *problems)
+    if isinstance(read, AnswersRefused):
+        return _refuse(read.status, *read.problems)
+    answers = read
     if not settle(session, ref):
         return _refuse(409, LOST)
     try:

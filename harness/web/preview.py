@@ -94,6 +94,7 @@ def preview_app(
     )
     key = hit_key(study_name, plan.index)
     mturk = loaded.spec.hosting is Hosting.MTURK
+    workers: dict[str, str] = {}  # assignment -> worker: MTurk's form posts only the assignment
 
     @app.get("/")
     def start() -> ResponseReturnValue:
@@ -103,8 +104,9 @@ def preview_app(
             "hitId": "PREVIEW-HIT",
             "workerId": worker,
         }
-        if mturk:  # the worker in the path: MTurk's form posts only assignmentId and answers
-            params["turkSubmitTo"] = f"{request.host_url.rstrip('/')}/as/{worker}"
+        if mturk:  # this app stands in for MTurk's worker site
+            params["turkSubmitTo"] = request.host_url.rstrip("/")
+            workers[params["assignmentId"]] = worker
         target = "/mturk-page" if mturk else f"/hit/{key}"
         return redirect(f"{target}?{urlencode(params)}")
 
@@ -117,13 +119,19 @@ def preview_app(
     def mturk_page() -> Response:
         nonce = new_nonce()
         html = render_page(
-            instrument, plan, study_name=study_name, hosting=Hosting.MTURK, csp_nonce=nonce
+            instrument,
+            plan,
+            study_name=study_name,
+            hosting=Hosting.MTURK,
+            csp_nonce=nonce,
+            submit_origins=(request.host_url.rstrip("/").lower(),),
         )
         return secure_headers(Response(html, mimetype="text/html"), nonce=nonce)
 
-    @app.post("/as/<worker>/mturk/externalSubmit")
-    def external_submit(worker: str) -> Response:
+    @app.post("/mturk/externalSubmit")
+    def external_submit() -> Response:
         """What MTurk would store, checked as sync checks it (in the order the page showed)."""
+        worker = workers.get(request.form.get("assignmentId", ""), PREVIEW_WORKER)
         try:
             answers = decode_fields(list(request.form.items(multi=True)))
         except AnswerFormatError as exc:

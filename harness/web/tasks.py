@@ -24,15 +24,14 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, current_app, jsonify, request
 from sqlmodel import Session
 
-from harness.answer import times_outside
 from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.hosting import Hosting
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
-from harness.render.answers import SKEW, AnswerFormatError, decode_fields
+from harness.render.answers import NOT_ANSWERS
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
-from harness.render.validation import check_answers
+from harness.render.validation import AnswersRefused, read_posted
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
 from harness.store.database import session_scope
 from harness.store.models import Hit, StudyPlatform, aware
@@ -79,8 +78,6 @@ BAD_TOKEN = (
     "answers were not stored. Reload the HIT page from MTurk and submit again."
 )
 SCOPE = "hit"
-NOT_KEPT = frozenset({"pageToken", "assignmentId", "workerId", "hitId", "turkSubmitTo"})
-"""Posted fields that are not answers (not kept with a quarantined submission)."""
 
 
 def _external_submit(submit_to: str) -> str:
@@ -275,21 +272,19 @@ def _store(
             f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
             "study's HITs than yours; your answers were not stored.",
         )
-    try:
-        answers = decode_fields(fields)
-    except AnswerFormatError as exc:
-        return _refuse(400, *exc.problems)
-    problems = check_answers(
+    read = read_posted(
+        fields,
         task.instrument,
         task.plan,
-        answers,
         worker_order=task.instrument.page_order(
             task.plan, study_name=task.study.name, worker_id=worker_id, hosting=Hosting.EXTERNAL
         ),
+        opened=aware(task.hit.created_at),
+        now=utcnow(),
     )
-    problems += times_outside(answers, aware(task.hit.created_at), utcnow(), SKEW)
-    if problems:
-        return _refuse(422, *problems)
+    if isinstance(read, AnswersRefused):
+        return _refuse(read.status, *read.problems)
+    answers = read
     checked = trust().verifier.at_submission(
         session, task.study, task.hit, assignment_id, worker_id
     )
@@ -302,7 +297,7 @@ def _store(
             hit_id=task.hit.id,
             assignment_id=assignment_id,
             worker_id=worker_id,
-            fields=[(k, v) for k, v in fields if k not in NOT_KEPT],
+            fields=[(k, v) for k, v in fields if k not in NOT_ANSWERS],  # answers only
             reason=checked.reason,
             recheck_at=None if checked.final else first_recheck(),
         )

@@ -16,7 +16,15 @@ PLAN = HitPlan(7, ("a", "b"), ("a",))
 def test_the_question_is_the_hits_task_page_on_the_public_url(name):
     platform = platform_named(name)
     url = "https://tasks.example.org/"
-    question = platform.question(None, PLAN, hosting="external", public_url=url, study_name="ws353")
+    question = platform.question(
+        None,
+        PLAN,
+        hosting="external",
+        public_url=url,
+        study_name="ws353",
+        target="production",
+        endpoint_url=None,
+    )
     assert question == "https://tasks.example.org/hit/ws353-007"
 
 

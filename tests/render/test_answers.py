@@ -57,6 +57,27 @@ def test_a_crowd_form_answer_keyed_by_item_takes_positions_from_the_plan():
     ]
 
 
+MTURKS_OWN = [
+    ("assignmentId", "A1"),
+    ("workerId", "AW1"),
+    ("hitId", "H1"),
+    ("turkSubmitTo", "https://www.mturk.com"),
+]
+
+
+def test_mturks_own_parameters_in_an_answer_document_are_never_answers():
+    """Whatever a form posted back to MTurk (a custom template's hidden fields), MTurk's own
+    parameters are not read as answers: not per field, not in a crowd form's object."""
+    fields = [*MTURKS_OWN, *encode_answers(ANSWERS).items()]
+    assert answers_from_xml(answer_xml(fields), PLAN) == ANSWERS
+    crowd = answer_xml([("taskAnswers", json.dumps([dict(fields)]))])
+    assert answers_from_xml(crowd, PLAN) == ANSWERS
+    keyed = answer_xml(
+        [("taskAnswers", json.dumps([{"b": "3", "a": 4, "café": "", **dict(MTURKS_OWN)}]))]
+    )
+    assert [a.item_key for a in answers_from_xml(keyed, PLAN)] == ["a", "b", "café"]
+
+
 def test_a_crowd_form_answer_naming_other_items_is_refused():
     xml = answer_xml([("taskAnswers", json.dumps([{"a": 1, "zzz": 2}]))])
     with pytest.raises(AnswerFormatError) as info:

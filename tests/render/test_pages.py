@@ -40,6 +40,7 @@ def _id(spec: tuple[Path, str | None]) -> str:
 
 
 SHIPPED = _shipped()
+MTURK = "https://www.mturk.com"
 
 
 def page(tmp_path: Path, kind: str, **options):
@@ -72,7 +73,8 @@ def test_every_shipped_spec_makes_an_html_question_mturk_accepts(spec):
     loaded = _loaded(spec)
     instrument = Instrument.from_loaded(loaded)
     for plan in plan_hits(loaded)[:3]:
-        question = parse_question(html_question(instrument, plan, study_name="s"))
+        page = html_question(instrument, plan, study_name="s", submit_origins=(MTURK,))
+        question = parse_question(page)
         assert question.kind == "HTMLQuestion"
         assert question.html is not None and question.html.startswith("<!doctype html>")
 

@@ -127,7 +127,8 @@ def test_an_mturk_hosted_page_posts_answers_and_timings_that_parse_back(kind, mt
     plan = plan_hits(loaded)[0]
     instrument = Instrument.from_loaded(loaded)
     name = loaded.spec.study.name
-    client, hit_id = post_hit(mturk, html_question(instrument, plan, study_name=name))
+    page = html_question(instrument, plan, study_name=name, submit_origins=(mturk.url,))
+    client, hit_id = post_hit(mturk, page)
     accepted = accept(mturk, hit_id, "AWORKER7")
 
     frame = Flask("frame")  # what MTurk does: the HTMLContent in a frame, with its parameters

@@ -1,10 +1,13 @@
-"""Property-based fuzzing of what a page posts (issue 21), on a bounded budget: the answer codec
-raises only its own error, and the task server answers every post with JSON and a 2xx or 4xx,
-writing nothing when it refuses (0 tracebacks, 0 partial writes)."""
+"""Fuzzing of what a page posts (issues 21 and 41), on a bounded budget: the answer codec
+raises only its own error, the one reading of a submission never raises (10,000 seeded
+submissions), and the task server answers every post, to a HIT's page or to a study link's
+session page, with JSON and a 2xx or 4xx, writing nothing when it refuses (0 tracebacks,
+0 partial writes). A longer run: ``scripts/fuzz_submissions.py``."""
 
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from harness.store.migrations import upgrade
 from harness.store.models import Event, Judgment, QuarantinedSubmission
 from harness.web import create_app
 from tests.web.factories import PlatformVouches, plan_study, write_task_spec
+from tests.web.fuzzing import FuzzServer, read_many
 from tests.web.test_task_server import answers
 
 BUDGET = settings(
@@ -126,3 +130,28 @@ def test_every_post_is_answered_in_json_and_a_refusal_writes_nothing(server, mut
     if response.status_code != 200:
         assert response.json["ok"] is False and response.json["errors"]
         assert server.rows() == before  # nothing partial
+
+
+def test_ten_thousand_seeded_submissions_are_read_or_refused_and_none_raises(server):
+    tally = read_many(random.Random(41), 10_000, server.study)
+    assert tally.failures == []
+    assert tally.posts == 10_000
+    assert {200, 400, 422} <= set(tally.statuses)  # every outcome reached, not only refusals
+
+
+@pytest.fixture(scope="module")
+def both_pages(tmp_path_factory):
+    served = FuzzServer(tmp_path_factory.mktemp("fuzz-both"))
+    yield served
+    served.close()
+
+
+@pytest.mark.slow
+def test_seeded_posts_to_hit_and_session_pages_never_answer_a_server_error(both_pages):
+    tally = both_pages.run(random.Random(41), 400)
+    assert tally.failures == []
+    assert {200, 400, 403, 422} <= set(tally.statuses)
+    with session_scope(both_pages.engine) as session:
+        answered = select(func.count(func.distinct(Judgment.assignment_id)))
+        stored = session.exec(answered).one()
+    assert stored == tally.created > 0  # each accepted post stored once, each refusal nothing

@@ -105,18 +105,21 @@ def test_the_preview_server_checks_what_an_mturk_hosted_page_posts(tmp_path):
         client = app.test_client()
         location = client.get("/?workerId=W9").location
         assert location.startswith("/mturk-page?")
-        submit_to = parse_qs(urlsplit(location).query)["turkSubmitTo"][0]
-        assert submit_to.endswith("/as/W9")
+        query = parse_qs(urlsplit(location).query)
+        submit_to, assignment = query["turkSubmitTo"][0], query["assignmentId"][0]
+        assert submit_to == "http://localhost"  # bare: this server stands in for MTurk's site
         page = client.get(location)  # its scripts carry the nonce its policy allows
         nonce = page.headers["Content-Security-Policy"].split("'nonce-")[1].split("'")[0]
-        assert page.get_data(as_text=True).count(f'<script nonce="{nonce}">') == 2
+        html = page.get_data(as_text=True)
+        assert html.count(f'<script nonce="{nonce}">') == 2
+        assert '"submitOrigins": ["http://localhost"]' in html
         plan = plan_hits(loaded)[0]
         order = Instrument.from_loaded(loaded).page_order(plan, study_name="claims", worker_id="W9")
-        url = f"{urlsplit(submit_to).path}/mturk/externalSubmit"
-        good = client.post(url, data={"assignmentId": "A", **posted(order, 5.0)})
+        url = "/mturk/externalSubmit"  # the answers of W9's assignment, in W9's order
+        good = client.post(url, data={"assignmentId": assignment, **posted(order, 5.0)})
         assert good.status_code == 200
         assert "The answers are valid." in good.get_data(as_text=True)
-        bad = client.post(url, data={"assignmentId": "A", **posted(order[::-1], 5.0)})
+        bad = client.post(url, data={"assignmentId": assignment, **posted(order[::-1], 5.0)})
         assert bad.status_code == 422
         assert "this page showed another item there" in bad.get_data(as_text=True)
         assert any(line.startswith("  problem: ") for line in lines)

@@ -120,11 +120,11 @@ def test_concurrent_submissions_of_one_study_link_session_store_once(database_ur
     app = create_app(database_url, after_submission=lambda _e, _s, a: calls.append(a))
     engine = app.extensions["harness"].engine
     try:
-        with ServedApp(app) as server:
-            arrived = requests.get(f"{server.url}/p/small?participant=P1", allow_redirects=False)
+        with ServedApp(app) as server, requests.Session() as browser:
+            arrived = browser.get(f"{server.url}/p/small?participant=P1", allow_redirects=False)
             assert arrived.status_code == 303, arrived.text
             page_url = server.url + arrived.headers["Location"]
-            page = requests.get(page_url)
+            page = browser.get(page_url)
             keys = re.findall(r'<section class="card" data-key="([^"]*)"', page.text)
             ref = page_url.rsplit("/", 1)[1]
             with session_scope(engine) as session:
@@ -140,8 +140,12 @@ def test_concurrent_submissions_of_one_study_link_session_store_once(database_ur
                 "assignmentId": ref,
                 "pageToken": token_in_page(page.text),
             }
+            cookies = browser.cookies.get_dict()  # the session's browser, posting many times
             responses = at_once(
-                AT_ONCE, lambda _: requests.post(f"{page_url}/submit", data=data, timeout=60)
+                AT_ONCE,
+                lambda _: requests.post(
+                    f"{page_url}/submit", data=data, cookies=cookies, timeout=60
+                ),
             )
         assert [r.status_code for r in responses] == [200] * AT_ONCE, [r.text for r in responses]
         created = [r.json()["created"] for r in responses]

@@ -64,6 +64,15 @@ def test_a_time_far_from_now_is_refused(client, rating, engine, year):
     ]
 
 
+@pytest.mark.parametrize("far", ["253402300800000", "999999999999999", "999999999999999.99"])
+def test_a_time_past_the_year_9999_is_refused_not_a_server_error(client, rating, engine, far):
+    errors = refused(client, rating, engine, fields(rating, **{"shown-1": far}), 400)
+    assert errors == [
+        f"answer 2 (shown): {far!r} is not a time in milliseconds between 2000 and now "
+        "(is this computer's clock right?)"
+    ]
+
+
 def test_a_time_before_the_hit_was_posted_is_refused(client, rating, engine):
     early = datetime.now(UTC) - timedelta(days=3)
     data = fields(rating, **{"shown-0": millis(early), "answered-0": millis(early)})

@@ -10,7 +10,7 @@ rechecks after the post, not taken from the page's URL.
 from __future__ import annotations
 
 from collections import Counter
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from sqlmodel import func, select
@@ -347,21 +347,30 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
 # --- hole 3: turkSubmitTo and the page's policy ---------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "submit_to",
-    [
-        "javascript:alert(document.domain)//",
-        "https://evil.example",
-        "JAVASCRIPT:alert(1)",
-        "https://www.mturk.com",  # production's site, for a study on the local service
-        "{mturk}/mturk/externalSubmit",
-        "{mturk}@evil.example",
-        "{mturk}?x=1",
-    ],
-)
+HOSTILE_SUBMIT_TO = [
+    "javascript:alert(document.domain)//",
+    "https://evil.example",
+    "JAVASCRIPT:alert(1)",
+    "https://www.mturk.com",  # production's site, for a study on the local service
+    "https://www.mturk.com.evil.example",
+    "{mturk}.evil.example",
+    "{mturk}/mturk/externalSubmit",
+    "{mturk}@evil.example",
+    "https://x@{host}",
+    "{mturk}?x=1",
+    "{mturk}#x",
+    "{mturk}\\@evil.example",
+    "//{host}",
+]
+"""turkSubmitTo values for a study on the local service (``{mturk}``: its address, ``{host}``:
+its host and port) that the task server refuses and an MTurk-hosted page's script ignores
+(tests/web/test_trust_browser.py)."""
+
+
+@pytest.mark.parametrize("submit_to", HOSTILE_SUBMIT_TO)
 def test_a_turk_submit_to_other_than_the_platforms_site_is_refused(posted, submit_to):
     assignment = posted.accept(VICTIM)
-    target = submit_to.format(mturk=posted.mturk.url)
+    target = submit_to.format(mturk=posted.mturk.url, host=urlsplit(posted.mturk.url).netloc)
     response = posted.open(assignment, VICTIM, turkSubmitTo=target)
     assert response.status_code == 400
     html = response.get_data(as_text=True)

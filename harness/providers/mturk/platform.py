@@ -196,13 +196,16 @@ class MTurkPlatform:
         hosting: Hosting,
         public_url: str | None,
         study_name: str,
+        target: str,
+        endpoint_url: str | None,
     ) -> str:
         from harness.render.pages import external_question, html_question
 
         if hosting == Hosting.EXTERNAL:
             assert public_url is not None
             return external_question(public_url, study_name=study_name, plan=plan)
-        return html_question(instrument, plan, study_name=study_name)
+        sites = self.worker_origins(target, endpoint_url)  # the page posts there only
+        return html_question(instrument, plan, study_name=study_name, submit_origins=sites)
 
     def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
         from harness.render.answers import answers_from_xml

@@ -99,7 +99,15 @@ class NoopPlatform:
         return None
 
     def question(
-        self, instrument: Any, plan: Any, *, hosting: str, public_url: str | None, study_name: str
+        self,
+        instrument: Any,
+        plan: Any,
+        *,
+        hosting: str,
+        public_url: str | None,
+        study_name: str,
+        target: str,
+        endpoint_url: str | None,
     ) -> str:
         from harness.render.plan import hit_key
 

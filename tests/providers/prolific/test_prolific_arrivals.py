@@ -60,3 +60,27 @@ def test_only_sessions_prolific_started_get_a_place(prolific, launched):
         assert reserved(db) == 1
     finally:
         app.extensions["harness"].close()
+
+
+def test_a_sessions_page_leaked_to_another_browser_stores_nothing(prolific, launched):
+    """Issue 41: PC's task page opened and posted from another browser with its token is
+    refused; PC's own submission afterwards is the one stored."""
+    from harness.web.browsers import REFUSED
+    from tests.web.fuzzing import page_fields
+
+    _spec, db, _output = launched
+    app = create_app(db, verifier=Verifier())
+    pc, other = app.test_client(), app.test_client()
+    try:
+        arrived = pc.get(joined(prolific, "PCPC00001"))
+        assert arrived.status_code == 303, arrived.get_data(as_text=True)
+        page_url = arrived.headers["Location"]
+        html = pc.get(page_url).get_data(as_text=True)
+        data = dict(page_fields(html, "PCPC00001", page_url.rsplit("/", 1)[1]))
+        assert other.get(page_url).status_code == 403
+        stolen = other.post(f"{page_url}/submit", data=data)
+        assert stolen.status_code == 403 and stolen.json["errors"] == [REFUSED]
+        mine = pc.post(f"{page_url}/submit", data=data)
+        assert mine.status_code == 200 and mine.json["created"] is True, mine.json
+    finally:
+        app.extensions["harness"].close()

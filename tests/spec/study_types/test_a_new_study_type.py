@@ -231,7 +231,9 @@ def test_a_page_of_the_new_type_answered_in_chromium_parses_back_and_passes_the_
     mturk = LocalMTurk(tmp_path / "mturk.sqlite", threaded=True).start()
     try:
         client = mturk.client()
-        question = html_question(instrument, plan, study_name="related")
+        question = html_question(
+            instrument, plan, study_name="related", submit_origins=(mturk.url,)
+        )
         hit_id = client.create_hit(**hit_params(Question=question))["HIT"]["HITId"]
         accepted = mturk.post(f"/worker/hits/{hit_id}/accept", workerId="AWORKER3").json()
         frame = Flask("frame")

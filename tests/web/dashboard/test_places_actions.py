@@ -181,7 +181,8 @@ def can_start(live: LivePlacesStudy, name: str) -> str:
         entry = str(joined.json()["study_url"])
     else:
         entry = f"{live.url}/p/{STUDY}?participant={pid}"
-    arrived = requests.get(entry, allow_redirects=False, timeout=10)
+    # the browser they come back with (`finishes`): a session belongs to the one it started in
+    arrived = live.http.get(entry, allow_redirects=False, timeout=10)
     if arrived.status_code == 503:
         assert "This study is paused: nobody new can start it now." in arrived.text
         assert arrived.headers["Retry-After"] == "600"

@@ -112,10 +112,14 @@ def external_url_for(
     return f"{question.external_url}{sep}{urlencode(params)}"
 
 
+MTURK_PARAMS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo"})
+"""What MTurk itself gives a task page: never an answer, even when a form posts it back."""
+
+
 def answers_for(crowd_form: bool, fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The answers a submitted form becomes: crowd-form (`Question.uses_crowd_form`) gives one
     `taskAnswers` JSON array, any other question one answer per field."""
-    fields = [(k, v) for k, v in fields if k != "assignmentId"]
+    fields = [(k, v) for k, v in fields if k not in MTURK_PARAMS]
     if crowd_form:
         merged: dict[str, str] = {}
         for key, value in fields:

@@ -90,6 +90,22 @@ def test_plain_html_form_gives_one_answer_per_field(mturk, client):
     assert answers(a["Answer"]) == {"a": "1", "b": "2"}
 
 
+MTURK_PARAMS = {"workerId": "AWORKER1", "hitId": "H1", "turkSubmitTo": "https://www.mturk.com"}
+
+
+@pytest.mark.parametrize("html", ['<form><input name="a"></form>', None])
+def test_mturks_own_parameters_posted_by_a_form_are_not_answers(mturk, client, html):
+    question = html_question() if html is None else html_question(html)
+    hit_id = client.create_hit(**hit_params(Question=question))["HIT"]["HITId"]
+    view = mturk.accept(hit_id, "AWORKER1")
+    mturk.submit(view["AssignmentId"], a="1", **MTURK_PARAMS)
+    got = answers(client.get_assignment(AssignmentId=view["AssignmentId"])["Assignment"]["Answer"])
+    if html:
+        assert got == {"a": "1"}
+    else:  # a crowd form: one taskAnswers
+        assert json.loads(got["taskAnswers"]) == [{"a": "1"}]
+
+
 def test_one_assignment_per_worker_per_hit(mturk, client):
     hit_id = client.create_hit(**hit_params())["HIT"]["HITId"]
     mturk.work(hit_id, "AWORKER1")
