@@ -1,0 +1,128 @@
+"""`harness import mturk-batch`: batch results mapped onto a spec's items and stored as a study
+that the later stages read like any other, and run again elsewhere with `launch --like`."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from tests.archives.factories import (
+    MAPPING,
+    batch_row,
+    mapped_batch,
+    stored_judgments,
+    study_names,
+    write_batch,
+)
+from tests.factories import migrated_sqlite
+from tests.platform.factories import harness_cli, small_spec
+
+
+def _import(*args: str):
+    return harness_cli("import", "mturk-batch", *args)
+
+
+def test_mapped_columns_give_one_judgment_per_answer_with_workers_and_statuses(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=4)
+    rows = mapped_batch(items=4, workers=3)
+    rows[0]["AssignmentStatus"] = "Rejected"
+    path = write_batch(tmp_path / "Batch_1_batch_results.csv", rows)
+    result = _import(str(path), "--spec", str(spec), "--db", db, *MAPPING)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        "small: 6 assignments of 3 workers on 2 HITs, 12 judgments stored"
+    )
+    judgments = stored_judgments(db, "small")
+    first = judgments[judgments["assignment_id"] == "3ASG0000W000"]
+    assert first[["item_id", "worker_id", "value", "position"]].values.tolist() == [
+        ["p00", "A000WORKER", 0.0, 0],
+        ["p01", "A000WORKER", 1.0, 1],
+    ]
+    status = harness_cli("status", "small", "--db", db)
+    assert "was never launched (no platform record)" in status.output  # nothing to ask
+
+
+def test_several_files_of_one_batch_count_each_assignment_once(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=4)
+    rows = mapped_batch(items=4, workers=3)
+    early = [dict(r, AssignmentStatus="Submitted") for r in rows[:4]]
+    first = write_batch(tmp_path / "Batch_1_batch_results.csv", early)
+    second = write_batch(tmp_path / "Batch_1_batch_results (1).csv", rows)
+    result = _import(str(first), str(second), "--spec", str(spec), "--db", db, *MAPPING)
+    assert result.exit_code == 0, result.output
+    assert "6 assignments" in result.output
+    assert "4 rows repeated an assignment already read: counted once" in result.output
+    exported = tmp_path / "out.csv"
+    assert harness_cli("export", "small", "--db", db, "--out", str(exported)).exit_code == 0
+    assert len(pd.read_csv(exported)) == 12
+
+
+def test_a_crowd_form_is_read_by_what_its_items_showed_with_labels_mapped_to_values(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=2, per_hit=1)
+    with spec.open("a", encoding="utf-8") as f:
+        f.write(
+            "imports:\n  mturk_batch:\n    item: {left: Input.word1, right: Input.word2}\n"
+            "    value: Answer.similarity\n    values: {unrelated: 0, identical: 10}\n"
+        )
+    rows = []
+    for worker, answer in enumerate(["unrelated", 7, "identical"]):
+        row = batch_row(0, worker, [], [], **{"Input.word1": "word1", "Input.word2": "other1"})
+        row["Answer.taskAnswers"] = json.dumps([{"similarity": answer, "comment": "fine"}])
+        rows.append(row)
+    path = write_batch(tmp_path / "Batch_2_batch_results.csv", rows)
+    result = _import(str(path), "--spec", str(spec), "--db", db)
+    assert result.exit_code == 0, result.output
+    judgments = stored_judgments(db, "small")
+    assert judgments[["item_id", "value"]].values.tolist() == [
+        ["p01", 0.0],
+        ["p01", 7.0],
+        ["p01", 10.0],
+    ]
+
+
+def test_an_imported_study_is_screened_characterized_and_launched_again_alike(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=30)
+    for seed, name in ((0, "first"), (1, "second")):
+        path = write_batch(tmp_path / f"Batch_{seed}.csv", mapped_batch(30, 3, seed=seed))
+        result = _import(str(path), "--spec", str(spec), "--db", db, "--study", name, *MAPPING)
+        assert result.exit_code == 0, result.output
+    screened = harness_cli("screen", "first", "--db", db)
+    assert screened.exit_code == 0, screened.output
+    assert "A000WORKER" in screened.output
+    report = tmp_path / "report"
+    characterized = harness_cli(
+        "characterize", "--new", "second", "--original", "first", "--db", db,
+        "--out", str(report), "--bootstrap", "0", "--quiet",
+    )  # fmt: skip
+    assert characterized.exit_code == 0, characterized.output
+    assert json.loads((report / "report.json").read_text())["reproducibility"] is not None
+
+    again = small_spec(tmp_path, items=30, name="again", hosting="external")
+    launched = harness_cli(
+        "launch", str(again), "--target", "link", "--db", db,
+        "--public-url", "http://tasks.test", "--like", "first",
+    )  # fmt: skip
+    assert launched.exit_code == 0, launched.output
+    assert "same instrument as first: " in launched.output
+    assert study_names(db) == ["again", "first", "second"]
+
+
+def test_launch_like_refuses_another_instrument_or_the_same_name(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=4, hosting="external")
+    path = write_batch(tmp_path / "Batch_1.csv", mapped_batch(4, 3))
+    assert _import(str(path), "--spec", str(spec), "--db", db, *MAPPING).exit_code == 0
+    link = ("--target", "link", "--db", db, "--public-url", "http://tasks.test")
+    same_name = harness_cli("launch", str(spec), *link, "--like", "small")
+    assert same_name.exit_code == 1
+    assert "--like small: the new study needs its own study.name" in same_name.output
+    other = small_spec(tmp_path, items=4, name="other", raters=3, hosting="external")
+    refused = harness_cli("launch", str(other), *link, "--like", "small")
+    assert refused.exit_code == 1
+    assert "--like small: this spec is instrument " in refused.output
+    assert study_names(db) == ["small"]
