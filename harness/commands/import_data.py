@@ -148,3 +148,68 @@ def mturk_batch(
         for bad in batch.bad_rows:
             for problem in bad.problems:
                 click.echo(f"  {problem}")
+
+
+@import_group.command("prolific-export")
+@click.argument("export", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--study", required=True, help="The stored study whose workers the export joins.")
+@click.option(
+    "--pseudonymize",
+    is_flag=True,
+    help="Worker ids as `harness export --pseudonymize` writes them; the export's ids dropped.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write (default: STUDY-participants.csv here).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")
+@db_option
+def prolific_export(
+    export: Path,
+    study: str,
+    pseudonymize: bool,
+    out: Path | None,
+    overwrite: bool,
+    db: str | None,
+) -> None:
+    """Join Prolific's submissions export (demographics included) to STUDY's workers.
+
+    Writes one row per worker of STUDY (more for a participant with several submissions):
+    worker_id, then the export's columns; participants who are not STUDY's workers are left
+    out and counted.
+    """
+    from harness.archives.prolific_export import join_workers, read_prolific_export
+    from harness.errors import InputError
+    from harness.store import session_scope
+    from harness.store.database import open_store
+    from harness.store.export import PSEUDONYM_KEY, pseudonym
+    from harness.store.judgment_table import study_judgments
+    from harness.store.secrets import store_secret
+    from harness.store.studies import find_study
+
+    path = out or Path(f"{study}-participants.csv")
+    if path.exists() and not overwrite:
+        raise InputError(
+            f"import prolific-export: {path} exists; give another --out or --overwrite"
+        )
+    table = read_prolific_export(export)
+    engine = open_store(db)
+    try:
+        with session_scope(engine) as session:
+            found = find_study(session, study)
+            assert found.id is not None
+            workers = study_judgments(session, found.id)
+            key = store_secret(session, PSEUDONYM_KEY) if pseudonymize else None
+    finally:
+        engine.dispose()
+    if workers.empty:
+        raise InputError(f"import prolific-export: study {study!r} has no judgments yet")
+    hide = None if key is None else (lambda w: "w-" + pseudonym(w, key))
+    joined = join_workers(sorted(set(workers["worker_id"].astype(str))), table, hide)
+    joined.table.to_csv(path, index=False)
+    click.echo(
+        f"{study}: {joined.matched:,} workers found in the export, {joined.missing:,} not in it; "
+        f"{joined.left_out:,} export rows of other participants left out; written to {path}"
+    )
