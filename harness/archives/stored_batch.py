@@ -1,16 +1,18 @@
 """A checked batch stored as a study, in one transaction: all of it or, on any error, nothing.
 
-The study runs the spec's frozen instrument (the same hash as any other study of that spec),
-is ``finished`` on the target ``archive`` and has no platform record: sync, review, pause and
-expire refuse it (there is no platform to ask), while screen, characterize, compare-arms,
-export and the dashboard read it like any other. Each MTurk HIT is a HIT of the study (its id
-kept), each row an assignment with its worker, status and times; the judgments are stored
-exactly once by the database's unique keys (`harness.store.many_submissions`).
+The study runs the spec's frozen instrument (the same hash as any other study of that spec)
+and is ``finished`` on the target ``archive`` of the platform it ran on (MTurk), with the
+reward and raters per HIT of its file: sync, review, pause and expire refuse it (there is no
+platform to ask: `harness.platform.registry.connect`), while status, screen, characterize,
+compare-arms, export and the dashboard read it like any other. Each MTurk HIT is a HIT of the
+study (its id kept), each row an assignment with its worker, status and times; the judgments
+are stored exactly once by the database's unique keys (`harness.store.many_submissions`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import sqlalchemy as sa
@@ -18,15 +20,23 @@ from sqlmodel import Session, col, select
 
 from harness.archives.mturk_batch import Batch
 from harness.errors import InputError
+from harness.platform.registry import ARCHIVE_TARGET
 from harness.spec import LoadedSpec
 from harness.store.events import EventKind, record_event
 from harness.store.instruments import create_study
 from harness.store.many_submissions import NewSubmission, store_new_submissions
-from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Study, StudyStatus
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    HitStatus,
+    Study,
+    StudyPlatform,
+    StudyStatus,
+)
 from harness.store.studies import study_named
 
-ARCHIVE_TARGET = "archive"
-"""The target of a study imported from a platform's files."""
+PLATFORM = "mturk"
 STATUS = {
     "Submitted": AssignmentStatus.SUBMITTED,
     "Approved": AssignmentStatus.APPROVED,
@@ -68,6 +78,20 @@ def store_batch(
     for a in batch.assignments:
         counts[a.hit_id] += 1
         asked.setdefault(a.hit_id, a.row.cells.get("MaxAssignments", "").strip())
+    raters = {h: _max_assignments(asked.get(h, ""), counts[h]) for h in hit_ids}
+    reward = _reward(batch)
+    session.add(
+        StudyPlatform(
+            study_id=study.id,
+            provider=PLATFORM,
+            launch_id=batch.hit_type_id[:40],
+            hosting=loaded.spec.hosting,
+            spec_path=str(loaded.path),
+            reward=loaded.spec.hit.reward if reward is None else reward,
+            assignments_per_hit=max(raters.values()),
+            work_type_id=batch.hit_type_id,
+        )
+    )
     hits = {}
     for index, hit_id in enumerate(hit_ids):
         hit = Hit(
@@ -75,7 +99,7 @@ def store_batch(
             index=index,
             platform_hit_id=hit_id,
             status=HitStatus.DISPOSED,
-            max_assignments=_max_assignments(asked.get(hit_id, ""), counts[hit_id]),
+            max_assignments=raters[hit_id],
             items=batch.showings[hit_id],
         )
         session.add(hit)
@@ -117,6 +141,16 @@ def store_batch(
         sum(len(a.answers) for a in batch.assignments),
         len({a.worker_id for a in batch.assignments}),
     )
+
+
+def _reward(batch: Batch) -> Decimal | None:
+    """The reward of the batch's HITs as its first row gives it (``$0.10``), if it does."""
+    text = batch.assignments[0].row.cells.get("Reward", "").strip().removeprefix("$")
+    try:
+        amount = Decimal(text)
+    except InvalidOperation:
+        return None
+    return amount if amount.is_finite() and 0 <= amount < 10**6 else None
 
 
 def _max_assignments(text: str, stored: int) -> int:

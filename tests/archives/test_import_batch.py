@@ -4,9 +4,11 @@ that the later stages read like any other, and run again elsewhere with `launch 
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 
+from harness.web.dashboard import create_dashboard_app
 from tests.archives.factories import (
     MAPPING,
     batch_row,
@@ -17,6 +19,7 @@ from tests.archives.factories import (
 )
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec
+from tests.web.dashboard.factories import PASSWORD, SETTINGS
 
 
 def _import(*args: str):
@@ -41,7 +44,40 @@ def test_mapped_columns_give_one_judgment_per_answer_with_workers_and_statuses(t
         ["p01", "A000WORKER", 1.0, 1],
     ]
     status = harness_cli("status", "small", "--db", db)
-    assert "was never launched (no platform record)" in status.output  # nothing to ask
+    assert status.output.splitlines()[:3] == [
+        "study small on archive: finished",
+        "  HITs (2): disposed 2",
+        "  assignments (6): approved 5, rejected 1",
+    ]
+    assert "money: committed $0.72, spent $0.60" in status.output  # $0.10 a HIT, fees on top
+    synced = harness_cli("sync", "small", "--db", db)
+    assert synced.exit_code == 1
+    assert synced.output == (
+        "Error: this study was imported from mturk's files (target archive): there is no "
+        "platform to ask; screen, characterize, export, status and the dashboard read it, and "
+        "`harness launch SPEC --like STUDY` runs its instrument again\n"
+    )
+
+
+def test_the_dashboard_shows_an_imported_study(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=4)
+    path = write_batch(tmp_path / "Batch_1_batch_results.csv", mapped_batch(items=4, workers=3))
+    assert _import(str(path), "--spec", str(spec), "--db", db, *MAPPING).exit_code == 0
+    app = create_dashboard_app(db, SETTINGS)
+    try:
+        client = app.test_client()
+        page = client.get("/dashboard/login").get_data(as_text=True)
+        token = re.search(r'name="csrf-token" content="([^"]+)"', page)
+        assert token is not None
+        client.post("/dashboard/login", data={"password": PASSWORD, "csrf_token": token[1]})
+        study = client.get("/dashboard/study/small")
+        assert study.status_code == 200
+        text = study.get_data(as_text=True)
+        assert '<h1>small <span class="muted">on archive</span>' in text
+        assert "disposed 2" in text
+    finally:
+        app.extensions["harness.web.dashboard"].engine.dispose()
 
 
 def test_several_files_of_one_batch_count_each_assignment_once(tmp_path):
