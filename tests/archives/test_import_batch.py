@@ -8,6 +8,9 @@ import re
 
 import pandas as pd
 
+from harness.platform.submissions.after_submission import catch_up, hook
+from harness.store import make_engine, session_scope
+from harness.store.judgment_table import unscreened_assignments
 from harness.web.dashboard import create_dashboard_app
 from tests.archives.factories import (
     MAPPING,
@@ -162,3 +165,17 @@ def test_launch_like_refuses_another_instrument_or_the_same_name(tmp_path):
     assert refused.exit_code == 1
     assert "--like small: this spec is instrument " in refused.output
     assert study_names(db) == ["small"]
+
+
+def test_a_task_servers_sweep_screens_an_imported_study_and_acts_on_nothing(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=4, screening="{low_variance: {action: block}}")
+    path = write_batch(tmp_path / "Batch_1_batch_results.csv", mapped_batch(items=4, workers=3))
+    assert _import(str(path), "--spec", str(spec), "--db", db, *MAPPING).exit_code == 0
+    engine = make_engine(db)
+    try:
+        assert catch_up(engine, hook(True), acting=True) == {1: None}
+        with session_scope(engine) as session:
+            assert unscreened_assignments(session, 1) == []
+    finally:
+        engine.dispose()
