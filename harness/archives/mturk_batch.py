@@ -207,8 +207,9 @@ def _off_scale(
     problems = []
     for a in answers:
         column = _value_column(mapping, a)
-        if a.item_key not in keys:
-            problems.append(row.where(column, f"{a.item_key[:80]!r} is not an item of the spec"))
+        if a.item_key not in keys:  # only harness's own fields name items unchecked
+            where = f"{ANSWER}item-{a.position}"
+            problems.append(row.where(where, f"{a.item_key[:80]!r} is not an item of the spec"))
         elif a.value is None and not (a.skipped and may_skip):
             problems.append(row.where(column, "no answer, and this spec's scale has no skip"))
         elif a.value is not None and not kind.accepts(loaded.scale, a.value):

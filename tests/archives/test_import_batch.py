@@ -29,8 +29,10 @@ def _import(*args: str):
     return harness_cli("import", "mturk-batch", *args)
 
 
-def test_mapped_columns_give_one_judgment_per_answer_with_workers_and_statuses(tmp_path):
-    db = migrated_sqlite(tmp_path / "h.db")
+def test_mapped_columns_give_one_judgment_per_answer_with_workers_and_statuses(
+    tmp_path, database_url
+):
+    db = database_url
     spec = small_spec(tmp_path, items=4)
     rows = mapped_batch(items=4, workers=3)
     rows[0]["AssignmentStatus"] = "Rejected"
@@ -83,8 +85,8 @@ def test_the_dashboard_shows_an_imported_study(tmp_path):
         app.extensions["harness.web.dashboard"].engine.dispose()
 
 
-def test_several_files_of_one_batch_count_each_assignment_once(tmp_path):
-    db = migrated_sqlite(tmp_path / "h.db")
+def test_several_files_of_one_batch_count_each_assignment_once(tmp_path, database_url):
+    db = database_url
     spec = small_spec(tmp_path, items=4)
     rows = mapped_batch(items=4, workers=3)
     early = [dict(r, AssignmentStatus="Submitted") for r in rows[:4]]

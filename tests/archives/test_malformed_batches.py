@@ -177,3 +177,36 @@ def test_a_fuzzed_file_is_stored_whole_or_refused_with_located_problems(tmp_path
     *problems, count = result.output.splitlines()
     assert count.endswith(("problem found.", "problems found."))
     assert problems and all(p.startswith(f"{path}") for p in problems)
+
+
+def test_without_a_mapping_rows_must_be_harness_own_fields(setup):
+    tmp_path, spec, db = setup
+    path = write_batch(tmp_path / "b.csv", mapped_batch())
+    result = harness_cli("import", "mturk-batch", str(path), "--spec", str(spec), "--db", db)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{path}:1: no Answer.item-0 column: these are not harness's task pages; give the spec "
+        "an imports.mturk_batch mapping (or --item and --value)",
+        "1 problem found.",
+    ]
+
+
+def test_harness_own_fields_naming_an_unknown_item_are_located_at_that_field(setup):
+    tmp_path, spec, db = setup
+    rows = []
+    for worker in range(2):
+        row = {
+            k: v for k, v in mapped_batch()[worker].items() if not k.startswith(("Input", "Ans"))
+        }
+        row.update({"Answer.item-0": "p00", "Answer.value-0": "4", "Answer.skip-0": ""})
+        row.update({"Answer.item-1": "p01", "Answer.value-1": "5", "Answer.skip-1": ""})
+        rows.append(row)
+    rows[1]["Answer.item-1"] = "nope"
+    path = write_batch(tmp_path / "b.csv", rows)
+    result = harness_cli("import", "mturk-batch", str(path), "--spec", str(spec), "--db", db)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{path}:3: Answer.item-1: 'nope' is not an item of the spec",
+        "1 problem found.",
+    ]
+    assert study_names(db) == []
