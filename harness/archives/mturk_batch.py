@@ -183,7 +183,7 @@ def _checked(
         answers = row_answers(cells, mapping, finder)
     except RowError as exc:
         problems += [row.where(column, message) for column, message in exc.problems]
-    problems += _off_scale(row, loaded, answers, mapping)
+    problems += _off_scale(row, loaded, finder.keys, answers, mapping)
     if problems:
         return BadRow(row, tuple(problems))
     return BatchAssignment(
@@ -199,10 +199,13 @@ def _checked(
 
 
 def _off_scale(
-    row: BatchRow, loaded: LoadedSpec, answers: Sequence[Answer], mapping: BatchMapping | None
+    row: BatchRow,
+    loaded: LoadedSpec,
+    keys: frozenset[str],
+    answers: Sequence[Answer],
+    mapping: BatchMapping | None,
 ) -> list[Problem]:
     kind = definition(loaded.spec.type)
-    keys = set(str(k) for k in loaded.items["item_id"])
     may_skip = loaded.scale.skip or loaded.spec.scale.gate is not None
     problems = []
     for a in answers:
