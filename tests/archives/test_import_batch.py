@@ -7,6 +7,7 @@ import json
 import re
 
 import pandas as pd
+import pytest
 
 from harness.platform.submissions.after_submission import catch_up, hook
 from harness.store import make_engine, session_scope
@@ -125,6 +126,7 @@ def test_a_crowd_form_is_read_by_what_its_items_showed_with_labels_mapped_to_val
     ]
 
 
+@pytest.mark.slow
 def test_an_imported_study_is_screened_characterized_and_launched_again_alike(tmp_path):
     db = migrated_sqlite(tmp_path / "h.db")
     spec = small_spec(tmp_path, items=30)

@@ -145,6 +145,7 @@ def test_times_read_back_as_written_across_daylight_saving():
     assert format_time(START.replace(month=7, day=20)) == "Tue Jul 20 09:00:00 PDT 2021"
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from sqlmodel import select
 
 from harness.archives.batch_layout import ASSIGNMENT_COLUMNS, HIT_COLUMNS, write_batch_results
@@ -42,6 +43,7 @@ def _hit_ids_and_assignments(db: str, name: str) -> tuple[list[str], list[tuple]
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_local_mturk_study_written_as_batch_results_imports_back_the_same(tmp_path, mturk, http):
     run = migrated_sqlite(tmp_path / "run.db")
     spec = small_spec(tmp_path, items=8, per_hit=2, raters=3)
