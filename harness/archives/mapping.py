@@ -45,19 +45,30 @@ class BatchMapping:
     item's id, or (item column, Input column) pairs naming it by what the HIT showed."""
 
     item: str | tuple[tuple[str, str], ...]
-    value: str
+    value: str | None
     per_row: int = 1
     values: Mapping[str, float] = field(default_factory=dict)
+    choices: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_spec(cls, spec: BatchMapSpec) -> BatchMapping:
         item = spec.item if isinstance(spec.item, str) else tuple(sorted(spec.item.items()))
-        return cls(item, spec.value, spec.per_row, dict(spec.values))
+        return cls(item, spec.value, spec.per_row, dict(spec.values), dict(spec.choices))
 
     def columns(self, n: int) -> tuple[list[str], str]:
-        """The item's columns and the answer's column of the ``n``-th answer (1-based)."""
+        """The item's columns and the answer's column of the ``n``-th answer (1-based); of a
+        choice, its fields' names joined with `` | ``."""
         names = [self.item] if isinstance(self.item, str) else [c for _, c in self.item]
-        return [c.replace("{n}", str(n)) for c in names], self.value.replace("{n}", str(n))
+        answer = self.value if self.value is not None else " | ".join(self.choices)
+        return [_nth(c, n) for c in names], _nth(answer, n)
+
+    def choice_fields(self, n: int) -> dict[str, float]:
+        """The ``n``-th answer's choice fields and their values."""
+        return {_nth(name, n): value for name, value in self.choices.items()}
+
+
+def _nth(name: str, n: int) -> str:
+    return name.replace("{n}", str(n))
 
 
 def mapping_for(
@@ -65,19 +76,26 @@ def mapping_for(
     item: str | None = None,
     value: str | None = None,
     per_row: int | None = None,
+    choices: Mapping[str, float] | None = None,
 ) -> BatchMapping | None:
-    """The command line's mapping (``item``/``value``, with ``per_row``) over the spec's
-    ``imports.mturk_batch``; None for harness's own fields (neither gives one)."""
+    """The command line's mapping (``item`` with ``value`` or ``choices``, and ``per_row``)
+    over the spec's ``imports.mturk_batch``; None for harness's own fields (neither gives
+    one)."""
     spec = loaded.spec.imports.mturk_batch
-    if item is None and value is None:
+    if item is None and value is None and not choices:
         if spec is None:
+            if per_row is not None:
+                raise InputError("--per-row needs a mapping: --item with --value or --choice")
             return None
         mapping = BatchMapping.from_spec(spec)
         return mapping if per_row is None else replace(mapping, per_row=per_row)
-    if item is None or value is None:
-        raise InputError("give both --item and --value (or neither, to use the spec's mapping)")
+    if item is None or (value is None) == (not choices):
+        raise InputError(
+            "give --item with one of --value or --choice (or none of them, to use the spec's "
+            "mapping)"
+        )
     values = dict(spec.values) if spec is not None else {}
-    return BatchMapping(item, value, per_row or 1, values)
+    return BatchMapping(item, value, per_row or 1, values, dict(choices or {}))
 
 
 @dataclass(frozen=True)
@@ -122,10 +140,13 @@ def row_answers(
     for n in range(1, mapping.per_row + 1):
         item_columns, value_column = mapping.columns(n)
         key = _item_key(cells, mapping, item_columns, finder, problems)
-        if value_column not in fields:
+        if mapping.choices:
+            value = _chosen(fields, mapping.choice_fields(n), value_column, problems)
+        elif value_column not in fields:
             problems.append((value_column, "no such column or crowd-form field in this row"))
             continue
-        value = _value(fields[value_column], value_column, mapping, problems)
+        else:
+            value = _value(fields[value_column], value_column, mapping, problems)
         if key is not None:
             answers.append(Answer(key, n - 1, value, skipped=value is None))
     if problems:
@@ -214,6 +235,20 @@ def _item_key(
         named = ", ".join(f"{c}={s[:40]!r}" for c, s in zip(columns, shown, strict=True))
         problems.append((", ".join(columns), f"no item of the spec shows {named}"))
     return found
+
+
+def _chosen(
+    fields: Mapping[str, str],
+    choices: Mapping[str, float],
+    column: str,
+    problems: list[tuple[str, str]],
+) -> float | None:
+    """The value of the one choice whose field is true (none chosen: a skip)."""
+    chosen = [name for name in choices if fields.get(name, "") not in ("", "0", "false")]
+    if len(chosen) > 1:
+        problems.append((column, f"{len(chosen)} choices made ({', '.join(chosen)}); one only"))
+        return None
+    return float(choices[chosen[0]]) if chosen else None
 
 
 def _value(

@@ -135,7 +135,8 @@ def _mapping_columns(rows: Sequence[BatchRow], mapping: BatchMapping | None) -> 
             continue
         for n in range(1, mapping.per_row + 1):
             items, value = mapping.columns(n)
-            wanted = items + ([] if TASK_ANSWERS in columns else [value])
+            answers = list(mapping.choice_fields(n)) if mapping.choices else [value]
+            wanted = items + ([] if TASK_ANSWERS in columns else answers)
             for name in wanted:
                 if name not in columns:
                     problems.append(

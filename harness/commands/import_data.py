@@ -79,6 +79,14 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
     metavar="COLUMN",
     help="The column (or crowd-form field, as Answer.<field>) holding the answer.",
 )
+@click.option(
+    "--choice",
+    "choices",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Instead of --value: a choice's field (a crowd-radio-button's, true when chosen, "
+    "e.g. Answer.sim.3) and its value; repeat for each choice.",
+)
 @click.option("--per-row", type=click.IntRange(1, 1000), default=None, help="Answers per row.")
 @click.option("--encoding", default="utf-8", show_default=True, help="The files' text encoding.")
 @click.option(
@@ -100,6 +108,7 @@ def mturk_batch(
     name: str | None,
     item: str | None,
     value: str | None,
+    choices: tuple[str, ...],
     per_row: int | None,
     encoding: str,
     skip_bad_rows: bool,
@@ -119,7 +128,7 @@ def mturk_batch(
     from harness.store.migrations import upgrade
 
     loaded = load_spec(spec_path)
-    mapping = mapping_for(loaded, item, value, per_row)
+    mapping = mapping_for(loaded, item, value, per_row, _choices(choices))
     upgrade(database_url(db))
     engine = open_store(db)
     try:
@@ -148,6 +157,20 @@ def mturk_batch(
         for bad in batch.bad_rows:
             for problem in bad.problems:
                 click.echo(f"  {problem}")
+
+
+def _choices(given: tuple[str, ...]) -> dict[str, float]:
+    """``--choice FIELD=VALUE`` options as a map."""
+    out = {}
+    for text in given:
+        name, sep, number = text.rpartition("=")
+        try:
+            out[name] = float(number)
+        except ValueError:
+            sep = ""
+        if not sep or not name:
+            raise click.BadParameter(f"expected FIELD=VALUE, got {text!r}", param_hint="--choice")
+    return out
 
 
 @import_group.command("prolific-export")

@@ -222,7 +222,10 @@ class BatchMapSpec(Strict):
     # the column holding the item's id, or {item column: Input column} naming the item by
     # what the HIT showed (e.g. {left: Input.word1, right: Input.word2})
     item: str | dict[str, str]
-    value: str  # the answer's column: Answer.<field> (a crowd form's field of taskAnswers too)
+    # exactly one of: the answer's column (Answer.<field>, a crowd form's field too), or the
+    # fields of a choice (a crowd-radio-group's buttons, true when chosen) -> each one's value
+    value: str | None = None
+    choices: dict[str, float] = {}
     per_row: Annotated[int, Field(ge=1, le=1000)] = 1  # items per row: {n} counts 1..per_row
     values: dict[str, float] = {}  # an answer's text -> its value (e.g. a Likert label)
 

@@ -183,3 +183,57 @@ def test_a_task_servers_sweep_screens_an_imported_study_and_acts_on_nothing(tmp_
             assert unscreened_assignments(session, 1) == []
     finally:
         engine.dispose()
+
+
+def _radio_rows(chosen: list[list[str]]) -> list[dict[str, str]]:
+    """A crowd-radio-group per row: each button's field true when chosen, as the form posts."""
+    rows = []
+    for worker, picked in enumerate(chosen):
+        row = batch_row(0, worker, [], [], **{"Input.item_id": "p00"})
+        buttons = {name: {name: name in picked} for name in ("low", "mid", "high")}
+        row["Answer.taskAnswers"] = json.dumps([buttons])
+        rows.append(row)
+    return rows
+
+
+def test_a_crowd_radio_group_answers_with_the_value_of_the_button_chosen(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=2, per_hit=1)
+    path = write_batch(tmp_path / "Batch_3.csv", _radio_rows([["low"], ["high"], ["mid"]]))
+    choices = ["--choice", "Answer.low.low=0", "--choice", "Answer.mid.mid=5"]
+    choices += ["--choice", "Answer.high.high=10"]
+    result = _import(
+        str(path), "--spec", str(spec), "--db", db, "--item", "Input.item_id", *choices
+    )
+    assert result.exit_code == 0, result.output
+    assert stored_judgments(db, "small")["value"].tolist() == [0.0, 10.0, 5.0]
+
+
+def test_two_buttons_chosen_in_one_group_are_a_located_problem(tmp_path):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=2, per_hit=1)
+    with spec.open("a", encoding="utf-8") as f:
+        f.write(
+            "imports:\n  mturk_batch:\n    item: Input.item_id\n"
+            "    choices: {Answer.low.low: 0, Answer.high.high: 10}\n"
+        )
+    path = write_batch(tmp_path / "Batch_3.csv", _radio_rows([["low"], ["low", "high"]]))
+    result = _import(str(path), "--spec", str(spec), "--db", db)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{path}:3: Answer.low.low | Answer.high.high: 2 choices made (Answer.low.low, "
+        "Answer.high.high); one only",
+        "1 problem found.",
+    ]
+
+
+def test_a_mapping_gives_exactly_one_of_value_or_choices(tmp_path):
+    spec = small_spec(tmp_path, items=2, per_hit=1)
+    with spec.open("a", encoding="utf-8") as f:
+        f.write("imports:\n  mturk_batch:\n    item: Input.item_id\n")
+    result = harness_cli("validate", str(spec))
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        f"{spec}:19: imports.mturk_batch: give exactly one of value or choices",
+        "1 problem found.",
+    ]
