@@ -5,6 +5,7 @@ statuses."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from sqlmodel import select
@@ -43,10 +44,24 @@ def _hit_ids_and_assignments(db: str, name: str) -> tuple[list[str], list[tuple]
         engine.dispose()
 
 
+CROWD_FORM_PAGE = """{% extends "rating.html" %}
+{% block controls %}<crowd-form></crowd-form>{{ super() }}{% endblock %}
+"""
+"""harness's rating page inside a crowd-html-elements form: MTurk answers such a page with one
+``taskAnswers`` JSON array (the local service too), which the website wrote as one column."""
+
+
 @pytest.mark.slow
-def test_a_local_mturk_study_written_as_batch_results_imports_back_the_same(tmp_path, mturk, http):
+@pytest.mark.parametrize("page", ["fields", "crowd-form"])
+def test_a_local_mturk_study_written_as_batch_results_imports_back_the_same(
+    tmp_path, mturk, http, page
+):
     run = migrated_sqlite(tmp_path / "run.db")
-    spec = small_spec(tmp_path, items=8, per_hit=2, raters=3)
+    extra = {}
+    if page == "crowd-form":
+        (tmp_path / "crowd.html").write_text(CROWD_FORM_PAGE, encoding="utf-8")
+        extra["template"] = "crowd.html"
+    spec = small_spec(tmp_path, items=8, per_hit=2, raters=3, **extra)
     assert harness_cli(*launch_args(spec, mturk.url, run)).exit_code == 0
     loaded = load_spec(spec)
     workers = crowd_workers(loaded, 5)
@@ -63,7 +78,15 @@ def test_a_local_mturk_study_written_as_batch_results_imports_back_the_same(tmp_
         header = next(csv.reader(f))
     answers = sorted(c for c in header if c.startswith("Answer."))
     assert header == [*HIT_COLUMNS, *ASSIGNMENT_COLUMNS, *answers, "Approve", "Reject"]
-    assert answers[:2] == ["Answer.answered-0", "Answer.answered-1"]
+    if page == "crowd-form":
+        assert answers == ["Answer.taskAnswers"]
+        with path.open(encoding="utf-8", newline="") as f:
+            first = next(csv.DictReader(f))
+        assert (
+            json.loads(first["Answer.taskAnswers"])[0]["item-0"] in loaded.items["item_id"].values
+        )
+    else:
+        assert answers[:2] == ["Answer.answered-0", "Answer.answered-1"]
     assert path.read_text(encoding="utf-8").startswith('"HITId","HITTypeId","Title"')
 
     home = migrated_sqlite(tmp_path / "home.db")
