@@ -95,13 +95,16 @@ def read_batch(files: BatchFiles, loaded: LoadedSpec, mapping: BatchMapping | No
             file_problems.append(
                 row.where(
                     "HITTypeId",
-                    f"{other[:MAX_ID]!r} differs from {hit_type!r} ({first.source}:{first.line}): "
+                    f"{other[:40]!r} differs from {hit_type!r} ({first.source}:{first.line}): "
                     "one import is one HIT type; import each HIT type as its own study",
                 )
             )
             continue
         checked = _checked(row, loaded, mapping, finder)
-        (good if isinstance(checked, BatchAssignment) else bad).append(checked)  # type: ignore[arg-type]
+        if isinstance(checked, BadRow):
+            bad.append(checked)
+        else:
+            good.append(checked)
     kept, contradicted, repeated = _one_per_assignment(good)
     bad += contradicted
     kept, showings, uneven = _even_hits(kept)

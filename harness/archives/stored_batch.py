@@ -68,7 +68,7 @@ def store_batch(
         .where(col(Hit.platform_hit_id).in_(hit_ids))
     ).first()
     if taken is not None:
-        raise InputError(f"HIT {taken[0]} is stored already, as study {taken[1]!r}'s")
+        raise InputError(f"HIT {taken[0]} is stored already, in study {taken[1]!r}")
     study = create_study(session, loaded, name=name, target=ARCHIVE_TARGET)
     assert study.id is not None
     study.status = StudyStatus.FINISHED

@@ -211,3 +211,19 @@ def test_harness_own_fields_naming_an_unknown_item_are_located_at_that_field(set
         "1 problem found.",
     ]
     assert study_names(db) == []
+
+
+def test_a_batch_imported_twice_is_refused_by_name_then_by_its_hits(setup):
+    tmp_path, spec, db = setup
+    path = write_batch(tmp_path / "b.csv", mapped_batch())
+    args = ("import", "mturk-batch", str(path), "--spec", str(spec), "--db", db, *MAPPING)
+    assert harness_cli(*args).exit_code == 0
+    again = harness_cli(*args)
+    assert again.exit_code == 1
+    assert again.output == (
+        "Error: a study named 'small' is in the store already; give --study a new name\n"
+    )
+    renamed = harness_cli(*args, "--study", "small-again")
+    assert renamed.exit_code == 1
+    assert renamed.output == "Error: HIT 3HIT0000 is stored already, in study 'small'\n"
+    assert study_names(db) == ["small"]
