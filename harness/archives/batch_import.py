@@ -19,7 +19,7 @@ from harness.archives.batch_file import read_batch_files
 from harness.archives.mapping import BatchMapping
 from harness.archives.mturk_batch import BadRow, Batch, read_batch
 from harness.archives.stored_batch import ImportResult, store_batch
-from harness.errors import Problem, ValidationError
+from harness.errors import InputError, Problem, ValidationError
 from harness.spec import LoadedSpec
 from harness.store.database import session_scope
 
@@ -57,11 +57,14 @@ def import_mturk_batch(
             [Problem(str(paths[0]), None, "", "no row could be imported")]
             + [p for bad in batch.bad_rows for p in bad.problems]
         )
-    with session_scope(engine) as session:
-        stored = store_batch(session, loaded, batch, name, [str(p) for p in paths])
     written = None
     if batch.bad_rows:
         written = kept_out or Path(f"{name}-kept-out.csv")
+        if written.exists():  # it may hold another import's rows: never written over
+            raise InputError(f"{written} exists; give --kept-out another file")
+    with session_scope(engine) as session:
+        stored = store_batch(session, loaded, batch, name, [str(p) for p in paths])
+    if written is not None:
         write_bad_rows(batch.bad_rows, written)
     return BatchImport(name, stored, batch, written)
 

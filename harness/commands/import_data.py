@@ -65,7 +65,13 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The task spec of the instrument the batch ran (its items, scale and mapping).",
 )
-@click.option("--study", "name", default=None, help="The new study's name (default: the spec's).")
+@click.option(
+    "--study",
+    "name",
+    default=None,
+    metavar="NAME",
+    help="The new study's name (default: the spec's).",
+)
 @click.option(
     "--item",
     default=None,
@@ -115,9 +121,10 @@ def mturk_batch(
     kept_out: Path | None,
     db: str | None,
 ) -> None:
-    """Store MTurk batch-results files (Batch_<id>_batch_results.csv) of one study as a study.
+    """Store MTurk batch-results files as a study.
 
-    Several files of one batch are read together, an assignment given twice counted once.
+    FILES are the requester website's Batch_<id>_batch_results.csv; several files of one batch
+    are read together, an assignment given twice counted once.
     Each row's answers are mapped to the spec's items and scale; any problem is reported with
     its file, line and column, and nothing is stored (with --skip-bad-rows, bad rows are kept
     out and written aside). Without a mapping, rows are read as harness's own task pages.
@@ -175,7 +182,12 @@ def _choices(given: tuple[str, ...]) -> dict[str, float]:
 
 @import_group.command("prolific-export")
 @click.argument("export", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--study", required=True, help="The stored study whose workers the export joins.")
+@click.option(
+    "--study",
+    required=True,
+    metavar="NAME",
+    help="The stored study whose workers the export joins.",
+)
 @click.option(
     "--pseudonymize",
     is_flag=True,
@@ -197,7 +209,9 @@ def prolific_export(
     overwrite: bool,
     db: str | None,
 ) -> None:
-    """Join Prolific's submissions export (demographics included) to STUDY's workers.
+    """Join Prolific's export to STUDY's workers.
+
+    EXPORT is Prolific's submissions export, demographic columns included.
 
     Writes one row per worker of STUDY (more for a participant with several submissions):
     worker_id, then the export's columns; participants who are not STUDY's workers are left

@@ -227,3 +227,18 @@ def test_a_batch_imported_twice_is_refused_by_name_then_by_its_hits(setup):
     assert renamed.exit_code == 1
     assert renamed.output == "Error: HIT 3HIT0000 is stored already, in study 'small'\n"
     assert study_names(db) == ["small"]
+
+
+def test_a_file_of_rows_kept_out_is_never_written_over(setup):
+    tmp_path, spec, db = setup
+    rows = mapped_batch()
+    rows[2]["Answer.rating_1"] = "11"
+    path = write_batch(tmp_path / "b.csv", rows)
+    aside = tmp_path / "aside.csv"
+    aside.write_text("an earlier import's rows\n", encoding="utf-8")
+    result = harness_cli("import", "mturk-batch", str(path), "--spec", str(spec), "--db", db,
+                         "--skip-bad-rows", "--kept-out", str(aside), *MAPPING)  # fmt: skip
+    assert result.exit_code == 1
+    assert result.output == f"Error: {aside} exists; give --kept-out another file\n"
+    assert aside.read_text(encoding="utf-8") == "an earlier import's rows\n"
+    assert study_names(db) == []
