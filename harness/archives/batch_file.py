@@ -121,6 +121,16 @@ def _decoded(source: str, data: bytes, encoding: str) -> tuple[str, Problem | No
 
 
 def _header_problems(source: str, header: list[str]) -> list[Problem]:
+    if len(header) == 1 and header[0].count(";") >= len(REQUIRED) - 1:
+        return [
+            Problem(
+                source,
+                1,
+                "",
+                "the columns are separated by ';', not ',': a spreadsheet re-saved the file; "
+                "use the file as downloaded",
+            )
+        ]
     problems = []
     seen: set[str] = set()
     for name in header:

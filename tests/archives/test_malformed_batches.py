@@ -242,3 +242,17 @@ def test_a_file_of_rows_kept_out_is_never_written_over(setup):
     assert result.output == f"Error: {aside} exists; give --kept-out another file\n"
     assert aside.read_text(encoding="utf-8") == "an earlier import's rows\n"
     assert study_names(db) == []
+
+
+def test_a_file_a_spreadsheet_saved_with_semicolons_is_named_so(setup):
+    tmp_path, spec, db = setup
+    path = write_batch(tmp_path / "b.csv", mapped_batch())
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    with path.open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f, delimiter=";").writerows(rows)
+    assert _refused(path, spec, db) == [
+        f"{path}:1: the columns are separated by ';', not ',': a spreadsheet re-saved the "
+        "file; use the file as downloaded",
+        "1 problem found.",
+    ]
