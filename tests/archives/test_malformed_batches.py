@@ -147,7 +147,7 @@ def test_times_read_back_as_written_across_daylight_saving():
 
 @pytest.mark.slow
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_a_fuzzed_file_is_stored_whole_or_refused_with_located_problems(tmp_path, data):
@@ -256,3 +256,29 @@ def test_a_file_a_spreadsheet_saved_with_semicolons_is_named_so(setup):
         "file; use the file as downloaded",
         "1 problem found.",
     ]
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_fuzzed_cells_are_refused_at_their_row_and_column_or_stored_whole(tmp_path, data):
+    spec = small_spec(tmp_path, items=4)
+    rows = mapped_batch()
+    for _ in range(data.draw(st.integers(1, 4))):
+        row = data.draw(st.integers(0, len(rows) - 1))
+        column = data.draw(st.sampled_from(sorted(rows[row])))
+        rows[row][column] = data.draw(st.text(max_size=30))
+    path = write_batch(tmp_path / "fuzzed.csv", rows)
+    db = migrated_sqlite(tmp_path / f"cells-{data.draw(st.integers(0, 10**9))}.db")
+    result = harness_cli("import", "mturk-batch", str(path), "--spec", str(spec), "--db", db,
+                         *MAPPING)  # fmt: skip
+    if result.exit_code == 0:
+        assert study_names(db) == ["small"]
+        return
+    assert result.exit_code == 1, result.output
+    assert study_names(db) == []
+    *problems, count = result.output.splitlines()
+    assert count.endswith(("problem found.", "problems found."))
+    assert problems and all(p.startswith(f"{path}:") for p in problems), result.output
