@@ -172,8 +172,7 @@ def _local(tag: str) -> str:
 
 def header(rows: Sequence[Mapping[str, str]]) -> list[str]:
     """The file's columns for ``rows``: the HIT's and the assignment's, then every ``Input.*``
-    and ``Answer.*`` column any row has (each sorted by name, as the website did), then the
-    decision columns."""
+    and ``Answer.*`` column any row has (each sorted by name), then the decision columns."""
     names = {name for row in rows for name in row}
     inputs = sorted(n for n in names if n.startswith(INPUT))
     answers = sorted(n for n in names if n.startswith(ANSWER))
