@@ -62,7 +62,8 @@ SUMMARIES: dict[str, str] = {
     "export": "Write STUDY's judgments to a file: the long table (item, worker, value, timings, "
     "...) or crowd-kit's task, worker, label columns, optionally with every platform id "
     "replaced by a keyed pseudonym so that a shared data set carries none.",
-    "import": "Turn a published dataset's distribution into a long judgments CSV.",
+    "import": "Bring data from elsewhere: a published dataset, MTurk batch results, a Prolific "
+    "export.",
     "launch": "Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.",
     "pause": "Pause STUDY: nobody new can start it until `harness resume STUDY`; work under "
     "way is finished and submitted as usual.",

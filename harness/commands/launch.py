@@ -20,6 +20,7 @@ from harness.commands.progress import progress_bar
 from harness.errors import LaunchRefused
 
 if TYPE_CHECKING:
+    from harness.platform.launch import StudyDraft
     from harness.platform.launch_plan import LaunchPlan
 
 PUBLIC_URL_ENV = "HARNESS_PUBLIC_URL"
@@ -55,6 +56,13 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
 @click.option("--confirm-cost", default=None, help="Production with --yes: the cost, repeated.")
 @click.option(
+    "--like",
+    default=None,
+    metavar="STUDY",
+    help="Run the instrument of the stored STUDY again (e.g. an imported one): refused unless "
+    "SPEC has STUDY's instrument hash.",
+)
+@click.option(
     "--qr",
     "qr_path",
     default=None,
@@ -73,13 +81,15 @@ def launch(
     dry_run: bool,
     yes: bool,
     confirm_cost: str | None,
+    like: str | None,
     qr_path: Path | None,
 ) -> None:
     """Post SPEC's study: freeze the instrument, plan the HITs, show the cost, then post.
 
     Refuses when the cost exceeds the spec's budget or --budget, or the account's balance.
     Production needs --target production and the cost typed back (or --yes --confirm-cost).
-    Running it again resumes: no HIT is posted twice and none is missing.
+    Running it again resumes: no HIT is posted twice and none is missing. With --like
+    STUDY, the study runs STUDY's instrument again (same hash) under a new name.
     """
     from harness.platform.launch import draft_study
     from harness.platform.launch import launch as post
@@ -88,6 +98,8 @@ def launch(
     public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
     study = draft_study(spec_path, target, endpoint_url, public_url)
     plan, platform = study.plan, study.plan.platform
+    if like is not None:
+        click.echo(f"same instrument as {like}: {_like(like, study, db)[:12]}")
     if study.draft.note:
         click.echo(study.draft.note, err=True)
     for line in study.lines():
@@ -122,6 +134,18 @@ def launch(
     _print_entry(study.entry_url(), qr_path)
     if result.hooks:
         click.echo(result.hooks)
+
+
+def _like(like: str, study: StudyDraft, db: str | None) -> str:
+    """The instrument hash the new study shares with the stored study ``like``."""
+    from harness.platform.launch_like import check_like
+    from harness.store.database import open_store
+
+    engine = open_store(db)
+    try:
+        return check_like(engine, like, study)
+    finally:
+        engine.dispose()
 
 
 def _print_entry(url: str | None, qr: Path | None) -> None:

@@ -30,6 +30,9 @@ PLATFORMS: dict[str, str] = {
 """Platform name -> "module:attribute" of its `Platform`."""
 
 DEFAULT_PLATFORM = "mturk"
+ARCHIVE_TARGET = "archive"
+"""The target of a study imported from a platform's files (`harness.archives`): it keeps the
+name of the platform it ran on, and there is nothing to connect to."""
 
 
 def platform_named(name: str) -> Platform:
@@ -116,6 +119,12 @@ def connect(name: str, target: str, endpoint_url: str | None, *, shared: bool = 
     verification, rechecks, hooks and after-submission work share it). Shared ones are kept
     per process id: a client made before a fork (its open connections) is never used by the
     forked process, which makes its own."""
+    if target == ARCHIVE_TARGET:
+        raise InputError(
+            f"this study was imported from {name}'s files (target {ARCHIVE_TARGET}): there is no "
+            "platform to ask; screen, characterize, export, status and the dashboard read it, "
+            "and `harness launch SPEC --like STUDY` runs its instrument again"
+        )
     if not shared:
         return platform_named(name).connect(target, endpoint_url)
     key = (os.getpid(), name, target, endpoint_url)

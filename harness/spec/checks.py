@@ -45,6 +45,11 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
         )
     problems += _check_controls(spec, src)
     problems += _check_screening(spec, src)
+    batch = spec.imports.mturk_batch
+    if batch is not None and (batch.value is None) == (not batch.choices):
+        problems.append(
+            src.problem(("imports", "mturk_batch"), "give exactly one of value or choices")
+        )
     return problems
 
 

@@ -213,6 +213,29 @@ class PlatformSpec(Strict):
     target: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] | None = None
 
 
+class BatchMapSpec(Strict):
+    """How a requester website's batch-results file answers this spec (`harness import
+    mturk-batch`, docs/archives.md): which column names each answered item and which holds
+    its answer. Not part of the instrument: an import reads the instrument, it does not
+    change it."""
+
+    # the column holding the item's id, or {item column: Input column} naming the item by
+    # what the HIT showed (e.g. {left: Input.word1, right: Input.word2})
+    item: str | dict[str, str]
+    # exactly one of: the answer's column (Answer.<field>, a crowd form's field too), or the
+    # fields of a choice (a crowd-radio-group's buttons, true when chosen) -> each one's value
+    value: str | None = None
+    choices: dict[str, float] = {}
+    per_row: Annotated[int, Field(ge=1, le=1000)] = 1  # items per row: {n} counts 1..per_row
+    values: dict[str, float] = {}  # an answer's text -> its value (e.g. a Likert label)
+
+
+class ImportsSpec(Strict):
+    """How files from elsewhere map onto this spec's items and scale."""
+
+    mturk_batch: BatchMapSpec | None = None
+
+
 class TaskSpec(Strict):
     """A whole task spec: one instrument and its launch settings."""
 
@@ -232,3 +255,4 @@ class TaskSpec(Strict):
     screening: dict[str, HeuristicPolicy] = {}
     budget: Money | None = None
     platform: PlatformSpec = PlatformSpec()
+    imports: ImportsSpec = ImportsSpec()

@@ -102,6 +102,7 @@ class EventKind(StrEnum):
     # instruments and studies
     INSTRUMENT_FROZEN = "instrument.frozen"
     STUDY_CREATED = "study.created"
+    STUDY_IMPORTED = "study.imported"  # a study brought home from a platform's files
     STUDY_EXPIRED = "study.expired"
     STUDY_PAUSE_INTENT = "study.pause.intent"
     STUDY_PAUSED = "study.paused"

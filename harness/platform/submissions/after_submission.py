@@ -52,12 +52,15 @@ def screen(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -
 
 
 def screen_and_act(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
-    """Screen, then carry out the study's pending decisions on its platform."""
-    from harness.platform.registry import provider_for
+    """Screen, then carry out the study's pending decisions on its platform (none for a
+    study imported from a platform's files: there is no platform to act on)."""
+    from harness.platform.registry import ARCHIVE_TARGET, provider_for
     from harness.platform.review import apply_pending_decisions
 
     running = launched_of(engine, study)
     screen(engine, running)
+    if running.target == ARCHIVE_TARGET:
+        return
     provider = provider_for(running, shared=True)
     with session_scope(engine) as session:
         apply_pending_decisions(session, provider, running)
