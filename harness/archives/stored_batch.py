@@ -6,7 +6,7 @@ reward and raters per HIT of its file: sync, review, pause and expire refuse it 
 platform to ask: `harness.platform.registry.connect`), while status, screen, characterize,
 compare-arms, export and the dashboard read it like any other. Each MTurk HIT is a HIT of the
 study (its id kept), each row an assignment with its worker, status and times; the judgments
-are stored exactly once by the database's unique keys (`harness.store.many_submissions`).
+are stored exactly once by the database's unique keys (`harness.store.submissions`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from harness.platform.registry import ARCHIVE_TARGET
 from harness.spec import LoadedSpec
 from harness.store.events import EventKind, record_event
 from harness.store.instruments import create_study
-from harness.store.many_submissions import NewSubmission, store_new_submissions
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
@@ -35,6 +34,7 @@ from harness.store.models import (
     StudyStatus,
 )
 from harness.store.studies import study_named
+from harness.store.submissions import NewSubmission, store_new_submissions
 
 PLATFORM = "mturk"
 STATUS = {
