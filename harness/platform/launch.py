@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
@@ -435,8 +436,23 @@ def connect_for_the_rest(
     if remaining > 0:
         balance = provider.balance()
         say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
+        if isinstance(provider, Quotes) and cost_of is None:
+            places = len(missing) * plan.assignments_per_hit
+            quoted = provider.quote(plan.settings, places)
+            say(
+                f"  {plan.platform.label}'s own price of the {places} places: {quoted} "
+                f"{plan.settings.currency} (harness's: {remaining})"
+            )
         check_balance(balance, remaining, plan.target)
     return provider, existing
+
+
+@runtime_checkable
+class Quotes(Protocol):
+    """A provider that prices places itself (Prolific's cost calculator), shown at launch
+    beside harness's own figure so that a difference is seen before money is spent."""
+
+    def quote(self, settings: WorkSettings, places: int) -> Decimal: ...
 
 
 def launch(

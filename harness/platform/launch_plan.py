@@ -88,6 +88,8 @@ def work_settings(loaded: LoadedSpec) -> WorkSettings:
         countries=list(q.countries),
         min_approval_rate=q.min_approval_rate,
         min_approved=q.min_approved_hits,
+        currency=spec.platform.currency,
+        project=spec.platform.project,
     )
 
 

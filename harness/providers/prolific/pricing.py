@@ -23,8 +23,9 @@ from enum import StrEnum
 CENT = Decimal("0.01")
 SERVICE_FEE = Decimal(1) / Decimal(3)
 VAT_RATE = Decimal("0.20")
-MINIMUM_PER_HOUR = Decimal("8.00")  # dollars: £6.00 / $8.00
-RECOMMENDED_PER_HOUR = Decimal("12.00")
+MINIMUM_PER_HOUR = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
+RECOMMENDED_PER_HOUR = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
+SYMBOLS = {"GBP": "£", "USD": "$"}
 VAT_ENV = "HARNESS_PROLIFIC_VAT"
 
 
@@ -42,6 +43,21 @@ def vat_regime() -> VatRegime:
     except ValueError as exc:
         known = ", ".join(v.value for v in VatRegime)
         raise ValueError(f"${VAT_ENV}={value!r}: expected one of {known}") from exc
+
+
+def minimum_per_hour(currency: str) -> Decimal:
+    """Prolific's minimum reward per hour in ``currency`` (a workspace's currency code)."""
+    try:
+        return MINIMUM_PER_HOUR[currency]
+    except KeyError:
+        known = ", ".join(MINIMUM_PER_HOUR)
+        raise ValueError(f"Prolific workspace currency {currency!r}: expected {known}") from None
+
+
+def money(amount: Decimal, currency: str) -> str:
+    """``amount`` written in ``currency``: $0.75, £0.75."""
+    symbol = SYMBOLS.get(currency)
+    return f"{symbol}{to_cents(amount)}" if symbol else f"{to_cents(amount)} {currency}"
 
 
 def to_cents(amount: Decimal) -> Decimal:
@@ -77,7 +93,7 @@ def estimated_minutes(max_seconds: int) -> int:
 
 
 def cents(amount: Decimal) -> int:
-    """Dollars as Prolific's integer cents."""
+    """An amount as Prolific's integer minor units (cents, pence) of the same currency."""
     return int(to_cents(amount) * 100)
 
 

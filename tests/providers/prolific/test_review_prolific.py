@@ -25,7 +25,7 @@ from harness.store.models import (
 )
 from harness.store.submissions import accept
 from tests.platform.factories import harness_cli, small_spec
-from tests.providers.prolific.conftest import post_to
+from tests.providers.prolific.conftest import post_to, prolific_spec
 
 AUTH = {"Authorization": "Token local"}
 
@@ -156,7 +156,7 @@ def test_a_return_request_decision_asks_once_and_that_work_is_not_approved(proli
 
 
 def test_request_return_is_refused_with_the_spec_line_on_a_platform_without_it(tmp_path):
-    spec = small_spec(tmp_path, hosting="external", screening="{quick: {action: request_return}}")
+    spec = prolific_spec(tmp_path, screening="{quick: {action: request_return}}")
     db = f"sqlite:///{tmp_path / 'h.db'}"
     refused = harness_cli(
         "launch",
