@@ -100,9 +100,6 @@ REJECTION_CATEGORIES = {
 }
 TAKES_PLACE = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED")
 WORKING = ("RESERVED", "ACTIVE")
-BONUS_DELAY = 0.0
-"""Seconds (of the service's clock) between paying a bonus and the participant seeing it;
-Prolific pays asynchronously: the payment is made by the next request at least this late."""
 
 
 @bp.before_request
@@ -165,10 +162,11 @@ def _count(db: sqlite3.Connection, study_id: str, states: tuple[str, ...]) -> in
 
 
 def pay_due_bonuses(store: Store, db: sqlite3.Connection, now: float) -> None:
-    """Make the bonus payments asked for at least `BONUS_DELAY` seconds ago."""
+    """Make the bonus payments asked for at least ``store.bonus_delay`` seconds ago (Prolific
+    pays asynchronously: a payment is made by a request after the pay call)."""
     for row in db.execute(
         "SELECT * FROM bonus_payment WHERE paid IS NULL AND asked + ? <= ? ORDER BY id",
-        (BONUS_DELAY, now),
+        (store.bonus_delay, now),
     ).fetchall():
         bonus = db.execute("SELECT rows FROM bonus WHERE id = ?", (row["bonus_id"],)).fetchone()
         for sub_id, cents in json.loads(bonus["rows"]):

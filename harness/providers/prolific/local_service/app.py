@@ -35,6 +35,9 @@ class Settings:
     balance: Decimal = Decimal("10000.00")
     currency: str = "USD"
     """The workspace's currency (USD or GBP), fixed when the service's file is made."""
+    bonus_delay: float = 0.0
+    """Seconds of the service's clock between a bonus's pay call and the payment (made by the
+    first request after): Prolific pays asynchronously."""
 
 
 class ApiError(Exception):
@@ -135,6 +138,7 @@ def create_app(settings: Settings) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     store = Store(settings.db_path, cents(settings.balance), settings.currency)
+    store.bonus_delay = settings.bonus_delay
     store.deliveries = Deliveries(store)
     app.extensions["prolific_local"] = Service(store, Faults())
     app.register_blueprint(api.bp)

@@ -71,6 +71,7 @@ class Store:
         self.db.executescript(SCHEMA)
         self.lock = threading.RLock()
         self.deliveries: Any = None  # the hooks' `outbox.Deliveries`, set by the app
+        self.bonus_delay = 0.0  # seconds of the clock before a bonus paid is made
         with self.tx() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('balance', ?)", (str(balance_cents),))
             db.execute("INSERT OR IGNORE INTO meta VALUES ('clock_offset', '0')")
