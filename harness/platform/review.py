@@ -88,7 +88,7 @@ def review_study(
     ``dry_run``: return what would be done and do nothing.
     """
     if dry_run:
-        planned = []
+        planned: list[ReviewAction] = []
         for d in by_precedence(pending_decisions(session, study.id)):
             acted = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
             planned += [a for a in decision_actions(session, study, d) if a.subject not in acted]
