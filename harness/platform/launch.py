@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import InputError
+from harness.money import money
 from harness.platform.contract import (
     PlacesProvider,
     Prepared,
@@ -435,15 +436,18 @@ def connect_for_the_rest(
     remaining = cost_of(missing) if cost_of is not None else plan.cost_of(len(missing))
     if remaining > 0:
         balance = provider.balance()
-        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
+        c = plan.settings.currency
+        say(
+            f"  balance on {plan.target}: {money(balance, c)}; still to post: {money(remaining, c)}"
+        )
         if isinstance(provider, Quotes) and cost_of is None:
             places = len(missing) * plan.assignments_per_hit
             quoted = provider.quote(plan.settings, places)
             say(
-                f"  {plan.platform.label}'s own price of the {places} places: {quoted} "
-                f"{plan.settings.currency} (harness's: {remaining})"
+                f"  {plan.platform.label}'s own price of the {places} places: "
+                f"{money(quoted, c)} (harness's: {money(remaining, c)})"
             )
-        check_balance(balance, remaining, plan.target)
+        check_balance(balance, remaining, plan.target, c)
     return provider, existing
 
 

@@ -112,3 +112,24 @@ def test_a_workspace_in_another_currency_is_refused_before_anything_is_created(t
             found = requests.get(f"{served.url}/api/v1/{listed}", headers=AUTH, timeout=5)
             assert found.json()["meta"] == {"count": 0}
     app.extensions["prolific_local"].close()
+
+
+def test_a_study_in_pounds_is_priced_and_paid_in_pounds(tmp_path):
+    app = create_app(Settings(db_path=tmp_path / "gbp.sqlite", currency="GBP"))
+    with ServedApp(app) as served:
+        spec = prolific_spec(tmp_path, platform="{currency: GBP}")
+        db = f"sqlite:///{tmp_path / 'h.db'}"
+        launched = harness_cli(
+            *("launch", str(spec), "--target", "prolific-local", "--endpoint-url", served.url),
+            *("--db", db, "--public-url", "http://tasks.test"),
+        )
+        assert launched.exit_code == 0, launched.output
+        assert "8 assignments at £0.15 each" in launched.output
+        assert "cost: £1.68 = £1.20 rewards + £0.48 fees" in launched.output
+        assert "balance on prolific-local: £10000.00; still to post: £1.68" in launched.output
+        assert "Prolific's own price of the 8 places: £1.68 (harness's: £1.68)" in (launched.output)
+        [study] = requests.get(f"{served.url}/api/v1/studies/", headers=AUTH, timeout=5).json()[
+            "results"
+        ]
+        assert (study["reward"], study["currency_code"]) == (15, "GBP")  # pence
+    app.extensions["prolific_local"].close()
