@@ -101,6 +101,14 @@ class StudyDraft:
         plan = replace(self.plan, budget=min(limits) if limits else None)
         return replace(self, draft=replace(self.draft, plan=plan))
 
+    def in_project(self, project: str | None) -> StudyDraft:
+        """The draft whose study goes into ``project`` (a platform with projects, Prolific;
+        None: the spec's ``platform.project``)."""
+        if project is None:
+            return self
+        plan = replace(self.plan, settings=replace(self.plan.settings, project=project))
+        return replace(self, draft=replace(self.draft, plan=plan))
+
     def entry_url(self) -> str | None:
         """On a platform with places, where participants start (None elsewhere)."""
         from harness.platform.contract import PlacesPlatform

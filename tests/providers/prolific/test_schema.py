@@ -262,10 +262,10 @@ def test_every_request_harness_sends_is_one_the_schema_describes(prolific, tmp_p
 
 
 def test_a_dry_run_prints_the_launchs_requests_exactly(tmp_path):
-    spec = prolific_spec(tmp_path, platform="{project: Word similarity}")
+    spec = prolific_spec(tmp_path, platform="{project: Elsewhere}")
     planned = harness_cli(
         *("launch", str(spec), "--target", "prolific-local", "--dry-run"),
-        *("--public-url", "http://tasks.test"),
+        *("--public-url", "http://tasks.test", "--project", "Word similarity"),
     )
     assert planned.exit_code == 0, planned.output
     calls = [json.loads(line) for line in planned.output.splitlines() if line.startswith("{")]
