@@ -173,6 +173,9 @@ class ProlificPlatform:
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:
+        """Every call a first launch makes, in order, with its whole body; what only Prolific
+        can tell (its ids) as <...>. Hooks are subscribed after, when the task server can be
+        reached (see docs/platforms.md)."""
         from harness.platform.places import completion_code, entry_url, study_label
         from harness.providers.prolific import requests
 
@@ -181,21 +184,6 @@ class ProlificPlatform:
         # the units' questions are their task pages on harness's public URL
         public = units[0].question.rsplit("/hit/", 1)[0] if units else ""
         workspace, group, study = "<workspace id>", "<participant group id>", "<study id>"
-        calls = [
-            Request("GET /api/v1/users/me/", {}),
-            Request(f"GET /api/v1/workspaces/{workspace}/balance/", {}),
-            Request(
-                "POST /api/v1/participant-groups/", requests.create_group(study_key, workspace)
-            ),
-        ]
-        project = "<project id>" if settings.project else None
-        if settings.project:
-            calls.append(
-                Request(
-                    f"POST /api/v1/workspaces/{workspace}/projects/",
-                    requests.create_project(settings.project),
-                )
-            )
         body = requests.create_study(
             settings,
             study_label(name, launch_id),
@@ -204,13 +192,28 @@ class ProlificPlatform:
             completion_code(name, launch_id) if launch_id != "<launch id>" else "<completion code>",
             group,
             {c: f"<country id of {c}>" for c in settings.countries},
-            project,
+            "<project id>" if settings.project else None,
         )
+        api, pages = "/api/v1", "page_size=100"
+        calls = [
+            Request(f"GET {api}/users/me/", {}),
+            Request(f"GET {api}/workspaces/{workspace}/balance/", {}),
+            Request(f"POST {api}/study-cost-calculator/", requests.cost_quote(body)),
+            Request(f"GET {api}/participant-groups/?workspace_id={workspace}&{pages}", {}),
+            Request(f"POST {api}/participant-groups/", requests.create_group(study_key, workspace)),
+            Request(f"GET {api}/studies/?{pages}", {}),
+        ]
+        if settings.project:
+            projects = f"{api}/workspaces/{workspace}/projects/"
+            calls += [
+                Request(f"GET {projects}?{pages}", {}),
+                Request(f"POST {projects}", requests.create_project(settings.project)),
+            ]
         return [
             *calls,
-            Request("POST /api/v1/study-cost-calculator/", requests.cost_quote(body)),
-            Request("POST /api/v1/studies/", body),
-            Request(f"POST /api/v1/studies/{study}/transition/", {"action": "PUBLISH"}),
+            Request(f"GET {api}/filters/?{pages}", {}),
+            Request(f"POST {api}/studies/", body),
+            Request(f"POST {api}/studies/{study}/transition/", {"action": "PUBLISH"}),
         ]
 
     def events(self, body: str) -> list[PlatformEvent]:

@@ -65,6 +65,7 @@ class ProlificProvider:
         self.client = client
         self.target = target
         self._workspace: str | None = None
+        self._currency: str | None = None
 
     def _get(self, path: str, **params: Any) -> Any:
         return self.client.call("GET", path, safe=True, params=params or None)
@@ -83,11 +84,16 @@ class ProlificProvider:
     def balance(self) -> Decimal:
         """The workspace's available balance, in its currency (`currency`)."""
         answer = self._get(f"workspaces/{self.workspace()}/balance/")
+        self._currency = str(answer["currency_code"])
         return pricing.from_cents(answer["available_balance"])
 
     def currency(self) -> str:
-        """The workspace's currency: every amount harness sends is in it."""
-        return str(self._get(f"workspaces/{self.workspace()}/balance/")["currency_code"])
+        """The workspace's currency: every amount harness sends is in it (read with the
+        balance, once)."""
+        if self._currency is None:
+            self.balance()
+        assert self._currency is not None
+        return self._currency
 
     def quote(self, settings: WorkSettings, places: int) -> Decimal:
         """Prolific's own price of ``places`` places at the spec's reward (its cost
@@ -141,8 +147,8 @@ class ProlificProvider:
     def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
         found = self._study(study.label)
         if found is None:
-            self._same_currency(study.settings)
-            project = study.settings.project
+            title = study.settings.project
+            project = self._project(title) if title else None
             body = create_study(
                 study.settings,
                 study.label,
@@ -151,7 +157,7 @@ class ProlificProvider:
                 study.completion_code,
                 study.exclude_ref,
                 self._countries(),
-                self._project(project) if project else None,
+                project,
             )
             try:
                 found = self.client.call("POST", "studies/", safe=False, json=body)

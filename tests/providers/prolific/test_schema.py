@@ -289,3 +289,32 @@ def test_a_dry_run_prints_the_launchs_requests_exactly(tmp_path):
         for p in request_problems(method, path.removeprefix("/api/v1/"), c["params"])
     ]
     assert problems == []
+
+
+def _matches(planned: Any, sent: Any) -> bool:
+    """Whether a dry run's value is what was sent, a <placeholder> standing for any id."""
+    if isinstance(planned, str) and planned.startswith("<") and planned.endswith(">"):
+        return True
+    if isinstance(planned, dict) and isinstance(sent, dict):
+        return planned.keys() == sent.keys() and all(_matches(planned[k], sent[k]) for k in sent)
+    if isinstance(planned, list) and isinstance(sent, list):
+        return len(planned) == len(sent) and all(map(_matches, planned, sent))
+    return bool(planned == sent)
+
+
+def test_the_dry_run_is_the_launchs_calls_in_order(prolific, tmp_path, monkeypatch):
+    spec = prolific_spec(tmp_path, qualifications="{countries: [US]}")
+    db = f"sqlite:///{tmp_path / 'h.db'}"
+    args = ("--target", "prolific-local", "--endpoint-url", prolific.url, "--db", db)
+    args += ("--public-url", "http://tasks.test", "--project", "Word similarity")
+    sent = _sent(monkeypatch)
+    launched = harness_cli("launch", str(spec), *args)
+    assert launched.exit_code == 0, launched.output
+    planned = harness_cli("launch", str(spec), *args, "--dry-run")  # knows the launch id now
+    calls = [json.loads(line) for line in planned.output.splitlines() if line.startswith("{")]
+    ids = re.compile(r"[0-9a-f]{24}|<[^>]+>")
+    assert [ids.sub("<id>", c["operation"].split("?")[0]) for c in calls] == [
+        ids.sub("<id>", f"{m} /api/v1/{p}") for m, p, _b in sent
+    ]
+    for call_, (_m, path, body) in zip(calls, sent, strict=True):
+        assert _matches(call_["params"], body or {}), (path, call_["params"], body)
