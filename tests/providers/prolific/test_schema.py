@@ -12,6 +12,13 @@ from typing import Any
 import requests
 from pyrolific.api.bonuses import create_bonus_payments, pay_bonus_payments
 from pyrolific.api.filters import get_filters
+from pyrolific.api.hooks import (
+    create_secret,
+    create_subscription,
+    get_event_types,
+    get_secrets,
+    get_subscriptions,
+)
 from pyrolific.api.messages import get_messages, send_message
 from pyrolific.api.participant_groups import (
     add_to_participant_group,
@@ -46,6 +53,7 @@ from pyrolific.models import (
     CreateBonusPaymentsBody,
     CreateParticipantGroupBody,
     CreateProject,
+    CreateSecret,
     CreateStudy,
     ParticipantIDList,
     RequestSubmissionReturnBody,
@@ -56,6 +64,7 @@ from pyrolific.models import (
     SubmissionStatus,
     SubmissionTransition,
     SubmissionTransitionAction,
+    SubscriptionDetail,
     WorkspaceID,
 )
 
@@ -176,6 +185,17 @@ def test_the_generated_client_runs_a_researchers_whole_flow_on_the_local_service
     )
     assert (bonus.amount, bonus.fees, bonus.vat, bonus.total_amount) == (50, 17, 3, 70)
     call(c, pay_bonus_payments, bonus.id)
+
+    call(c, create_secret, body=CreateSecret(workspace_id=workspace))
+    assert len(call(c, get_secrets, workspace_id=workspace).results) == 1
+    hook = SubscriptionDetail(
+        event_type="submission.status.change",
+        target_url="http://127.0.0.1:9/hooks/prolific",
+        workspace_id=workspace,
+    )
+    assert call(c, create_subscription, body=hook).results[0].target_url == hook.target_url
+    assert len(call(c, get_subscriptions, workspace_id=workspace).results) == 1
+    assert "submission.status.change" in {e.event_type for e in call(c, get_event_types).results}
 
     call(c, delete_participant_group, group.id)
     listed = call(c, get_participant_groups, filter_=WorkspaceID(workspace_id=workspace)).results
