@@ -49,6 +49,12 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
 @click.option("--endpoint-url", default=None, help="Local target: the service's URL.")
 @click.option("--start-local", is_flag=True, help="Local target: start the service if not up.")
 @click.option("--public-url", default=None, help="External hosting: the task pages' base URL.")
+@click.option(
+    "--project",
+    default=None,
+    help="Prolific: the workspace's project the study goes into (made when missing); "
+    "default: the spec's platform.project.",
+)
 @db_option
 @click.option("--budget", callback=_decimal, default=None, help="Refuse above this cost ($).")
 @click.option("--notify-queue", default=None, help="Send MTurk's events to this SQS queue URL.")
@@ -75,6 +81,7 @@ def launch(
     endpoint_url: str | None,
     start_local: bool,
     public_url: str | None,
+    project: str | None,
     db: str | None,
     budget: Decimal | None,
     notify_queue: str | None,
@@ -96,7 +103,7 @@ def launch(
     from harness.platform.launch_plan import check_budget
 
     public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
-    study = draft_study(spec_path, target, endpoint_url, public_url)
+    study = draft_study(spec_path, target, endpoint_url, public_url).in_project(project)
     plan, platform = study.plan, study.plan.platform
     if like is not None:
         click.echo(f"same instrument as {like}: {_like(like, study, db)[:12]}")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from harness.errors import InputError, Problem, SpecError
+from harness.money import money
 from harness.spec import load_spec, short_hash, summary_counts
 
 
@@ -48,7 +49,8 @@ def validate(specs: tuple[Path, ...]) -> None:
                     str(path),
                     None,
                     "budget",
-                    f"the estimated cost ${cost.total} exceeds the budget ${spec.budget}",
+                    f"the estimated cost {money(cost.total, spec.platform.currency)} exceeds "
+                    f"the budget {money(spec.budget, spec.platform.currency)}",
                 )
             )
         click.echo(f"{path}: {spec.study.name} ({spec.type.value})")
@@ -59,10 +61,11 @@ def validate(specs: tuple[Path, ...]) -> None:
             f"items each"
         )
         click.echo(f"  judgments: {counts['judgments']:,}")
-        budget = f" (budget ${spec.budget})" if spec.budget is not None else ""
+        c = spec.platform.currency
+        budget = f" (budget {money(spec.budget, c)})" if spec.budget is not None else ""
         click.echo(
-            f"  cost: ${cost.total} = ${cost.rewards} rewards + ${cost.fees} {platform.label} "
-            f"fees{budget}"
+            f"  cost: {money(cost.total, c)} = {money(cost.rewards, c)} rewards + "
+            f"{money(cost.fees, c)} {platform.label} fees{budget}"
         )
         click.echo(f"  instrument: {short_hash(loaded.instrument_hash)} ({loaded.instrument_hash})")
         settings = work_settings(loaded)

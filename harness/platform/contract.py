@@ -125,6 +125,8 @@ class WorkSettings:
     min_approval_rate: int | None = None
     min_approved: int | None = None
     keep_out: Sequence[str] = ()  # groups (`GroupsProvider`) whose workers may not take it
+    currency: str = "USD"  # of ``reward`` (and every amount of the study): the account's
+    project: str | None = None  # where the platform files the study, if it has projects
 
 
 @dataclass(frozen=True)

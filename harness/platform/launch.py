@@ -14,11 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
 from harness.errors import InputError
+from harness.money import money
 from harness.platform.contract import (
     PlacesProvider,
     Prepared,
@@ -97,6 +99,14 @@ class StudyDraft:
         """The draft whose study keeps to the lower of the spec's budget and ``budget``."""
         limits = [b for b in (self.plan.budget, budget) if b is not None]
         plan = replace(self.plan, budget=min(limits) if limits else None)
+        return replace(self, draft=replace(self.draft, plan=plan))
+
+    def in_project(self, project: str | None) -> StudyDraft:
+        """The draft whose study goes into ``project`` (a platform with projects, Prolific;
+        None: the spec's ``platform.project``)."""
+        if project is None:
+            return self
+        plan = replace(self.plan, settings=replace(self.plan.settings, project=project))
         return replace(self, draft=replace(self.draft, plan=plan))
 
     def entry_url(self) -> str | None:
@@ -434,9 +444,27 @@ def connect_for_the_rest(
     remaining = cost_of(missing) if cost_of is not None else plan.cost_of(len(missing))
     if remaining > 0:
         balance = provider.balance()
-        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
-        check_balance(balance, remaining, plan.target)
+        c = plan.settings.currency
+        say(
+            f"  balance on {plan.target}: {money(balance, c)}; still to post: {money(remaining, c)}"
+        )
+        if isinstance(provider, Quotes) and cost_of is None:
+            places = len(missing) * plan.assignments_per_hit
+            quoted = provider.quote(plan.settings, places)
+            say(
+                f"  {plan.platform.label}'s own price of the {places} places: "
+                f"{money(quoted, c)} (harness's: {money(remaining, c)})"
+            )
+        check_balance(balance, remaining, plan.target, c)
     return provider, existing
+
+
+@runtime_checkable
+class Quotes(Protocol):
+    """A provider that prices places itself (Prolific's cost calculator), shown at launch
+    beside harness's own figure so that a difference is seen before money is spent."""
+
+    def quote(self, settings: WorkSettings, places: int) -> Decimal: ...
 
 
 def launch(

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from harness.errors import InputError, LaunchRefused, Problem
 from harness.hosting import Hosting
+from harness.money import money
 from harness.platform.contract import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
@@ -51,13 +52,19 @@ class LaunchPlan:
         """The plan as a person reads it before confirming."""
         s = self.settings
         units = f"{self.platform.unit_noun}s"
+        cost, c = self.cost, s.currency
         out = [
             f"study {self.study_name} on {self.target} (instrument {self.instrument_hash[:12]},"
             f" hosting {self.hosting})",
             f"  {units}: {self.hits} x {self.assignments_per_hit} assignments = "
-            f"{self.assignments} assignments at {self.reward_text or f'${s.reward} each'}",
-            f"  cost: ${self.cost.total} = ${self.cost.rewards} rewards + ${self.cost.fees} fees"
-            + (f" (budget ${self.budget})" if self.budget is not None else " (no budget set)"),
+            f"{self.assignments} assignments at {self.reward_text or f'{money(s.reward, c)} each'}",
+            f"  cost: {money(cost.total, c)} = {money(cost.rewards, c)} rewards + "
+            f"{money(cost.fees, c)} fees"
+            + (
+                f" (budget {money(self.budget, c)})"
+                if self.budget is not None
+                else " (no budget set)"
+            ),
             f"  lifetime {s.lifetime} s, {s.assignment_duration} s per assignment, "
             f"auto-approval after {s.auto_approval_delay} s",
         ]
@@ -88,6 +95,8 @@ def work_settings(loaded: LoadedSpec) -> WorkSettings:
         countries=list(q.countries),
         min_approval_rate=q.min_approval_rate,
         min_approved=q.min_approved_hits,
+        currency=spec.platform.currency,
+        project=spec.platform.project,
     )
 
 
@@ -244,18 +253,20 @@ def check_budget(plan: LaunchPlan, budget: Decimal | None = None) -> None:
     """Refuse a plan whose full cost exceeds the spec's budget or the command line's."""
     for limit, source in ((plan.budget, "the spec's budget"), (budget, "--budget")):
         if limit is not None and plan.cost.total > limit:
+            c = plan.settings.currency
             raise LaunchRefused(
-                f"the study costs ${plan.cost.total} (rewards and fees), more than {source} "
-                f"${limit}; raise the budget, or plan fewer HITs or raters"
+                f"the study costs {money(plan.cost.total, c)} (rewards and fees), more than "
+                f"{source} {money(limit, c)}; raise the budget, or plan fewer HITs or raters"
             )
 
 
-def check_balance(balance: Decimal, needed: Decimal, target: str) -> None:
+def check_balance(balance: Decimal, needed: Decimal, target: str, currency: str = "USD") -> None:
     """Refuse to post when the account cannot pay for the HITs still to post."""
     if balance < needed:
         raise LaunchRefused(
-            f"the {target} account's balance is ${balance}; posting the remaining HITs needs "
-            f"${needed}; add funds (or lower the cost) and run the same command again"
+            f"the {target} account's balance is {money(balance, currency)}; posting the "
+            f"remaining HITs needs {money(needed, currency)}; add funds (or lower the cost) "
+            "and run the same command again"
         )
 
 

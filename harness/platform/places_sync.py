@@ -3,7 +3,8 @@
 Each submission is matched to its slot by the session id the participant arrived with (the
 allocator made the assignment under that id): submitted, approved and rejected work is
 reconciled like a polled MTurk assignment (`harness.platform.sync.apply_submission`); a
-returned or timed-out session frees its slot for the next participant. Sessions harness never
+returned, timed-out or rejected session frees its slot for the next participant (the platform
+opens its place again). Sessions harness never
 allocated (a participant who joined on the platform and left before reaching the pages) are
 counted and left alone. Idempotent: a second run writes nothing.
 """
@@ -18,7 +19,7 @@ from sqlmodel import Session, select
 from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.places import published_ref
 from harness.platform.sync import SyncHooks, SyncReport, apply_submission, run_hooks
-from harness.store.allocation import release
+from harness.store.allocation import release, reopen
 from harness.store.database import session_scope
 from harness.store.models import Assignment, AssignmentStatus, Hit, Study
 from harness.store.studies import LaunchedStudy, launched
@@ -64,6 +65,10 @@ def apply_places_submission(
         if release(session, submission.assignment_id, freed, submission.state.value):
             report.status_changes += 1
         return
+    if submission.state is SubmissionState.REJECTED and reopen(
+        session, submission.assignment_id, submission.state.value
+    ):  # first: the places lock is taken before this transaction writes
+        report.status_changes += 1
     hit = session.get(Hit, assignment.hit_id)
     assert hit is not None
     apply_submission(session, study, hit, submission, hooks, report)

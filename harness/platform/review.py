@@ -88,11 +88,10 @@ def review_study(
     ``dry_run``: return what would be done and do nothing.
     """
     if dry_run:
-        planned = [
-            a
-            for d in pending_decisions(session, study.id)
-            for a in decision_actions(session, study, d)
-        ]
+        planned: list[ReviewAction] = []
+        for d in by_precedence(pending_decisions(session, study.id)):
+            acted = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
+            planned += [a for a in decision_actions(session, study, d) if a.subject not in acted]
         decided = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
         planned += [
             ReviewAction(ActionKind.APPROVE, a.platform_assignment_id, UNFLAGGED)
@@ -127,9 +126,27 @@ def apply_pending_decisions(
     decision another process has claimed is left to it.
     """
     done: list[ReviewAction] = []
-    for decision in pending_decisions(session, study.id):
+    for decision in by_precedence(pending_decisions(session, study.id)):
         done += apply_decision(session, provider, study, decision)
     return done
+
+
+PRECEDENCE = (Action.BLOCK, Action.REJECT, Action.REQUEST_RETURN, Action.REPLACE, Action.REPORT)
+"""The order decisions pending together are carried out in. A submission gets one action of
+reject and request_return: the first carried out stands (a rejected submission is not asked
+to be returned, one whose return was asked is not rejected), so when both are decided in the
+same pass, reject, the stronger policy the spec chose, is the one. Block acts on the worker,
+not on a submission, and goes with either."""
+
+
+def by_precedence(decisions: list[ScreeningDecision]) -> list[ScreeningDecision]:
+    """``decisions`` in `PRECEDENCE` order (stable: otherwise as they were decided)."""
+    return sorted(decisions, key=lambda d: PRECEDENCE.index(d.action))
+
+
+def _return_asked(session: Session, study: LaunchedStudy, assignment: Assignment) -> bool:
+    """Whether the assignment's participant was asked to return it: then it is not rejected."""
+    return return_requested(session, study.id, assignment.platform_assignment_id)
 
 
 def apply_decision(
@@ -215,7 +232,11 @@ def decision_actions(
         return [ReviewAction(ActionKind.BLOCK, worker.platform_worker_id, reason)]
     out = []
     for assignment in _targets(session, study, decision):
-        if decision.action is Action.REJECT and assignment.status is AssignmentStatus.SUBMITTED:
+        if (
+            decision.action is Action.REJECT
+            and assignment.status is AssignmentStatus.SUBMITTED
+            and not _return_asked(session, study, assignment)
+        ):
             out.append(ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason))
         elif (
             decision.action is Action.REQUEST_RETURN
@@ -242,6 +263,8 @@ def _apply(
             done.append(ReviewAction(ActionKind.BLOCK, worker.platform_worker_id, reason))
     for assignment in _targets(session, study, decision):
         if decision.action is Action.REJECT:
+            if _return_asked(session, study, assignment):
+                continue  # one action per submission: its return was asked first
             feedback = rejection_feedback(
                 decision.heuristic, decision.threshold, provider.platform.label
             )

@@ -211,6 +211,11 @@ class PlatformSpec(Strict):
 
     name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] | None = None
     target: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] | None = None
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
+    """The currency of every amount in the spec (``hit.reward``, ``budget``): the account's
+    (a Prolific workspace's ``currency_code``); a launch refuses an account in another."""
+    project: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Prolific: the workspace's project the study goes into (made when missing)."""
 
 
 class BatchMapSpec(Strict):

@@ -14,8 +14,9 @@ or wholly after; live screening holds the study's other lock, and arrivals do no
 
 A replacement (screening's ``replace``) raises a HIT's ``max_assignments``; the missing slots
 are made on the next allocation (`ensure_slots`). A returned or timed-out session frees its
-slot (`release`); a reservation that simply expires is taken by the next arrival, and the late
-participant's page is refused (`settle`).
+slot (`release`), and so does a rejected submission (`reopen`: the platform opens its place
+again, so the HIT needs another rater); a reservation that simply expires is taken by the next
+arrival, and the late participant's page is refused (`settle`).
 """
 
 from __future__ import annotations
@@ -480,6 +481,43 @@ def settle(session: Session, session_ref: str) -> bool:
         .execution_options(populate_existing=True)
     ).first()
     return slot is not None and slot.state is SlotState.SUBMITTED
+
+
+def reopen(session: Session, session_ref: str, why: str) -> bool:
+    """Open again the submitted slot of a session whose submission was rejected (the platform
+    frees its place, and the HIT lacks that rater); once: False when the slot is not a
+    submitted one of that session (reopened already). Under the places lock, as `release`."""
+    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+    if slot is None or slot.state is not SlotState.SUBMITTED:
+        return False
+    lock_places(session, slot.study_id)
+    result = session.execute(
+        sa.update(Slot)
+        .where(
+            col(Slot.id) == slot.id,
+            col(Slot.state) == SlotState.SUBMITTED,
+            col(Slot.session_ref) == session_ref,
+        )
+        .values(
+            state=SlotState.OPEN,
+            session_ref=None,
+            worker_id=None,
+            assignment_id=None,
+            reserved_at=None,
+            expires_at=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    record_event(
+        session,
+        EventKind.SLOT_RELEASED,
+        study_id=slot.study_id,
+        subject=session_ref,
+        payload={"why": why, "status": AssignmentStatus.REJECTED.value},
+    )
+    return True
 
 
 def release(session: Session, session_ref: str, status: AssignmentStatus, why: str) -> bool:

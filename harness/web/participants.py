@@ -189,11 +189,24 @@ def arrive(name: str) -> Response:
     if isinstance(got, Refused) and got.reason is Refusal.PAUSED:  # paused while waiting
         return _paused_page()
     if not isinstance(got, Allocation):
-        return message_page("No task for you", got.message, 200)
+        return message_page("No task for you", _refused_text(entry.platform, got), 200)
     response = redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)
     if not got.resumed:  # a new place: this browser's, and no other's
         bind(response, request, name, got.session_ref, got.worker)
     return response  # type: ignore[return-value]
+
+
+def _refused_text(platform: PlacesPlatform, refused: Refused) -> str:
+    """Why there is no work, and, on a platform whose participants hold a place while their
+    submission is open (Prolific), to return it: else the place stays taken until it times
+    out."""
+    if refused.reason is Refusal.DONE or not platform.capabilities.asks_returns:
+        return refused.message
+    return (
+        f"{refused.message} Please return this study on {platform.label} (its "
+        '"Return" button), so that your place goes to someone else; returning is not held '
+        "against you."
+    )
 
 
 def _paused_page() -> Response:

@@ -29,9 +29,17 @@ def harness_cli(*args: str, input: str | None = None) -> Result:
 
 
 def small_spec(
-    directory: Path, *, items: int = 8, per_hit: int = 2, raters: int = 2, **extra: str
+    directory: Path,
+    *,
+    items: int = 8,
+    per_hit: int = 2,
+    raters: int = 2,
+    reward: str = "0.10",
+    duration: str = "1h",
+    **extra: str,
 ) -> Path:
-    """A small rating spec (``items`` word pairs) with its items CSV; extra top-level YAML keys."""
+    """A small rating spec (``items`` word pairs) with its items CSV; extra top-level YAML keys.
+    ``reward`` and ``duration`` (the time allowed) are the HIT's."""
     rows = ["item_id,left,right"] + [f"p{i:02d},word{i},other{i}" for i in range(items)]
     (directory / "items.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     lines = [
@@ -50,7 +58,8 @@ def small_spec(
         "hit:",
         "  title: Rate word pairs",
         "  description: Rate how similar two words are.",
-        "  reward: '0.10'",
+        f"  reward: '{reward}'",
+        f"  assignment_duration: {duration}",
         "  auto_approval_delay: 1d",
     ]
     lines += [f"{key}: {value}" for key, value in extra.items()]

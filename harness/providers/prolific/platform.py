@@ -121,19 +121,45 @@ class ProlificPlatform:
             )
         if settings.reward <= 0:
             out.append(("hit.reward", "Prolific needs a reward above 0"))
+            return out
+        currency = settings.currency
+        if currency not in pricing.MINIMUM_PER_HOUR:
+            known = ", ".join(pricing.MINIMUM_PER_HOUR)
+            out.append(
+                ("platform.currency", f"a Prolific workspace pays in {known}, not {currency}")
+            )
+            return out
+        minutes = pricing.estimated_minutes(settings.assignment_duration)
+        rate = pricing.per_hour(settings.reward, minutes)
+        least = pricing.MINIMUM_PER_HOUR[currency]
+        if rate < least:
+            out.append(
+                (
+                    "hit.reward",
+                    f"{_pay_line(settings)}, below Prolific's minimum of "
+                    f"{pricing.money(least, currency)} per hour: Prolific refuses to publish "
+                    "it; raise hit.reward, or shorten hit.assignment_duration (Prolific is "
+                    "told a third of it as the estimated time)",
+                )
+            )
         return out
 
     def warnings(self, settings: WorkSettings, assignments_per_unit: int) -> list[str]:
-        minutes = pricing.estimated_minutes(settings.assignment_duration)
-        rate = pricing.per_hour(settings.reward, minutes)
-        line = f"${settings.reward} for an estimated {minutes} min is ${rate} per hour"
-        if rate < pricing.MINIMUM_PER_HOUR:
+        currency = settings.currency
+        if currency not in pricing.RECOMMENDED_PER_HOUR:
+            return []  # a problem already
+        best = pricing.RECOMMENDED_PER_HOUR[currency]
+        if (
+            pricing.per_hour(
+                settings.reward, pricing.estimated_minutes(settings.assignment_duration)
+            )
+            < best
+        ):
             return [
-                f"{line}, below Prolific's minimum of ${pricing.MINIMUM_PER_HOUR} per hour "
-                f"(recommended ${pricing.RECOMMENDED_PER_HOUR}): Prolific refuses to "
-                "publish it; raise hit.reward or shorten the task"
+                f"{_pay_line(settings)}, below Prolific's recommended "
+                f"{pricing.money(best, currency)} per hour"
             ]
-        return [f"{line} (Prolific's minimum ${pricing.MINIMUM_PER_HOUR})"]
+        return []
 
     def raters_refusal(self, unit_id: str, current: int, new: int) -> str | None:
         return None
@@ -147,25 +173,47 @@ class ProlificPlatform:
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:
-        from harness.providers.prolific.requests import create_study
+        """Every call a first launch makes, in order, with its whole body; what only Prolific
+        can tell (its ids) as <...>. Hooks are subscribed after, when the task server can be
+        reached (see docs/platforms.md)."""
+        from harness.platform.places import completion_code, entry_url, study_label
+        from harness.providers.prolific import requests
 
+        name, launch_id = study_key.split(" ", 1)
         places = sum(u.assignments for u in units)
+        # the units' questions are their task pages on harness's public URL
+        public = units[0].question.rsplit("/hit/", 1)[0] if units else ""
+        workspace, group, study = "<workspace id>", "<participant group id>", "<study id>"
+        body = requests.create_study(
+            settings,
+            study_label(name, launch_id),
+            places,
+            entry_url(public or "<public url>", name),
+            completion_code(name, launch_id) if launch_id != "<launch id>" else "<completion code>",
+            group,
+            {c: f"<country id of {c}>" for c in settings.countries},
+            "<project id>" if settings.project else None,
+        )
+        api, pages = "/api/v1", "page_size=100"
+        calls = [
+            Request(f"GET {api}/users/me/", {}),
+            Request(f"GET {api}/workspaces/{workspace}/balance/", {}),
+            Request(f"POST {api}/study-cost-calculator/", requests.cost_quote(body)),
+            Request(f"GET {api}/participant-groups/?workspace_id={workspace}&{pages}", {}),
+            Request(f"POST {api}/participant-groups/", requests.create_group(study_key, workspace)),
+            Request(f"GET {api}/studies/?{pages}", {}),
+        ]
+        if settings.project:
+            projects = f"{api}/workspaces/{workspace}/projects/"
+            calls += [
+                Request(f"GET {projects}?{pages}", {}),
+                Request(f"POST {projects}", requests.create_project(settings.project)),
+            ]
         return [
-            Request("GET /api/v1/workspaces/<workspace id>/balance/", {}),
-            Request("POST /api/v1/participant-groups/", {"name": f"harness blocked {study_key}"}),
-            Request(
-                "POST /api/v1/studies/",
-                create_study(
-                    settings,
-                    f"harness study={study_key.replace(' ', ' launch=')}",
-                    places,
-                    "<public url>/p/<study>",
-                    "<completion code>",
-                    "<participant group id>",
-                    {},
-                ),
-            ),
-            Request("POST /api/v1/studies/<study id>/transition/", {"action": "PUBLISH"}),
+            *calls,
+            Request(f"GET {api}/filters/?{pages}", {}),
+            Request(f"POST {api}/studies/", body),
+            Request(f"POST {api}/studies/{study}/transition/", {"action": "PUBLISH"}),
         ]
 
     def events(self, body: str) -> list[PlatformEvent]:
@@ -200,6 +248,17 @@ class ProlificPlatform:
         if target == "prolific-local":
             return f"{(endpoint_url or LOCAL_URL).rstrip('/')}/submissions/complete?cc={code}"
         return COMPLETE_URL + code
+
+
+def _pay_line(settings: WorkSettings) -> str:
+    """What a place pays an hour: "$0.75 for an estimated 15 min is $3.00 per hour"."""
+    minutes = pricing.estimated_minutes(settings.assignment_duration)
+    rate = pricing.per_hour(settings.reward, minutes)
+    money = settings.currency
+    return (
+        f"{pricing.money(settings.reward, money)} for an estimated {minutes} min is "
+        f"{pricing.money(rate, money)} per hour"
+    )
 
 
 PROLIFIC = ProlificPlatform()

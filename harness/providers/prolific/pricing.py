@@ -9,7 +9,8 @@ on the invoice), and researchers outside the EU VAT regime pay none. The minimum
 
 Chosen here, because the pages do not say: the fee is one third rounded to the cent half-up on
 each amount (a place's reward, a bonus); VAT is 20% of that fee, rounded likewise; harness
-prices in the study's currency, dollars, and assumes UK VAT unless told otherwise
+prices in the study's currency (the spec's ``platform.currency``, which must be the
+workspace's: GBP or USD) and assumes UK VAT unless told otherwise
 (``$HARNESS_PROLIFIC_VAT``: ``uk``, ``eu-reverse-charge`` or ``none``), so that a budget is never
 underestimated.
 """
@@ -20,11 +21,13 @@ import os
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
+from harness.money import money as written
+
 CENT = Decimal("0.01")
 SERVICE_FEE = Decimal(1) / Decimal(3)
 VAT_RATE = Decimal("0.20")
-MINIMUM_PER_HOUR = Decimal("8.00")  # dollars: £6.00 / $8.00
-RECOMMENDED_PER_HOUR = Decimal("12.00")
+MINIMUM_PER_HOUR = {"GBP": Decimal("6.00"), "USD": Decimal("8.00")}
+RECOMMENDED_PER_HOUR = {"GBP": Decimal("9.00"), "USD": Decimal("12.00")}
 VAT_ENV = "HARNESS_PROLIFIC_VAT"
 
 
@@ -42,6 +45,20 @@ def vat_regime() -> VatRegime:
     except ValueError as exc:
         known = ", ".join(v.value for v in VatRegime)
         raise ValueError(f"${VAT_ENV}={value!r}: expected one of {known}") from exc
+
+
+def minimum_per_hour(currency: str) -> Decimal:
+    """Prolific's minimum reward per hour in ``currency`` (a workspace's currency code)."""
+    try:
+        return MINIMUM_PER_HOUR[currency]
+    except KeyError:
+        known = ", ".join(MINIMUM_PER_HOUR)
+        raise ValueError(f"Prolific workspace currency {currency!r}: expected {known}") from None
+
+
+def money(amount: Decimal, currency: str) -> str:
+    """``amount``, to the cent, written in ``currency``: $0.75, £0.75."""
+    return written(to_cents(amount), currency)
 
 
 def to_cents(amount: Decimal) -> Decimal:
@@ -77,7 +94,7 @@ def estimated_minutes(max_seconds: int) -> int:
 
 
 def cents(amount: Decimal) -> int:
-    """Dollars as Prolific's integer cents."""
+    """An amount as Prolific's integer minor units (cents, pence) of the same currency."""
     return int(to_cents(amount) * 100)
 
 

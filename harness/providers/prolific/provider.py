@@ -27,7 +27,12 @@ from harness.providers.prolific import pricing
 from harness.providers.prolific.client import ProlificClient, ProlificError, Uncertain
 from harness.providers.prolific.hooks import SUBMISSION_EVENT, loopback, public_https
 from harness.providers.prolific.platform import PROLIFIC
-from harness.providers.prolific.requests import COUNTRY_NAMES, create_study
+from harness.providers.prolific.requests import (
+    COUNTRY_NAMES,
+    create_group,
+    create_project,
+    create_study,
+)
 
 _STATE = {
     "AWAITING REVIEW": SubmissionState.SUBMITTED,
@@ -60,6 +65,7 @@ class ProlificProvider:
         self.client = client
         self.target = target
         self._workspace: str | None = None
+        self._currency: str | None = None
 
     def _get(self, path: str, **params: Any) -> Any:
         return self.client.call("GET", path, safe=True, params=params or None)
@@ -76,11 +82,40 @@ class ProlificProvider:
         return self._workspace
 
     def balance(self) -> Decimal:
+        """The workspace's available balance, in its currency (`currency`)."""
         answer = self._get(f"workspaces/{self.workspace()}/balance/")
+        self._currency = str(answer["currency_code"])
         return pricing.from_cents(answer["available_balance"])
+
+    def currency(self) -> str:
+        """The workspace's currency: every amount harness sends is in it (read with the
+        balance, once)."""
+        if self._currency is None:
+            self.balance()
+        assert self._currency is not None
+        return self._currency
+
+    def quote(self, settings: WorkSettings, places: int) -> Decimal:
+        """Prolific's own price of ``places`` places at the spec's reward (its cost
+        calculator: rewards, fees and VAT, in the workspace's currency)."""
+        body = {"reward": pricing.cents(settings.reward), "total_available_places": places}
+        answer = self.client.call("POST", "study-cost-calculator/", safe=True, json=body)
+        return pricing.from_cents(answer["total_cost"])
+
+    def _same_currency(self, settings: WorkSettings) -> None:
+        """Refuse a workspace whose currency is not the spec's: its 0.75 would be paid as 75
+        of another currency's minor unit."""
+        found = self.currency()
+        if found != settings.currency:
+            raise ProlificError(
+                f"the Prolific workspace pays in {found}, but the spec's amounts are in "
+                f"{settings.currency}: set platform.currency: {found} in the spec and give "
+                f"hit.reward (and any budget) in {found}"
+            )
 
     # -- the exclusion group and the study ---------------------------------------------------
     def prepare(self, study_key: str, settings: WorkSettings, exclude_ref: str | None) -> Prepared:
+        self._same_currency(settings)
         if exclude_ref is not None:
             return Prepared(self.workspace(), exclude_ref)
         name = f"harness blocked {study_key}"
@@ -91,7 +126,7 @@ class ProlificProvider:
                     "POST",
                     "participant-groups/",
                     safe=False,
-                    json={"name": name, "workspace_id": self.workspace()},
+                    json=create_group(study_key, self.workspace()),
                 )
                 found = str(created["id"])
             except Uncertain:
@@ -112,6 +147,8 @@ class ProlificProvider:
     def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
         found = self._study(study.label)
         if found is None:
+            title = study.settings.project
+            project = self._project(title) if title else None
             body = create_study(
                 study.settings,
                 study.label,
@@ -120,6 +157,7 @@ class ProlificProvider:
                 study.completion_code,
                 study.exclude_ref,
                 self._countries(),
+                project,
             )
             try:
                 found = self.client.call("POST", "studies/", safe=False, json=body)
@@ -133,6 +171,26 @@ class ProlificProvider:
                 "POST", f"studies/{found['id']}/transition/", safe=True, json={"action": "PUBLISH"}
             )
         return _unit(found)
+
+    def _project(self, title: str) -> str:
+        """The id of the workspace's project named ``title``, made when there is none."""
+        path = f"workspaces/{self.workspace()}/projects/"
+        found = self._project_named(path, title)
+        if found is None:
+            try:
+                found = str(
+                    self.client.call("POST", path, safe=False, json=create_project(title))["id"]
+                )
+            except Uncertain:
+                found = self._project_named(path, title)
+                if found is None:
+                    raise
+        return found
+
+    def _project_named(self, path: str, title: str) -> str | None:
+        return next(
+            (str(p["id"]) for p in self.client.pages(path) if p.get("title") == title), None
+        )
 
     def _study(self, label: str) -> dict[str, Any] | None:
         for study in self.client.pages("studies/"):
@@ -158,11 +216,8 @@ class ProlificProvider:
             )
 
     def study_submissions(self, study_ref: str) -> list[Submission]:
-        return [
-            s
-            for s in map(_submission, self.client.pages("submissions/", {"study": study_ref}))
-            if s is not None
-        ]
+        listed = self.client.pages(f"studies/{study_ref}/submissions/")
+        return [s for s in (_submission(found, study_ref) for found in listed) if s is not None]
 
     # -- hooks ----------------------------------------------------------------------------------
     def hook_refusal(self, target_url: str) -> str | None:
@@ -420,13 +475,14 @@ def _unit(study: dict[str, Any]) -> PublishedUnit:
     )
 
 
-def _submission(s: dict[str, Any]) -> Submission | None:
+def _submission(s: dict[str, Any], study_ref: str = "") -> Submission | None:
+    """A submission Prolific reports (a listed one names no study: ``study_ref`` does)."""
     state = _STATE.get(str(s.get("status")))
     if state is None:
         return None  # reserved or active: nothing to store yet
     return Submission(
         str(s["id"]),
-        str(s.get("study_id", "")),
+        str(s.get("study_id") or study_ref),
         str(s.get("participant_id") or s.get("participant")),
         state,
         "",

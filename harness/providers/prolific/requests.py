@@ -57,6 +57,21 @@ def filters(settings: WorkSettings, exclude_ref: str, country_ids: dict[str, str
     return out
 
 
+def create_group(study_key: str, workspace: str) -> dict[str, Any]:
+    """The body of ``POST /api/v1/participant-groups/``: the study's blocklist group."""
+    return {"name": f"harness blocked {study_key}", "workspace_id": workspace}
+
+
+def create_project(title: str) -> dict[str, Any]:
+    """The body of ``POST /api/v1/workspaces/<id>/projects/``."""
+    return {"title": title}
+
+
+def cost_quote(study: dict[str, Any]) -> dict[str, Any]:
+    """The body of ``POST /api/v1/study-cost-calculator/`` for a study's body."""
+    return {"reward": study["reward"], "total_available_places": study["total_available_places"]}
+
+
 def create_study(
     settings: WorkSettings,
     label: str,
@@ -65,11 +80,13 @@ def create_study(
     code: str,
     exclude_ref: str,
     country_ids: dict[str, str],
+    project: str | None = None,
 ) -> dict[str, Any]:
-    """The body of ``POST /api/v1/studies/`` (a draft; published by a transition after)."""
+    """The body of ``POST /api/v1/studies/`` (a draft; published by a transition after); the
+    reward in the minor unit of the workspace's currency, which is the spec's."""
     sep = "&" if "?" in url else "?"
     minutes = pricing.estimated_minutes(settings.assignment_duration)
-    return {
+    body = {
         "name": settings.title,
         "internal_name": label,
         "description": settings.description,
@@ -85,3 +102,4 @@ def create_study(
         "device_compatibility": ["desktop"],
         "filters": filters(settings, exclude_ref, country_ids),
     }
+    return body | ({"project": project} if project else {})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,15 @@ from harness.providers.prolific.local_service import Settings, create_app
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec
 from tests.serving import ServedApp
+
+PAY = {"reward": "0.15", "duration": "3m"}
+"""What a test study pays on Prolific: $0.15 for an estimated minute (a third of the 3 allowed),
+$9.00 an hour, above Prolific's minimum of $8.00 (which the local service enforces too)."""
+
+
+def prolific_spec(directory: Path, **extra: Any) -> Path:
+    """`small_spec` for Prolific: external hosting, pay Prolific accepts."""
+    return small_spec(directory, hosting="external", **(PAY | extra))
 
 
 @pytest.fixture
@@ -40,7 +50,7 @@ def faults(url: str, **switches: Any) -> None:
 @pytest.fixture
 def launched(prolific, tmp_path):
     """The small spec (4 HITs x 2 raters) launched on the local service: (spec, db, output)."""
-    spec = small_spec(tmp_path, hosting="external")
+    spec = prolific_spec(tmp_path)
     db = migrated_sqlite(tmp_path / "h.db")
     result = harness_cli(
         "launch",

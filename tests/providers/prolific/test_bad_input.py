@@ -24,7 +24,7 @@ def study_body(**changes: Any) -> dict[str, Any]:
         "completion_codes": [{"code": "C0DE", "code_type": "COMPLETED"}],
         "total_available_places": 2,
         "estimated_completion_time": 5,
-        "reward": 50,
+        "reward": 100,  # $12.00 an hour: Prolific publishes no less than $8.00
         "device_compatibility": ["desktop"],
         "filters": [{"filter_id": "approval_rate", "selected_range": {"lower": 90, "upper": 100}}],
     }

@@ -17,7 +17,8 @@ from harness.store import make_engine, session_scope
 from harness.store.events import EventKind
 from harness.store.models import Assignment, AssignmentStatus, Event, Hit, StoreSecret
 from harness.store.submissions import accept
-from tests.platform.factories import harness_cli, small_spec, task_server
+from tests.platform.factories import harness_cli, task_server
+from tests.providers.prolific.conftest import prolific_spec
 
 AUTH = {"Authorization": "Token local"}
 
@@ -89,7 +90,7 @@ def hooked(prolific, tmp_path, database_url):
     (loopback: the service subscribes it), on SQLite and PostgreSQL; (db, task server URL)."""
     db = database_url
     served, app = task_server(db)
-    spec = small_spec(tmp_path, hosting="external")
+    spec = prolific_spec(tmp_path)
     result = harness_cli(
         "launch",
         str(spec),

@@ -32,7 +32,7 @@ def _client(url: str) -> ProlificClient:
 def test_the_launch_opens_one_study_whose_places_are_every_slot(prolific, launched):
     _spec, _db, output = launched
     assert "small: 4 HITs on prolific-local (4 posted now" in output
-    assert "cost: $1.12 = $0.80 rewards + $0.32 fees" in output  # 8 x (0.10 + 0.03 + VAT 0.01)
+    assert "cost: $1.68 = $1.20 rewards + $0.48 fees" in output  # 8 x (0.15 + 0.05 + VAT 0.01)
     studies = requests.get(f"{prolific.url}/api/v1/studies/", headers=AUTH, timeout=5).json()
     (study,) = studies["results"]
     assert study["status"] == "ACTIVE" and study["total_available_places"] == 8
@@ -208,9 +208,10 @@ def test_a_hook_delivery_is_verified_by_its_signature():
 
 @pytest.mark.slow
 def test_a_launch_killed_while_opening_the_study_resumes_to_exactly_one_study(prolific, tmp_path):
-    from tests.platform.factories import harness_cli, small_spec
+    from tests.platform.factories import harness_cli
+    from tests.providers.prolific.conftest import prolific_spec
 
-    spec = small_spec(tmp_path, hosting="external")
+    spec = prolific_spec(tmp_path)
     db = f"sqlite:///{tmp_path / 'h.db'}"
     args = [
         "launch",

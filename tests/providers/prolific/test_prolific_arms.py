@@ -10,16 +10,17 @@ from sqlmodel import select
 from harness.store import make_engine, session_scope
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_tables import WorkerArm
-from tests.platform.factories import harness_cli, small_spec
+from tests.platform.factories import harness_cli
 from tests.providers.link.test_link_arms import ARMS, LONG, SHORT
 from tests.providers.link.test_link_platform import _client
+from tests.providers.prolific.conftest import prolific_spec
 from tests.providers.prolific.test_prolific_arrivals import joined
 
 AUTH = {"Authorization": "Token local"}
 
 
 def test_participants_from_prolific_are_kept_to_their_arm(prolific, tmp_path):
-    spec = small_spec(tmp_path, items=4, hosting="external", **ARMS)
+    spec = prolific_spec(tmp_path, items=4, **ARMS)
     db = f"sqlite:///{tmp_path / 'h.db'}"
     result = harness_cli(
         "launch",

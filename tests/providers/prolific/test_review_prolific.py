@@ -25,7 +25,7 @@ from harness.store.models import (
 )
 from harness.store.submissions import accept
 from tests.platform.factories import harness_cli, small_spec
-from tests.providers.prolific.conftest import post_to
+from tests.providers.prolific.conftest import post_to, prolific_spec
 
 AUTH = {"Authorization": "Token local"}
 
@@ -156,7 +156,7 @@ def test_a_return_request_decision_asks_once_and_that_work_is_not_approved(proli
 
 
 def test_request_return_is_refused_with_the_spec_line_on_a_platform_without_it(tmp_path):
-    spec = small_spec(tmp_path, hosting="external", screening="{quick: {action: request_return}}")
+    spec = prolific_spec(tmp_path, screening="{quick: {action: request_return}}")
     db = f"sqlite:///{tmp_path / 'h.db'}"
     refused = harness_cli(
         "launch",
@@ -229,3 +229,57 @@ def test_a_block_whose_process_died_after_the_call_is_found_in_the_group_not_red
         engine.dispose()
     (blocked,) = _events(db, EventKind.BLOCKED)
     assert blocked.subject == "P1" and "recovered" in blocked.payload
+
+
+def _decide(db: str, sub: str, heuristic: str, action: Action) -> None:
+    """Screening's decision about the submission ``sub``, pending."""
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        assignment = session.exec(
+            select(Assignment).where(Assignment.platform_assignment_id == sub)
+        ).one()
+        session.add(
+            ScreeningDecision(
+                study_id=launched_study(session, "small").id,
+                worker_id=assignment.worker_id,
+                assignment_id=assignment.id,
+                heuristic=heuristic,
+                flag=True,
+                action=action,
+                state=DecisionState.PENDING,
+            )
+        )
+    engine.dispose()
+
+
+def _review(db: str) -> list[tuple[str, str]]:
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        study = launched_study(session, "small")
+        done = review_study(session, provider_for(study), study)
+    engine.dispose()
+    return sorted((a.kind.value, a.subject) for a in done)
+
+
+def test_a_submission_asked_to_return_is_never_rejected_after(prolific, launched):
+    _spec, db, _output = launched
+    (sub,) = _submitted(prolific, db, ["5fonce00000000000000001"])
+    _decide(db, sub, "quick", Action.REQUEST_RETURN)
+    assert _review(db) == [("request_return", sub)]
+    _decide(db, sub, "low_correlation", Action.REJECT)  # decided later, with more data
+    assert _review(db) == []
+    assert _platform_status(prolific, sub) == "AWAITING REVIEW"
+    assert _events(db, EventKind.REJECT_INTENT) == []
+
+
+def test_reject_and_return_decided_together_reject_only(prolific, launched):
+    _spec, db, _output = launched
+    (sub,) = _submitted(prolific, db, ["5fboth00000000000000001"])
+    _decide(db, sub, "quick", Action.REQUEST_RETURN)
+    _decide(db, sub, "low_correlation", Action.REJECT)
+    planned = harness_cli("review", "small", "--db", db, "--dry-run")
+    assert planned.exit_code == 0, planned.output
+    assert "request_return" not in planned.output and "reject 1" in planned.output
+    assert _review(db) == [("reject", sub)]
+    assert _platform_status(prolific, sub) == "REJECTED"
+    assert _events(db, EventKind.RETURN_INTENT) == []

@@ -24,6 +24,7 @@ from harness.web.dashboard.access import derive_secret
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.providers.mturk.local_service.factories import LocalMTurk
+from tests.providers.prolific.conftest import PAY
 from tests.serving import ServedApp, until_rechecked
 
 PASSWORD = "correct horse battery staple"
@@ -201,6 +202,7 @@ class LivePlacesStudy:
             per_hit=self.per_hit,
             raters=self.raters,
             hosting="external",
+            **(PAY if self.target == "prolific-local" else {}),
         )
         launched = harness_cli(
             "launch",

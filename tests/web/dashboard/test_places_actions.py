@@ -99,7 +99,7 @@ def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_l
         submissions = {s["id"]: s for s in listed["results"]}
         assert submissions[first]["status"] == "APPROVED"
         assert submissions[second]["status"] == "REJECTED"
-        assert submissions[third]["bonus_payments"] == [25]
+        assert on_prolific(live, f"submissions/{third}/")["bonus_payments"] == [25]
         assert prolific_study(live)["total_available_places"] == 9  # 4 HITs x 2 raters, + 1
 
 

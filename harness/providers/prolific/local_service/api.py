@@ -1,14 +1,18 @@
 """The requester API of the local Prolific service: ``/api/v1/...`` as Prolific answers it.
 
-Implemented (everything harness's Prolific provider uses): users/me, workspaces and their
-balance, filters (the list), studies (create, list, get, update places, transition), submissions
-(list by study, get, transition APPROVE/REJECT, bulk approve, request return), bonuses (set up,
-pay: not idempotent, as on Prolific), participant groups (create, list, members, add and remove
-members). Study transitions follow Prolific's study states: PUBLISH (UNPUBLISHED -> ACTIVE),
-PAUSE (ACTIVE -> PAUSED: no new place can be reserved), START (PAUSED -> ACTIVE), STOP (ACTIVE
-or PAUSED -> AWAITING REVIEW); any other move is a 400 naming the study's status.
-Pagination is Prolific's: ``?page=&page_size=`` with ``_links`` (self, next, previous, last)
-and ``meta.count``.
+Implemented (everything harness's Prolific provider uses, and what a researcher's flow around
+it uses): users/me, workspaces and their balance, filters (the list), studies (create, list,
+get, edit, transition, a study's submissions), submissions (list by study, get, transition
+APPROVE/REJECT, bulk approve, request return), bonuses (set up, pay: not idempotent, as on
+Prolific, and paid after the call answers), participant groups (create, list, get, delete,
+members, add and remove members); projects, messages and costs are in `research.py`. Study
+transitions follow Prolific's study states: PUBLISH (UNPUBLISHED -> ACTIVE, refused below the
+minimum hourly reward), PAUSE (ACTIVE -> PAUSED: no new place can be reserved), START (PAUSED
+-> ACTIVE), STOP (ACTIVE or PAUSED -> AWAITING REVIEW); any other move is a 400 naming the
+study's status. A study whose places are all taken and whose participants have all finished
+goes to AWAITING REVIEW by itself, and back to ACTIVE when a place is freed (a rejection, a
+return, a time-out) or added. Pagination is Prolific's: ``?page=&page_size=`` with ``_links``
+(self, next, previous, last) and ``meta.count``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -94,6 +99,7 @@ REJECTION_CATEGORIES = {
     "OTHER",
 }
 TAKES_PLACE = ("RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED")
+WORKING = ("RESERVED", "ACTIVE")
 
 
 @bp.before_request
@@ -118,7 +124,55 @@ def sweep(store: Store, db: sqlite3.Connection) -> None:
         ).fetchall()
         for (sub_id,) in late:
             db.execute("UPDATE submission SET status = 'TIMED-OUT' WHERE id = ?", (sub_id,))
-            notify(store, db, sub_id)
+            changed(store, db, sub_id)
+    pay_due_bonuses(store, db, now)
+
+
+def changed(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
+    """A submission's status changed: tell the hooks, and move its study if that filled or
+    freed its places. Call inside the transaction that changed it."""
+    notify(store, db, submission_id)
+    row = db.execute("SELECT study_id FROM submission WHERE id = ?", (submission_id,)).fetchone()
+    if row is not None:
+        study = store.study(db, row["study_id"])
+        if study is not None:
+            settle_study(store, db, study)
+
+
+def settle_study(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> None:
+    """ACTIVE with every place taken and nobody working -> AWAITING REVIEW; AWAITING REVIEW
+    (not stopped) with a place free again -> ACTIVE, as Prolific moves a study by itself."""
+    free = int(study["total_available_places"]) - _count(db, study["id"], TAKES_PLACE)
+    if study["status"] == "ACTIVE" and free <= 0 and not _count(db, study["id"], WORKING):
+        study["status"] = "AWAITING REVIEW"
+    elif study["status"] == "AWAITING REVIEW" and free > 0 and not study.get("stopped"):
+        study["status"] = "ACTIVE"
+    else:
+        return
+    store.save_study(db, study)
+
+
+def _count(db: sqlite3.Connection, study_id: str, states: tuple[str, ...]) -> int:
+    marks = ",".join("?" * len(states))
+    found = db.execute(
+        f"SELECT COUNT(*) FROM submission WHERE study_id = ? AND status IN ({marks})",
+        (study_id, *states),
+    ).fetchone()
+    return int(found[0])
+
+
+def pay_due_bonuses(store: Store, db: sqlite3.Connection, now: float) -> None:
+    """Make the bonus payments asked for at least ``store.bonus_delay`` seconds ago (Prolific
+    pays asynchronously: a payment is made by a request after the pay call)."""
+    for row in db.execute(
+        "SELECT * FROM bonus_payment WHERE paid IS NULL AND asked + ? <= ? ORDER BY id",
+        (store.bonus_delay, now),
+    ).fetchall():
+        bonus = db.execute("SELECT rows FROM bonus WHERE id = ?", (row["bonus_id"],)).fetchone()
+        for sub_id, cents in json.loads(bonus["rows"]):
+            paid = json.loads(_submission_or_404(db, sub_id)["bonuses"]) + [cents]
+            db.execute("UPDATE submission SET bonuses = ? WHERE id = ?", (json.dumps(paid), sub_id))
+        db.execute("UPDATE bonus_payment SET paid = ? WHERE id = ?", (now, row["id"]))
 
 
 def body() -> dict[str, Any]:
@@ -160,23 +214,39 @@ def paginate(rows: list[dict[str, Any]]) -> Response:
 # -- account ----------------------------------------------------------------------------------
 @bp.get("/users/me/")
 def me() -> Response:
-    return jsonify(id=RESEARCHER, name="Local Researcher", current_workspace_id=WORKSPACE)
+    return jsonify(
+        id=RESEARCHER,
+        email="researcher@prolific.local",
+        name="Local Researcher",
+        current_workspace_id=WORKSPACE,
+    )
+
+
+def workspace_or_404(wid: str) -> dict[str, Any]:
+    if wid != WORKSPACE:
+        raise ApiError(404, f"Workspace {wid} not found.")
+    return {"id": WORKSPACE, "title": "Local workspace", "owner": RESEARCHER}
 
 
 @bp.get("/workspaces/")
 def workspaces() -> Response:
-    return paginate([{"id": WORKSPACE, "title": "Local workspace"}])
+    return paginate([workspace_or_404(WORKSPACE)])
+
+
+@bp.get("/workspaces/<wid>/")
+def workspace(wid: str) -> Response:
+    return jsonify(workspace_or_404(wid))
 
 
 @bp.get("/workspaces/<wid>/balance/")
 def balance(wid: str) -> Response:
-    if wid != WORKSPACE:
-        raise ApiError(404, f"Workspace {wid} not found.")
+    workspace_or_404(wid)
     store = service().store
     with store.tx() as db:
         cents = int(store.meta(db, "balance"))
+        currency = store.currency(db)
     return jsonify(
-        currency_code="USD",
+        currency_code=currency,
         total_balance=cents,
         available_balance=cents,
         balance_breakdown={"rewards": 0, "fees": 0, "vat": 0},
@@ -200,14 +270,59 @@ STUDY_REQUIRED = (
 )
 
 
+STUDY_FIELDS = (
+    *STUDY_REQUIRED,
+    "internal_name",
+    "prolific_id_option",
+    "maximum_allowed_time",
+    "filters",
+    "device_compatibility",
+    "project",
+)
+"""What a draft's body may set (and a PATCH of a draft may change)."""
+UNIMITATED = (
+    "peripheral_requirements",
+    "filter_set_id",
+    "filter_set_version",
+    "naivety_distribution_rate",
+    "submissions_config",
+    "study_labels",
+    "content_warnings",
+    "content_warning_details",
+    "metadata",
+    "access_details",
+)
+"""Fields of Prolific's study that the service accepts only empty (a generated client sends
+them so): set, they would change what Prolific does, which the service does not imitate."""
+LIVE_FIELDS = ("total_available_places", "internal_name", "description")
+"""What a PATCH of a published study may change."""
+
+
 def _study_out(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> dict[str, Any]:
-    taken = db.execute(
-        f"SELECT COUNT(*) FROM submission WHERE study_id = ? AND status IN "
-        f"({','.join('?' * len(TAKES_PLACE))})",
-        (study["id"], *TAKES_PLACE),
-    ).fetchone()[0]
+    taken = _count(db, study["id"], TAKES_PLACE)
     total = db.execute("SELECT COUNT(*) FROM submission WHERE study_id = ?", (study["id"],))
-    return study | {"places_taken": taken, "number_of_submissions": total.fetchone()[0]}
+    shown = {k: v for k, v in study.items() if k != "stopped"}
+    return shown | {"places_taken": taken, "number_of_submissions": total.fetchone()[0]}
+
+
+def iso(when: float | None) -> str | None:
+    """A time of the service's clock as Prolific writes times (ISO 8601, UTC)."""
+    return None if when is None else datetime.fromtimestamp(when, UTC).isoformat()
+
+
+def _study_problems(db: sqlite3.Connection, data: dict[str, Any]) -> dict[str, list[str]]:
+    """Problems of a draft's whole body: fields, filters Prolific has, the project."""
+    problems = inputs.study_problems(data, {f["filter_id"] for f in FILTERS})
+    for name in UNIMITATED:
+        if data.get(name) not in (None, "", [], {}):
+            problems[name] = ["The local Prolific service does not imitate this field."]
+    project = data.get("project")
+    if project is not None and (
+        not inputs.is_text(project, 200)
+        or db.execute("SELECT 1 FROM project WHERE id = ?", (project,)).fetchone() is None
+    ):
+        problems["project"] = [f"Project {project!r} not found."]
+    return problems
 
 
 @bp.post("/studies/")
@@ -216,12 +331,12 @@ def create_study() -> tuple[Response, int]:
     missing = {f: ["This field is required."] for f in STUDY_REQUIRED if data.get(f) in (None, "")}
     if missing:
         raise ApiError(400, missing)
-    codes = data["completion_codes"]
-    problems = inputs.study_problems(data)
-    if problems:
-        raise ApiError(400, problems)
     store = service().store
     with store.tx() as db:
+        problems = _study_problems(db, data)
+        if problems:
+            raise ApiError(400, problems)
+        default_project = db.execute("SELECT id FROM project ORDER BY seq").fetchone()[0]
         study = {
             "id": new_id(),
             "name": data["name"],
@@ -229,7 +344,7 @@ def create_study() -> tuple[Response, int]:
             "description": data["description"],
             "external_study_url": data["external_study_url"],
             "prolific_id_option": data.get("prolific_id_option", "url_parameters"),
-            "completion_codes": codes,
+            "completion_codes": data["completion_codes"],
             "total_available_places": data["total_available_places"],
             "estimated_completion_time": data["estimated_completion_time"],
             "maximum_allowed_time": data.get("maximum_allowed_time")
@@ -237,10 +352,11 @@ def create_study() -> tuple[Response, int]:
             "reward": data["reward"],
             "filters": data.get("filters", []),
             "device_compatibility": data.get("device_compatibility", []),
-            "currency_code": "USD",
+            "project": data.get("project") or default_project,
+            "currency_code": store.currency(db),
             "study_type": "SINGLE",
             "status": "UNPUBLISHED",
-            "date_created": store.now(db),
+            "date_created": iso(store.now(db)),
             "published_at": None,
         }
         db.execute(
@@ -260,11 +376,16 @@ def _study_or_404(store: Store, db: sqlite3.Connection, sid: str) -> dict[str, A
 
 @bp.get("/studies/")
 def list_studies() -> Response:
+    return paginate(studies_in())
+
+
+def studies_in(project: str | None = None) -> list[dict[str, Any]]:
+    """Every study (of ``project``), oldest first."""
     store = service().store
     with store.tx() as db:
         ids = [r[0] for r in db.execute("SELECT id FROM study ORDER BY created").fetchall()]
         rows = [_study_out(store, db, _study_or_404(store, db, i)) for i in ids]
-    return paginate(rows)
+    return [r for r in rows if project is None or r.get("project") == project]
 
 
 @bp.get("/studies/<sid>/")
@@ -274,9 +395,14 @@ def get_study(sid: str) -> Response:
         return jsonify(_study_out(store, db, _study_or_404(store, db, sid)))
 
 
-def _place_cost(study: dict[str, Any]) -> int:
-    reward = pricing.from_cents(study["reward"])
+def place_cost(reward_cents: int) -> int:
+    """What one place costs the workspace: the reward, the fee and VAT on it."""
+    reward = pricing.from_cents(reward_cents)
     return pricing.cents(reward + pricing.fees_on(reward, pricing.vat_regime()))
+
+
+def _place_cost(study: dict[str, Any]) -> int:
+    return place_cost(int(study["reward"]))
 
 
 def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
@@ -294,11 +420,14 @@ def update_study(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
         study = _study_or_404(store, db, sid)
+        if study["status"] == "UNPUBLISHED":
+            return jsonify(_edit_draft(store, db, study, data))
         places = data.get("total_available_places")
-        if set(data) - {"total_available_places", "internal_name", "description"}:
+        if set(data) - set(LIVE_FIELDS):
             raise ApiError(
                 400,
-                "Only total_available_places, internal_name and description can be changed here.",
+                f"Study {sid} is {study['status']}: only {', '.join(LIVE_FIELDS)} "
+                "can be changed once it is published.",
             )
         if places is not None:
             if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
@@ -314,7 +443,23 @@ def update_study(sid: str) -> Response:
                     )
                 study[key] = data[key]
         store.save_study(db, study)
+        settle_study(store, db, study)
         return jsonify(_study_out(store, db, study))
+
+
+def _edit_draft(
+    store: Store, db: sqlite3.Connection, study: dict[str, Any], data: dict[str, Any]
+) -> dict[str, Any]:
+    """A draft takes any field a new study takes, checked as a whole again."""
+    unknown = sorted(set(data) - set(STUDY_FIELDS) - set(UNIMITATED))
+    if unknown:
+        raise ApiError(400, {k: ["This field cannot be set."] for k in unknown})
+    problems = _study_problems(db, study | data)
+    if problems:
+        raise ApiError(400, problems)
+    edited = study | {k: v for k, v in data.items() if k in STUDY_FIELDS}
+    store.save_study(db, edited)
+    return _study_out(store, db, edited)
 
 
 MOVES = {
@@ -339,11 +484,33 @@ def transition_study(sid: str) -> Response:
         if study["status"] not in allowed:
             raise ApiError(400, f"Cannot {action} a study that is {study['status']}.")
         if action == "PUBLISH":
+            _check_pay(store, db, study)
             _charge(store, db, study["total_available_places"] * _place_cost(study))
-            study["published_at"] = store.now(db)
+            study["published_at"] = iso(store.now(db))
+        if action == "STOP":
+            study["stopped"] = True
         study["status"] = to
         store.save_study(db, study)
         return jsonify(_study_out(store, db, study))
+
+
+def _check_pay(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> None:
+    """Prolific refuses to publish a study paying less than its minimum hourly reward."""
+    currency = store.currency(db)
+    reward = pricing.from_cents(study["reward"])
+    rate = pricing.per_hour(reward, int(study["estimated_completion_time"]))
+    least = pricing.minimum_per_hour(currency)
+    if rate < least:
+        raise ApiError(
+            400,
+            {
+                "reward": [
+                    f"The reward of {study['reward']} ({currency} minor units) for "
+                    f"{study['estimated_completion_time']} minutes is {rate} {currency} per "
+                    f"hour, below the minimum of {least} {currency} per hour."
+                ]
+            },
+        )
 
 
 # -- submissions -------------------------------------------------------------------------------
@@ -354,18 +521,26 @@ def submission_out(row: sqlite3.Row) -> dict[str, Any]:
         "participant_id": row["participant_id"],
         "participant": row["participant_id"],
         "status": row["status"],
-        "started_at": _iso(row["started"]),
-        "completed_at": _iso(row["completed"]),
+        "started_at": iso(row["started"]),
+        "completed_at": iso(row["completed"]),
         "entered_code": row["entered_code"],
-        "return_requested": _iso(row["return_requested"]),
+        "return_requested": iso(row["return_requested"]),
         "bonus_payments": json.loads(row["bonuses"]),
     }
 
 
-def _iso(when: float | None) -> str | None:
-    from datetime import UTC, datetime
-
-    return None if when is None else datetime.fromtimestamp(when, UTC).isoformat()
+def _submission_short(row: sqlite3.Row) -> dict[str, Any]:
+    """A submission as Prolific lists them (a participant takes part once here: no
+    siblings)."""
+    return {
+        "id": row["id"],
+        "participant_id": row["participant_id"],
+        "status": row["status"],
+        "started_at": iso(row["started"]),
+        "completed_at": iso(row["completed"]),
+        "has_siblings": False,
+        "study_code": row["entered_code"],
+    }
 
 
 @bp.get("/submissions/")
@@ -373,13 +548,18 @@ def list_submissions() -> Response:
     sid = request.args.get("study")
     if not sid:
         raise ApiError(400, {"study": ["A study id is required."]})
+    return study_submissions(sid)
+
+
+@bp.get("/studies/<sid>/submissions/")
+def study_submissions(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
         _study_or_404(store, db, sid)
         rows = db.execute(
             "SELECT * FROM submission WHERE study_id = ? ORDER BY seq", (sid,)
         ).fetchall()
-    return paginate([submission_out(r) for r in rows])
+    return paginate([_submission_short(r) for r in rows])
 
 
 def _submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
@@ -423,7 +603,7 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
         if problems:
             raise ApiError(400, problems)
     db.execute("UPDATE submission SET status = ? WHERE id = ?", (done[action], row["id"]))
-    notify(service().store, db, row["id"])
+    changed(service().store, db, row["id"])
 
 
 @bp.post("/submissions/<sub_id>/transition/")
@@ -553,18 +733,20 @@ def set_up_bonuses() -> tuple[Response, int]:
 
 @bp.post("/bulk-bonus-payments/<bonus_id>/pay/")
 def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
-    """Pays every time it is called, as Prolific warns: the endpoint is not idempotent."""
+    """Pays every time it is called, as Prolific warns: the endpoint is not idempotent. The
+    balance is charged now; the participants are paid asynchronously (`pay_due_bonuses`):
+    the answer is 202, and ``bonus_payments`` shows the payment only once it is made."""
     store = service().store
     with store.tx() as db:
         row = db.execute("SELECT * FROM bonus WHERE id = ?", (bonus_id,)).fetchone()
         if row is None:
             raise ApiError(404, f"Bulk bonus payment {bonus_id} not found.")
         _charge(store, db, row["amount"] + row["fees"] + row["vat"])
-        for sub_id, cents in json.loads(row["rows"]):
-            paid = json.loads(_submission_or_404(db, sub_id)["bonuses"]) + [cents]
-            db.execute("UPDATE submission SET bonuses = ? WHERE id = ?", (json.dumps(paid), sub_id))
+        db.execute(
+            "INSERT INTO bonus_payment (bonus_id, asked) VALUES (?, ?)", (bonus_id, store.now(db))
+        )
         db.execute("UPDATE bonus SET paid = paid + 1 WHERE id = ?", (bonus_id,))
-    return jsonify({}), 202
+    return jsonify("The bonus payment is queued."), 202
 
 
 # -- participant groups -------------------------------------------------------------------------
@@ -586,19 +768,53 @@ def create_group() -> tuple[Response, int]:
         )
         for pid in members:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
-    return jsonify(id=gid, name=data["name"], workspace_id=workspace, is_active=True), 201
+    return jsonify(
+        id=gid, name=data["name"], workspace_id=workspace, participant_count=len(members)
+    ), 201
+
+
+def _group_out(db: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+    count = db.execute("SELECT COUNT(*) FROM group_member WHERE group_id = ?", (row["id"],))
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "workspace_id": row["workspace_id"],
+        "participant_count": count.fetchone()[0],
+        "is_deleted": False,
+    }
 
 
 @bp.get("/participant-groups/")
 def list_groups() -> Response:
     with service().store.tx() as db:
         rows = db.execute("SELECT * FROM participant_group ORDER BY seq").fetchall()
-    return paginate(
-        [
-            {"id": r["id"], "name": r["name"], "workspace_id": r["workspace_id"], "is_active": True}
-            for r in rows
-        ]
-    )
+        return paginate([_group_out(db, r) for r in rows])
+
+
+@bp.get("/participant-groups/<gid>/")
+def get_group(gid: str) -> Response:
+    with service().store.tx() as db:
+        return jsonify(_group_out(db, _group_or_404(db, gid)))
+
+
+@bp.delete("/participant-groups/<gid>/")
+def delete_group(gid: str) -> tuple[str, int]:
+    """Prolific deletes a group (204); a study whose blocklist named it no longer blocks by
+    it."""
+    with service().store.tx() as db:
+        _group_or_404(db, gid)
+        db.execute("DELETE FROM group_member WHERE group_id = ?", (gid,))
+        db.execute("DELETE FROM participant_group WHERE id = ?", (gid,))
+    return "", 204
+
+
+def _group_or_404(db: sqlite3.Connection, gid: str) -> sqlite3.Row:
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM participant_group WHERE id = ?", (gid,)
+    ).fetchone()
+    if row is None:
+        raise ApiError(404, f"Participant group {gid} not found.")
+    return row
 
 
 def _group_members(db: sqlite3.Connection, gid: str) -> Response:

@@ -33,6 +33,11 @@ MAX_ADVANCE = 10 * 366 * 86400.0
 class Settings:
     db_path: Path
     balance: Decimal = Decimal("10000.00")
+    currency: str = "USD"
+    """The workspace's currency (USD or GBP), fixed when the service's file is made."""
+    bonus_delay: float = 0.0
+    """Seconds of the service's clock between a bonus's pay call and the payment (made by the
+    first request after): Prolific pays asynchronously."""
 
 
 class ApiError(Exception):
@@ -126,18 +131,20 @@ def service() -> Service:
 def create_app(settings: Settings) -> Flask:
     """The service on ``settings.db_path``; ``app.extensions["prolific_local"].close()`` when
     done."""
-    from harness.providers.prolific.local_service import api, hooks, participants
+    from harness.providers.prolific.local_service import api, hooks, participants, research
     from harness.providers.prolific.local_service.outbox import Deliveries
     from harness.providers.prolific.pricing import cents
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
-    store = Store(settings.db_path, cents(settings.balance))
+    store = Store(settings.db_path, cents(settings.balance), settings.currency)
+    store.bonus_delay = settings.bonus_delay
     store.deliveries = Deliveries(store)
     app.extensions["prolific_local"] = Service(store, Faults())
     app.register_blueprint(api.bp)
     app.register_blueprint(hooks.bp)
     app.register_blueprint(participants.bp)
+    app.register_blueprint(research.bp)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> tuple[Response, int]:

@@ -36,7 +36,14 @@ def _amount(_ctx: click.Context, _param: click.Parameter, value: str) -> Decimal
     default="10000.00",
     show_default=True,
     callback=_amount,
-    help="Starting balance of a new database (dollars).",
+    help="Starting balance of a new database (in its currency).",
+)
+@click.option(
+    "--currency",
+    type=click.Choice(["USD", "GBP"]),
+    default="USD",
+    show_default=True,
+    help="The workspace's currency (of a new database).",
 )
 @click.option("--rate-limit-share", type=float, default=0.0, help="Answer 429 to this share.")
 @click.option("--retry-after", type=int, default=1, help="Seconds a 429 asks to wait.")
@@ -47,6 +54,7 @@ def prolific_local_command(
     port: int,
     db_path: Path,
     balance: Decimal,
+    currency: str,
     rate_limit_share: float,
     retry_after: int,
     unavailable_share: float,
@@ -67,7 +75,7 @@ def prolific_local_command(
         "unavailable_share": unavailable_share,
         "latency_ms": latency_ms,
     }
-    settings = Settings(db_path=db_path, balance=balance)
+    settings = Settings(db_path=db_path, balance=balance, currency=currency)
     service = create_app(settings).extensions["prolific_local"]  # checked once, here
     try:
         service.faults.update(faults)

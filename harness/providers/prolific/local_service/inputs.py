@@ -71,8 +71,9 @@ def number(value: Any, low: float, high: float) -> float | None:
     return result if math.isfinite(result) and low <= result <= high else None
 
 
-def study_problems(data: dict[str, Any]) -> dict[str, list[str]]:
-    """Field problems of a new study's body (Prolific's ``{field: [messages]}`` shape)."""
+def study_problems(data: dict[str, Any], filter_ids: set[str]) -> dict[str, list[str]]:
+    """Field problems of a new study's body (Prolific's ``{field: [messages]}`` shape);
+    ``filter_ids`` are the filters Prolific has."""
     problems: dict[str, list[str]] = {}
     for name in ("name", "description", "external_study_url"):
         if not is_text(data[name]):
@@ -102,19 +103,22 @@ def study_problems(data: dict[str, Any]) -> dict[str, list[str]]:
     if not isinstance(devices, list) or not all(is_text(d, 100) for d in devices):
         problems["device_compatibility"] = ["A list of device names."]
     filters = data.get("filters", [])
-    wrong = filter_problem(filters)
+    wrong = filter_problem(filters, filter_ids)
     if wrong:
         problems["filters"] = [wrong]
     return problems
 
 
-def filter_problem(filters: Any) -> str | None:
-    """Why a study's filters cannot be used to decide eligibility (None: they can)."""
+def filter_problem(filters: Any, filter_ids: set[str]) -> str | None:
+    """Why a study's filters cannot be used to decide eligibility (None: they can): a filter
+    Prolific does not have is refused by name, never ignored."""
     if not isinstance(filters, list):
         return "A list of filters."
     for f in filters:
         if not isinstance(f, dict) or not is_text(f.get("filter_id"), 200):
             return "Each filter is an object with a filter_id."
+        if f["filter_id"] not in filter_ids:
+            return f"Unknown filter_id {f['filter_id']!r}: see GET /api/v1/filters/."
         values = f.get("selected_values", [])
         if not isinstance(values, list) or not all(
             is_text(v, 200) or is_whole(v, 0, 10**9) for v in values

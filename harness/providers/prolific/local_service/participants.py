@@ -27,11 +27,11 @@ from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.api import (
     COUNTRIES,
     TAKES_PLACE,
+    changed,
     submission_out,
     sweep,
 )
 from harness.providers.prolific.local_service.app import ApiError, service
-from harness.providers.prolific.local_service.outbox import notify
 from harness.providers.prolific.local_service.state import Store, new_id
 
 bp = Blueprint("prolific_participants", __name__)
@@ -152,7 +152,7 @@ def join(sid: str) -> tuple[Response, int]:
             "VALUES (?, ?, ?, 'ACTIVE', ?, ?)",
             (sub_id, sid, pid, store.now(db), store.seq(db)),
         )
-        notify(store, db, sub_id)
+        changed(store, db, sub_id)
         url = (
             study["external_study_url"]
             .replace("{{%PROLIFIC_PID%}}", pid)
@@ -188,7 +188,7 @@ def complete() -> Response:
                     "entered_code = ? WHERE id = ?",
                     (store.now(db), code, row["id"]),
                 )
-                notify(store, db, row["id"])
+                changed(store, db, row["id"])
                 return jsonify(
                     submission_out(
                         db.execute("SELECT * FROM submission WHERE id = ?", (row["id"],)).fetchone()
@@ -212,7 +212,7 @@ def give_back(sub_id: str) -> Response:
                 "Conflict",
             )
         db.execute("UPDATE submission SET status = 'RETURNED' WHERE id = ?", (sub_id,))
-        notify(store, db, sub_id)
+        changed(store, db, sub_id)
         return jsonify(
             submission_out(
                 db.execute("SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()

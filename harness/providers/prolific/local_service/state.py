@@ -1,8 +1,9 @@
 """The local Prolific service's state: one SQLite file (WAL), one lock, a controllable clock.
 
 Every request runs one transaction under the lock (`Store.tx`), so a place, a status change or a
-payment is decided once. Rows are plain JSON-friendly dicts; money is in cents (as Prolific's
-API reports it) and converted to `Decimal` only at the edges.
+payment is decided once. Rows are plain JSON-friendly dicts; money is in the workspace's minor
+unit (cents or pence, as Prolific's API reports it; the currency is chosen when the file is
+made) and converted to `Decimal` only at the edges. A workspace has a default project.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ CREATE TABLE IF NOT EXISTS group_member (
 CREATE TABLE IF NOT EXISTS bonus (
     id TEXT PRIMARY KEY, study_id TEXT NOT NULL, rows TEXT NOT NULL, amount INTEGER NOT NULL,
     fees INTEGER NOT NULL, vat INTEGER NOT NULL, paid INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS bonus_payment (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, bonus_id TEXT NOT NULL, asked REAL NOT NULL,
+    paid REAL);
 CREATE TABLE IF NOT EXISTS participant (id TEXT PRIMARY KEY, profile TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS project (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, workspace_id TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS message (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, sender_id TEXT NOT NULL, recipient_id TEXT NOT NULL,
+    study_id TEXT NOT NULL, body TEXT NOT NULL, sent REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS hook_subscription (
     id TEXT PRIMARY KEY, event_type TEXT NOT NULL, target_url TEXT NOT NULL,
     workspace_id TEXT NOT NULL, enabled INTEGER NOT NULL, confirmed INTEGER NOT NULL,
@@ -53,7 +62,7 @@ def new_id() -> str:
 
 
 class Store:
-    def __init__(self, path: Path, balance_cents: int) -> None:
+    def __init__(self, path: Path, balance_cents: int, currency: str = "USD") -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
@@ -62,10 +71,16 @@ class Store:
         self.db.executescript(SCHEMA)
         self.lock = threading.RLock()
         self.deliveries: Any = None  # the hooks' `outbox.Deliveries`, set by the app
+        self.bonus_delay = 0.0  # seconds of the clock before a bonus paid is made
         with self.tx() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('balance', ?)", (str(balance_cents),))
             db.execute("INSERT OR IGNORE INTO meta VALUES ('clock_offset', '0')")
             db.execute("INSERT OR IGNORE INTO meta VALUES ('seq', '0')")
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('currency', ?)", (currency,))
+            if db.execute("SELECT 1 FROM project").fetchone() is None:
+                db.execute(
+                    "INSERT INTO project VALUES (?, 'Default project', ?, 0)", (new_id(), WORKSPACE)
+                )
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -97,6 +112,9 @@ class Store:
         n = int(self.meta(db, "seq")) + 1
         self.set_meta(db, "seq", str(n))
         return n
+
+    def currency(self, db: sqlite3.Connection) -> str:
+        return self.meta(db, "currency")
 
     def study(self, db: sqlite3.Connection, study_id: str) -> dict[str, Any] | None:
         row = db.execute("SELECT body, status FROM study WHERE id = ?", (study_id,)).fetchone()
