@@ -68,7 +68,7 @@ def screen(
     impact: bool,
     systems: tuple[str, ...],
 ) -> None:
-    """Score every worker on the screening heuristics H1-H10 (and radical/centrist).
+    """Score every worker on the screening heuristics H1-H13 (and radical/centrist).
 
     Screen a stored STUDY (by name, in the store given by --db), or a CSV with --judgments and
     --spec. A worker is "flagged" when a heuristic whose spec action is not `report` flags
