@@ -57,6 +57,7 @@ ROW_COLUMNS = (
     "position",
     "seconds",
     "role",
+    "answered_hidden",
     "worker_pk",
     "assignment_pk",
 )

@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.errors import StoreError
+from harness.page_signals import SIGNAL_COLUMNS, PageSignals
 from harness.showings import showing_roles
 from harness.store.events import EventKind, log_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study
@@ -124,9 +125,17 @@ def judgment_rows(
                 "shown_at": answer.shown_at,
                 "answered_at": answer.answered_at,
                 "seconds": answer.seconds,
+                **signal_values(answer.signals),
             }
         )
     return rows
+
+
+def signal_values(signals: PageSignals | None) -> dict[str, Any]:
+    """A showing's page signals as judgment columns (all None when the page sent none)."""
+    if signals is None:
+        return dict.fromkeys(SIGNAL_COLUMNS)
+    return {column: getattr(signals, column) for column in SIGNAL_COLUMNS}
 
 
 def submitted_payload(
