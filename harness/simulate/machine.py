@@ -22,7 +22,7 @@ def machine_answers(scores: pd.Series, truths: pd.Series, scale: Scale) -> pd.Se
     shared = scores.reindex(truths.index.astype(str)).dropna()
     if len(shared) < 2 or float(shared.std()) == 0.0:
         raise ValueError("a machine needs scores that vary over at least two of the items")
-    target = truths.to_numpy(dtype=float)
+    target = truths.set_axis(truths.index.astype(str)).reindex(shared.index).to_numpy(dtype=float)
     z = (shared - shared.mean()) / shared.std()
     rescaled = float(np.mean(target)) + z * float(np.std(target, ddof=1))
     return rescaled.clip(scale.min, scale.max)

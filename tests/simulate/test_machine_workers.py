@@ -67,3 +67,30 @@ def test_a_crowd_with_model_assisted_workers_needs_the_machines_answers():
     crowd = Crowd({"careful": 0.5, "model_assisted": 0.5}, size=4, seed=1)
     with pytest.raises(ValueError, match="model-assisted workers need the machine's answers"):
         simulate_judgments(TRUTHS, RATING, crowd, 2, 20, seed=1)
+
+
+def test_workers_through_a_platforms_door_answer_and_leave_their_archetypes_page_signals():
+    from harness.simulate import Archetype, Worker
+    from harness.simulate.answering import Answering
+
+    machine = machine_answers(SYSTEM, TRUTHS, RATING)
+    answering = Answering(TRUTHS.to_dict(), RATING, machine=machine.to_dict())
+    keys = list(TRUTHS.index[:12])
+    rng = np.random.default_rng(2)
+
+    def answers(kind: Archetype) -> list:
+        return answering.answers(Worker.draw("w", kind, RATING, rng), keys, rng)
+
+    assisted = answers(Archetype.MODEL_ASSISTED)
+    values = pd.Series([a.value for a in assisted], index=keys)
+    assert values.corr(machine[keys]) > 0.95
+    assert all(a.signals.input_kind == "keyboard" and a.signals.hides == 1 for a in assisted)
+    assert all(
+        a.signals.answered_hidden and a.signals.input_kind == "none" for a in answers(Archetype.BOT)
+    )
+    person = answers(Archetype.CAREFUL)
+    assert all(not a.signals.answered_hidden and a.signals.hidden_seconds == 0 for a in person)
+    assert [a.signals.visible_seconds for a in person] == pytest.approx([a.seconds for a in person])
+    without = Answering(TRUTHS.to_dict(), RATING)
+    with pytest.raises(ValueError, match="model-assisted workers need the machine's answers"):
+        without.answers(Worker.draw("w", Archetype.MODEL_ASSISTED, RATING, rng), keys, rng)
