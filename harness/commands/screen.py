@@ -129,7 +129,10 @@ def _print_impact(
 ) -> None:
     if keys is not None and any(resolve(k) in ("radical", "centrist") for k in keys):
         raise InputError("--impact: radical and centrist only report; they screen nobody")
-    table = screening_impact(judgments, context, systems, heuristics=keys)
+    try:
+        table = screening_impact(judgments, context, systems, heuristics=keys)
+    except ValueError as exc:  # too many heuristics for 2^k subsets
+        raise InputError(f"--impact: {exc} with --only") from None
     if as_json:
         records: list[dict[str, Any]] = [
             {str(k): json_value(v) for k, v in row.items()} | {"subset": list(row["subset"])}
