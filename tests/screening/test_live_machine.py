@@ -87,7 +87,8 @@ def test_machine_workers_are_flagged_live_as_batch_screening_flags_them(engine, 
         names = {w.id: w.platform_worker_id for w in session.exec(select(Worker)).all()}
         last: dict[tuple[str, str], bool] = {}
         query = select(ScreeningDecision).order_by(col(ScreeningDecision.id))
-        for decision in session.exec(query).all():
+        decisions = session.exec(query).all()
+        for decision in decisions:
             last[(names[decision.worker_id], decision.heuristic)] = decision.flag
         context = study_context(session, study)
         stored = study_judgments(session, study.id)
@@ -101,3 +102,8 @@ def test_machine_workers_are_flagged_live_as_batch_screening_flags_them(engine, 
     assisted = truth[truth == "model_assisted"].index
     assert all(last.get((w, "machine_agreement")) for w in assisted)
     assert all(last.get((w, "hidden_answers")) for w in truth[truth == "bot"].index)
+    # the evidence travels with the decision: which reference, and the two correlations
+    raised = [d for d in decisions if d.heuristic == "machine_agreement" and d.flag]
+    assert raised and all(d.details["reference"] == "minilm" for d in raised)
+    assert all(d.details["machine_rho"] > d.details["human_rho"] for d in raised)
+    assert all(d.evidence >= 10 and d.threshold == 0 for d in raised)
