@@ -7,8 +7,9 @@ Run from the project root:
 Crowds simulated from the WS353 item means (the bundled copy) on the ws353_reproduction scale
 (0-10, step 1): 60 workers, 13 raters per item, 30 items per HIT, 10% and 30% machine workers
 (`harness.simulate.mixes.MACHINE_MIXES`), seeds 1..N. The model-assisted workers answer one
-bundled system (rescaled, `harness.simulate.machine`); H11 is given the other two, never that
-one. Screened under task_specs/ws353_reproduction.yaml's policy plus H11, H12 and H13 blocking.
+bundled system (rescaled, `harness.simulate.machine`; each of the three in turn, char3gram as
+a stress test: a system that knows no meaning); H11 is given the other two, never that one.
+Screened under task_specs/ws353_reproduction.yaml's policy plus H11, H12 and H13 blocking.
 Printed per held-out system and mix: per true archetype the workers flagged under the policy
 (counts), the share flagged, and the share each heuristic flags; then the recall on machine
 workers and the share of careful workers flagged.
@@ -49,7 +50,7 @@ def main() -> None:
     truths = ws353.judgments.groupby("item_id")["value"].mean()
     systems, _ = read_system_refs(["ws353"], lambda: ws353.items)
     context = ScreeningContext.from_spec(load_spec(SPEC))
-    for used in ("minilm", "minilm_frame"):
+    for used in ("minilm", "minilm_frame", "char3gram"):
         held_out = HeldOut(used, systems)
         for name, mix in MACHINE_MIXES.items():
             every = pd.concat(machine_flags(truths, context, mix, held_out, seed=s) for s in seeds)
