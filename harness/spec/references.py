@@ -2,9 +2,9 @@
 
 ``references: [ws353]`` names the systems bundled with harness (`harness.datasets.systems`);
 any other entry is a system file (``item_id, score``, or WS353's row-and-words layout), a
-folder of them, or ``NAME=FILE``, relative to the spec's folder. A stored study's frozen spec
-is read again relative to the working directory, so a live study names its files absolutely
-(or uses ``ws353``).
+folder of them, or ``NAME=FILE``, relative to the spec's folder. The store freezes them as
+absolute paths (`resolved`), so a stored study reads the files the spec named wherever it is
+screened.
 """
 
 from __future__ import annotations
@@ -35,17 +35,24 @@ def machine_references(
         except KeyError:
             continue
         if key is HeuristicKey.MACHINE_AGREEMENT:
-            refs += [_relative(ref, base) for ref in policy.references]
+            refs += resolved(policy.references, base)
     if not refs:
         return {}
     scores, _ = read_system_refs(refs, lambda: load_ws353().items, option="references")
     return scores
 
 
-def _relative(ref: str, base: Path | None) -> str:
-    if ref == BUNDLED_SYSTEMS or base is None:
-        return ref
-    name, sep, file = ref.partition("=")
-    if sep and name:
-        return f"{name}={base / file}"
-    return str(base / ref)
+def resolved(refs: list[str], base: Path | None) -> list[str]:
+    """``refs`` with their files relative to ``base`` made absolute (``ws353`` kept)."""
+    if base is None:
+        return list(refs)
+    out = []
+    for ref in refs:
+        name, sep, file = ref.partition("=")
+        if ref == BUNDLED_SYSTEMS:
+            out.append(ref)
+        elif sep and name:
+            out.append(f"{name}={(base / file).resolve()}")
+        else:
+            out.append(str((base / ref).resolve()))
+    return out

@@ -37,13 +37,18 @@ screening:
 
 
 def _spec(tmp_path):
+    """The spec beside its reference, named relatively: the store freezes the file's path."""
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "minilm.csv").write_bytes(
+        (bundled_systems_dir() / "minilm.csv").read_bytes()
+    )
     text = (TASK_SPECS / "ws353_reproduction.yaml").read_text()
     text = text.replace(
         "file: guidelines/ws353.txt", f"file: {TASK_SPECS / 'guidelines/ws353.txt'}"
     )
     text = (
         text[: text.index("screening:")]
-        + MACHINE_POLICY.replace("REFERENCE", str(bundled_systems_dir() / "minilm.csv"))
+        + MACHINE_POLICY.replace("REFERENCE", "refs/minilm.csv")
         + 'budget: "200.00"\n'
     )
     path = tmp_path / "machine.yaml"
