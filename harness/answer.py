@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from harness.page_signals import PageSignals
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -19,6 +21,7 @@ class Answer:
     skipped: bool = False
     shown_at: datetime | None = None
     answered_at: datetime | None = None
+    signals: PageSignals | None = None  # what the page noticed (None: an older page)
 
     @property
     def seconds(self) -> float | None:

@@ -73,7 +73,7 @@ SUMMARIES: dict[str, str] = {
     "resume": "Resume a paused STUDY: new workers can start it again.",
     "review": "Review STUDY: block, reject (with feedback) and replace as screening decided, "
     "then approve every other submitted assignment.",
-    "screen": "Score every worker on the screening heuristics H1-H10 (and radical/centrist).",
+    "screen": "Score every worker on the screening heuristics H1-H13 (and radical/centrist).",
     "serve": "Serve the task pages of every launched study with external hosting (at "
     "/hit/<study>-<index>) and store what workers submit, screening each submission live and "
     "carrying out what screening decides.",

@@ -13,7 +13,10 @@ Optional columns, with these names and types wherever they appear:
 ``skipped`` (bool), ``assignment_id``, ``hit_id`` (str), ``position`` (int, 0-based place in the
 worker's sequence), ``shown_at``, ``answered_at`` (ISO 8601 UTC timestamps), ``seconds``
 (float), ``role`` (see `harness.roles.ItemRole`), ``group`` (a control group's name),
-``instrument_hash`` (str). Any other column is kept as an item display column (e.g. ``word1``).
+``instrument_hash`` (str), and the page signals (`harness.page_signals`, empty where unknown):
+``visible_seconds``, ``hidden_seconds`` (float), ``hides``, ``blurs``, ``pastes`` (whole
+numbers), ``input_kind`` (pointer, keyboard, both, none), ``answered_hidden`` (bool). Any other
+column is kept as an item display column (e.g. ``word1``).
 
 The CSV form is the same table with a header row; see ``docs/judgments.md``. pandas is the
 currency in code; `to_crowdkit` renames for crowd-kit's aggregators (``task, worker, label``).
@@ -25,11 +28,13 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from harness.errors import JudgmentsError
+from harness.page_signals import SIGNAL_COLUMNS, InputKind
 from harness.roles import ItemRole
 from harness.showings import mark_repeats
 from harness.text_input import NotText, check_characters, decode_utf8
@@ -46,7 +51,10 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "role",
     "group",
     "instrument_hash",
+    *SIGNAL_COLUMNS,
 )
+_SIGNAL_SECONDS = ("visible_seconds", "hidden_seconds")
+_SIGNAL_COUNTS = ("hides", "blurs", "pastes")
 _TEXT_COLUMNS = (
     "item_id",
     "worker_id",
@@ -201,7 +209,8 @@ def _read_typed(
     names = header_columns(path, expected_header=expected_header)
     if any(name != name.strip() for name in names):
         return None  # spaces around a column name: the text path strips them
-    floats: list[str] = [c for c in ("seconds", "position") if c in names]
+    numbers = ("seconds", "position", *_SIGNAL_SECONDS, *_SIGNAL_COUNTS)
+    floats: list[str] = [c for c in numbers if c in names]
     if numeric:
         floats.append("value")
     try:
@@ -321,6 +330,7 @@ def normalize_judgments(
                 "expected an ISO 8601 timestamp",
             )
             out[column] = stamps
+    _signals(out, stripped, report)
     if "role" in out.columns:
         known = {r.value for r in ItemRole}
         role = out["role"].replace("", ItemRole.ITEM.value)
@@ -330,6 +340,36 @@ def normalize_judgments(
     if problems:
         raise JudgmentsError("\n".join(problems))
     return out.reset_index(drop=True)
+
+
+def _signals(out: pd.DataFrame, stripped: bool, report: Any) -> None:
+    """Type and check the page-signal columns present (empty: unknown)."""
+    for column in (*_SIGNAL_SECONDS, *_SIGNAL_COUNTS):
+        if column not in out.columns:
+            continue
+        number, given = _numbers(out[column], stripped)
+        whole = column in _SIGNAL_COUNTS
+        bad = (number.isna().to_numpy() & given) | np.asarray(number < 0)
+        if whole:
+            bad |= np.asarray((number % 1 != 0) & number.notna())
+        report(bad, column, "expected a whole number >= 0" if whole else "expected seconds >= 0")
+        number = number.where(~bad)
+        out[column] = number.astype("Int64") if whole else number.astype(float)
+    if "input_kind" in out.columns:
+        kind = _as_text(out["input_kind"], stripped=stripped)
+        known = {k.value for k in InputKind}
+        report(
+            (~kind.isin(known) & (kind != "")).to_numpy(),
+            "input_kind",
+            f"expected one of {', '.join(sorted(known))}, or nothing",
+        )
+        out["input_kind"] = kind.where(kind.isin(known), None)
+    if "answered_hidden" in out.columns:
+        cells = out["answered_hidden"].astype(object).where(out["answered_hidden"].notna(), "")
+        stated = (_as_text(cells, stripped=stripped) != "").to_numpy()
+        flag = _as_bool(out["answered_hidden"], stripped=stripped).where(stated)
+        report(flag.isna().to_numpy() & stated, "answered_hidden", "expected true or false")
+        out["answered_hidden"] = flag.astype("boolean")
 
 
 def _numbers(series: pd.Series, stripped: bool) -> tuple[pd.Series, np.ndarray]:
@@ -352,6 +392,8 @@ def write_judgments(frame: pd.DataFrame, path: str | Path) -> None:
             )
     if "skipped" in out.columns:
         out["skipped"] = out["skipped"].map({True: "true", False: "false"})
+    if "answered_hidden" in out.columns:
+        out["answered_hidden"] = out["answered_hidden"].map({True: "true", False: "false"})
     out.to_csv(path, index=False, float_format="%.10g")
 
 

@@ -399,7 +399,7 @@
     for (var i = 0; i < n; i++) {
       if (!answered(i)) { show(i); complain(i, problem(i)); return; }
     }
-    var pairs = fields();
+    var pairs = fields().concat(window.harnessSignals ? window.harnessSignals.fields() : []);
     if (cfg.hosting === "mturk") {
       if (!cfg.turkSubmitTo) { showMessages(["This page was opened outside MTurk: there is nowhere to submit to."]); return; }
       busy(true);

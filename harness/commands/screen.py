@@ -68,7 +68,7 @@ def screen(
     impact: bool,
     systems: tuple[str, ...],
 ) -> None:
-    """Score every worker on the screening heuristics H1-H10 (and radical/centrist).
+    """Score every worker on the screening heuristics H1-H13 (and radical/centrist).
 
     Screen a stored STUDY (by name, in the store given by --db), or a CSV with --judgments and
     --spec. A worker is "flagged" when a heuristic whose spec action is not `report` flags
@@ -129,7 +129,10 @@ def _print_impact(
 ) -> None:
     if keys is not None and any(resolve(k) in ("radical", "centrist") for k in keys):
         raise InputError("--impact: radical and centrist only report; they screen nobody")
-    table = screening_impact(judgments, context, systems, heuristics=keys)
+    try:
+        table = screening_impact(judgments, context, systems, heuristics=keys)
+    except ValueError as exc:  # too many heuristics for 2^k subsets
+        raise InputError(f"--impact: {exc} with --only") from None
     if as_json:
         records: list[dict[str, Any]] = [
             {str(k): json_value(v) for k, v in row.items()} | {"subset": list(row["subset"])}

@@ -9,6 +9,7 @@ One codec for both hosting modes. For the showing at (0-based) position ``p`` th
 | ``skip-p`` | ``1`` when the worker skipped the item (or answered "no" to the gate) |
 | ``shown-p``, ``answered-p`` | when the item was first shown / last answered, in milliseconds since
   the Unix epoch (the browser's clock) |
+| ``signal-p`` | the showing's page signals (`harness.render.signals`; optional) |
 
 What MTurk itself gives a page (``assignmentId``, ``workerId``, ``hitId``, ``turkSubmitTo``) and
 the page token are never answers, wherever they come (`NOT_ANSWERS`).
@@ -28,8 +29,9 @@ from datetime import UTC, datetime, timedelta
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.render.plan import HitPlan
+from harness.render.signals import encode_signals, read_signals
 
-_FIELD = re.compile(r"^(item|value|skip|shown|answered)-(\d{1,5})$")
+_FIELD = re.compile(r"^(item|value|skip|shown|answered|signal)-(\d{1,5})$")
 NOT_ANSWERS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo", "pageToken"})
 """Posted fields that are not answers."""
 
@@ -52,6 +54,8 @@ def encode_answers(answers: Iterable[Answer]) -> dict[str, str]:
         fields[f"skip-{p}"] = "1" if a.skipped else ""
         fields[f"shown-{p}"] = _millis(a.shown_at)
         fields[f"answered-{p}"] = _millis(a.answered_at)
+        if a.signals is not None:
+            fields[f"signal-{p}"] = encode_signals(a.signals)
     return fields
 
 
@@ -95,6 +99,7 @@ def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
                 skipped=slot.get("skip", "") not in ("", "0", "false"),
                 shown_at=shown,
                 answered_at=answered,
+                signals=read_signals(slot.get("signal", ""), where, problems),
             )
         )
     if problems:

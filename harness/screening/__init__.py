@@ -1,4 +1,4 @@
-"""Worker-level screening (docs/methods.md section 4): heuristics H1-H10 and the extremes report.
+"""Worker-level screening (docs/methods.md section 4): heuristics H1-H13 and the extremes report.
 
 Each heuristic is a pure function ``(judgments, context) -> DataFrame[worker_id, score,
 evidence, flag]`` over the long judgment table; `screen_workers` runs several and combines them
@@ -13,9 +13,11 @@ from harness.screening.correlation import consensus_correlation, low_correlation
 from harness.screening.disagreement import disagreeable
 from harness.screening.extremes import centrist, radical
 from harness.screening.impact import screening_impact
+from harness.screening.machine import machine_agreement
+from harness.screening.page import hidden_answers
 from harness.screening.registry import HEURISTICS, REPORT_ONLY, get, resolve
 from harness.screening.report import ScreeningReport, screen_workers
-from harness.screening.timing import quick, slow
+from harness.screening.timing import quick, slow, steady_timing
 from harness.screening.variance import control_group_variance, low_variance, low_variance_absolute
 
 __all__ = [
@@ -31,14 +33,17 @@ __all__ = [
     "disagreeable",
     "get",
     "gold_failure",
+    "hidden_answers",
     "high_random",
     "low_correlation",
     "low_variance",
     "low_variance_absolute",
+    "machine_agreement",
     "quick",
     "radical",
     "resolve",
     "screen_workers",
     "screening_impact",
     "slow",
+    "steady_timing",
 ]

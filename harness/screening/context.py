@@ -43,12 +43,14 @@ class ScreeningContext:
     ``min_others``: the other raters the agreement heuristics need before they may flag (H7:
     correlations with other workers; H8: other raters of each item counted). Early in a live
     study a worker's only partners may be careless ones, which is no evidence against them.
+    ``references``: system name -> item_id -> score, the machine references H11 compares with.
     """
 
     scale: Scale
     items: pd.DataFrame | None = None
     policy: Mapping[str, HeuristicPolicy] = field(default_factory=dict)
     min_others: int = 1
+    references: Mapping[str, pd.Series] = field(default_factory=dict)
 
     @classmethod
     def from_spec(cls, loaded: LoadedSpec) -> ScreeningContext:
@@ -58,6 +60,7 @@ class ScreeningContext:
             items=loaded.items,
             policy=dict(loaded.spec.screening),
             min_others=min_others_for(loaded.spec.raters_per_item),
+            references=loaded.references,
         )
 
     def fitted_to(self, judgments: pd.DataFrame) -> ScreeningContext:

@@ -42,7 +42,8 @@ def screening_impact(
     """The figures after screening with every subset of the heuristics, next to no screening.
 
     ``heuristics``: keys or codes (default: every heuristic the policy names, whatever its
-    action; all ten when the policy names none). ``systems``: name -> predictions, a Series
+    action; when it names none, every heuristic of the catalogue that flags someone, at most
+    `MAX_HEURISTICS`). ``systems``: name -> predictions, a Series
     indexed by ``item_id`` or a frame with ``item_id, score``. ``level``: alpha's level
     (default: interval for rating studies, ordinal for Likert and pair comparison).
 
@@ -64,11 +65,15 @@ def screening_impact(
         if isinstance(context_or_spec, LoadedSpec)
         else context_or_spec
     )
-    keys = _keys(heuristics, context)
+    named = heuristics is not None or bool(context.policy)
+    keys = _keys(heuristics, context, limit=named)
     report = screen_workers(judgments, context, keys)
     flags = {
         key: set(frame.loc[frame["flag"], "worker_id"]) for key, frame in report.results.items()
     }
+    if not named:  # the whole catalogue: a heuristic that flags nobody only repeats rows
+        keys = [k for k in keys if flags[k]]
+        _check_count(keys)
     rows = content(judgments, context)
     predictions = {name: _scores(name, table) for name, table in (systems or {}).items()}
     chosen = level or _default_level(context)
@@ -99,14 +104,23 @@ def screening_impact(
     return table
 
 
-def _keys(heuristics: Iterable[str] | None, context: ScreeningContext) -> list[str]:
+def _check_count(keys: list[str]) -> None:
+    if len(keys) > MAX_HEURISTICS:
+        raise ValueError(
+            f"at most {MAX_HEURISTICS} heuristics (2^k subsets), not {len(keys)}: name them"
+        )
+
+
+def _keys(
+    heuristics: Iterable[str] | None, context: ScreeningContext, *, limit: bool = True
+) -> list[str]:
     names = list(heuristics) if heuristics is not None else list(context.policy) or list(HEURISTICS)
     keys = list(dict.fromkeys(resolve(n) for n in names))
     unknown = [k for k in keys if k not in HEURISTICS]
     if unknown:
         raise KeyError(f"not a screening heuristic (radical/centrist only report): {unknown}")
-    if len(keys) > MAX_HEURISTICS:  # pragma: no cover - the catalogue has ten
-        raise ValueError(f"at most {MAX_HEURISTICS} heuristics (2^k subsets)")
+    if limit:
+        _check_count(keys)
     order: list[str] = list(HEURISTICS)
     return sorted(keys, key=order.index)
 

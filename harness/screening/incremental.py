@@ -4,7 +4,7 @@ Pure: tables in, score frames out; no database. `IncrementalScores` holds a stud
 worker and by item, the per-item aggregates (`ItemAggregates`) and H7's score per
 assignment. `add` takes newly stored rows and refreshes only the aggregates of the items they
 touch; `scores` rescores only the workers an update can have moved (the workers with new rows
-on every heuristic of the policy, and on the agreement heuristics (H3, H5, H7, H8) every other
+on every heuristic of the policy, and on the agreement heuristics (H3, H5, H7, H8, H11) every other
 worker who rated the same items, since the consensus of those items moved). It uses the same
 functions as batch screening, so live and batch scores agree exactly.
 
@@ -31,6 +31,7 @@ from harness.screening.correlation import (
     with_units,
 )
 from harness.screening.disagreement import disagreeable_of
+from harness.screening.machine import machine_agreement_of
 from harness.screening.registry import HEURISTICS
 from harness.screening.report import json_value
 from harness.screening.rowstore import Codes, RowStore
@@ -42,6 +43,7 @@ AGREEMENT = (
     HeuristicKey.DISAGREEABLE,
     HeuristicKey.LOW_CORRELATION,
     HeuristicKey.CONSENSUS_CORRELATION,
+    HeuristicKey.MACHINE_AGREEMENT,
 )
 """Heuristics whose scores depend on other workers' answers to the same items."""
 
@@ -55,6 +57,7 @@ ROW_COLUMNS = (
     "position",
     "seconds",
     "role",
+    "answered_hidden",
     "worker_pk",
     "assignment_pk",
 )
@@ -197,9 +200,25 @@ class IncrementalScores:
             out[HeuristicKey.CONSENSUS_CORRELATION] = consensus_correlation_of(
                 workers, cell, totals, self.context, with_rho=False
             )
+        if HeuristicKey.MACHINE_AGREEMENT in keys:
+            out[HeuristicKey.MACHINE_AGREEMENT] = machine_agreement_of(
+                workers, cell, self.aggregates.totals, self.context, self._coded_references()
+            )
         for frame in out.values():
             frame["worker_id"] = self.workers.decode(frame["worker_id"])
         return out
+
+    def _coded_references(self) -> dict[str, pd.Series]:
+        """H11's references by item code (the study's items only; a fresh study's items all
+        have codes, `of` gives them)."""
+        known = dict(zip(self.items.names, range(len(self.items.names)), strict=True))
+        coded = {}
+        for name, scores in self.context.references.items():
+            ids = pd.Index(scores.index.astype(str))
+            keep = ids.isin(list(known))
+            codes = [known[i] for i in ids[keep]]
+            coded[name] = pd.Series(scores.to_numpy(dtype=float)[keep], index=codes)
+        return coded
 
     def _ingest(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Add stored rows to the row stores; return their content rows."""

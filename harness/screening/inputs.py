@@ -77,7 +77,7 @@ def heuristic_names(only: str | None) -> list[str] | None:
     if unknown or not names:
         raise InputError(
             f"--only: unknown heuristic(s) {', '.join(unknown) or '(none given)'}; "
-            "expected keys or codes H1-H10 (e.g. H3,consensus_correlation), radical, centrist"
+            "expected keys or codes H1-H13 (e.g. H3,consensus_correlation), radical, centrist"
         )
     return names
 

@@ -1,4 +1,4 @@
-"""The screening heuristics by catalogue key (H1-H10), plus the report-only extremes.
+"""The screening heuristics by catalogue key (H1-H13), plus the report-only extremes.
 
 Keys and codes come from `harness.spec.heuristics.CATALOGUE`; every catalogue entry has exactly
 one implementation here (a test checks it). `resolve` accepts a key or a code.
@@ -15,7 +15,9 @@ from harness.screening.controls import calibration_failure, gold_failure, high_r
 from harness.screening.correlation import consensus_correlation, low_correlation
 from harness.screening.disagreement import disagreeable
 from harness.screening.extremes import centrist, radical
-from harness.screening.timing import quick, slow
+from harness.screening.machine import machine_agreement
+from harness.screening.page import hidden_answers
+from harness.screening.timing import quick, slow, steady_timing
 from harness.screening.variance import control_group_variance, low_variance
 from harness.spec.heuristics import CATALOGUE, HeuristicKey, resolve_heuristic
 
@@ -32,8 +34,11 @@ HEURISTICS: dict[HeuristicKey, Heuristic] = {
     HeuristicKey.CONSENSUS_CORRELATION: consensus_correlation,
     HeuristicKey.GOLD_FAILURE: gold_failure,
     HeuristicKey.CALIBRATION_FAILURE: calibration_failure,
+    HeuristicKey.MACHINE_AGREEMENT: machine_agreement,
+    HeuristicKey.HIDDEN_ANSWERS: hidden_answers,
+    HeuristicKey.STEADY_TIMING: steady_timing,
 }
-"""Catalogue key -> implementation, in catalogue order (H1..H10)."""
+"""Catalogue key -> implementation, in catalogue order (H1..H13)."""
 
 REPORT_ONLY: dict[str, Heuristic] = {"radical": radical, "centrist": centrist}
 """Reported, never used to filter: not in the catalogue, no policy applies."""

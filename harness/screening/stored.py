@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from harness.errors import StoreError
 from harness.screening.context import ScreeningContext, min_others_for
 from harness.spec.model import TaskSpec
+from harness.spec.references import machine_references
 from harness.spec.scale import resolve_scale
 from harness.store.models import InstrumentVersion, Item, Study
 
@@ -44,4 +45,5 @@ def instrument_context(session: Session, instrument_id: int) -> ScreeningContext
         table,
         dict(spec.screening),
         min_others=min_others_for(spec.raters_per_item),
+        references=machine_references(spec.screening),
     )

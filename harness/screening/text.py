@@ -2,8 +2,10 @@
 
 Each cell is the heuristic's score (2 significant digits), marked ``*`` when it flags the
 worker and ``!`` when it flags and the policy acts on it (block, reject, replace); the last
-column says whether the policy flags the worker at all. `ScreeningReport.table` is the wide
-form (every field), printed with ``--details``.
+column says whether the policy flags the worker at all. A heuristic that could say nothing
+about anyone (no controls of its kind, no page signals, no machine reference) gets no column;
+the legend names it. `ScreeningReport.table` is the wide form (every field), printed with
+``--details``.
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ WIDTH = 6
 
 
 def code_of(key: str) -> str:
-    """The heuristic's short column name: its code (H1-H10), or rad / cen."""
+    """The heuristic's short column name: its code (H1-H13), or rad / cen."""
     info = BY_KEY.get(key)
     return info.code if info is not None else SHORT.get(key, key[:WIDTH])
 
 
 def compact_lines(report: ScreeningReport) -> list[str]:
     """The compact table, then its legend."""
-    keys = list(report.results)
+    scored = [k for k, f in report.results.items() if f["score"].notna().any()]
+    keys = scored or list(report.results)
+    silent = [k for k in report.results if k not in keys]
     flagged = report.flagged
     name_width = max([len("worker"), *(len(str(w)) for w in report.workers)])
     header = f"{'worker':<{name_width}} " + " ".join(f"{code_of(k):>{WIDTH}}" for k in keys)
@@ -46,7 +50,9 @@ def compact_lines(report: ScreeningReport) -> list[str]:
             + " ".join(cells)
             + ("  yes" if bool(flagged[worker]) else "  -")
         )
-    legend = ", ".join(f"{code_of(k)} {k}" for k in keys)
+    legend = ", ".join(_entry(k) for k in keys)
+    if silent:
+        legend += "; no scores for anyone: " + ", ".join(_entry(k) for k in silent)
     lines += [
         "",
         f"Columns: {legend}.",
@@ -54,6 +60,14 @@ def compact_lines(report: ScreeningReport) -> list[str]:
         "--details shows every field, --json all of it.",
     ]
     return [*lines[:-2], *_wrap(lines[-2]), *_wrap(lines[-1])]
+
+
+def _entry(key: str) -> str:
+    """``H8 consensus_correlation``, kept on one line when the legend is wrapped."""
+    return f"{code_of(key)}{_KEEP}{key}"
+
+
+_KEEP = "\0"  # a space the legend is not wrapped at
 
 
 def _number(value: object) -> str:
@@ -67,4 +81,4 @@ def _number(value: object) -> str:
 def _wrap(text: str, width: int = 100) -> list[str]:
     import textwrap
 
-    return textwrap.wrap(text, width) or [""]
+    return [line.replace(_KEEP, " ") for line in textwrap.wrap(text, width)] or [""]

@@ -1,12 +1,16 @@
-"""H1 slow and H2 quick: how long a worker spends per item (docs/methods.md section 4).
+"""H1 slow, H2 quick and H13 steady timing: how long a worker spends per item
+(docs/methods.md section 4).
 
-Both read the ``seconds`` column (every row with a time, skips included: a skip also takes
+All read the ``seconds`` column (every row with a time, skips included: a skip also takes
 time); without it nothing can be said. H1 is report-only by default: filtering slow workers was
-found to lower agreement with references.
+found to lower agreement with references. H13 looks for timing no person produces: people
+spend very different times on different items (an easy pair, a hard one, a glance away), a
+script or a worker pasting a model's answers keeps a clockwork pace.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from harness.screening.context import ScreeningContext, result, shared, workers_of
@@ -41,3 +45,18 @@ def quick(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     median = times.median()
     flag = median < context.threshold(HeuristicKey.QUICK)
     return result(workers_of(judgments), median, times.size(), flag)
+
+
+MIN_TIMED = 10  # H13: timed items needed for a flag
+
+
+def steady_timing(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
+    """H13: coefficient of variation (sample sd / mean) of the seconds per item, flagged below
+    the threshold (0.2) with at least `MIN_TIMED` timed items."""
+    times = _seconds(judgments).groupby("worker_id")["seconds"]
+    mean = times.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variation = (times.std(ddof=1) / mean).where(mean > 0)
+    count = times.size()
+    flag = (variation < context.threshold(HeuristicKey.STEADY_TIMING)) & (count >= MIN_TIMED)
+    return result(workers_of(judgments), variation, count, flag)

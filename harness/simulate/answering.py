@@ -14,7 +14,8 @@ import numpy as np
 
 from harness.answer import Answer
 from harness.clock import utcnow
-from harness.simulate.archetypes import Worker
+from harness.page_signals import InputKind, PageSignals
+from harness.simulate.archetypes import Archetype, Worker
 from harness.spec.scale import Scale
 
 _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
@@ -46,17 +47,24 @@ class DriverReport:
 @dataclass
 class Answering:
     """How simulated participants answer: ``truths`` maps item keys to latent values (control
-    items included); an item without one is answered from the scale's midpoint."""
+    items included); an item without one is answered from the scale's midpoint. ``machine``
+    (item key -> a system's answer, `harness.simulate.machine.machine_answers`) is what
+    model-assisted workers answer from, where it has the item."""
 
     truths: Mapping[str, float]
     scale: Scale
     start: datetime = field(default_factory=lambda: utcnow())
+    machine: Mapping[str, float] | None = None  # what model-assisted workers answer from
 
     def answers(
         self, worker: Worker, keys: Sequence[str], rng: np.random.Generator
     ) -> list[Answer]:
-        """The worker's answer to each showing, with when it was shown and answered."""
-        truths = np.array([self.truths.get(k, self.scale.midpoint) for k in keys], dtype=float)
+        """The worker's answer to each showing, with when it was shown and answered and the
+        page signals its archetype leaves (`page_signals`)."""
+        source = self.machine if worker.archetype is Archetype.MODEL_ASSISTED else self.truths
+        if source is None:
+            raise ValueError("model-assisted workers need the machine's answers (machine=...)")
+        truths = np.array([source.get(k, self.truths.get(k, self.scale.midpoint)) for k in keys])
         values = worker.answer(truths, self.scale, rng)
         seconds = worker.seconds(len(keys), rng)
         answers = []
@@ -64,8 +72,21 @@ class Answering:
         for position, (key, value, spent) in enumerate(zip(keys, values, seconds, strict=True)):
             shown = clock
             clock = clock + timedelta(seconds=float(spent))
-            answers.append(Answer(key, position, float(value), False, shown, clock))
+            signals = page_signals(worker.archetype, float(spent))
+            answers.append(Answer(key, position, float(value), False, shown, clock, signals))
         return answers
+
+
+def page_signals(archetype: Archetype, seconds: float) -> PageSignals:
+    """What a simulated worker's page notices on an item answered in ``seconds``: a person
+    answers the visible page with a pointer; a model-assisted worker spends most of the time in
+    the model's tab and types the answer; a bot answers a hidden page with neither."""
+    if archetype is Archetype.BOT:
+        return PageSignals(0.0, seconds, 0, 0, 0, InputKind.NONE, True)
+    if archetype is Archetype.MODEL_ASSISTED:
+        away = round(seconds * 0.7, 3)
+        return PageSignals(seconds - away, away, 1, 1, 0, InputKind.KEYBOARD, False)
+    return PageSignals(seconds, 0.0, 0, 0, 0, InputKind.POINTER, False)
 
 
 def shown_keys(page: str) -> list[str]:

@@ -42,6 +42,8 @@ class Archetype(StrEnum):
     RADICAL = "radical"
     CENTRIST = "centrist"
     SLOW = "slow"
+    MODEL_ASSISTED = "model_assisted"
+    BOT = "bot"
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,18 @@ MODELS: dict[Archetype, ResponseModel] = {
         noise=0.12, bias_sd=0.03, stretch=2.5, equal_threshold=(0.2, 0.3), inset=0.25
     ),
     Archetype.SLOW: ResponseModel(noise=0.12, bias_sd=0.03, median_seconds=400.0),
+    # answers a language-model-like system's ratings (`harness.simulate.machine`), fast and
+    # steady, no lapses; a bot repeats a pattern at a clockwork pace
+    Archetype.MODEL_ASSISTED: ResponseModel(
+        noise=0.03, bias_sd=0.0, median_seconds=3.5, seconds_sigma=0.1
+    ),
+    Archetype.BOT: ResponseModel(noise=0.0, bias_sd=0.0, median_seconds=2.5, seconds_sigma=0.01),
 }
+
+MACHINES = (Archetype.MODEL_ASSISTED, Archetype.BOT)
+"""The machine-made archetypes (docs/screening.md, "Machine-made answers")."""
+
+PATTERN = 3  # a bot's answers repeat a pattern of this many values
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class Worker:
     bias: float  # in scale units (latent units for pair comparison)
     constant: float  # a straight-liner's answer
     equal_threshold: float  # pair comparison, latent units
+    pattern: tuple[float, ...] = ()  # a bot's repeated answers
 
     @classmethod
     def draw(
@@ -102,7 +116,12 @@ class Worker:
         constant = float(scale.snap(np.array([rng.uniform(scale.min, scale.max)]))[0])
         low, high = model.equal_threshold
         threshold = float(rng.uniform(low, high)) * latent_range
-        return cls(worker_id, archetype, bias, constant, threshold)
+        pattern: tuple[float, ...] = ()
+        if archetype is Archetype.BOT:  # drawn only for bots: other crowds draw as before
+            pattern = tuple(
+                float(v) for v in scale.snap(rng.uniform(scale.min, scale.max, PATTERN))
+            )
+        return cls(worker_id, archetype, bias, constant, threshold, pattern)
 
     def answer(
         self,
@@ -113,8 +132,10 @@ class Worker:
     ) -> np.ndarray:
         """This worker's answers to items with latent ``truths``, snapped to ``scale``.
 
-        The archetype decides how the worker answers (at random, a constant, or from the
-        truth with its traits); the study type decides what that looks like on its scale.
+        The archetype decides how the worker answers (at random, a constant, a bot's pattern,
+        or from the truth with its traits); the study type decides what that looks like on its
+        scale. A model-assisted worker is given the machine's answers as its ``truths``
+        (`harness.simulate.crowd.simulate_judgments` does so).
         """
         truths = np.asarray(truths, dtype=float)
         kind = definition(scale.kind)
@@ -122,6 +143,8 @@ class Worker:
             return kind.random_answers(scale, rng, len(truths))
         if self.archetype is Archetype.STRAIGHT_LINER:
             return kind.constant_answers(self.constant, scale, rng, len(truths))
+        if self.archetype is Archetype.BOT:
+            return np.resize(np.asarray(self.pattern, dtype=float), len(truths))
         model = MODELS[self.archetype]
         traits = Traits(
             bias=self.bias,

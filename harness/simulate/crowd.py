@@ -66,13 +66,18 @@ def simulate_judgments(
     roles: pd.Series | None = None,
     *,
     latent_range: float = 10.0,
+    machine: pd.Series | None = None,
 ) -> pd.DataFrame:
     """The long table a study of ``truths`` (item_id -> latent truth) would give with ``crowd``.
 
     Columns: ``item_id, worker_id, value, skipped, assignment_id, position, seconds, role,
-    true_archetype``. ``roles`` (item_id -> `ItemRole`) marks control items (default: all are
-    content items); build their truths with `control_truths`. For a pair comparison the truths
-    are latent differences (see `harness.simulate.archetypes`).
+    answered_hidden, true_archetype``. ``roles`` (item_id -> `ItemRole`) marks control items
+    (default: all are content items); build their truths with `control_truths`. For a pair
+    comparison the truths are latent differences (see `harness.simulate.archetypes`).
+    ``machine`` (item_id -> a system's answer, `harness.simulate.machine.machine_answers`) is
+    what model-assisted workers answer from (items without one: the truth); a crowd with
+    model-assisted workers needs it. ``answered_hidden`` is the page signal "answered while
+    the page was hidden": a bot fills a page in a background tab, people do not.
     """
     if raters_per_item > crowd.size:
         raise ValueError(
@@ -82,9 +87,15 @@ def simulate_judgments(
     if items_per_assignment < 1:
         raise ValueError("items_per_assignment must be at least 1")
     workers = crowd.workers(scale, latent_range)
+    if machine is None and any(w.archetype is Archetype.MODEL_ASSISTED for w in workers):
+        raise ValueError("model-assisted workers need the machine's answers (machine=...)")
     rng = np.random.default_rng([seed, 2])
     item_ids = np.asarray(truths.index.astype(str))
     values = truths.to_numpy(dtype=float)
+    assisted = values
+    if machine is not None:
+        by_item = {str(k): float(v) for k, v in machine.items()}
+        assisted = np.array([by_item.get(i, v) for i, v in zip(item_ids, values, strict=True)])
     order = rng.permutation(len(item_ids))
     hits = [order[i : i + items_per_assignment] for i in range(0, len(order), items_per_assignment)]
     load = np.zeros(len(workers))
@@ -96,16 +107,18 @@ def simulate_judgments(
             load[w] += 1
             worker = workers[w]
             shown = hit[rng.permutation(len(hit))]
+            source = assisted if worker.archetype is Archetype.MODEL_ASSISTED else values
             parts.append(
                 pd.DataFrame(
                     {
                         "item_id": item_ids[shown],
                         "worker_id": worker.worker_id,
-                        "value": worker.answer(values[shown], scale, rng, latent_range),
+                        "value": worker.answer(source[shown], scale, rng, latent_range),
                         "skipped": False,
                         "assignment_id": f"a{h + 1:03d}-{r + 1:02d}",
                         "position": np.arange(len(shown)),
                         "seconds": worker.seconds(len(shown), rng),
+                        "answered_hidden": worker.archetype is Archetype.BOT,
                         "true_archetype": worker.archetype.value,
                     }
                 )
@@ -115,7 +128,7 @@ def simulate_judgments(
     table["role"] = [role_of.get(i, ItemRole.ITEM.value) for i in table["item_id"]]
     table["position"] = table["position"].astype("Int64")
     columns = ["item_id", "worker_id", "value", "skipped", "assignment_id", "position"]
-    return table[[*columns, "seconds", "role", "true_archetype"]]
+    return table[[*columns, "seconds", "role", "answered_hidden", "true_archetype"]]
 
 
 def control_truths(

@@ -32,17 +32,18 @@ def run_crowd(
     country: str = "US",
     on_submitted: Callable[[str], None] | None = None,
     keep_group: bool = False,
+    machine: Mapping[str, float] | None = None,
 ) -> DriverReport:
     """Let ``workers`` do what they can of ``study`` and return what they did
     (``on_submitted`` is told each submission as it lands: a progress bar; ``country``: where
     they say they are; ``keep_group``: a study with arms, each worker keeps to the group of
-    units of their first one)."""
+    units of their first one; ``machine``: what model-assisted workers answer)."""
     report = DriverReport(on_submitted=on_submitted)
     door = platform.capabilities.crowd_door
     if door is None:
         raise ValueError(f"platform {platform.name!r} names no door for a simulated crowd")
     entrance: CrowdDoor = load(door)(endpoint, public_url, study)
-    visit = Visit(workers, truths, scale, http, seed, country, keep_group)
+    visit = Visit(workers, truths, scale, http, seed, country, keep_group, machine)
     return entrance.admit(visit, report)
 
 
@@ -85,6 +86,7 @@ def simulate_study(
         arms = bool(study_arms(session, running.id))
     instrument = stored_instrument(frozen)
     truths = latent_truths(instrument.items, instrument.scale, seed)
+    machine = _machine(truths, instrument.scale) if mix.get("model_assisted", 0) > 0 else None
     workers = Crowd(dict(mix), size=size, seed=seed).workers(instrument.scale)
     advance = progress(open_work) if progress is not None else None
     with requests.Session() as http:
@@ -101,7 +103,32 @@ def simulate_study(
             country=country,
             on_submitted=None if advance is None else lambda _assignment: advance(1),
             keep_group=arms,
+            machine=machine,
         )
     if advance is not None:
         advance(max(0, open_work - len(report.submitted)))  # what nobody took: close the bar
     return report
+
+
+MACHINE_SYSTEM = "minilm"  # the bundled system simulated model-assisted workers answer
+
+
+def _machine(truths: Mapping[str, float], scale: Scale) -> dict[str, float]:
+    """What model-assisted workers answer on a stored study: the bundled MiniLM system's WS353
+    predictions rescaled (`harness.simulate.machine`); other items have no bundled system."""
+    import pandas as pd
+
+    from harness.datasets import load_ws353
+    from harness.datasets.systems import read_system_refs
+    from harness.errors import InputError
+    from harness.simulate.machine import machine_answers
+
+    systems, _ = read_system_refs(["ws353"], lambda: load_ws353().items)
+    try:
+        rescaled = machine_answers(systems[MACHINE_SYSTEM], pd.Series(truths), scale)
+    except ValueError:
+        raise InputError(
+            "model_assisted workers answer a system's predictions, and harness bundles them "
+            "only for WS353's items; this study has too few of them"
+        ) from None
+    return {str(k): float(v) for k, v in rescaled.items()}

@@ -16,7 +16,8 @@ from harness.spec.scale import Scale
 class Visit:
     """A simulated crowd at a study's door: who comes, the truths they answer from, the HTTP
     session they use, their seed, the country they say they are in, and ``keep_group``: each
-    keeps to the group of units of their first submission (a study with arms)."""
+    keeps to the group of units of their first submission (a study with arms); ``machine``: what
+    model-assisted workers answer from (`harness.simulate.answering.Answering`)."""
 
     workers: Sequence[Worker]
     truths: Mapping[str, float]
@@ -25,6 +26,7 @@ class Visit:
     seed: int = 0
     country: str = "US"
     keep_group: bool = False
+    machine: Mapping[str, float] | None = None
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """Named crowd mixes: the ones screening's defaults are checked on (docs/screening.md).
 
-Each has 5% sloppy workers (neither a screening target nor careful) and 20%, 30% or 40% bad
-workers (spammers, straight-liners, backwards), the rest careful.
+`SCREENING_MIXES` each have 5% sloppy workers (neither a screening target nor careful) and 20%,
+30% or 40% bad workers (spammers, straight-liners, backwards), the rest careful;
+`MACHINE_MIXES` have machine workers instead.
 """
 
 from __future__ import annotations
@@ -29,3 +30,10 @@ SCREENING_MIXES: dict[str, dict[str, float]] = {
         "backwards": 0.1,
     },
 }
+
+MACHINE_MIXES: dict[str, dict[str, float]] = {
+    "10% machine": {"careful": 0.85, "sloppy": 0.05, "model_assisted": 0.07, "bot": 0.03},
+    "30% machine": {"careful": 0.65, "sloppy": 0.05, "model_assisted": 0.2, "bot": 0.1},
+}
+"""Crowds with machine workers (docs/screening.md, "Machine-made answers"): 5% sloppy, 10% or
+30% machine workers (about two model-assisted workers to each bot), the rest careful."""

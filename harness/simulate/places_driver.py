@@ -45,7 +45,13 @@ class Door(ABC):
     def admit(self, visit: Visit, report: DriverReport) -> DriverReport:
         """Participants arrive through this door until nobody gets a task."""
         return PlacesWorkers(
-            self, visit.workers, visit.truths, visit.scale, visit.http, seed=visit.seed
+            self,
+            visit.workers,
+            visit.truths,
+            visit.scale,
+            visit.http,
+            seed=visit.seed,
+            machine=visit.machine,
         ).run(report=report)
 
 
@@ -62,13 +68,14 @@ class PlacesWorkers:
     scale: Scale
     http: Any
     seed: int = 0
+    machine: Mapping[str, float] | None = None  # what model-assisted workers answer from
 
     def run(self, rounds: int | None = None, report: DriverReport | None = None) -> DriverReport:
         """Participants take turns, one task each per round, until nobody gets one; what they
         did goes into ``report`` (a new one by default)."""
         report = report or DriverReport()
         rng = np.random.default_rng([self.seed, 5])
-        answering = Answering(self.truths, self.scale)
+        answering = Answering(self.truths, self.scale, machine=self.machine)
         done = 0
         while rounds is None or done < rounds:
             took = sum(self.work(w, rng, report, answering) for w in self.workers)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
+from harness.page_signals import SIGNAL_COLUMNS
 from harness.roles import ItemRole
 from harness.store.models import (
     Assignment,
@@ -99,7 +101,9 @@ def _judgments(
     skipped = part["skipped"] if "skipped" in part.columns else pd.Series(False, index=part.index)
     seconds = part["seconds"] if "seconds" in part.columns else pd.Series(None, index=part.index)
     role = part["role"] if "role" in part.columns else pd.Series(ItemRole.ITEM, index=part.index)
-    return [
+    signals = [c for c in SIGNAL_COLUMNS if c in part.columns]  # the page signals simulated
+    extra = part[signals].astype(object).where(part[signals].notna(), None).to_dict("records")
+    rows = [
         {
             "assignment_id": assignment.id,
             "item_id": items[str(item)],
@@ -115,6 +119,15 @@ def _judgments(
             zip(part["item_id"], values, skipped, role, seconds, strict=True)
         )
     ]
+    return [
+        row | {str(k): _plain(v) for k, v in more.items()}
+        for row, more in zip(rows, extra, strict=True)
+    ]
+
+
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value the database driver takes."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 __all__ = ["store_assignments"]

@@ -6,7 +6,7 @@ import pandas as pd
 
 from harness.errors import Problem
 from harness.roles import ItemRole
-from harness.spec.heuristics import BY_KEY, resolve_heuristic
+from harness.spec.heuristics import BY_KEY, HeuristicKey, resolve_heuristic
 from harness.spec.model import Action, TaskSpec
 from harness.spec.scale import Scale
 from harness.spec.study_types import definition
@@ -96,6 +96,13 @@ def _check_screening(spec: TaskSpec, src: YamlSource) -> list[Problem]:
                     f"reject is reserved for objective failures (quick, "
                     f"gold_failure, calibration_failure) and for low_correlation, which "
                     f"judges each assignment; use block or report for {info.key}",
+                )
+            )
+        if policy.references and info.key is not HeuristicKey.MACHINE_AGREEMENT:
+            problems.append(
+                src.problem(
+                    (*key, "references"),
+                    f"only machine_agreement compares with machine references, not {info.key}",
                 )
             )
     return problems

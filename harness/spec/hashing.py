@@ -49,7 +49,10 @@ def instrument_hash(
         "controls": spec.controls.model_dump(mode="json"),
         "qualifications": spec.qualifications.model_dump(mode="json"),
         "raters_per_item": spec.raters_per_item,
-        "screening": {k: v.model_dump(mode="json") for k, v in sorted(spec.screening.items())},
+        "screening": {
+            k: v.model_dump(mode="json", exclude=None if v.references else {"references"})
+            for k, v in sorted(spec.screening.items())
+        },
     }
     return _sha(json.dumps(procedure, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 

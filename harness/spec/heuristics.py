@@ -2,7 +2,7 @@
 
 The spec declares the policy (threshold and action per heuristic) before launch; the screening
 stage implements the heuristics and reads their thresholds from here. Keys are the names; the
-codes H1-H10 are accepted wherever a user names heuristics on the command line.
+codes H1-H13 are accepted wherever a user names heuristics on the command line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from enum import StrEnum
 
 
 class HeuristicKey(StrEnum):
-    """The catalogue's heuristics by key (docs/methods.md section 4), in order H1..H10: what a
+    """The catalogue's heuristics by key (docs/methods.md section 4), in order H1..H13: what a
     screening decision names (its ``heuristic`` column, stored by value)."""
 
     SLOW = "slow"
@@ -25,6 +25,9 @@ class HeuristicKey(StrEnum):
     CONSENSUS_CORRELATION = "consensus_correlation"
     GOLD_FAILURE = "gold_failure"
     CALIBRATION_FAILURE = "calibration_failure"
+    MACHINE_AGREEMENT = "machine_agreement"
+    HIDDEN_ANSWERS = "hidden_answers"
+    STEADY_TIMING = "steady_timing"
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,29 @@ CATALOGUE: tuple[HeuristicInfo, ...] = (
         "failed identical-pair or repeated-item checks more than a careful worker's failure "
         "rate (the threshold) explains: one-sided binomial p < 0.01 (a spec's own threshold "
         "flags any share above it instead; 0 is the published any failure)",
+    ),
+    HeuristicInfo(
+        "H11",
+        HeuristicKey.MACHINE_AGREEMENT,
+        0.0,
+        False,
+        "Spearman rho with the closest machine reference minus rho with the leave-one-out "
+        "human consensus, above the threshold",
+    ),
+    HeuristicInfo(
+        "H12",
+        HeuristicKey.HIDDEN_ANSWERS,
+        0.1,
+        False,
+        "share of answers given while the task page was hidden, above the threshold",
+    ),
+    HeuristicInfo(
+        "H13",
+        HeuristicKey.STEADY_TIMING,
+        0.2,
+        False,
+        "coefficient of variation of the seconds per item below the threshold (at least 10 "
+        "timed items)",
     ),
 )
 

@@ -20,6 +20,7 @@ from harness.spec.controls import add_control_items, hit_count
 from harness.spec.hashing import instrument_hash
 from harness.spec.items import ItemProblem, resolve_items
 from harness.spec.model import TaskSpec
+from harness.spec.references import machine_references
 from harness.spec.scale import Scale, resolve_scale
 from harness.spec.templates import (
     TemplateNotFound,
@@ -46,6 +47,8 @@ class LoadedSpec:
     template_files: dict[str, str]
     instrument_hash: str
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
+    # machine_agreement's references: system name -> item_id -> score
+    references: dict[str, pd.Series] = field(default_factory=dict, repr=False)
 
     def line_of(self, dotted: str) -> int | None:
         """The spec file's line of a field (``"hit.reward"``), or of its nearest parent."""
@@ -128,6 +131,11 @@ def load_source(src: YamlSource) -> LoadedSpec:
         )
     except TemplateNotFound as exc:
         problems.append(src.problem(("template",), f"template {exc.name!r} not found"))
+    references: dict[str, pd.Series] = {}
+    try:
+        references = machine_references(spec.screening, src.path.parent)
+    except DatasetError as exc:
+        problems.append(src.problem(("screening", "machine_agreement", "references"), str(exc)))
     if items is not None and display is not None:
         problems += [
             p for p in check_items(spec, items, display, scale, src) if not _covered(p, structural)
@@ -152,6 +160,7 @@ def load_source(src: YamlSource) -> LoadedSpec:
         template_files=files,
         instrument_hash=digest,
         lines=dict(src.lines),
+        references=references,
     )
 
 

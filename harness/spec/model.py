@@ -201,6 +201,8 @@ class QualificationsSpec(Strict):
 class HeuristicPolicy(Strict):
     threshold: float | None = None  # None: the default of docs/methods.md section 4
     action: Action = Action.REPORT
+    # machine_agreement only: the systems compared with (``ws353``: the bundled ones; a file)
+    references: list[Annotated[str, Field(min_length=1, max_length=500)]] = []
 
 
 class PlatformSpec(Strict):

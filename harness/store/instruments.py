@@ -10,6 +10,7 @@ from sqlmodel import Session, select
 
 from harness.roles import ItemRole
 from harness.spec import LoadedSpec
+from harness.spec.references import resolved
 from harness.store.events import EventKind, record_event
 from harness.store.models import InstrumentVersion, Item, Study
 
@@ -113,9 +114,13 @@ def frozen_instrument(session: Session, instrument_id: int) -> FrozenInstrument:
 
 def _spec_json(loaded: LoadedSpec) -> dict[str, Any]:
     """The spec as JSON, with the resolved display columns written into ``items.display`` so a
-    task page built from the store shows the same columns (a default is resolved from files)."""
+    task page built from the store shows the same columns (a default is resolved from files),
+    and H11's reference files as absolute paths (screening reads them wherever it runs)."""
     data = loaded.spec.model_dump(mode="json")
     data["items"]["display"] = list(loaded.display)
+    for name, policy in loaded.spec.screening.items():
+        if policy.references:
+            data["screening"][name]["references"] = resolved(policy.references, loaded.path.parent)
     return data
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col
 
+from harness.page_signals import SIGNAL_COLUMNS, InputKind
 from harness.showings import mark_repeats
 from harness.store.models import Assignment, Hit, InstrumentVersion, Item, Judgment, Worker
 
@@ -56,9 +57,10 @@ def study_judgments(session: Session, study_id: int) -> pd.DataFrame:
         Judgment.role,
         Item.group,
         col(InstrumentVersion.hash).label("instrument_hash"),
+        *(getattr(Judgment, c) for c in SIGNAL_COLUMNS),
         Item.display,
     ).join(InstrumentVersion, col(InstrumentVersion.id) == col(Judgment.instrument_id))
-    frame = mark_repeats(_frame(session, query))  # stores written before repeats had a role
+    frame = _typed_signals(mark_repeats(_frame(session, query)))  # repeats: older stores
     if frame.empty:
         return frame.drop(columns=["display"])
     display = pd.json_normalize(frame.pop("display").tolist())
@@ -71,8 +73,8 @@ def screening_rows(
     """The long table screening reads, lean: no display columns, plus the store's own ids.
 
     Columns: ``judgment_pk, item_id, worker_id, value, skipped, assignment_id, position,
-    seconds, role, worker_pk, assignment_pk`` (``*_pk``: the store's row ids). ``assignments``
-    keeps those assignments' judgments (store ids).
+    seconds, role, answered_hidden, worker_pk, assignment_pk`` (``*_pk``: the store's row ids).
+    ``assignments`` keeps those assignments' judgments (store ids).
     """
     query = _joined(
         study_id,
@@ -85,12 +87,24 @@ def screening_rows(
         Judgment.position,
         Judgment.seconds,
         Judgment.role,
+        Judgment.answered_hidden,
         col(Judgment.worker_id).label("worker_pk"),
         col(Judgment.assignment_id).label("assignment_pk"),
     )
     if assignments is not None:
         query = query.where(col(Judgment.assignment_id).in_(list(assignments)))
     return mark_repeats(_frame(session, query))  # stores written before repeats had a role
+
+
+def _typed_signals(frame: pd.DataFrame) -> pd.DataFrame:
+    """The page-signal columns as the long table types them (`harness.judgments`)."""
+    for column in ("hides", "blurs", "pastes"):
+        frame[column] = frame[column].astype("Int64")
+    frame["answered_hidden"] = frame["answered_hidden"].astype("boolean")
+    frame["input_kind"] = [None if pd.isna(k) else InputKind(k).value for k in frame["input_kind"]]
+    for column in ("visible_seconds", "hidden_seconds"):
+        frame[column] = frame[column].astype(float)
+    return frame
 
 
 def judged_assignments(session: Session, study_id: int) -> set[int]:

@@ -21,6 +21,7 @@ from sqlmodel import Field, SQLModel
 
 from harness.clock import utcnow
 from harness.hosting import Hosting
+from harness.page_signals import InputKind
 from harness.roles import ItemRole
 from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action, StudyType
@@ -291,6 +292,14 @@ class Judgment(SQLModel, table=True):
     shown_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     answered_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     seconds: float | None = None
+    # the showing's page signals (`harness.page_signals`); None: the page sent none
+    visible_seconds: float | None = None
+    hidden_seconds: float | None = None
+    hides: int | None = None
+    blurs: int | None = None
+    pastes: int | None = None
+    input_kind: InputKind | None = Field(default=None, sa_type=_by_value(InputKind, 20))
+    answered_hidden: bool | None = None
 
 
 class ScreeningDecision(SQLModel, table=True):

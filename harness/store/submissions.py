@@ -25,6 +25,7 @@ from sqlmodel import Session, col
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.errors import StoreError
+from harness.page_signals import SIGNAL_COLUMNS, PageSignals
 from harness.showings import showing_roles
 from harness.store.events import EventKind, log_events
 from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, Worker
@@ -265,9 +266,17 @@ def judgment_rows(
                 "shown_at": answer.shown_at,
                 "answered_at": answer.answered_at,
                 "seconds": answer.seconds,
+                **signal_values(answer.signals),
             }
         )
     return rows
+
+
+def signal_values(signals: PageSignals | None) -> dict[str, Any]:
+    """A showing's page signals as judgment columns (all None when the page sent none)."""
+    if signals is None:
+        return dict.fromkeys(SIGNAL_COLUMNS)
+    return {column: getattr(signals, column) for column in SIGNAL_COLUMNS}
 
 
 def submitted_payload(

@@ -63,7 +63,7 @@ def test_every_catalogue_heuristic_has_one_implementation_and_codes_resolve():
     assert resolve("H3") == "low_variance" and resolve("h8") == "consensus_correlation"
     assert resolve("radical") == "radical" and set(REPORT_ONLY) == {"radical", "centrist"}
     with pytest.raises(KeyError):
-        resolve("H11")
+        resolve("H14")
 
 
 def test_policy_threshold_overrides_the_catalogue_default_and_action_defaults_to_report():

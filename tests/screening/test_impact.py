@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 from scipy import stats
@@ -76,3 +78,16 @@ def test_report_only_extremes_are_refused_as_screening_heuristics(study):
     loaded, table = study
     with pytest.raises(KeyError, match="radical"):
         screening_impact(table, loaded, heuristics=["radical"])
+
+
+def test_without_a_policy_only_the_heuristics_that_flag_someone_get_subsets(study):
+
+    loaded, table = study
+    context = dataclasses.replace(ScreeningContext.from_spec(loaded), policy={})
+    impact = screening_impact(table, context)
+    used = {key for subset in impact["subset"] for key in subset}
+    assert len(impact) == 2 ** len(used) and 0 < len(used) <= 10
+    flagged = screen_workers(table, context, sorted(used)).results
+    assert all(frame["flag"].any() for frame in flagged.values())
+    with pytest.raises(ValueError, match="at most 10 heuristics"):
+        screening_impact(table, context, heuristics=[f"H{k}" for k in range(1, 14)])

@@ -53,6 +53,7 @@ def test_every_item_gets_its_raters_each_a_different_worker_and_values_are_on_th
         "position",
         "seconds",
         "role",
+        "answered_hidden",
         "true_archetype",
     ]
 

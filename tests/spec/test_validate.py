@@ -156,3 +156,37 @@ def test_reject_is_refused_for_worker_level_heuristics_but_allowed_for_h7(tmp_pa
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
     spec = write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H7: {action: reject}\n")
     assert load_spec(spec).spec.screening["H7"].action.value == "reject"
+
+
+def test_machine_agreement_reads_its_references_beside_the_spec_and_only_it_has_them(tmp_path):
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    (tmp_path / "gpt.csv").write_text("item_id,score\na,0.1\nb,0.9\nc,0.5\nd,0.4\n")
+    policy = "screening:\n  H11: {action: block, references: [gpt.csv, bundled=gpt.csv]}\n"
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + policy))
+    assert set(loaded.references) == {"gpt", "bundled"}
+    assert loaded.references["gpt"].to_dict() == {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.4}
+    problems = _problems(
+        tmp_path,
+        MINIMAL_RATING_SPEC
+        + "screening:\n  quick: {references: [gpt.csv]}\n"
+        + "  machine_agreement: {references: [missing.csv]}\n",
+    )
+    assert len(problems) == 2, problems
+    assert problems[0].endswith(
+        "screening.quick.references: only machine_agreement compares with machine references, "
+        "not quick"
+    )
+    assert "missing.csv: no such system file" in problems[1]
+
+
+def test_a_spec_without_references_hashes_as_before_and_one_with_them_differently(tmp_path):
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    (tmp_path / "gpt.csv").write_text("item_id,score\na,0.1\nb,0.9\nc,0.5\nd,0.4\n")
+    plain = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H11: {}\n"))
+    spelled = load_spec(
+        write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H11: {references: []}\n")
+    )
+    given = load_spec(
+        write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H11: {references: [gpt.csv]}\n")
+    )
+    assert plain.instrument_hash == spelled.instrument_hash != given.instrument_hash

@@ -99,3 +99,23 @@ def test_planning_hits_twice_keeps_one_row_per_index_and_refuses_a_changed_plan(
         assert [h.id for h in first] == [h.id for h in second]
         with pytest.raises(ValueError, match="plan changed"):
             add_planned_hits(session, study, [keys[1:3]], max_assignments=3)
+
+
+def test_page_signals_are_stored_with_their_judgments_and_exported(engine, loaded):
+    from harness.page_signals import InputKind, PageSignals
+
+    keys = loaded.items["item_id"].tolist()[:2]
+    answers = _answers(keys)
+    signals = PageSignals(3.5, 2.0, 1, 3, 1, InputKind.KEYBOARD, True)
+    answers[0] = Answer(**{**vars(answers[0]), "signals": signals})
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        (hit,) = add_planned_hits(session, study, [keys], max_assignments=3)
+        store_submission(session, hit, "A1", "W1", answers)
+    with session_scope(engine) as session:
+        table = study_judgments(session, study.id)
+    first, second = table.iloc[0], table.iloc[1]
+    assert (first["visible_seconds"], first["hidden_seconds"]) == (3.5, 2.0)
+    assert (first["hides"], first["blurs"], first["pastes"]) == (1, 3, 1)
+    assert first["input_kind"] == "keyboard" and bool(first["answered_hidden"])
+    assert second[["hides", "answered_hidden", "input_kind"]].isna().all()  # none sent

@@ -112,6 +112,8 @@ def test_an_external_page_answered_in_chromium_ends_in_judgments_with_positions_
     assert (table["worker_id"] == "AWORKER1").all()
     assert (table["seconds"] > 0).all()
     assert table["shown_at"].is_monotonic_increasing
+    # the page signals are stored with the judgments (tests/web/test_signals_browser.py)
+    assert (table["visible_seconds"] > 0).all() and not table["answered_hidden"].any()
     if kind == "likert":
         assert given.reminders == 1  # the half-way reminder came once
 

@@ -61,6 +61,7 @@ class SimulatedWorkers:
     profile: Mapping[str, Any] = field(default_factory=dict)
     start: datetime = field(default_factory=lambda: utcnow())
     keep_group: bool = False  # each worker keeps to the HIT group of their first HIT
+    machine: Mapping[str, float] | None = None  # what model-assisted workers answer from
     _groups: dict[str, str] = field(default_factory=dict)  # worker -> HIT type (keep_group)
     _types: dict[str, str] = field(default_factory=dict)  # HIT -> its HIT type (keep_group)
 
@@ -173,7 +174,8 @@ class SimulatedWorkers:
         self, worker: Worker, keys: Sequence[str], rng: np.random.Generator
     ) -> list[Answer]:
         """The worker's answer to each showing, with when it was shown and answered."""
-        return Answering(self.truths, self.scale, self.start).answers(worker, keys, rng)
+        answering = Answering(self.truths, self.scale, self.start, machine=self.machine)
+        return answering.answers(worker, keys, rng)
 
     def _get(self, path: str, **params: Any) -> dict[str, Any]:
         r = self.http.get(self.mturk_url + path, params=params)
@@ -211,6 +213,7 @@ class MTurkDoor:
             seed=visit.seed,
             profile=WORKER_PROFILE | {"country": visit.country},
             keep_group=visit.keep_group,
+            machine=visit.machine,
         ).run(report=report)
 
 
