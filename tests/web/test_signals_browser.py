@@ -39,7 +39,9 @@ def _answered(mturk, tmp_path, before=None):
     is run in the page first (the driver and the first card)."""
     loaded = load_spec(write_task_spec(tmp_path, "rating"))
     plan = plan_hits(loaded)[0]
-    question = html_question(Instrument.from_loaded(loaded), plan, study_name="signals")
+    question = html_question(
+        Instrument.from_loaded(loaded), plan, study_name="signals", submit_origins=(mturk.url,)
+    )
     client, hit_id = post_hit(mturk, question)
     accepted = accept(mturk, hit_id, "AWORKER9")
     frame = Flask("frame")
