@@ -471,7 +471,7 @@ def main() -> None:
     if not args.only or any("start-up" in word for word in args.only):
         from scale_loop import print_startup
 
-        print("\n== start-up (median of five runs in a fresh interpreter)", flush=True)
+        print("\n== start-up (CPU seconds, median of five runs in a fresh interpreter)", flush=True)
         summary += print_startup()
     print(
         f"\nload average {os.getloadavg()[0]:.1f} at the end (wall times above the CPU times: "
