@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import COMMANDS, SUMMARIES, main
-from tests.factories import PROJECT_ROOT
 
 
 def test_every_command_has_its_summary_and_it_is_the_commands_own():
