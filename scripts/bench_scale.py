@@ -25,6 +25,7 @@ sloppy workers, rated 0-10 in whole steps, under the ws353_reproduction screenin
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import math
 import os
@@ -290,16 +291,29 @@ def launch_step(hits: int) -> Timing:
     return Timing(launch_hits(hits))
 
 
+@functools.cache
+def crowd_and_sync(hits: int) -> tuple[float, float, int]:
+    """One crowd and sync run per size, shared by the two measures that report on it."""
+    from scale_loop import crowd_and_sync as run
+
+    return run(hits)
+
+
 def crowd_step(hits: int) -> Timing:
     """The crowd and sync of ``hits`` HITs x 3 assignments; prints each part."""
-    from scale_loop import crowd_and_sync
-
     crowd, sync, done = crowd_and_sync(hits)
     print(
         f"  {'':>10} {done:,} assignments: crowd {crowd:.1f} s ({done / crowd:.0f}/s), "
         f"sync {sync:.1f} s ({done / sync:.0f}/s)"
     )
     return Timing(crowd + sync)
+
+
+def sync_step(hits: int) -> Timing:
+    """`harness sync` alone after the crowd of ``hits`` HITs x 3 (the same run as above)."""
+    _crowd, sync, done = crowd_and_sync(hits)
+    print(f"  {'':>10} {done:,} assignments synced, {done / sync:.0f} a second")
+    return Timing(sync)
 
 
 def live_step(n_judgments: int) -> Timing:
@@ -330,6 +344,14 @@ MEASURES = [
         crowd_step,
         "< 3 min at 1,000 (3,000 assignments)",
         lambda t: t.seconds < 180.0,
+    ),
+    Measure(
+        "local service: harness sync, HITs x 3",
+        "HITs",
+        (250, 500, 1_000),
+        sync_step,
+        "< 1 min at 1,000 (3,000 assignments)",
+        lambda t: t.seconds < 60.0,
     ),
     Measure(
         "screening: live update, slowest of ten",
