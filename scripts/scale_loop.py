@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -77,10 +78,21 @@ def launch_hits(hits: int) -> float:
             return time.perf_counter() - start
 
 
-def crowd_and_sync(hits: int) -> tuple[float, float, int]:
-    """Seconds of a simulated crowd doing every assignment of a launched ``hits``-HIT study
-    through the worker side, then of `harness sync` storing and screening them; and how many
-    assignments were done."""
+@dataclass(frozen=True)
+class LoopRun:
+    """One crowd and sync run: seconds of each, the CPU seconds the sync cost harness and the
+    local service together (what it takes on a machine of its own, however busy this one is),
+    and how many assignments were done."""
+
+    crowd: float
+    sync: float
+    sync_cpu: float
+    done: int
+
+
+def crowd_and_sync(hits: int) -> LoopRun:
+    """A simulated crowd doing every assignment of a launched ``hits``-HIT study through the
+    worker side, then `harness sync` storing and screening them."""
     from harness.providers.mturk.crowd import SimulatedWorkers
     from harness.simulate import Crowd
     from harness.spec import load_spec
@@ -94,7 +106,8 @@ def crowd_and_sync(hits: int) -> tuple[float, float, int]:
         draws = rng.uniform(0, 10, len(loaded.items))
         truths = {str(k): float(v) for k, v in zip(loaded.items["item_id"], draws, strict=True)}
         workers = Crowd({"careful": 0.8, "sloppy": 0.1, "spammer": 0.1}, size=60, seed=3)
-        with running_service(directory / "mturk.sqlite") as url:
+        service_db = directory / "mturk.sqlite"
+        with running_service(service_db) as url:
             _harness("launch", str(spec), "--target", "local", "--endpoint-url", url, "--db", db)
             start = time.perf_counter()
             with requests.Session() as http:
@@ -108,10 +121,34 @@ def crowd_and_sync(hits: int) -> tuple[float, float, int]:
                     profile={"country": "US", "numberApproved": 5000, "percentApproved": 99},
                 ).run()
             crowd = time.perf_counter() - start
+            cpu = time.process_time() + service_cpu(service_db)
             start = time.perf_counter()
             _harness("sync", "bench-loop", "--db", db)
             sync = time.perf_counter() - start
-        return crowd, sync, len(report.submitted)
+            cpu = time.process_time() + service_cpu(service_db) - cpu
+        return LoopRun(crowd, sync, cpu, len(report.submitted))
+
+
+def service_cpu(db: Path) -> float:
+    """CPU seconds so far of the local service keeping its state in ``db``: gunicorn's master
+    (its command line names ``db``) and its worker processes, read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        stats[int(entry.name)] = (str(db).encode() in command, int(fields[1]), fields)
+    masters = {pid for pid, (named, _, _) in stats.items() if named}
+    return sum(
+        (int(fields[11]) + int(fields[12])) / tick
+        for pid, (_, parent, fields) in stats.items()
+        if pid in masters or parent in masters
+    )
 
 
 def live_updates(n_judgments: int, updates: int = 10) -> list[float]:
