@@ -240,13 +240,14 @@ def platform_pause(session: Session, running: LaunchedStudy) -> str | None:
     recorded, or why the platform could not be read (the rest comes from the store)."""
     from harness.errors import HarnessError
     from harness.platform.contract import pausing
-    from harness.platform.pause import read_platform_pause
     from harness.platform.registry import platform_named, provider_for
 
     platform = platform_named(running.platform.provider)
     support = pausing(platform)
     if not support.can or support.at_entry:
         return None  # no pause, or harness's own (a study link): the store has it all
+    from harness.platform.pause import read_platform_pause
+
     try:
         return read_platform_pause(session, provider_for(running), running)
     except HarnessError as exc:
