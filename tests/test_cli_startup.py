@@ -75,3 +75,21 @@ def test_the_dashboard_without_a_password_off_loopback_refuses_before_the_app(tm
     assert "the dashboard on 0.0.0.0 needs a password" in output
     assert heavy(modules, TABLES + DATABASE + ("boto3", "botocore")) == []
     assert "harness.web.dashboard.app" not in modules
+
+
+def test_status_of_a_launched_study_imports_no_table_library_and_no_platform_client(tmp_path):
+    from tests.factories import migrated_sqlite
+    from tests.platform.factories import harness_cli, launch_args, small_spec
+    from tests.providers.mturk.local_service.factories import LocalMTurk
+
+    mturk = LocalMTurk(tmp_path / "mturk.sqlite").start()
+    try:
+        db = migrated_sqlite(tmp_path / "h.db")
+        launched = harness_cli(*launch_args(small_spec(tmp_path, items=4), mturk.url, db))
+        assert launched.exit_code == 0, launched.output
+    finally:
+        mturk.stop()
+    exit_code, output, modules = run_in_fresh_interpreter(["status", "small", "--db", db], tmp_path)
+    assert exit_code == 0, output
+    assert output.startswith("study small on local: running")
+    assert heavy(modules, TABLES + ("numpy", "jinja2") + CLIENTS) == []
