@@ -56,10 +56,25 @@ def test_validate_imports_no_table_library_no_database_and_no_platform_client():
     assert heavy(modules, TABLES + DATABASE + CLIENTS, NUMPY_HEAVY) == []
 
 
-@pytest.mark.parametrize("command", ["status", "sync", "review", "expire", "pause", "resume"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["status", "some-study"],
+        ["sync", "some-study"],
+        ["review", "some-study"],
+        ["expire", "some-study"],
+        ["pause", "some-study"],
+        ["resume", "some-study"],
+        ["export", "some-study"],
+        ["compare-arms", "some-study"],
+        ["screen", "some-study"],
+        ["serve"],
+    ],
+    ids=lambda command: command[0],
+)
 def test_a_missing_store_is_refused_before_the_table_library_and_the_orm(command, tmp_path):
     exit_code, output, modules = run_in_fresh_interpreter(
-        [command, "some-study", "--db", str(tmp_path / "none.db")], tmp_path
+        [*command, "--db", str(tmp_path / "none.db")], tmp_path
     )
     assert exit_code == 1
     assert f"there is no store at {tmp_path / 'none.db'}" in output
@@ -93,3 +108,13 @@ def test_status_of_a_launched_study_imports_no_table_library_and_no_platform_cli
     assert exit_code == 0, output
     assert output.startswith("study small on local: running")
     assert heavy(modules, TABLES + ("numpy", "jinja2") + CLIENTS) == []
+
+
+@pytest.mark.parametrize("command", ["launch", "preview", "validate"])
+def test_a_bad_spec_is_refused_before_the_database_and_the_platform_clients(command, tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("study: {name: bad}\ntype: rating\n")
+    exit_code, output, modules = run_in_fresh_interpreter([command, str(spec)], tmp_path)
+    assert exit_code == 1
+    assert f"{spec}:1: items: is required" in output
+    assert heavy(modules, TABLES + DATABASE + CLIENTS) == []

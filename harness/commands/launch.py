@@ -81,12 +81,16 @@ def launch(
     Production needs --target production and the cost typed back (or --yes --confirm-cost).
     Running it again resumes: no HIT is posted twice and none is missing.
     """
+    from harness.spec.arms import read_spec
+
+    spec = read_spec(spec_path)  # a bad spec is refused before the heavy imports
+
     from harness.platform.launch import draft_study
     from harness.platform.launch import launch as post
     from harness.platform.launch_plan import check_budget
 
     public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
-    study = draft_study(spec_path, target, endpoint_url, public_url)
+    study = draft_study(spec, target, endpoint_url, public_url)
     plan, platform = study.plan, study.plan.platform
     if study.draft.note:
         click.echo(study.draft.note, err=True)
