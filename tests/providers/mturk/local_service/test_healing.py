@@ -194,3 +194,27 @@ def test_amtis_example_qualification_type_without_a_test_is_taken(client):
     got = client.get_qualification_type(QualificationTypeId=created["QualificationTypeId"])
     assert got["QualificationType"]["Name"] == example["Name"]
     assert "Test" not in got["QualificationType"]
+
+
+def test_messages_an_older_service_kept_retrying_get_one_last_try_after_a_restart(tmp_path):
+    """A file from before retries were bounded holds messages tried on every request; the
+    upgraded service tries each once more, then gives it up, and requests go on untouched."""
+    import sqlite3
+
+    db = tmp_path / "m.sqlite"
+    service = LocalMTurk(db).start()
+    freeze(service)
+    service.client().send_test_event_notification(
+        Notification=notification(), TestEventType="AssignmentSubmitted"
+    )
+    service.stop()
+    with sqlite3.connect(db) as conn:  # as the older service left it: tried 500 times
+        conn.execute("UPDATE outbox SET attempts = 500, next_try = 0, last_error = NULL")
+    conn.close()
+    again = LocalMTurk(db).start()
+    try:
+        until(lambda: undelivered(again)[0]["state"] == "given up")
+        assert undelivered(again)[0]["attempts"] == 501
+        assert again.client().get_account_balance()["AvailableBalance"] == "10000.00"
+    finally:
+        again.stop()
