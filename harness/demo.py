@@ -125,6 +125,7 @@ def _crowd_loop(
     from harness.screening import screen_workers
     from harness.screening.inputs import stored_inputs
     from harness.simulate.crowds import simulate_study
+    from harness.spec.arms import read_spec
     from harness.store.database import open_store
     from harness.store.studies import read_launched
 
@@ -132,7 +133,7 @@ def _crowd_loop(
     engine = open_store(db)
     try:
         say("== launch")
-        drafted = draft_study(demo.spec, entry.target, endpoint, pages)
+        drafted = draft_study(read_spec(demo.spec), entry.target, endpoint, pages)
         plan = drafted.plan.lines()
         say(plan[0])  # the study
         say(plan[2])  # its cost

@@ -11,13 +11,13 @@ where both showings carry the item's role, are read the same way (`mark_repeats`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Protocol
 
 from harness.answer import Answer
 from harness.roles import ItemRole
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class HasRole(Protocol):
@@ -49,6 +49,9 @@ def mark_repeats(table: pd.DataFrame) -> pd.DataFrame:
     worker. A table without ``role`` says nothing about controls and is returned as it is;
     one whose later showings are marked already comes back equal.
     """
+    import numpy as np
+    import pandas as pd
+
     if "role" not in table.columns or table.empty:
         return table
     keys = [

@@ -25,6 +25,7 @@ sloppy workers, rated 0-10 in whole steps, under the ws353_reproduction screenin
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import math
 import os
@@ -290,16 +291,34 @@ def launch_step(hits: int) -> Timing:
     return Timing(launch_hits(hits))
 
 
+@functools.cache
+def crowd_and_sync(hits: int) -> Any:
+    """One crowd and sync run per size (a `scale_loop.LoopRun`), shared by the two measures
+    that report on it."""
+    from scale_loop import crowd_and_sync as run
+
+    return run(hits)
+
+
 def crowd_step(hits: int) -> Timing:
     """The crowd and sync of ``hits`` HITs x 3 assignments; prints each part."""
-    from scale_loop import crowd_and_sync
-
-    crowd, sync, done = crowd_and_sync(hits)
+    run = crowd_and_sync(hits)
     print(
-        f"  {'':>10} {done:,} assignments: crowd {crowd:.1f} s ({done / crowd:.0f}/s), "
-        f"sync {sync:.1f} s ({done / sync:.0f}/s)"
+        f"  {'':>10} {run.done:,} assignments: crowd {run.crowd:.1f} s "
+        f"({run.done / run.crowd:.0f}/s), sync {run.sync:.1f} s ({run.done / run.sync:.0f}/s)"
     )
-    return Timing(crowd + sync)
+    return Timing(run.crowd + run.sync)
+
+
+def sync_step(hits: int) -> Timing:
+    """`harness sync` alone after the crowd of ``hits`` HITs x 3 (the same run as above), with
+    the CPU seconds of harness and the local service together."""
+    run = crowd_and_sync(hits)
+    print(
+        f"  {'':>10} {run.done:,} assignments synced: {run.done / run.sync:.0f} a second, "
+        f"{run.done / run.sync_cpu:.0f} a CPU second (harness and the local service)"
+    )
+    return Timing(run.sync, cpu=run.sync_cpu)
 
 
 def live_step(n_judgments: int) -> Timing:
@@ -330,6 +349,14 @@ MEASURES = [
         crowd_step,
         "< 3 min at 1,000 (3,000 assignments)",
         lambda t: t.seconds < 180.0,
+    ),
+    Measure(
+        "local service: harness sync, HITs x 3",
+        "HITs",
+        (250, 500, 1_000),
+        sync_step,
+        "< 1 min at 1,000 (3,000 assignments; CPU seconds on a busy machine)",
+        lambda t: min(t.seconds, t.cpu if t.cpu is not None else t.seconds) < 60.0,
     ),
     Measure(
         "screening: live update, slowest of ten",
@@ -471,7 +498,7 @@ def main() -> None:
     if not args.only or any("start-up" in word for word in args.only):
         from scale_loop import print_startup
 
-        print("\n== start-up (median of five runs in a fresh interpreter)", flush=True)
+        print("\n== start-up (CPU seconds, median of five runs in a fresh interpreter)", flush=True)
         summary += print_startup()
     print(
         f"\nload average {os.getloadavg()[0]:.1f} at the end (wall times above the CPU times: "

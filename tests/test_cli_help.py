@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import COMMANDS, SUMMARIES, main
-from tests.factories import PROJECT_ROOT
 
 
 def test_every_command_has_its_summary_and_it_is_the_commands_own():
@@ -37,25 +36,6 @@ def test_help_lists_the_commands_without_importing_them():
     assert result.exit_code == 0, result.exception
     listing = result.output
     assert [name for name in COMMANDS if name not in listing] == [], listing
-
-
-def test_validate_imports_neither_the_database_stack_nor_scipy_nor_a_platform_client():
-    code = (
-        "import sys; from click.testing import CliRunner; from harness.cli import main;"
-        "r = CliRunner().invoke(main, ['validate', 'task_specs/ws353_reproduction.yaml']);"
-        "assert r.exit_code == 0, r.output;"
-        "heavy = ('scipy', 'matplotlib', 'sqlalchemy', 'sqlmodel', 'alembic', 'psycopg',"
-        " 'boto3', 'botocore', 'flask');"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
-    )
-    imported = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=PROJECT_ROOT,
-    ).stdout.strip()
-    assert imported == "[]"
 
 
 def test_the_choices_spelled_out_for_a_fast_help_equal_the_stages_own():

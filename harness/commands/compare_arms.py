@@ -75,14 +75,16 @@ def compare_arms_command(
     Every arm against the first (the base), on the items every arm rated, without the workers
     screening excluded; definitions in docs/arms.md.
     """
-    from harness.characterize.arm_inputs import compare_stored, read_arms
     from harness.errors import InputError
-    from harness.store import find_study, session_scope
     from harness.store.database import open_store
 
     if resamples < 1:
         raise InputError("--bootstrap: comparing arms needs at least 1 resample")
-    engine = open_store(db)
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
+    from harness.characterize.arm_inputs import compare_stored, read_arms
+    from harness.store import find_study, session_scope
+
     try:
         with session_scope(engine) as session:
             stored = read_arms(session, find_study(session, study))

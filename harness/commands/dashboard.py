@@ -21,14 +21,15 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
     reject, bonus, pause, expire, overrule screening) at http://HOST:PORT/dashboard/. The
     password is $HARNESS_DASHBOARD_PASSWORD; on 127.0.0.1 without one, a password for this run
     is made and printed; any other address refuses to start without one."""
-    from werkzeug.serving import run_simple
-
-    from harness.store import database_url
-    from harness.store.database import safe_url
-    from harness.web.dashboard import DashboardSettings, create_dashboard_app
-    from harness.web.dashboard.access import password_notice
+    from harness.web.dashboard.access import DashboardSettings, password_notice
 
     settings = DashboardSettings.from_environment(host, secure_cookie=secure_cookie)
+
+    from werkzeug.serving import run_simple
+
+    from harness.store.database import database_url, safe_url
+    from harness.web.dashboard.app import create_dashboard_app
+
     url = database_url(db)
     app = create_dashboard_app(url, settings)
     click.echo(

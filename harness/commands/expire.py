@@ -14,13 +14,15 @@ def expire(study: str, db: str | None) -> None:
     """Expire every HIT of STUDY now (no new workers can start), then sync so that everything
     already submitted is in the store. Workers still working can submit until their deadline;
     run `harness sync STUDY` again later to collect those."""
+    from harness.store.database import open_store
+
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
     from harness.platform.expire import expire_study
     from harness.platform.registry import provider_for
     from harness.platform.sync_run import sync_stored_study
-    from harness.store.database import open_store
     from harness.store.studies import read_launched
 
-    engine = open_store(db)
     try:
         running = read_launched(engine, study)
         count = expire_study(engine, provider_for(running), running)

@@ -52,8 +52,14 @@ def export(
     """Write STUDY's judgments to a file: the long table (item, worker, value, timings, ...)
     or crowd-kit's task, worker, label columns, optionally with every platform id replaced
     by a keyed pseudonym so that a shared data set carries none."""
-    from harness.store import session_scope
     from harness.store.database import open_store
+
+    path = out or Path(f"{study}-judgments.{form}")
+    if path.exists() and not overwrite:
+        raise InputError(f"export: {path} exists; give another --out or add --overwrite")
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
+    from harness.store import session_scope
     from harness.store.export import (
         PSEUDONYM_KEY,
         ExportColumns,
@@ -66,10 +72,6 @@ def export(
     from harness.store.secrets import store_secret
     from harness.store.studies import find_study
 
-    path = out or Path(f"{study}-judgments.{form}")
-    if path.exists() and not overwrite:
-        raise InputError(f"export: {path} exists; give another --out or add --overwrite")
-    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             found = find_study(session, study)

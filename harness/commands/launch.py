@@ -98,12 +98,16 @@ def launch(
     Running it again resumes: no HIT is posted twice and none is missing. With --like
     STUDY, the study runs STUDY's instrument again (same hash) under a new name.
     """
+    from harness.spec.arms import read_spec
+
+    spec = read_spec(spec_path)  # a bad spec is refused before the heavy imports
+
     from harness.platform.launch import draft_study
     from harness.platform.launch import launch as post
     from harness.platform.launch_plan import check_budget
 
     public_url = public_url or os.environ.get(PUBLIC_URL_ENV)
-    study = draft_study(spec_path, target, endpoint_url, public_url).in_project(project)
+    study = draft_study(spec, target, endpoint_url, public_url).in_project(project)
     plan, platform = study.plan, study.plan.platform
     if like is not None:
         click.echo(f"same instrument as {like}: {_like(like, study, db)[:12]}")

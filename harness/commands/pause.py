@@ -30,13 +30,15 @@ def resume(study: str, db: str | None, reason: str) -> None:
 
 
 def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
+    from harness.store.database import open_store
+
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
     from harness.platform.contract import pausing
     from harness.platform.pause import pause_study, resume_study
     from harness.platform.registry import provider_for
     from harness.store import launched_study, session_scope
-    from harness.store.database import open_store
 
-    engine = open_store(db)
     try:
         with session_scope(engine) as session:
             running = launched_study(session, study)

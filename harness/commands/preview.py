@@ -28,9 +28,10 @@ def preview(spec: Path, hit_index: int, out: Path | None, host: str, port: int) 
     what was stored (positions, values, seconds per item). Open / for a fresh assignment each
     time, /preview for the page before accepting.
     """
+    loaded = load_spec(spec)  # a bad spec is refused before the heavy imports
+
     from harness.web.preview import page_file, preview_app
 
-    loaded = load_spec(spec)
     if out is not None:
         out.write_text(page_file(loaded, hit_index), encoding="utf-8")
         click.echo(f"{out}: HIT {hit_index} of {loaded.spec.study.name} ({loaded.spec.type.value})")

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
 
 from harness.commands.options import db_option
-from harness.datasets import load_ws353
-from harness.datasets.systems import read_system_refs
 from harness.errors import InputError
-from harness.screening import ScreeningContext, resolve, screen_workers
-from harness.screening.impact import screening_impact
-from harness.screening.inputs import file_inputs, heuristic_names, stored_inputs
-from harness.screening.report import json_value
-from harness.screening.text import compact_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.screening import ScreeningContext
 
 
 @click.command("screen")
@@ -79,6 +76,16 @@ def screen(
     the policy names), what is left after removing the workers they flag and Krippendorff's
     alpha next to the unscreened alpha (and each --system's Spearman rho with the item means).
     """
+    if study is not None and judgments_path is None and spec_path is None:
+        from harness.store.database import open_store
+
+        open_store(db).dispose()  # a missing store is refused before the heavy imports
+    import pandas as pd
+
+    from harness.screening import screen_workers
+    from harness.screening.inputs import heuristic_names
+    from harness.screening.text import compact_lines
+
     keys = heuristic_names(only)
     if systems and not impact:
         raise click.UsageError("--system needs --impact")
@@ -105,6 +112,8 @@ def _load(
     study: str | None, judgments_path: Path | None, spec_path: Path | None, db: str | None
 ) -> tuple[pd.DataFrame, ScreeningContext]:
     """The judgments and screening context, from the store or from a CSV and its spec."""
+    from harness.screening.inputs import file_inputs, stored_inputs
+
     if study is not None:
         if judgments_path is not None or spec_path is not None:
             raise click.UsageError("give a STUDY or --judgments with --spec, not both")
@@ -116,6 +125,9 @@ def _load(
 
 def _systems(refs: tuple[str, ...]) -> dict[str, pd.Series]:
     """Systems from NAME=FILE, FILE or DIR references (WS353 system files mapped to items)."""
+    from harness.datasets import load_ws353
+    from harness.datasets.systems import read_system_refs
+
     scores, _sources = read_system_refs(refs, lambda: load_ws353().items)
     return scores
 
@@ -127,6 +139,12 @@ def _print_impact(
     systems: dict[str, pd.Series],
     as_json: bool,
 ) -> None:
+    import pandas as pd
+
+    from harness.screening import resolve
+    from harness.screening.impact import screening_impact
+    from harness.screening.report import json_value
+
     if keys is not None and any(resolve(k) in ("radical", "centrist") for k in keys):
         raise InputError("--impact: radical and centrist only report; they screen nobody")
     try:

@@ -70,15 +70,18 @@ def serve(
     not screened yet is screened and every decision a stopped process left is carried out; the
     platform is asked again about quarantined submissions as they fall due, those of a stopped
     process included. Stop it with kill PID (graceful) or Ctrl-C."""
-    from harness.gunicorn_app import ServerOptions
-    from harness.store import database_url
-    from harness.web.server import TaskServer, run_task_server
+    from harness.store.database import database_url, open_store
 
+    open_store(db).dispose()  # a missing store is refused before the heavy imports
     dashboard = None
     if with_dashboard:
-        from harness.web.dashboard import DashboardSettings
+        from harness.web.dashboard.access import DashboardSettings
 
         dashboard = DashboardSettings.from_environment(host)
+
+    from harness.gunicorn_app import ServerOptions
+    from harness.web.server import TaskServer, run_task_server
+
     server = TaskServer(
         database_url(db),
         screening=not no_screening,

@@ -33,11 +33,13 @@ from harness.commands.options import db_option
 def status(study: str, db: str | None, watch: bool, every: float, updates: int) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
-    from harness.platform.status import stored_study_status
     from harness.store.database import open_store
+
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
+    from harness.platform.status import stored_study_status
     from harness.store.studies import read_launched
 
-    engine = open_store(db)
     try:
         running = read_launched(engine, study)
         if watch:

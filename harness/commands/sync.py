@@ -29,11 +29,13 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     server missed). Every stored assignment not screened yet is screened. Running it twice
     changes nothing the second time.
     """
-    from harness.platform.sync_run import sync_stored_study
     from harness.store.database import open_store
+
+    engine = open_store(db)  # a missing store is refused before the heavy imports
+
+    from harness.platform.sync_run import sync_stored_study
     from harness.store.studies import read_launched
 
-    engine = open_store(db)
     try:
         running = read_launched(engine, study)
         run = sync_stored_study(engine, running, apply=apply_decisions, queue_url=queue_url)

@@ -22,14 +22,18 @@ home page). Conventions:
 
 from __future__ import annotations
 
+import csv
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from harness.errors import DatasetError
 from harness.resources import bundled_data_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ENV_VAR = "HARNESS_WS353_DIR"
 BUNDLED_NAME = "ws353"  # harness/datasets/data/ws353
@@ -38,6 +42,28 @@ SCALE_MIN, SCALE_MAX = 0.0, 10.0
 SET1_RATERS = 13
 SET2_RATERS = 16
 PAPER_RATERS = 13  # the instrument the WS353 study characterized: raters 1-13 on all 353 pairs
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One WS353 pair as distributed: its row in ``combined.csv`` order, its set, its words,
+    the published mean and every rater's score (rater number -> score)."""
+
+    row: int
+    set: str
+    word1: str
+    word2: str
+    published_mean: float
+    votes: dict[int, float]
+
+    @property
+    def item_id(self) -> str:
+        return item_id(self.row)
+
+    @property
+    def mean(self) -> float:
+        """The mean of the votes (harness recomputes the files' rounded means)."""
+        return math.fsum(self.votes.values()) / len(self.votes)
 
 
 @dataclass(frozen=True)
@@ -111,38 +137,62 @@ def load_ws353(directory: str | Path | None = None, *, base: Path | None = None)
 
     ``directory`` None reads ``$HARNESS_WS353_DIR`` if set, else the copy bundled with harness.
     """
+    import pandas as pd
+
     root = locate_ws353(directory, base=base)
-    set1 = _read_set(root / "set1.csv", SET1_RATERS)
-    set2 = _read_set(root / "set2.csv", SET2_RATERS)
-    combined = _read_csv(root / "combined.csv")
-    both = pd.concat([set1.assign(set="set1"), set2.assign(set="set2")], ignore_index=True)
-    _check_combined(root / "combined.csv", combined, both)
-
-    both["row"] = range(1, len(both) + 1)
-    both["item_id"] = [item_id(row) for row in both["row"]]
-    items = both[["item_id", "row", "set", "Word 1", "Word 2", "Human (mean)"]].rename(
-        columns={"Word 1": "word1", "Word 2": "word2", "Human (mean)": "published_mean"}
+    pairs = read_pairs(root)
+    items = pd.DataFrame(
+        {
+            "item_id": [p.item_id for p in pairs],
+            "row": [p.row for p in pairs],
+            "set": [p.set for p in pairs],
+            "word1": [p.word1 for p in pairs],
+            "word2": [p.word2 for p in pairs],
+            "published_mean": [p.published_mean for p in pairs],
+        }
     )
-    items["published_mean"] = items["published_mean"].astype(float)
-
-    rater_columns = [str(r) for r in range(1, SET2_RATERS + 1)]
-    votes = both.melt(
-        id_vars=["item_id", "row"], value_vars=rater_columns, var_name="rater", value_name="value"
-    ).dropna(subset=["value"])
-    votes["worker_id"] = votes["rater"].map(lambda r: f"ws353-r{int(r):02d}")
-    votes = votes.sort_values(["row", "rater"], key=lambda s: s.astype(int)).merge(
-        items[["item_id", "word1", "word2"]], on="item_id"
+    votes = [(p, rater, value) for p in pairs for rater, value in sorted(p.votes.items())]
+    judgments = pd.DataFrame(
+        {
+            "item_id": [p.item_id for p, _, _ in votes],
+            "worker_id": [f"ws353-r{rater:02d}" for _, rater, _ in votes],
+            "value": [value for _, _, value in votes],
+            "word1": [p.word1 for p, _, _ in votes],
+            "word2": [p.word2 for p, _, _ in votes],
+        }
     )
-    judgments = votes[["item_id", "worker_id", "value", "word1", "word2"]].reset_index(drop=True)
-    judgments["value"] = judgments["value"].astype(float)
-    instructions = (root / "instructions.txt").read_text(encoding="utf-8")
     return WS353(
         directory=root,
         bundled=_is_bundled(root),
-        items=items.reset_index(drop=True),
+        items=items,
         judgments=judgments,
-        instructions=instructions,
+        instructions=read_instructions(root),
     )
+
+
+def read_pairs(root: Path) -> list[Pair]:
+    """The 353 pairs of the distribution in ``root`` (see `locate_ws353`), every score checked,
+    read without pandas so that a spec's items cost no table library."""
+    set1 = _read_set(root / "set1.csv", SET1_RATERS)
+    set2 = _read_set(root / "set2.csv", SET2_RATERS)
+    rows = [("set1", r) for r in set1] + [("set2", r) for r in set2]
+    _check_combined(root / "combined.csv", _read_csv(root / "combined.csv"), [r for _, r in rows])
+    return [
+        Pair(
+            row=index,
+            set=name,
+            word1=row["Word 1"],
+            word2=row["Word 2"],
+            published_mean=float(row["Human (mean)"]),
+            votes={r: float(row[str(r)]) for r in range(1, SET2_RATERS + 1) if str(r) in row},
+        )
+        for index, (name, row) in enumerate(rows, start=1)
+    ]
+
+
+def read_instructions(root: Path) -> str:
+    """The authors' instructions to raters (``instructions.txt``)."""
+    return (root / "instructions.txt").read_text(encoding="utf-8")
 
 
 def _is_bundled(root: Path) -> bool:
@@ -157,42 +207,50 @@ def item_id(row: int) -> str:
     return f"ws353-{row:03d}"
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
+def _read_csv(path: Path) -> list[dict[str, str]]:
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        with path.open(encoding="utf-8-sig", newline="") as file:
+            return list(csv.DictReader(file, strict=True))
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
         raise DatasetError(f"{path}: cannot read as CSV ({exc})") from None
 
 
-def _read_set(path: Path, raters: int) -> pd.DataFrame:
+def _read_set(path: Path, raters: int) -> list[dict[str, str]]:
     """Read set1/set2 and check every vote is a number on the 0-10 scale."""
-    frame = _read_csv(path)
+    rows = _read_csv(path)
     expected = ["Word 1", "Word 2", "Human (mean)", *[str(r) for r in range(1, raters + 1)]]
-    if list(frame.columns) != expected:
+    found = list(rows[0]) if rows else expected
+    if found != expected:
         raise DatasetError(
-            f"{path}: expected columns {', '.join(expected)}; found {', '.join(frame.columns)}"
+            f"{path}: expected columns {', '.join(expected)}; found {', '.join(map(str, found))}"
         )
     problems = []
     for column in expected[3:]:
-        values = pd.to_numeric(frame[column].str.strip().replace("", None), errors="coerce")
-        bad = values.isna() | (values < SCALE_MIN) | (values > SCALE_MAX)
-        for index in frame.index[bad][:5]:
-            problems.append(
-                f"{path}:{index + 2}: rater {column}: expected a score from 0 to 10, "
-                f"found {frame.at[index, column]!r}"
-            )
-        frame[column] = values
+        bad = [(i, row[column]) for i, row in enumerate(rows) if not _score(row[column])]
+        problems += [
+            f"{path}:{i + 2}: rater {column}: expected a score from 0 to 10, found {text!r}"
+            for i, text in bad[:5]
+        ]
     if problems:
         raise DatasetError("\n".join(problems))
-    return frame
+    return rows
 
 
-def _check_combined(path: Path, combined: pd.DataFrame, both: pd.DataFrame) -> None:
+def _score(text: str | None) -> bool:
+    """Whether a vote reads as a number on the 0-10 scale."""
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return False
+    return SCALE_MIN <= value <= SCALE_MAX
+
+
+def _check_combined(path: Path, combined: list[dict[str, str]], both: list[dict[str, str]]) -> None:
     """combined.csv must list the same pairs in the same order as set1 followed by set2."""
     if len(combined) != len(both):
         raise DatasetError(f"{path}: {len(combined)} pairs, but set1 and set2 hold {len(both)}")
-    pairs = list(zip(combined["Word 1"], combined["Word 2"], strict=True))
-    expected = list(zip(both["Word 1"], both["Word 2"], strict=True))
-    for index, (got, want) in enumerate(zip(pairs, expected, strict=True)):
+    for index, (row, other) in enumerate(zip(combined, both, strict=True)):
+        got = (row.get("Word 1"), row.get("Word 2"))
+        want = (other["Word 1"], other["Word 2"])
         if got != want:
             raise DatasetError(f"{path}:{index + 2}: pair {got} where set1/set2 order has {want}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import sqlalchemy as sa
@@ -44,6 +43,7 @@ from harness.platform.launch_plan import (
 from harness.platform.places import open_places, subscribe_hooks
 from harness.platform.registry import connect
 from harness.spec import LoadedSpec
+from harness.spec.arms import ArmedSpec
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
 from harness.store.hits import add_planned_hits
@@ -135,19 +135,17 @@ class StudyDraft:
 
 
 def draft_study(
-    spec_path: Path, target: str | None, endpoint_url: str | None, public_url: str | None
+    spec: LoadedSpec | ArmedSpec,
+    target: str | None,
+    endpoint_url: str | None,
+    public_url: str | None,
 ) -> StudyDraft:
-    """Plan the launch of the spec at ``spec_path`` (a study with arms: every arm's) on
-    ``target`` (None: the spec's), refused with what stands in the way."""
-    from harness.spec import load_spec
-    from harness.spec.arms import has_arms, load_arms
-
-    if has_arms(spec_path):  # a study with arms (docs/arms.md)
-        armed = load_arms(spec_path)
-        arms = draft_arms_launch(armed, target, endpoint_url, public_url)
-        return StudyDraft(armed.arms[0].loaded, arms.draft, arms)
-    loaded = load_spec(spec_path)
-    return StudyDraft(loaded, draft_launch(loaded, target, endpoint_url, public_url))
+    """Plan the launch of ``spec`` (`harness.spec.arms.read_spec`; a study with arms: every
+    arm's) on ``target`` (None: the spec's), refused with what stands in the way."""
+    if isinstance(spec, ArmedSpec):  # a study with arms (docs/arms.md)
+        arms = draft_arms_launch(spec, target, endpoint_url, public_url)
+        return StudyDraft(spec.arms[0].loaded, arms.draft, arms)
+    return StudyDraft(spec, draft_launch(spec, target, endpoint_url, public_url))
 
 
 def work_units(

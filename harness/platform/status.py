@@ -10,11 +10,11 @@ what approved work and bonuses cost; ``left`` is the budget minus what is commit
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
@@ -129,10 +129,10 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         assignments=dict(Counter(a.status.value for a in assignments)),
         items=len(raters),
         raters_per_item=target,
-        items_at_target=int((raters >= target).sum()),
-        raters_min=int(raters.min()) if len(raters) else 0,
-        raters_median=float(raters.median()) if len(raters) else 0.0,
-        raters_max=int(raters.max()) if len(raters) else 0,
+        items_at_target=sum(n >= target for n in raters),
+        raters_min=min(raters, default=0),
+        raters_median=float(statistics.median(raters)) if raters else 0.0,
+        raters_max=max(raters, default=0),
         judgments=_judgments(session, hits),
         committed=money.committed(session, platform, running),
         spent=money.spent(session, platform, running, hits),
@@ -170,14 +170,14 @@ def _count_events(session: Session, study_id: int, kind: EventKind) -> int:
     )
 
 
-def _raters_per_item(session: Session, hits: list[Hit]) -> pd.Series:
+def _raters_per_item(session: Session, hits: list[Hit]) -> list[int]:
     """Distinct workers with a judgment per item of the study's HITs (0 for none yet); in a
     study with arms, per item and arm (each arm's judgments carry its own instrument)."""
     instruments = hit_instruments(session, hits)
     counts = {(instruments[h.id], k): 0 for h in hits if h.id is not None for k in h.items}
     hit_ids = [h.id for h in hits]
     if not hit_ids:
-        return pd.Series([], dtype=int)
+        return []
     rows = session.exec(
         select(Judgment.instrument_id, Item.key, func.count(func.distinct(Judgment.worker_id)))
         .join(Judgment, Judgment.item_id == Item.id)  # type: ignore[arg-type]
@@ -188,7 +188,7 @@ def _raters_per_item(session: Session, hits: list[Hit]) -> pd.Series:
     for instrument, key, n in rows:
         if (instrument, key) in counts:
             counts[(instrument, key)] = int(n)
-    return pd.Series(list(counts.values()), dtype=int)
+    return list(counts.values())
 
 
 def _judgments(session: Session, hits: list[Hit]) -> int:
@@ -240,13 +240,14 @@ def platform_pause(session: Session, running: LaunchedStudy) -> str | None:
     recorded, or why the platform could not be read (the rest comes from the store)."""
     from harness.errors import HarnessError
     from harness.platform.contract import pausing
-    from harness.platform.pause import read_platform_pause
     from harness.platform.registry import platform_named, provider_for
 
     platform = platform_named(running.platform.provider)
     support = pausing(platform)
     if not support.can or support.at_entry:
         return None  # no pause, or harness's own (a study link): the store has it all
+    from harness.platform.pause import read_platform_pause
+
     try:
         return read_platform_pause(session, provider_for(running), running)
     except HarnessError as exc:

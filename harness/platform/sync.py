@@ -171,7 +171,7 @@ def sync_study(
                 session, hit, HitStatus(unit.state.value), unit.assignments
             )
             for submission in submissions:
-                apply_submission(session, study, hit, submission, hooks, report)
+                apply_submission(session, study, hit, submission, hooks, report, arms=arms)
         report.hits += 1
     if arms:
         settle_arms(engine, provider, study, report)
@@ -186,8 +186,11 @@ def apply_submission(
     submission: Submission,
     hooks: SyncHooks,
     report: SyncReport,
+    *,
+    arms: bool = True,
 ) -> None:
-    """Store one platform submission: judgments if new, the platform's status if changed."""
+    """Store one platform submission: judgments if new, the platform's status if changed.
+    ``arms`` False: the caller knows the study has no arms (no arm is looked up)."""
     report.submissions += 1
     hosting = study.platform.hosting
     # the study's row as read once, in the session (held: its identity map keeps objects only
@@ -201,7 +204,7 @@ def apply_submission(
     assignment = _assignment(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
     # a study with arms: work outside the worker's arm is counted in no arm
-    outside = not has_judgments and outside_arm(session, study, hit, submission, report)
+    outside = not has_judgments and arms and outside_arm(session, study, hit, submission, report)
     if not has_judgments and not outside and (hosting != Hosting.EXTERNAL or submission.answer):
         answers = _read(session, study, hit, submission, hooks, report)
         if answers is not None:
@@ -342,6 +345,7 @@ def sync_from_queue(
             if h.platform_hit_id is not None
         }
     seen_hits: set[str] = set()
+    arms = has_arms(engine, study)
     for message in _messages(sqs, queue_url, wait_seconds):
         events = provider.platform.events(message["Body"])
         if not events or any(e.unit_id not in ours for e in events):
@@ -357,7 +361,7 @@ def sync_from_queue(
                 with session_scope(engine) as session:
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
-                    apply_submission(session, study, hit, submission, hooks, report)
+                    apply_submission(session, study, hit, submission, hooks, report, arms=arms)
             elif event.topic is EventTopic.UNIT:
                 unit = provider.unit(event.unit_id)
                 with session_scope(engine) as session:

@@ -2,13 +2,37 @@
 
 `load_spec` validates a spec (every problem at once, each with its line), resolves its items,
 controls, guidelines and template, and computes the instrument hash.
+
+Its names are loaded on first use, so that importing one of its modules does not import
+them all.
 """
 
-from harness.hosting import Hosting
-from harness.spec.hashing import instrument_hash, short_hash
-from harness.spec.load import LoadedSpec, load_spec, summary_counts
-from harness.spec.model import Action, OrderPolicy, StudyType, TaskSpec
-from harness.spec.scale import Scale, resolve_scale
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.hosting import Hosting
+    from harness.spec.hashing import instrument_hash, short_hash
+    from harness.spec.load import LoadedSpec, load_spec, summary_counts
+    from harness.spec.model import Action, OrderPolicy, StudyType, TaskSpec
+    from harness.spec.scale import Scale, resolve_scale
+
+_HOMES = {
+    "Hosting": "harness.hosting",
+    "instrument_hash": "harness.spec.hashing",
+    "short_hash": "harness.spec.hashing",
+    "LoadedSpec": "harness.spec.load",
+    "load_spec": "harness.spec.load",
+    "summary_counts": "harness.spec.load",
+    "Action": "harness.spec.model",
+    "OrderPolicy": "harness.spec.model",
+    "StudyType": "harness.spec.model",
+    "TaskSpec": "harness.spec.model",
+    "Scale": "harness.spec.scale",
+    "resolve_scale": "harness.spec.scale",
+}
 
 __all__ = [
     "Action",
@@ -24,3 +48,10 @@ __all__ = [
     "short_hash",
     "summary_counts",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -35,7 +35,7 @@ from typing import Any
 
 from harness.errors import Problem, SpecError
 from harness.spec.bounded_yaml import PathKey
-from harness.spec.load import LoadedSpec, load_source
+from harness.spec.load import LoadedSpec, load_source, load_spec
 from harness.spec.yaml_source import YamlSource, read_yaml
 
 ARM_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -92,6 +92,12 @@ def has_arms(path: str | Path) -> bool:
     """Whether the spec at ``path`` declares arms (a cheap look before choosing a loader)."""
     src = read_yaml(Path(path))
     return isinstance(src.data, dict) and "arms" in src.data
+
+
+def read_spec(path: str | Path) -> LoadedSpec | ArmedSpec:
+    """The spec at ``path``, with its arms if it declares any; `SpecError` with every
+    problem."""
+    return load_arms(path) if has_arms(path) else load_spec(path)
 
 
 def load_arms(path: str | Path) -> ArmedSpec:

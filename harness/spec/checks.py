@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pandas as pd
-
 from harness.errors import Problem
 from harness.roles import ItemRole
 from harness.spec.heuristics import BY_KEY, HeuristicKey, resolve_heuristic
+from harness.spec.items import Row
 from harness.spec.model import Action, TaskSpec
 from harness.spec.scale import Scale
 from harness.spec.study_types import definition
@@ -109,11 +108,11 @@ def _check_screening(spec: TaskSpec, src: YamlSource) -> list[Problem]:
 
 
 def check_items(
-    spec: TaskSpec, items: pd.DataFrame, display: list[str], scale: Scale, src: YamlSource
+    spec: TaskSpec, items: list[Row], display: list[str], scale: Scale, src: YamlSource
 ) -> list[Problem]:
     """Item counts, display columns per study type, gold answers and examples on the scale."""
     problems = []
-    content = items[items["role"] != ItemRole.IDENTICAL.value]
+    content = [row for row in items if row["role"] != ItemRole.IDENTICAL.value]
     if spec.items_per_hit > len(content):
         problems.append(
             src.problem(
@@ -129,16 +128,15 @@ def check_items(
                 f"a {spec.type.value} item shows {wanted} sides; display names {len(display)}",
             )
         )
-    if "gold" in items.columns:
-        for _, row in items[items["role"] == ItemRole.GOLD.value].iterrows():
-            if not scale.accepts(float(row["gold"])):
-                problems.append(
-                    src.problem(
-                        ("controls", "gold"),
-                        f"item {row['item_id']!r}: gold "
-                        f"answer {row['gold']:g} is off the scale ({scale.describe()})",
-                    )
+    for row in items:
+        if row["role"] == ItemRole.GOLD.value and not scale.accepts(float(row["gold"])):
+            problems.append(
+                src.problem(
+                    ("controls", "gold"),
+                    f"item {row['item_id']!r}: gold "
+                    f"answer {row['gold']:g} is off the scale ({scale.describe()})",
                 )
+            )
     for index, example in enumerate(spec.guidelines.examples):
         answer = example.answer
         if isinstance(answer, str) or not scale.accepts(float(answer)):

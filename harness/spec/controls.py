@@ -8,11 +8,10 @@ How many identical and random pairs are made depends on the number of HITs: ``pe
 from __future__ import annotations
 
 import math
-
-import numpy as np
-import pandas as pd
+from typing import Any
 
 from harness.roles import ItemRole
+from harness.spec.items import Row
 from harness.spec.model import TaskSpec
 
 
@@ -21,41 +20,45 @@ def hit_count(n_content_items: int, items_per_hit: int) -> int:
     return math.ceil(n_content_items / items_per_hit)
 
 
-def add_control_items(spec: TaskSpec, items: pd.DataFrame, display: list[str]) -> pd.DataFrame:
-    """The item table with the spec's generated control items appended (seeded, deterministic)."""
+def add_control_items(spec: TaskSpec, items: list[Row], display: list[str]) -> list[Row]:
+    """The items with the spec's generated control items appended (seeded, deterministic)."""
     n_hits = hit_count(len(items), spec.items_per_hit)
-    parts = [items]
+    rows = list(items)
     if spec.controls.identical is not None:
         count = spec.controls.identical.per_hit * n_hits
-        parts.append(_identical_pairs(items, display, count, spec.controls.identical.seed))
+        rows += _identical_pairs(items, display, count, spec.controls.identical.seed)
     if spec.controls.random_pairs is not None:
         count = spec.controls.random_pairs.per_hit * n_hits
-        parts.append(_random_pairs(items, display, count, spec.controls.random_pairs.seed))
-    return pd.concat(parts, ignore_index=True)
+        rows += _random_pairs(items, display, count, spec.controls.random_pairs.seed)
+    return rows
 
 
-def _identical_pairs(
-    items: pd.DataFrame, display: list[str], count: int, seed: int
-) -> pd.DataFrame:
+def _rng(seed: int) -> Any:
+    import numpy as np  # only a spec with generated controls needs numpy's generator
+
+    return np.random.default_rng(seed)
+
+
+def _identical_pairs(items: list[Row], display: list[str], count: int, seed: int) -> list[Row]:
     """(w, w) pairs whose word is the first side of distinct randomly chosen items."""
-    rng = np.random.default_rng(seed)
-    words = np.asarray(pd.unique(items[display[0]].astype(str)))
-    chosen = rng.choice(words, size=count, replace=count > len(words))
-    return pd.DataFrame(
+    words = list(dict.fromkeys(str(row[display[0]]) for row in items))
+    picks = _rng(seed).choice(len(words), size=count, replace=count > len(words))
+    return [
         {
-            "item_id": [f"identical-{i + 1:03d}" for i in range(count)],
-            display[0]: chosen,
-            display[1]: chosen,
+            "item_id": f"identical-{i + 1:03d}",
+            display[0]: words[pick],
+            display[1]: words[pick],
             "role": ItemRole.IDENTICAL.value,
         }
-    )
+        for i, pick in enumerate(picks)
+    ]
 
 
-def _random_pairs(items: pd.DataFrame, display: list[str], count: int, seed: int) -> pd.DataFrame:
+def _random_pairs(items: list[Row], display: list[str], count: int, seed: int) -> list[Row]:
     """First side of one item with the second side of another, never an existing pair."""
-    rng = np.random.default_rng(seed)
-    left = items[display[0]].astype(str).to_numpy()
-    right = items[display[1]].astype(str).to_numpy()
+    rng = _rng(seed)
+    left = [str(row[display[0]]) for row in items]
+    right = [str(row[display[1]]) for row in items]
     existing = set(zip(left, right, strict=True)) | set(zip(right, left, strict=True))
     made: list[tuple[str, str]] = []
     attempts = 0
@@ -70,11 +73,12 @@ def _random_pairs(items: pd.DataFrame, display: list[str], count: int, seed: int
         existing.add(pair)
         existing.add(pair[::-1])
         made.append(pair)
-    return pd.DataFrame(
+    return [
         {
-            "item_id": [f"random-{i + 1:03d}" for i in range(count)],
-            display[0]: [p[0] for p in made],
-            display[1]: [p[1] for p in made],
+            "item_id": f"random-{i + 1:03d}",
+            display[0]: pair[0],
+            display[1]: pair[1],
             "role": ItemRole.RANDOM_PAIR.value,
         }
-    )
+        for i, pair in enumerate(made)
+    ]

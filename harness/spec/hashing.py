@@ -18,8 +18,7 @@ import json
 import math
 from typing import Any
 
-import pandas as pd
-
+from harness.spec.items import Row
 from harness.spec.model import TaskSpec
 
 HASH_VERSION = 1  # bump when what the hash covers changes
@@ -27,19 +26,21 @@ HASH_VERSION = 1  # bump when what the hash covers changes
 
 def instrument_hash(
     spec: TaskSpec,
-    items: pd.DataFrame,
+    items: list[Row],
+    columns: list[str],
     display: list[str],
     guidelines: str,
     template_files: dict[str, str],
 ) -> str:
     """Hex SHA-256 of the canonical JSON of the measurement procedure (see module docstring).
 
-    ``template_files`` maps each template file name the page uses to its text.
+    ``items`` are the item table's rows (a column a row lacks counts as empty), ``columns``
+    its columns; ``template_files`` maps each template file name the page uses to its text.
     """
     procedure = {
         "hash_version": HASH_VERSION,
         "type": spec.type.value,
-        "items": _items_records(items),
+        "items": _items_records(items, columns),
         "display": list(display),
         "guidelines": guidelines,
         "examples": [e.model_dump(mode="json") for e in spec.guidelines.examples],
@@ -62,10 +63,9 @@ def short_hash(full: str) -> str:
     return full[:12]
 
 
-def _items_records(items: pd.DataFrame) -> list[dict[str, Any]]:
-    ordered = items.sort_values("item_id", kind="stable")
-    records = ordered[sorted(ordered.columns)].to_dict(orient="records")
-    return [{str(k): _plain(v) for k, v in r.items()} for r in records]
+def _items_records(items: list[Row], columns: list[str]) -> list[dict[str, Any]]:
+    ordered = sorted(items, key=lambda row: row["item_id"])  # stable, as a table's sort was
+    return [{c: _plain(row.get(c)) for c in sorted(columns)} for row in ordered]
 
 
 def _plain(value: Any) -> Any:

@@ -5,20 +5,19 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from pydantic import BaseModel, ValidationError
 
-from harness.datasets import load_ws353
 from harness.errors import DatasetError, Problem, SpecError
 from harness.roles import ItemRole
 from harness.spec.bounded_yaml import short_repr
 from harness.spec.checks import check_items, check_settings
 from harness.spec.controls import add_control_items, hit_count
 from harness.spec.hashing import instrument_hash
-from harness.spec.items import ItemProblem, resolve_items
+from harness.spec.items import ItemProblem, Row, resolve_items
 from harness.spec.model import TaskSpec
 from harness.spec.references import machine_references
 from harness.spec.scale import Scale, resolve_scale
@@ -30,6 +29,9 @@ from harness.spec.templates import (
 )
 from harness.spec.yaml_source import YamlSource, read_yaml
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 CONTENT_ROLES = (ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value)
 
 
@@ -39,7 +41,8 @@ class LoadedSpec:
 
     path: Path
     spec: TaskSpec
-    items: pd.DataFrame  # content and control items: item_id, role, display columns, ...
+    rows: list[Row]  # content and control items: item_id, role, display columns, ...
+    columns: list[str]  # the item table's columns
     display: list[str]
     scale: Scale
     guidelines: str
@@ -59,13 +62,20 @@ class LoadedSpec:
             key = key[:-1]
         return None
 
+    @cached_property
+    def items(self) -> pd.DataFrame:
+        """The item table (built on first use: checking a spec needs no table library)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.rows, columns=self.columns)
+
     @property
     def n_content_items(self) -> int:
-        return int(self.items["role"].isin(CONTENT_ROLES).sum())
+        return sum(row["role"] in CONTENT_ROLES for row in self.rows)
 
     @property
     def n_control_items(self) -> int:
-        return len(self.items) - self.n_content_items
+        return len(self.rows) - self.n_content_items
 
     @property
     def n_hits(self) -> int:
@@ -79,7 +89,7 @@ class LoadedSpec:
     def judgments(self) -> int:
         """Judgments the study collects in all, repeated showings included."""
         repeats = self.spec.controls.repeated.per_hit if self.spec.controls.repeated else 0
-        showings = len(self.items) + repeats * self.n_hits
+        showings = len(self.rows) + repeats * self.n_hits
         return showings * self.spec.raters_per_item
 
 
@@ -114,9 +124,10 @@ def load_source(src: YamlSource) -> LoadedSpec:
     problems += [p for p in check_settings(spec, src) if not _covered(p, structural)]
     scale = resolve_scale(spec.type, spec.scale)
     items = display = None
+    columns: list[str] = []
     try:
         table = resolve_items(spec, src)
-        items, display = table.frame, table.display
+        items, columns, display = table.rows, table.columns, table.display
     except ItemProblem as exc:
         found = src.problem(exc.key, exc.message)
         if not _covered(found, structural):  # e.g. "no item source" after a bad items.csv
@@ -148,11 +159,12 @@ def load_source(src: YamlSource) -> LoadedSpec:
     if problems or items is None or display is None:
         raise SpecError(sorted(problems, key=lambda p: (p.line or 0, p.field)))
 
-    digest = instrument_hash(spec, items, display, guidelines, files)
+    digest = instrument_hash(spec, items, columns, display, guidelines, files)
     return LoadedSpec(
         path=src.path,
         spec=spec,
-        items=items,
+        rows=items,
+        columns=columns,
         display=display,
         scale=scale,
         guidelines=guidelines,
@@ -216,10 +228,14 @@ def _guidelines_text(spec: TaskSpec, src: YamlSource, problems: list[Problem]) -
         except (OSError, UnicodeDecodeError):
             return ""  # check_settings reported the missing file
     if g.dataset is not None:
+        from harness.datasets.ws353 import locate_ws353, read_instructions
+
         try:
-            return load_ws353(
-                spec.items.path if spec.items.dataset else None, base=src.path.parent.parent
-            ).instructions
+            return read_instructions(
+                locate_ws353(
+                    spec.items.path if spec.items.dataset else None, base=src.path.parent.parent
+                )
+            )
         except DatasetError as exc:
             problems.append(src.problem(("guidelines", "dataset"), str(exc)))
     return ""

@@ -1,16 +1,43 @@
-"""The judgment store: SQLModel tables, migrations, and the long table in and out."""
+"""The judgment store: SQLModel tables, migrations, and the long table in and out.
 
-from harness.store.database import database_url, make_engine, session_scope
-from harness.store.events import EventKind, record_event
-from harness.store.instruments import create_study, freeze_instrument, frozen_instrument
-from harness.store.judgment_table import study_judgments
-from harness.store.studies import (
-    LaunchedStudy,
-    StoredStudy,
-    find_study,
-    launched_study,
-    load_study,
-)
+The names below are loaded on first use, so that importing one module of the store (say
+`harness.store.database`) does not import every other one and the table library with them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.store.database import database_url, make_engine, session_scope
+    from harness.store.events import EventKind, record_event
+    from harness.store.instruments import create_study, freeze_instrument, frozen_instrument
+    from harness.store.judgment_table import study_judgments
+    from harness.store.studies import (
+        LaunchedStudy,
+        StoredStudy,
+        find_study,
+        launched_study,
+        load_study,
+    )
+
+_HOMES = {
+    "database_url": "database",
+    "make_engine": "database",
+    "session_scope": "database",
+    "EventKind": "events",
+    "record_event": "events",
+    "create_study": "instruments",
+    "freeze_instrument": "instruments",
+    "frozen_instrument": "instruments",
+    "study_judgments": "judgment_table",
+    "LaunchedStudy": "studies",
+    "StoredStudy": "studies",
+    "find_study": "studies",
+    "launched_study": "studies",
+    "load_study": "studies",
+}
 
 __all__ = [
     "EventKind",
@@ -28,3 +55,10 @@ __all__ = [
     "session_scope",
     "study_judgments",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import numpy as np
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
@@ -50,6 +49,8 @@ def arm_for_arrival(seed: int, n_arms: int, arrival: int) -> int:
     if n_arms < 1 or arrival < 0:
         raise ValueError(f"need at least one arm and an arrival >= 0 (got {n_arms}, {arrival})")
     block, place = divmod(arrival, n_arms)
+    import numpy as np  # only an arrival on a study with arms draws
+
     order = np.random.default_rng([seed & 0xFFFFFFFF, block]).permutation(n_arms)
     return int(order[place])
 

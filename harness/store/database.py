@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlmodel import Session
 
 from harness.errors import StoreError
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 ENV_VAR = "HARNESS_DATABASE_URL"
 DEFAULT_URL = "sqlite:///harness.db"
@@ -144,6 +146,8 @@ def missing_store_message(db: str | None) -> str:
 @contextmanager
 def session_scope(engine: sa.Engine) -> Iterator[Session]:
     """A session committed on success and rolled back on error: one transaction."""
+    from sqlmodel import Session
+
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session

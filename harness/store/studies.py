@@ -8,14 +8,12 @@ A command or a request turns a study's name into rows once, here, and hands the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError, StudyNotFound
-from harness.store.judgment_table import study_judgments
 from harness.store.models import (
     Assignment,
     Hit,
@@ -24,6 +22,9 @@ from harness.store.models import (
     StudyPlatform,
     StudyStatus,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def find_study(session: Session, name: str) -> Study:
@@ -149,6 +150,8 @@ class StoredStudy:
 
 def load_study(session: Session, study: Study) -> StoredStudy:
     """``study`` as plain rows with its judgments; `InputError` when it has none yet."""
+    from harness.store.judgment_table import study_judgments
+
     assert study.id is not None
     judgments = study_judgments(session, study.id)
     if judgments.empty:

@@ -20,6 +20,10 @@ from tests.platform.factories import crowd_workers, harness_cli, launch_args, sm
 STUDY_READS = 2
 """At most this many statements of one sync read the study's row, however many HITs it has."""
 _READS_STUDY = re.compile(r"^\s*SELECT\b.*\b(FROM|JOIN) study\b", re.S | re.I)
+ARM_READS = 3
+"""A study without arms: at most this many statements beyond one per HIT (its instrument) look
+its arms up in a sync, however many assignments it has."""
+_READS_ARMS = re.compile(r"^\s*SELECT\b.*\b(FROM|JOIN) study_arm\b", re.S | re.I)
 
 
 @dataclass
@@ -32,6 +36,10 @@ class Costs:
     @property
     def study_reads(self) -> int:
         return sum(bool(_READS_STUDY.match(s)) for s in self.statements)
+
+    @property
+    def arm_reads(self) -> int:
+        return sum(bool(_READS_ARMS.match(s)) for s in self.statements)
 
 
 @contextmanager
@@ -74,6 +82,14 @@ def synced(tmp_path, mturk, http, items: int) -> Costs:
 def test_a_sync_reads_the_study_a_fixed_number_of_times(tmp_path, mturk, http, items):
     costs = synced(tmp_path, mturk, http, items)
     assert costs.study_reads <= STUDY_READS
+
+
+@pytest.mark.parametrize("items", [4, 8])
+def test_a_sync_of_a_study_without_arms_looks_them_up_per_hit_not_per_assignment(
+    tmp_path, mturk, http, items
+):
+    costs = synced(tmp_path, mturk, http, items)
+    assert costs.arm_reads <= items // 2 + ARM_READS
 
 
 def test_a_sync_screens_and_decides_once(tmp_path, mturk, http, monkeypatch):

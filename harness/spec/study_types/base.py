@@ -18,12 +18,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from harness.spec.model import ScaleSpec, StudyType
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
 """Krippendorff's alpha levels (the same four as `harness.stats.Level`)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from harness.spec.model import ScaleSpec, StudyType
 from harness.spec.study_types.base import (
@@ -24,6 +24,9 @@ from harness.spec.study_types.base import (
     Traits,
     fixed_scale,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAIR_CHOICES: tuple[tuple[float, str], ...] = (
     (1.0, "The words of the first pair are more similar to each other"),

@@ -3,19 +3,41 @@ mounted by `harness serve --dashboard` under ``/dashboard``).
 
 `access` (login, session cookie, CSRF, rate limit), `figures` (pure), `watch` (the cached
 snapshot of a study), `views` (pages and the event stream), `actions` (what a person does).
+
+Its names are loaded on first use, so that importing one of its modules does not import
+them all.
 """
 
 from __future__ import annotations
 
-from harness.platform.local_service import is_loopback
-from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings
-from harness.web.dashboard.app import create_dashboard_app
-from harness.web.dashboard.views import init_dashboard
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.platform.local_service import is_loopback
+    from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings
+    from harness.web.dashboard.app import create_dashboard_app
+    from harness.web.dashboard.views import init_dashboard
+
+_HOMES = {
+    "is_loopback": "harness.platform.local_service",
+    "PASSWORD_VARIABLE": "harness.web.dashboard.access",
+    "DashboardSettings": "harness.web.dashboard.access",
+    "create_dashboard_app": "harness.web.dashboard.app",
+    "init_dashboard": "harness.web.dashboard.views",
+}
 
 __all__ = [
-    "PASSWORD_VARIABLE",
     "DashboardSettings",
+    "PASSWORD_VARIABLE",
     "create_dashboard_app",
     "init_dashboard",
     "is_loopback",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

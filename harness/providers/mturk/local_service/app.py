@@ -49,6 +49,16 @@ def _unexpected(exc: Exception) -> Response:
     return _error(500, "InternalError", "The local MTurk service failed to process the request.")
 
 
+def _read_the_rest(response: Response) -> Response:
+    """Read what is left of the request's body (one answered without reading it: a 404, a
+    405), so that the connection can serve the client's next request as the answer says; a
+    body over the limit is never read (the server closes that connection, `server.py`)."""
+    length = request.content_length
+    if length and length <= MAX_BODY_BYTES:
+        request.get_data()
+    return response
+
+
 def create_app(settings: Settings) -> Flask:
     """Build the service on `settings.db_path` (the tables are created on first use).
 
@@ -71,4 +81,5 @@ def create_app(settings: Settings) -> Flask:
     app.register_blueprint(control.bp)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected)
+    app.after_request(_read_the_rest)
     return app

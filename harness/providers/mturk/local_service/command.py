@@ -87,6 +87,7 @@ def mturk_local_command(
 
     from harness.gunicorn_app import ServerOptions
     from harness.providers.mturk.local_service import Settings, create_app
+    from harness.providers.mturk.local_service.app import MAX_BODY_BYTES
     from harness.providers.mturk.local_service.faults import FaultSwitches
     from harness.providers.mturk.local_service.notifications import (
         NotLocalError,
@@ -136,4 +137,5 @@ def mturk_local_command(
             graceful_timeout=graceful_timeout,
             keepalive=keepalive,
         ),
+        max_body=MAX_BODY_BYTES,
     )

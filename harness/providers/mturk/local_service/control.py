@@ -4,7 +4,9 @@ GET  /_control/clock                  {"now": epoch seconds, "frozen": bool}
 POST /_control/clock                  {"advance": seconds} or {"set": epoch, "frozen": bool}
 POST /_control/balance                {"balance": "5.00"}
 GET  /_control/faults, POST ...       the fault switches (see faults.py)
-POST /_control/deliver                send pending notifications now
+POST /_control/deliver                try every notification not delivered (nor given up) now
+GET  /_control/notifications          the notifications not delivered: retrying or given up
+DELETE /_control/notifications[/SEQ]  drop them (or the one numbered SEQ)
 
 Bodies are JSON objects; a bad one (not JSON, a string where a number belongs, NaN, a time
 outside 1970-9999, an amount that is not "0.00"-shaped) is a JSON 400 naming the member, and
@@ -21,6 +23,7 @@ from flask import Blueprint, Response, jsonify, request
 from harness.providers.mturk.local_service import money
 from harness.providers.mturk.local_service.clock import ClockError
 from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
+from harness.providers.mturk.local_service.notifications import drop_undelivered, undelivered
 from harness.providers.mturk.local_service.service import current_service
 from harness.providers.mturk.local_service.state import balance, set_balance
 from harness.providers.mturk.pricing import format_amount
@@ -106,3 +109,19 @@ def faults() -> Any:
 @bp.post("/deliver")
 def deliver() -> Any:
     return jsonify(sent=current_service().deliver_now())
+
+
+@bp.get("/notifications")
+def notifications() -> Any:
+    with current_service().reading() as ctx:
+        return jsonify(undelivered=undelivered(ctx.conn))
+
+
+@bp.delete("/notifications")
+@bp.delete("/notifications/<int:seq>")
+def drop_notifications(seq: int | None = None) -> Any:
+    with current_service().transaction() as ctx:
+        dropped = drop_undelivered(ctx.conn, seq)
+    if seq is not None and not dropped:
+        return jsonify(error=f"no undelivered notification {seq}", code="NotFound"), 404
+    return jsonify(dropped=dropped)

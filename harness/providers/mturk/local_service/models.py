@@ -240,5 +240,8 @@ outbox = Table(
     Column("created", Float, nullable=False),
     Column("delivered", Boolean, nullable=False, default=False),
     Column("attempts", Integer, nullable=False, default=0),
+    Column("next_try", Float, nullable=False, default=0.0),  # by the service's clock
+    Column("gave_up", Boolean, nullable=False, default=False),
+    Column("last_error", Text, nullable=True),
     Index("ix_outbox_pending", "seq", sqlite_where=text("delivered = 0")),
 )

@@ -9,9 +9,13 @@ start a local SQS. Messages are signed with placeholder credentials, so the envi
 credentials are never read or sent.
 
 An event is written to an outbox table in the same transaction as the change that caused it, and
-delivered after that transaction commits; a failed delivery stays in the outbox and is retried
-after the next request. So delivery is at least once, as on MTurk, and a consumer de-duplicates
-on `EventDocId`. (This service happens to deliver in order; MTurk does not promise that.)
+sent once after that transaction commits. A message that could not be sent is retried by a
+thread of its own, never on a request's path, after a delay growing from `FIRST_RETRY` seconds
+(doubled after each failure, by the service's clock: a frozen clock holds retries back); after
+`MAX_TRIES` tries it is given up. `/_control/notifications` lists the messages not delivered
+(retrying or given up) and drops them. So delivery is at least once while the queue can be
+reached, as on MTurk, and a consumer de-duplicates on `EventDocId`. (This service happens to
+deliver in order; MTurk does not promise that.)
 
 Message body, as MTurk sends it to SQS:
 `{"Events": [{"EventType", "EventTimestamp", "HITTypeId", "HITId", "AssignmentId"?}],
@@ -27,11 +31,11 @@ import re
 import threading
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError
-from sqlalchemy import Engine, insert, select, text, update
+from sqlalchemy import Connection, Engine, delete, insert, select, text, update
 
 from harness.platform.local_service import is_loopback
 from harness.providers.mturk.local_service import models
@@ -44,6 +48,10 @@ HOW_TO_START = (
     "start the service with --sqs-endpoint-url http://127.0.0.1:PORT pointing at a local SQS "
     "(for example `moto_server -p 9324` from the moto package)"
 )
+MAX_TRIES = 6
+"""Tries of one message before it is given up (and left for `/_control/notifications`)."""
+FIRST_RETRY = 2.0
+"""Seconds from a message's first failed try to its retry; doubled after each failure."""
 
 
 class NotLocalError(ValueError):
@@ -177,30 +185,96 @@ class SqsSender:
         self.client(endpoint, queue_url).send_message(QueueUrl=queue_url, MessageBody=body)
 
 
-def deliver_pending(engine: Engine, sender: SqsSender, lock: Any) -> tuple[int, int]:
-    """Send every undelivered message once; return how many went out and how many did not.
+Which = Literal["new", "due", "all"]
+"""Messages never tried (a request's own), retries fallen due, or every one not given up."""
 
-    Reading and marking the outbox happen under the service's transaction lock; sending does
-    not, so other requests go on meanwhile.
-    """
-    sent = 0
+
+def _waiting() -> Any:
     outbox = models.outbox
+    return text("outbox.delivered = 0") & outbox.c.gave_up.is_(False)
+
+
+def deliver_pending(
+    engine: Engine, sender: SqsSender, lock: Any, now: float, which: Which
+) -> tuple[int, int]:
+    """Try to send the undelivered messages ``which`` names, once each; how many went out and
+    how many did not.
+
+    A failure is recorded on its message: the try, the error, and when to try again (or that
+    it is given up after `MAX_TRIES`). Reading and marking the outbox happen under the
+    service's transaction lock; sending does not, so other requests go on meanwhile.
+    """
+    outbox = models.outbox
+    chosen = _waiting()
+    if which == "new":
+        chosen &= outbox.c.attempts == 0
+    elif which == "due":
+        chosen &= (outbox.c.attempts > 0) & (outbox.c.next_try <= now)
     with engine.connect() as conn, lock, conn.begin():
-        rows = conn.execute(
-            select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
-        ).all()
+        rows = conn.execute(select(outbox).where(chosen).order_by(outbox.c.seq)).all()
+    sent = 0
     for row in rows:
-        ok = True
+        tries = row.attempts + 1
+        values: dict[str, Any] = {"attempts": tries}
         try:
             sender.send(row.destination, row.body)
+            values["delivered"] = True
+            sent += 1
         except (BotoCoreError, ClientError, NotLocalError) as exc:
-            log.warning("notification to %s not delivered (will retry): %s", row.destination, exc)
-            ok = False
-        with engine.connect() as conn, lock, conn.begin():
-            conn.execute(
-                update(outbox)
-                .where(outbox.c.seq == row.seq)
-                .values(delivered=ok, attempts=row.attempts + 1)
+            given_up = tries >= MAX_TRIES
+            values.update(
+                last_error=str(exc)[:500],
+                gave_up=given_up,
+                next_try=now + FIRST_RETRY * 2 ** (tries - 1),
             )
-        sent += ok
+            fate = "given up" if given_up else "will retry"
+            log.warning(
+                "notification %s to %s not delivered (try %d, %s): %s",
+                row.seq,
+                row.destination,
+                tries,
+                fate,
+                exc,
+            )
+        with engine.connect() as conn, lock, conn.begin():
+            conn.execute(update(outbox).where(outbox.c.seq == row.seq).values(**values))
     return sent, len(rows) - sent
+
+
+def has_retries(engine: Engine) -> bool:
+    """Whether a message that failed is still to be tried again."""
+    outbox = models.outbox
+    with engine.connect() as conn, conn.begin():
+        found = conn.execute(
+            select(outbox.c.seq).where(_waiting() & (outbox.c.attempts > 0)).limit(1)
+        ).first()
+    return found is not None
+
+
+def undelivered(conn: Connection) -> list[dict[str, Any]]:
+    """Every message not delivered, oldest first: retrying, or given up."""
+    outbox = models.outbox
+    rows = conn.execute(
+        select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
+    ).all()
+    return [
+        {
+            "seq": row.seq,
+            "destination": row.destination,
+            "created": row.created,
+            "attempts": row.attempts,
+            "state": "given up" if row.gave_up else "retrying" if row.attempts else "new",
+            "next_try": None if row.gave_up or not row.attempts else row.next_try,
+            "last_error": row.last_error,
+        }
+        for row in rows
+    ]
+
+
+def drop_undelivered(conn: Connection, seq: int | None = None) -> int:
+    """Delete the undelivered messages (``seq``: that one only); how many were."""
+    outbox = models.outbox
+    chosen = text("outbox.delivered = 0")
+    if seq is not None:
+        chosen &= outbox.c.seq == seq
+    return conn.execute(delete(outbox).where(chosen)).rowcount

@@ -118,8 +118,6 @@ def create_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         )
     if p.get("Test") is not None and p.get("AutoGranted"):
         raise _no_test_with_auto_grant()
-    if "TestDurationInSeconds" in p and "Test" not in p:
-        raise RequestError("TestDurationInSeconds can only be given together with a Test.")
     _check_test(p.get("Test"), p.get("AnswerKey"), p.get("TestDurationInSeconds"))
     type_id = new_id()
     auto = bool(p.get("AutoGranted", False))

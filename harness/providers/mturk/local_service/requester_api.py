@@ -33,7 +33,11 @@ from harness.providers.mturk.local_service.api_errors import (
 from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
 from harness.providers.mturk.local_service.service import current_service
 from harness.providers.mturk.local_service.state import Ctx
-from harness.providers.mturk.local_service.validation import operation_model, validate
+from harness.providers.mturk.local_service.validation import (
+    operation_model,
+    validate,
+    without_nulls,
+)
 
 log = logging.getLogger(__name__)
 TARGET_PREFIX = "MTurkRequesterServiceV20170117"
@@ -94,6 +98,7 @@ def _call(service: Any) -> dict[str, Any]:
     except BodyError as exc:
         raise SerializationException(f"The request body is refused: {exc}") from exc
     validate(model, params)
+    params = without_nulls(params)
     begin = service.reading if name in READS else service.transaction
     with begin() as ctx:
         return OPERATIONS[name](ctx, params)

@@ -14,6 +14,11 @@ from harness.providers.mturk.local_service import models
 # Columns added after the first release, as SQLite's ALTER TABLE ADD COLUMN takes them.
 ADDED_COLUMNS: dict[str, dict[str, str]] = {
     "hit_types": {"disposed": "BOOLEAN NOT NULL DEFAULT 0"},
+    "outbox": {
+        "next_try": "FLOAT NOT NULL DEFAULT 0",
+        "gave_up": "BOOLEAN NOT NULL DEFAULT 0",
+        "last_error": "TEXT",
+    },
     "hits": {
         "n_pending": "INTEGER NOT NULL DEFAULT 0",
         "n_submitted": "INTEGER NOT NULL DEFAULT 0",

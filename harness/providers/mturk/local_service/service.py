@@ -12,7 +12,9 @@ outside a transaction (added latency, sending notifications) runs concurrently.
 Two things a request would otherwise look up every time are kept in memory: when the next
 deadline, auto-approval or expiry falls due (the lifecycle sweep is skipped until then; every
 transaction that sets such a time lowers it, and it is only raised by a sweep that committed),
-and whether the outbox may hold undelivered notifications.
+and whether the outbox may hold notifications never tried. A notification that failed is retried
+by a thread of its own (started when one fails, ended when none is left to retry), so a queue
+that cannot be reached never slows a request.
 """
 
 from __future__ import annotations
@@ -30,7 +32,11 @@ from sqlalchemy import Connection
 from harness.providers.mturk.local_service import lifecycle
 from harness.providers.mturk.local_service.clock import Clock, ClockError
 from harness.providers.mturk.local_service.faults import FaultSwitches
-from harness.providers.mturk.local_service.notifications import SqsSender, deliver_pending
+from harness.providers.mturk.local_service.notifications import (
+    SqsSender,
+    deliver_pending,
+    has_retries,
+)
 from harness.providers.mturk.local_service.settings import Settings
 from harness.providers.mturk.local_service.state import (
     READ_ONLY,
@@ -42,6 +48,8 @@ from harness.providers.mturk.local_service.state import (
 )
 
 log = logging.getLogger(__name__)
+RETRY_POLL = 0.5
+"""Seconds between the retry thread's looks for retries fallen due."""
 
 
 class Service:
@@ -53,6 +61,10 @@ class Service:
         self._delivering = threading.Lock()
         self._more_to_deliver = False
         self._outbox_dirty = True  # unknown until the first delivery looks
+        self._retrier: threading.Thread | None = None
+        self._retrier_lock = threading.Lock()  # starting or ending the retry thread
+        self._retrying = threading.Lock()  # one sender of retries at a time
+        self._closing = threading.Event()
         self._next_due = -math.inf  # unknown until the first sweep looks
         self.faults = FaultSwitches(seed=settings.fault_seed)
         self.sender = SqsSender(settings.sqs_endpoint_url)
@@ -66,6 +78,8 @@ class Service:
             except (ValueError, ClockError) as exc:
                 log.warning("the saved clock was unusable and is reset to real time: %s", exc)
                 self.save_clock()
+        if has_retries(self.engine):  # left by an earlier run of the service
+            self._start_retries()
 
     @contextmanager
     def transaction(self) -> Iterator[Ctx]:
@@ -112,7 +126,8 @@ class Service:
             set_meta(conn, "clock", json.dumps(self.clock.saved()))
 
     def deliver(self) -> int:
-        """Send pending notifications; while one thread sends, others leave it a note to go on.
+        """Send the notifications never tried; while one thread sends, others leave it a note
+        to go on. One that fails goes to the retry thread.
 
         A thread that finds the sender busy sets the note before giving up, and the sending
         thread reads the note after it lets go, so no message waits for a later request.
@@ -120,25 +135,60 @@ class Service:
         if not self._outbox_dirty:
             return 0
         self._more_to_deliver = True
-        sent = 0
+        sent = failed = 0
         while self._more_to_deliver and self._delivering.acquire(blocking=False):
             try:
                 self._more_to_deliver = False
                 self._outbox_dirty = False  # set again by any request that queues meanwhile
-                went, failed = deliver_pending(self.engine, self.sender, self.lock)
-                sent += went
-                if failed:
-                    self._outbox_dirty = True  # retried after the next request
+                went, missed = deliver_pending(
+                    self.engine, self.sender, self.lock, self.clock.now(), "new"
+                )
+                sent, failed = sent + went, failed + missed
             finally:
                 self._delivering.release()
+        if failed:
+            self._start_retries()
         return sent
 
     def deliver_now(self) -> int:
-        """Send whatever the outbox holds (the control endpoint's forced delivery)."""
-        self._outbox_dirty = True
-        return self.deliver()
+        """Try every notification not delivered and not given up, now (the control
+        endpoint's forced delivery); how many went out."""
+        with self._retrying:
+            sent, failed = deliver_pending(
+                self.engine, self.sender, self.lock, self.clock.now(), "all"
+            )
+        if failed:
+            self._start_retries()
+        return sent
+
+    def _start_retries(self) -> None:
+        with self._retrier_lock:
+            if self._retrier is None and not self._closing.is_set():
+                self._retrier = threading.Thread(
+                    target=self._retry, name="mturk-local-retries", daemon=True
+                )
+                self._retrier.start()
+
+    def _retry(self) -> None:
+        """Retry failed notifications as they fall due; end when none is left to retry."""
+        while not self._closing.wait(RETRY_POLL):
+            try:
+                with self._retrying:
+                    deliver_pending(self.engine, self.sender, self.lock, self.clock.now(), "due")
+                with self._retrier_lock:
+                    if not has_retries(self.engine):
+                        self._retrier = None
+                        return
+            except Exception:  # the thread must not die with retries left: log, go on
+                log.exception("retrying notifications failed; trying again")
+        with self._retrier_lock:
+            self._retrier = None
 
     def close(self) -> None:
+        self._closing.set()
+        retrier = self._retrier
+        if retrier is not None:
+            retrier.join(timeout=30)
         self.engine.dispose()
 
 

@@ -39,6 +39,17 @@ def operation_model(name: str) -> OperationModel | None:
     return model.operation_model(name) if name in model.operation_names else None
 
 
+def without_nulls(value: Any) -> Any:
+    """``value`` with every member set to JSON ``null`` left out, in objects at any depth: an
+    optional member given as null means absent (botocore's model reads it so; a required one
+    was refused as null already)."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
 def _camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 

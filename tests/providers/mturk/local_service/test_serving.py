@@ -132,3 +132,43 @@ def test_sigterm_lets_a_request_in_flight_finish(served):
     assert process.wait(timeout=120) == 0
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{url}/_control/clock", timeout=60)
+
+
+BALANCE = {
+    "X-Amz-Target": "MTurkRequesterServiceV20170117.GetAccountBalance",
+    "Content-Type": "application/x-amz-json-1.1",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("method", "path", "size", "status", "connection"),
+    [
+        ("POST", "/no-such-path", 200_000, 404, "keep-alive"),
+        ("PUT", "/worker/hits", 200_000, 405, "keep-alive"),
+        ("GET", "/", 200_000, 405, "keep-alive"),
+        ("POST", "/", 3_000_000, 413, "close"),
+    ],
+)
+def test_an_answer_to_an_unread_body_keeps_the_connection_as_it_says(
+    served, method, path, size, status, connection
+):
+    """A kept-alive connection serves the next request; one the answer closes is closed."""
+    url, _ = served
+    conn = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]), timeout=120)
+    conn.connect()
+    conn.auto_open = 0  # never reconnect behind the test's back
+    try:
+        conn.request(method, path, body=b"x" * size, headers=BALANCE)
+        answer = conn.getresponse()
+        answer.read()
+        assert (answer.status, answer.getheader("Connection")) == (status, connection)
+        if connection == "keep-alive":
+            conn.request("POST", "/", body=b"{}", headers=BALANCE)
+            again = conn.getresponse()
+            assert json.loads(again.read())["AvailableBalance"] == "10000.00"
+        else:
+            with pytest.raises(http.client.NotConnected):
+                conn.request("POST", "/", body=b"{}", headers=BALANCE)
+    finally:
+        conn.close()
