@@ -118,3 +118,10 @@ def test_a_bad_spec_is_refused_before_the_database_and_the_platform_clients(comm
     assert exit_code == 1
     assert f"{spec}:1: items: is required" in output
     assert heavy(modules, TABLES + DATABASE + CLIENTS) == []
+
+
+def test_the_spec_names_the_bundled_systems_as_the_datasets_do():
+    from harness.datasets.ws353_systems import BUNDLED_SYSTEMS
+    from harness.spec import references
+
+    assert references.BUNDLED_SYSTEMS == BUNDLED_SYSTEMS

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from harness.datasets import load_ws353
-from harness.datasets.systems import read_system_refs
-from harness.datasets.ws353_systems import BUNDLED_SYSTEMS
 from harness.spec.heuristics import HeuristicKey, resolve_heuristic
 from harness.spec.model import HeuristicPolicy
+
+if TYPE_CHECKING:  # a spec without references is read without the table library
+    import pandas as pd
+
+BUNDLED_SYSTEMS = "ws353"
+"""`harness.datasets.ws353_systems.BUNDLED_SYSTEMS`, spelled out so that reading a spec
+imports no table library (a test keeps the two equal)."""
 
 
 def machine_references(
@@ -38,6 +41,9 @@ def machine_references(
             refs += resolved(policy.references, base)
     if not refs:
         return {}
+    from harness.datasets import load_ws353
+    from harness.datasets.systems import read_system_refs
+
     scores, _ = read_system_refs(refs, lambda: load_ws353().items, option="references")
     return scores
 

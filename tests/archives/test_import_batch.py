@@ -231,9 +231,10 @@ def test_a_mapping_gives_exactly_one_of_value_or_choices(tmp_path):
     spec = small_spec(tmp_path, items=2, per_hit=1)
     with spec.open("a", encoding="utf-8") as f:
         f.write("imports:\n  mturk_batch:\n    item: Input.item_id\n")
+    line = spec.read_text(encoding="utf-8").splitlines().index("  mturk_batch:") + 1
     result = harness_cli("validate", str(spec))
     assert result.exit_code == 1
     assert result.output.splitlines() == [
-        f"{spec}:19: imports.mturk_batch: give exactly one of value or choices",
+        f"{spec}:{line}: imports.mturk_batch: give exactly one of value or choices",
         "1 problem found.",
     ]
