@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from harness.datasets import load_ws353
+from harness.datasets.ws353 import PAPER_RATERS
+from harness.datasets.ws353 import SET2_RATERS as ALL_RATERS
 from harness.errors import DatasetError
 from harness.roles import ItemRole
 from harness.spec.bounded_yaml import PathKey
@@ -113,9 +115,9 @@ def _from_dataset(items: ItemsSpec, source: YamlSource, key: PathKey) -> ItemTab
     except DatasetError as exc:
         raise ItemProblem((*key, "path" if items.path else "dataset"), str(exc)) from None
     frame = dataset.items[["item_id", "word1", "word2"]].copy()
-    frame["mean"] = (
-        dataset.judgments.groupby("item_id")["value"].mean().reindex(frame["item_id"]).to_numpy()
-    )
+    raters = ALL_RATERS if items.dataset == "ws353-16" else PAPER_RATERS
+    means = dataset.rater_table(raters).groupby("item_id")["value"].mean()
+    frame["mean"] = means.reindex(frame["item_id"]).to_numpy()
     display = items.display or ["word1", "word2"]
     missing = [c for c in display if c not in frame.columns]
     if missing:
