@@ -308,7 +308,10 @@ def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
         return []
     a, b = pair
     out = []
-    for key, name in (("new", c.new_instrument.name), ("original", c.original_instrument.name)):
+    instruments = [("new", c.new_instrument.name), ("original", c.original_instrument.name)]
+    if c.self_comparison:  # the same instrument twice: say it once
+        instruments = instruments[1:]
+    for key, name in instruments:
         v = c.systems.by_instrument[key].verdicts
         row = v[(v["a"] == a) & (v["b"] == b)].iloc[0]
         t = c.systems.by_instrument[key].t_tests
