@@ -338,7 +338,8 @@ def closest_pair_verdict(c: Characterization) -> str:
         return "Fewer than two systems were given, so no two can be compared."
     parts = [f"on {name}, {sentence}" for name, sentence in pair_verdicts(c)]
     return (
-        f"Can these instruments tell {pair[0]} from {pair[1]} (the two systems closest in rho)? "
+        f"Can {'this instrument' if c.self_comparison else 'these instruments'} tell "
+        f"{pair[0]} from {pair[1]} (the two systems closest in rho)? "
         + "; ".join(parts)
         + ". The p is harness's test of two Spearman rhos (methods.md section 6): a "
         "difference below what the pair needs cannot reach p < 0.05 on this many items."
