@@ -30,8 +30,8 @@ from harness.platform.registry import demos
 from harness.resources import project_task_specs
 
 KINDS = ("reproduction", "resolution")
-# WS353's own raters agree at alpha 0.59; careful simulated workers alone at 0.75. A quarter of
-# sloppy workers brings the crowd to 0.58-0.59 (seeds 1 and 2, 30 workers) with only 5% bad.
+# Careful simulated workers alone agree more than WS353's own raters; a quarter of sloppy ones
+# brings the crowd to WS353's alpha with few bad workers (docs/characterize.md).
 CROWD_MIX = {"careful": 0.7, "sloppy": 0.25, "spammer": 0.05}
 """The simulated people; how many come each platform's `DemoEntry` says."""
 

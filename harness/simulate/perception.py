@@ -10,10 +10,9 @@ once, uniform between ``band * (1 - BAND_SPREAD)`` and ``band * (1 + BAND_SPREAD
 ``scripts/calibrate_pair_comparison.py``) to what the published resolution study of WS353
 says of one rater: two pairs 0.4 apart are called "equally similar" 80% of the time, and of two
 pairs 3.09 apart the more similar is named 92% of the time. Two equations, two unknowns, solved
-exactly: perception sd 0.767 and band centre 1.522 on 0-10, rounded to 0.77 and 1.52. The
-study's crowd figures on its uniform design (25% of pairs of pairs not decided like the
-original, resolution 1.8) are not fitted: no perception sd and band of this model give both
-(docs/methods.md gives the numbers), and the fitted rater gives 15.6% and 1.2 there.
+exactly and rounded. The study's crowd figures on its uniform design (the share of pairs of
+pairs not decided like the original, and the resolution) are not fitted: no perception sd and
+band of this model give both (docs/methods.md section 7 gives the numbers).
 
 The expected decisions are computed exactly here (the multinomial of the raters' votes), so
 the calibration needs no simulation and a test can compare a simulated crowd with it.
