@@ -76,7 +76,11 @@ def test_the_resolution_demo_ends_in_a_finite_resolution_for_the_calibrated_crow
     report = json.loads((run / "report" / "report.json").read_text())["resolution"]
     assert report["n_pairs_of_pairs"] == 200
     assert 1.0 <= report["threshold_95"] <= 3.0 and report["stable_above"]
-    assert f"resolution: {report['threshold_95']:.2f} (" in done.output
+    # The headline is the resolution with its interval, said once; no reproduction verdict of
+    # WS353 against itself.
+    low, high = report["threshold_ci"]
+    assert f"resolution: {report['threshold_95']:.2f} [{low:.2f}, {high:.2f}] (" in done.output
+    assert "reproduces" not in done.output and done.output.count("tell minilm from") == 1
     bands = {b["low"]: b for b in report["bands"]}
     far = [b for low, b in bands.items() if low >= 4.0]
     assert all(b["agreement"] >= 0.9 for b in far)  # far pairs are ordered like WS353

@@ -103,6 +103,13 @@ class Characterization:
     settings: dict[str, Any]
     arms: ArmsFigures | None = None  # the new instrument is one arm of a study with arms
 
+    @property
+    def self_comparison(self) -> bool:
+        """Whether the new instrument is the original itself (a resolution study of the
+        original characterized on its own): then there is no reproduction to judge."""
+        new, original = self.new_instrument, self.original_instrument
+        return new.name == original.name and new.judgments.equals(original.judgments)
+
     def to_dict(self) -> dict[str, Any]:
         """Every figure, with the stable keys listed in docs/characterize.md."""
         return {

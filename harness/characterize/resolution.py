@@ -14,7 +14,10 @@ are coded as in `harness.judgments`: 1 P more similar, -1 Q more similar, 0 equa
   range: 0.1 on WS353's 0-10 scale), with the number of pairs of pairs at each t.
 - Resolution = the smallest t of the curve where agreement reaches 95% with at least
   ``min_pairs`` (10) pairs of pairs above t; None when it never does. ``stable`` says whether
-  agreement stays at or above 95% at every larger t with that many pairs.
+  agreement stays at or above 95% at every larger t with that many pairs. Its interval: the
+  2.5th and 97.5th percentiles of the resolution over bootstrap resamples of the pairs of
+  pairs (the psychometric curve's resamples); resamples where 95% is never reached are left
+  out and counted (``threshold_unreached``).
 - Item pairs above / below: of all item pairs of the original, how many have d >= resolution
   (orderable by the new crowd) and how many have d < resolution.
 
@@ -39,7 +42,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.characterize.psychometric import RESAMPLES, SEED, Psychometric, psychometric
+from harness.characterize.psychometric import (
+    RESAMPLES,
+    SEED,
+    Psychometric,
+    bootstrap_indices,
+    psychometric,
+)
 from harness.characterize.rank_stability import TOLERANCE, pairs_at_least
 from harness.errors import InputError
 from harness.stats._table import valued
@@ -59,6 +68,8 @@ class Resolution:
     bands: pd.DataFrame  # low, high, n, agree, equal, reversed, agreement
     psychometric: Psychometric | None  # None when the logistic fit fails
     threshold_95: float | None
+    threshold_ci: tuple[float, float] | None  # 95% bootstrap interval of threshold_95
+    threshold_unreached: int  # resamples in which 95% was never reached (left out)
     stable: bool
     item_pairs_above: int | None
     item_pairs_below: int | None
@@ -74,6 +85,8 @@ class Resolution:
     def to_dict(self) -> dict[str, Any]:
         return {
             "threshold_95": self.threshold_95,
+            "threshold_ci": None if self.threshold_ci is None else list(self.threshold_ci),
+            "threshold_unreached": self.threshold_unreached,
             "stable_above": self.stable,
             "target": self.target,
             "min_pairs": self.min_pairs,
@@ -173,6 +186,24 @@ def resolution(
     eligible = (curve["n"] >= min_pairs).to_numpy()
     reached = np.flatnonzero(eligible & (agreement >= target))
     threshold = float(curve["threshold"].iloc[reached[0]]) if len(reached) else None
+    resampled = (
+        _resampled_thresholds(
+            distance,
+            agrees,
+            thresholds,
+            target,
+            min_pairs,
+            bootstrap_indices(len(distance), resamples, seed),
+        )
+        if resamples
+        else np.empty(0)
+    )
+    found = resampled[np.isfinite(resampled)]
+    threshold_ci = (
+        (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5)))
+        if threshold is not None and len(found)
+        else None
+    )
     stable = bool(
         len(reached) and (agreement[reached[0] :][eligible[reached[0] :]] >= target).all()
     )
@@ -185,6 +216,8 @@ def resolution(
         bands=agreement_bands(decisions, BAND_SHARE * scale_range),
         psychometric=psychometric(distance, agrees, target=target, resamples=resamples, seed=seed),
         threshold_95=threshold,
+        threshold_ci=threshold_ci,
+        threshold_unreached=int(len(resampled) - len(found)),
         stable=stable,
         item_pairs_above=above_count,
         item_pairs_below=None if above_count is None else n_pairs - above_count,
@@ -193,6 +226,27 @@ def resolution(
         min_pairs=min_pairs,
         step=step,
     )
+
+
+def _resampled_thresholds(
+    distance: np.ndarray,
+    agrees: np.ndarray,
+    thresholds: np.ndarray,
+    target: float,
+    min_pairs: int,
+    indices: np.ndarray,
+) -> np.ndarray:
+    """The resolution of each resample (rows of ``indices``); NaN where it is not reached."""
+    out = np.full(len(indices), np.nan)
+    for k, rows in enumerate(indices):
+        d, a = distance[rows], agrees[rows]
+        above = d[None, :] >= thresholds[:, None] - TOLERANCE
+        n = above.sum(axis=1)
+        agreement = (above & a[None, :]).sum(axis=1) / np.maximum(n, 1)
+        reached = np.flatnonzero((n >= min_pairs) & (agreement >= target))
+        if len(reached):
+            out[k] = round(float(thresholds[reached[0]]), 10)
+    return out
 
 
 def agreement_bands(decisions: pd.DataFrame, width: float) -> pd.DataFrame:

@@ -355,9 +355,9 @@ def _verdicts(
     """Per pair: the Spearman test, and the difference this pair needs for p < P0.
 
     The needed difference comes from the pair's own variance (their correlation with each
-    other and the shape of their scores), not from a planning table: MiniLM and MiniLM-frame
-    correlate at 0.895 on WS353, and need about 0.038 where Steiger's test would claim 0.031.
-    z is signed like the difference, rho B - rho A.
+    other and the shape of their scores), not from a planning table, and is larger than
+    Steiger's test would claim for Spearman rhos (methods.md section 6 has the figures). z is
+    signed like the difference, rho B - rho A.
     """
     rows = []
     instrument = means.to_numpy(dtype=float)

@@ -65,6 +65,11 @@ class Pair:
         """The mean of the votes (harness recomputes the files' rounded means)."""
         return math.fsum(self.votes.values()) / len(self.votes)
 
+    def mean_of(self, raters: int) -> float:
+        """The mean of the votes of raters 1..``raters`` (13: the study's instrument)."""
+        votes = [v for r, v in self.votes.items() if r <= raters]
+        return math.fsum(votes) / len(votes)
+
 
 @dataclass(frozen=True)
 class WS353:

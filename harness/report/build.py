@@ -16,6 +16,7 @@ from harness.report.compare import (
 )
 from harness.report.document import METHODS_CITATION, Document, Section, Table
 from harness.report.numbers import interval, num
+from harness.report.resolution import resolution_figure
 from harness.report.sections import (
     card_section,
     precision_section,
@@ -82,8 +83,7 @@ def summary_section(c: Characterization) -> Section:
             ],
         )
     if c.resolution is not None:
-        t = c.resolution.threshold_95
-        rows.append(["resolution (95% agreement)", "not reached" if t is None else num(t, 2)])
+        rows.append(["resolution (95% agreement)", resolution_figure(c.resolution)])
     if c.arms is not None:
         rows.insert(0, summary_row(c.arms))
     pair = closest_pair(c)
@@ -103,11 +103,29 @@ def summary_section(c: Characterization) -> Section:
         else "No systems were given; see the MRDS table for the smallest difference in rho "
         "this instrument could detect."
     )
+    if c.self_comparison and c.resolution is not None:
+        # A resolution study of the original on its own: no reproduction to judge.
+        return Section(
+            "Summary",
+            f"The resolution of {c.original_instrument.name} by this crowd: "
+            f"{resolution_figure(c.resolution)} (the smallest distance in the original at "
+            f"which the crowd orders pairs of pairs like it {c.resolution.target:.0%} of the "
+            "time; 95% bootstrap interval over the pairs of pairs).",
+            [systems_line, Table(["figure", "value"], [r for r in rows if not _self(r)])],
+            anchor="summary",
+        )
     return Section(
         "Summary",
         verdict.sentence(),
         [criteria, systems_line, Table(["figure", "value"], rows)],
         anchor="summary",
+    )
+
+
+def _self(row: list[str]) -> bool:
+    """A summary row that compares the instrument with itself (new against original)."""
+    return row[0].startswith(
+        ("alpha, new", "shared items", "Spearman rho", "Pearson r", "mean item")
     )
 
 

@@ -308,7 +308,10 @@ def pair_verdicts(c: Characterization) -> list[tuple[str, str]]:
         return []
     a, b = pair
     out = []
-    for key, name in (("new", c.new_instrument.name), ("original", c.original_instrument.name)):
+    instruments = [("new", c.new_instrument.name), ("original", c.original_instrument.name)]
+    if c.self_comparison:  # the same instrument twice: say it once
+        instruments = instruments[1:]
+    for key, name in instruments:
         v = c.systems.by_instrument[key].verdicts
         row = v[(v["a"] == a) & (v["b"] == b)].iloc[0]
         t = c.systems.by_instrument[key].t_tests
@@ -335,7 +338,8 @@ def closest_pair_verdict(c: Characterization) -> str:
         return "Fewer than two systems were given, so no two can be compared."
     parts = [f"on {name}, {sentence}" for name, sentence in pair_verdicts(c)]
     return (
-        f"Can these instruments tell {pair[0]} from {pair[1]} (the two systems closest in rho)? "
+        f"Can {'this instrument' if c.self_comparison else 'these instruments'} tell "
+        f"{pair[0]} from {pair[1]} (the two systems closest in rho)? "
         + "; ".join(parts)
         + ". The p is harness's test of two Spearman rhos (methods.md section 6): a "
         "difference below what the pair needs cannot reach p < 0.05 on this many items."

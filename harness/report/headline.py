@@ -6,12 +6,15 @@ from harness.characterize import Characterization
 from harness.report.arms import headline_lines
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
+from harness.report.resolution import resolution_figure
 from harness.report.verdict import reproduction_verdict
 
 
 def headline(c: Characterization) -> str:
     """Alpha of each instrument (and of the screened set), reproducibility, resolution and the
     verdict on the two closest systems: a few lines for the terminal."""
+    if c.self_comparison and c.resolution is not None:
+        return resolution_headline(c)
     new, orig = c.new.repeatability, c.original.repeatability
     r = c.reproducibility
     lines = [
@@ -30,21 +33,7 @@ def headline(c: Characterization) -> str:
             f"{num(s.alpha)} {interval(s.ci)} {s.verdict}",
         )
     if c.resolution is not None:
-        res = c.resolution
-        t = res.threshold_95
-        curve = res.psychometric
-        fitted = (
-            ""
-            if curve is None
-            else f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
-            + ("" if curve.ci is None else f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]")
-        )
-        lines.append(
-            f"resolution: not reached{fitted}"
-            if t is None
-            else f"resolution: {num(t, 2)} ({res.item_pairs_above:,} of {res.n_item_pairs:,} item "
-            f"pairs of the original at or above it){fitted}"
-        )
+        lines.append(_resolution_line(c))
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
     if c.arms is not None:
@@ -59,3 +48,34 @@ def headline(c: Characterization) -> str:
         ),
     )
     return "\n".join(lines)
+
+
+def resolution_headline(c: Characterization) -> str:
+    """A resolution study of the original, characterized on its own: its resolution first, then
+    the original's alpha and what it can tell about the systems, each once."""
+    orig = c.original.repeatability
+    lines = [
+        _resolution_line(c),
+        f"alpha {c.original_instrument.name}: {num(orig.alpha)} {interval(orig.ci)} {orig.verdict}",
+    ]
+    if c.systems is not None:
+        lines.append(closest_pair_verdict(c))
+    return "\n".join(lines)
+
+
+def _resolution_line(c: Characterization) -> str:
+    res = c.resolution
+    assert res is not None
+    curve = res.psychometric
+    fitted = (
+        ""
+        if curve is None
+        else f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
+        + ("" if curve.ci is None else f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]")
+    )
+    if res.threshold_95 is None:
+        return f"resolution: not reached{fitted}"
+    return (
+        f"resolution: {resolution_figure(res)} ({res.item_pairs_above:,} of "
+        f"{res.n_item_pairs:,} item pairs of the original at or above it){fitted}"
+    )

@@ -56,7 +56,6 @@ def resolution_blocks(res: Resolution, original: str) -> list[Block]:
 
 
 def _figures(res: Resolution, original: str) -> list[list[str]]:
-    t = res.threshold_95
     equal = float((res.decisions["decision"] == 0).mean())
     curve = res.psychometric
     rows = [
@@ -66,8 +65,8 @@ def _figures(res: Resolution, original: str) -> list[list[str]]:
         ["mean share of votes for the decision", share(res.decisions["share"].mean())],
         [
             f"resolution: smallest t with cumulative agreement >= {res.target:.0%} "
-            f"(n >= {res.min_pairs})",
-            "not reached" if t is None else num(t, 2),
+            f"(n >= {res.min_pairs}) [95% bootstrap interval over the pairs of pairs]",
+            resolution_figure(res),
         ],
         [f"cumulative agreement stays >= {res.target:.0%} above it", "yes" if res.stable else "no"],
         [
@@ -99,13 +98,27 @@ def _figures(res: Resolution, original: str) -> list[list[str]]:
         rows.append(
             [
                 "published for WS353 (13 raters per pair of pairs)",
-                '25% decided "equally similar" at t = 0; '
-                f"resolution {num(PUBLISHED_THRESHOLD, 1)}; "
+                "25% of pairs of pairs not decided like the original at t = 0 (1 - agreement; "
+                f'"equally similar" counts as not agreeing); resolution '
+                f"{num(PUBLISHED_THRESHOLD, 1)}; "
                 f"{PUBLISHED_ABOVE:,} of {PUBLISHED_PAIRS:,} item pairs above it (351 items: WS353 "
                 "without (tiger, tiger) and (money, bank))",
             ]
         )
     return rows
+
+
+def resolution_figure(res: Resolution) -> str:
+    """The cumulative resolution with its 95% bootstrap interval, e.g. ``1.70 [1.20, 2.40]``."""
+    t = res.threshold_95
+    if t is None:
+        return "not reached"
+    text = num(t, 2)
+    if res.threshold_ci is not None:
+        text += f" [{num(res.threshold_ci[0], 2)}, {num(res.threshold_ci[1], 2)}]"
+    if res.threshold_unreached:
+        text += f" ({res.threshold_unreached} resamples never reach {res.target:.0%})"
+    return text
 
 
 def _curve_figure(res: Resolution) -> str:

@@ -54,7 +54,7 @@ class ReproductionVerdict:
         failed = ", ".join(c.name for c in self.criteria if not c.met)
         return (
             f"Verdict: {self.new} does not reproduce {self.original}: the {failed} "
-            f"criterion{'s' if failed.count(',') else ''} failed (criteria below)."
+            f"{'criteria' if failed.count(',') else 'criterion'} failed (criteria below)."
         )
 
 

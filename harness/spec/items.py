@@ -134,15 +134,17 @@ def _read_csv(path: Path, key: PathKey) -> tuple[list[str], list[tuple[int, list
 
 
 def _from_dataset(items: ItemsSpec, source: YamlSource, key: PathKey) -> ItemTable:
-    from harness.datasets.ws353 import locate_ws353, read_pairs
+    from harness.datasets.ws353 import PAPER_RATERS, SET2_RATERS, locate_ws353, read_pairs
 
     try:
         pairs = read_pairs(locate_ws353(items.path, base=source.path.parent.parent))
     except DatasetError as exc:
         raise ItemProblem((*key, "path" if items.path else "dataset"), str(exc)) from None
+    raters = SET2_RATERS if items.dataset == "ws353-16" else PAPER_RATERS
     columns = ["item_id", "word1", "word2", "mean"]
     rows: list[Row] = [
-        {"item_id": p.item_id, "word1": p.word1, "word2": p.word2, "mean": p.mean} for p in pairs
+        {"item_id": p.item_id, "word1": p.word1, "word2": p.word2, "mean": p.mean_of(raters)}
+        for p in pairs
     ]
     display = items.display or ["word1", "word2"]
     missing = [c for c in display if c not in columns]

@@ -78,7 +78,9 @@ class ItemsSpec(Strict):
     """Where items come from: exactly one of ``csv``, ``dataset`` or ``generate``."""
 
     csv: FilePath | None = None  # path relative to the spec file
-    dataset: Literal["ws353"] | None = None
+    # ws353: raters 1-13 on all 353 pairs (the instrument the WS353 study characterized);
+    # ws353-16: all 16 raters of the distribution, only when named
+    dataset: Literal["ws353", "ws353-16"] | None = None
     path: FilePath | None = (
         None  # your own copy (default: $HARNESS_WS353_DIR, else the bundled one)
     )
@@ -102,7 +104,7 @@ class GuidelinesSpec(Strict):
     """Exactly one of ``file`` (text or Markdown, relative to the spec), ``dataset`` or ``text``."""
 
     file: FilePath | None = None
-    dataset: Literal["ws353"] | None = None
+    dataset: Literal["ws353", "ws353-16"] | None = None
     text: str | None = None
     examples: list[Example] = []
 

@@ -32,6 +32,13 @@ from harness.stats.mrds import formula_mrds, formula_table, mrds, mrds_table
 from harness.stats.pairable import Pairable, pairable_from_codes, pairable_values
 from harness.stats.reliability import DEFAULT_ALPHA_MIN, Verdict, interval_warning, verdict
 from harness.stats.sample_size import bloch_kraemer_items, bloch_kraemer_min_items
+from harness.stats.spearman_difference import (
+    SpearmanComparison,
+    compare_spearman,
+    required_difference,
+    spearman_mrds,
+    spearman_mrds_table,
+)
 from harness.stats.summaries import item_summaries, worker_summaries
 
 __all__ = [
@@ -46,6 +53,7 @@ __all__ = [
     "Method",
     "Pairable",
     "SignificanceResult",
+    "SpearmanComparison",
     "Verdict",
     "alpha_from_arrays",
     "alpha_parts",
@@ -53,6 +61,7 @@ __all__ = [
     "bloch_kraemer_min_items",
     "bootstrap_alpha",
     "cohen_kappa",
+    "compare_spearman",
     "cohen_kappa_workers",
     "fleiss_kappa",
     "fleiss_kappa_counts",
@@ -68,6 +77,9 @@ __all__ = [
     "pairable_from_codes",
     "pairable_values",
     "pairwise_spearman",
+    "required_difference",
+    "spearman_mrds",
+    "spearman_mrds_table",
     "steiger_z",
     "summarize_agreement",
     "verdict",

@@ -37,6 +37,8 @@ from harness.errors import InputError
 
 REFERENCE_SIZE = 20_000
 REFERENCE_SEED = 33
+_ITERATIONS = 20
+_MAX_Z = math.atanh(1 - 1e-9)
 DEFAULT_RS: tuple[float, ...] = (0.5, 0.7, 0.9)
 DEFAULT_P0S: tuple[float, ...] = (0.01, 0.05)
 
@@ -95,7 +97,9 @@ def spearman_mrds(n: int, r: float, p0: float, *, r_ab: float | None = None) -> 
 
     Planning: the variance is that of a trivariate normal with Spearman correlations r,
     r + sigma (against the instrument) and r_ab (between the systems; defaults to r), from
-    a fixed reference sample, so the same arguments always give the same figure.
+    a fixed reference sample, so the same arguments always give the same figure. Solved as a
+    fixed point: sigma = tanh(atanh r + z(1 - p0/2) sqrt(var(sigma) / n)) - r; NaN when the
+    three correlations admit no normal variables on the way.
     """
     _check(r, p0)
     between = r if r_ab is None else r_ab
@@ -104,14 +108,18 @@ def spearman_mrds(n: int, r: float, p0: float, *, r_ab: float | None = None) -> 
     if n < 4:
         raise InputError(f"n: at least 4 items are needed, got {n}")
 
-    def excess(sigma: float) -> float:
+    z = float(stats.norm.isf(p0 / 2))
+    sigma = 0.0
+    for _ in range(_ITERATIONS):  # the variance moves slowly with sigma: a fixed point
         var = _reference_variance(round(r, 6), round(r + sigma, 6), round(between, 6))
-        if not math.isfinite(var):
-            return 1.0
-        z = (math.atanh(r + sigma) - math.atanh(r)) / math.sqrt(var / n)
-        return float(2 * stats.norm.sf(abs(z))) - p0
-
-    return _solve(excess, r)
+        target = math.atanh(r) + z * math.sqrt(var / n) if math.isfinite(var) else math.inf
+        if target >= _MAX_Z:
+            return float("nan")  # no correlation below 1 is that far above r
+        new = math.tanh(target) - r
+        if abs(new - sigma) < 1e-7:
+            return new
+        sigma = new
+    return sigma
 
 
 def spearman_mrds_table(
@@ -195,9 +203,30 @@ def _reference_variance(rho_a: float, rho_b: float, r_ab: float) -> float:
     if np.linalg.eigvalsh(cov).min() <= 1e-9:
         return float("nan")  # no such three variables
     x = _reference_normals() @ np.linalg.cholesky(cov).T
-    ft, fa, fb = (_mid_cdf(x[:, k]) for k in range(3))
-    w = _influence(ft, fb) / (1 - rho_b**2) - _influence(ft, fa) / (1 - rho_a**2)
+    n = len(x)
+    ranks = [np.empty(n, dtype=np.int64) for _ in range(3)]
+    for k in range(3):
+        ranks[k][np.argsort(x[:, k])] = np.arange(n)
+    inf_a, inf_b = (_ranked_influence(ranks[0], ranks[k]) for k in (1, 2))
+    w = inf_b / (1 - rho_b**2) - inf_a / (1 - rho_a**2)
     return float(np.var(w, ddof=1))
+
+
+def _ranked_influence(rank_x: np.ndarray, rank_y: np.ndarray) -> np.ndarray:
+    """`_influence` for values without ties, from their 0-based ranks (no searching)."""
+    n = len(rank_x)
+    f, g = (rank_x + 0.5) / n, (rank_y + 0.5) / n
+
+    def above(rank: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        ordered = np.empty(n)
+        ordered[rank] = weight
+        from_top = np.cumsum(ordered[::-1])[::-1]  # sum of weights at this rank or above
+        out: np.ndarray = (from_top[rank] - weight / 2) / n
+        return out
+
+    fg = f * g
+    influence: np.ndarray = 12 * (fg + above(rank_x, g) + above(rank_y, f)) - 36 * fg.mean()
+    return influence
 
 
 @lru_cache(maxsize=1)

@@ -85,3 +85,31 @@ def test_ratings_are_not_pair_comparison_answers(resolution_table, ws353_dir):
     table.loc[0, "value"] = 7.0
     with pytest.raises(InputError, match="not pair-comparison answers"):
         resolution(table, factories.ws353_means())
+
+
+def test_the_resolution_interval_is_the_resolution_over_resamples_of_the_pairs_of_pairs(
+    resolution_table, ws353_dir
+):
+    # Recomputed by brute force on the same resamples (bootstrap_indices, the psychometric
+    # curve's), each resample's resolution the smallest 0.1-step t with >= 10 pairs of pairs at
+    # or above it and 95% of them agreeing.
+    from harness.characterize.psychometric import bootstrap_indices
+
+    means = factories.ws353_means()
+    res = resolution(resolution_table, means, resamples=200, seed=7)
+    decisions = res.decisions
+    distance, agrees = decisions["distance"].to_numpy(), decisions["agrees"].to_numpy()
+    found = []
+    for rows in bootstrap_indices(len(decisions), 200, seed=7):
+        for k in range(int(distance.max() / 0.1 + 1e-9) + 1):
+            t = k * 0.1
+            above = distance[rows] >= t - 1e-9
+            if above.sum() >= 10 and agrees[rows][above].mean() >= 0.95:
+                found.append(t)
+                break
+    assert res.threshold_unreached == 200 - len(found)
+    assert res.threshold_ci == pytest.approx(
+        (np.percentile(found, 2.5), np.percentile(found, 97.5))
+    )
+    assert res.threshold_ci[0] <= res.threshold_95 <= res.threshold_ci[1]
+    assert res.to_dict()["threshold_ci"] == list(res.threshold_ci)

@@ -77,7 +77,7 @@ def test_import_with_no_directory_uses_the_bundled_copy(monkeypatch, tmp_path):
     result = CliRunner().invoke(main, ["import", "ws353", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == (
-        f"Wrote {out}: 5,189 judgments over 353 items and 16 workers "
+        f"Wrote {out}: 4,589 judgments over 353 items and 13 workers "
         "(from the copy bundled with harness)."
     )
 

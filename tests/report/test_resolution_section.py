@@ -53,3 +53,36 @@ def test_without_a_fit_the_report_says_why_and_leaves_the_fitted_column_empty(
     )
     assert not any(k.startswith("published") for k in figures)  # not WS353: no published figure
     assert {row[-1] for row in blocks[1].rows} == {""}
+
+
+def test_a_resolution_study_of_the_original_alone_leads_with_its_resolution_said_once(
+    resolution_table, ws353_dir
+):
+    # `harness demo resolution` characterizes WS353 against itself: no "WS353 reproduces
+    # WS353", and the systems sentence and summary rows appear once, not once per side.
+    from harness.characterize import characterize
+    from harness.characterize.inputs import read_instrument
+    from harness.characterize.instrument import instrument_from_table
+    from harness.report.build import summary_section
+    from harness.report.headline import headline
+
+    original = read_instrument(f"ws353:{ws353_dir}", None)
+    study = instrument_from_table(resolution_table, name="resolution study", kind="csv")
+    c = characterize(
+        original,
+        original,
+        resolution_study=study,
+        system_scores=factories.system_scores(),
+        resamples=100,
+    )
+    assert c.self_comparison
+    lines = headline(c).splitlines()
+    assert lines[0].startswith(f"resolution: {c.resolution.threshold_95:.2f} [")
+    assert not any("reproduces" in line for line in lines)
+    assert sum("tell minilm" in line for line in lines) == 1
+    assert headline(c).count(f"on {original.name}, ") == 1
+    summary = summary_section(c)
+    assert summary.meaning.startswith(f"The resolution of {original.name} by this crowd: ")
+    rows = summary.blocks[-1].rows
+    assert [r[0] for r in rows].count(f"{original.name} tells minilm from minilm_frame?") <= 1
+    assert not any(r[0].startswith("alpha, new") for r in rows)

@@ -1,9 +1,10 @@
-"""Simulated pair comparisons: each rater perceives each pair with WS353's spread, says "equally
-similar" within a band, and a careful crowd reproduces the published agreement figures.
+"""Simulated pair comparisons: each rater perceives each pair with noise and says "equally
+similar" within a band, fitted to the published study's worked examples.
 
-The published figures (the resolution experiment on WS353, as issue 15 quotes them): with no
-threshold 25% of the pairs of pairs are indistinguishable ("equally similar"), and agreement
-reaches 95% at a distance of 1.8.
+The published figures (the resolution experiment on WS353, as issues 15 and 33 quote them): one
+rater calls pairs 0.4 apart "equally similar" 80% of the time and names the more similar of
+pairs 3.09 apart 92% of the time; on its uniform design 25% of the pairs of pairs are not
+decided like the original (1 - agreement) and agreement reaches 95% at a distance of 1.8.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from harness.simulate import Archetype, Crowd, simulate_judgments
 from harness.simulate.perception import (
     BAND,
     PERCEPTION,
-    WS353_ITEM_SD,
     band_range,
     expected_decisions,
     expected_resolution,
+    fit_worked_examples,
     plurality_chances,
     vote_probabilities,
 )
@@ -63,27 +64,35 @@ def test_expected_decisions_match_enumerating_every_vote_pattern():
     assert got.equal[0] == pytest.approx(1 - agree - reverse)
 
 
-def _study_votes() -> pd.DataFrame:
-    """The instrument the WS353 study characterized: raters 1-13 on all 353 pairs."""
-    votes = factories.ws353().judgments
-    return votes[votes["worker_id"].str.removeprefix("ws353-r").astype(int) <= 13]
+def test_a_careful_rater_answers_the_published_worked_examples():
+    perception, centre = fit_worked_examples()
+    assert (perception, centre) == pytest.approx((0.767, 1.522), abs=5e-4)
+    assert (PERCEPTION * 10, BAND * 10) == pytest.approx((perception, centre), abs=0.005)
+    right, _, equal = vote_probabilities(
+        np.array([0.4, 3.09]), PERCEPTION * 10, band_range(BAND * 10)
+    )
+    assert equal[0] == pytest.approx(0.80, abs=0.005)  # published: 80% "equally similar"
+    assert right[1] == pytest.approx(0.92, abs=0.005)  # published: 92% the right pair
 
 
-def test_the_perception_noise_is_ws353s_per_item_spread(ws353_dir):
-    sd = _study_votes().groupby("item_id")["value"].std(ddof=1).mean()
-    assert sd == pytest.approx(WS353_ITEM_SD, abs=0.005)  # 1.704, the published 1.7
-    assert PERCEPTION * 10 == pytest.approx(WS353_ITEM_SD)
-
-
-def test_a_careful_crowd_reproduces_the_published_agreement_figures(ws353_dir):
-    means = _study_votes().groupby("item_id")["value"].mean().to_numpy()
-    first, second = np.triu_indices(len(means), k=1)
-    distance = np.abs(means[first] - means[second])  # pairs of pairs drawn at random
-    expected = expected_decisions(distance, PERCEPTION * 10, band_range(BAND * 10), 13)
-    assert expected.equal.mean() == pytest.approx(0.25, abs=0.01)  # published: 25%
-    # published: 1.8; the band was fitted to the 25% only, and the curve reaches 95% one step
-    # of 0.1 earlier (95.4% at 1.7, 94.6% at 1.6)
-    assert expected_resolution(distance, expected.agree) == pytest.approx(1.8, abs=0.1 + 1e-9)
+def test_no_rater_of_this_model_gives_both_published_crowd_figures_on_the_uniform_design(
+    ws353_dir,
+):
+    # The fitted rater gives 15.6% not decided like the original and a resolution of 1.2; for
+    # 25% (published) the resolution is at least 2.1, above the published 1.8, whatever the
+    # perception noise (scripts/calibrate_pair_comparison.py scans the whole family).
+    design = factories.resolution_spec().items["distance"].to_numpy(dtype=float)
+    fitted = expected_decisions(design, PERCEPTION * 10, band_range(BAND * 10), 13)
+    assert 1 - fitted.agree.mean() == pytest.approx(0.156, abs=0.005)
+    assert expected_resolution(design, fitted.agree) == pytest.approx(1.2)
+    for sd in (0.5, 1.0, 1.5, 2.0):
+        low, high = 0.0, 6.0
+        for _ in range(30):  # the band at which 25% are not decided like the original
+            band = (low + high) / 2
+            e = expected_decisions(design, sd, band_range(band), 13)
+            low, high = (band, high) if 1 - e.agree.mean() < 0.25 else (low, band)
+        reached = expected_resolution(design, e.agree)
+        assert reached is not None and reached > 1.8 + 1e-9
 
 
 def test_a_simulated_careful_crowd_decides_as_expected_on_the_shipped_design(ws353_dir):
@@ -113,7 +122,9 @@ def test_each_archetype_compares_pairs_as_its_name_says():
     careful, sloppy = agreement(Archetype.CAREFUL), agreement(Archetype.SLOPPY)
     backwards, radical = agreement(Archetype.BACKWARDS), agreement(Archetype.RADICAL)
     centrist, spammer = agreement(Archetype.CENTRIST), agreement(Archetype.SPAMMER)
-    right, wrong, equal = vote_probabilities(np.array([3.0]), 1.70, band_range(1.37))
+    right, wrong, equal = vote_probabilities(
+        np.array([3.0]), PERCEPTION * 10, band_range(BAND * 10)
+    )
     assert careful[0] == pytest.approx(right[0], abs=0.04)
     assert sloppy[0] < careful[0] - 0.1
     assert backwards[0] < 0.2  # mostly the reverse

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from harness.roles import ItemRole
 from harness.simulate import Archetype, Crowd, Worker, control_truths, simulate_judgments, snap
+from harness.simulate.perception import PERCEPTION
 from harness.spec.model import ScaleSpec, StudyType
 from harness.spec.scale import Scale, resolve_scale
 
@@ -121,9 +123,11 @@ def test_pair_comparison_answers_the_sign_of_the_difference_and_backwards_flips_
 def test_a_worker_says_equally_similar_below_their_threshold():
     worker = Worker("w", Archetype.CENTRIST, 0.0, 0.0, equal_threshold=3.0)
     answers = worker.answer(np.zeros(2000), PAIRS, np.random.default_rng(0))
-    # two equal pairs, each perceived with sd 1.70: |difference| < 3 with chance
-    # 2 Phi(3 / (sqrt(2) 1.70)) - 1 = 0.788
-    assert (answers == 0.0).mean() == pytest.approx(0.788, abs=0.03)
+    # two equal pairs, each perceived with sd 0.77 (PERCEPTION on 0-10): |difference| < 3
+    # with chance 2 Phi(3 / (sqrt(2) 0.77)) - 1 = 0.994
+    expected = 2 * stats.norm.cdf(3 / (np.sqrt(2) * PERCEPTION * 10)) - 1
+    assert expected == pytest.approx(0.994, abs=5e-4)
+    assert (answers == 0.0).mean() == pytest.approx(expected, abs=0.01)
 
 
 def test_snap_rounds_to_steps_and_clips_to_the_ends():

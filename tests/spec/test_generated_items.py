@@ -48,3 +48,28 @@ def test_gold_items_carry_their_designated_answers():
     items = load_spec(TASK_SPECS / "statements_likert.yaml").items
     gold = items[items["role"] == "gold"].set_index("item_id")["gold"]
     assert gold.to_dict() == {"st-05": 5.0, "st-06": 1.0, "st-25": 5.0, "st-26": 1.0}
+
+
+def test_one_ws353_everywhere_the_design_measures_with_the_reports_means(ws353_dir, tmp_path):
+    # The report compares against raters 1-13 (--original ws353); the design's distances (and
+    # so a simulated crowd's truths) must come from the same means, not the 16-rater table.
+    from harness.datasets import load_ws353
+
+    dataset = load_ws353(ws353_dir)
+    thirteen = dataset.rater_table(13).groupby("item_id")["value"].mean()
+    sixteen = dataset.rater_table(16).groupby("item_id")["value"].mean()
+    items = load_spec(TASK_SPECS / "ws353_resolution.yaml").items
+    assert np.allclose(items["p_mean"], thirteen.reindex(items["p_item_id"]).to_numpy())
+    assert np.allclose(items["q_mean"], thirteen.reindex(items["q_item_id"]).to_numpy())
+    spec = (TASK_SPECS / "ws353_reproduction.yaml").read_text(encoding="utf-8")
+    named = tmp_path / "spec.yaml"
+    for dataset_name, means in (("ws353", thirteen), ("ws353-16", sixteen)):
+        named.write_text(
+            spec.replace("\n  dataset: ws353\n", f"\n  dataset: {dataset_name}\n").replace(
+                "file: guidelines/", f"file: {TASK_SPECS}/guidelines/"
+            ),
+            encoding="utf-8",
+        )
+        loaded = load_spec(named)
+        content = loaded.items[loaded.items["role"] == "item"].set_index("item_id")["mean"]
+        assert np.allclose(content.to_numpy(), means.reindex(content.index).to_numpy())

@@ -97,3 +97,12 @@ def test_holds_its_size_where_steiger_on_spearman_rhos_rejects_twice_too_often()
     assert 0.035 <= got.rates["steiger_on_pearson"] <= 0.065
     power = rejection_rates(353, 0.7, 0.9, difference=0.05, samples=500, seed=34)
     assert power.rates["spearman"] > 0.5
+
+
+def test_the_reference_samples_shortcut_is_the_general_influence():
+    from harness.stats.spearman_difference import _influence, _mid_cdf, _ranked_influence
+
+    x = _sample(500, 0.6, 0.8, seed=6)
+    ranks = [np.argsort(np.argsort(x[:, k])) for k in range(3)]
+    general = _influence(_mid_cdf(x[:, 0]), _mid_cdf(x[:, 2]))
+    assert _ranked_influence(ranks[0], ranks[2]) == pytest.approx(general)
