@@ -277,12 +277,33 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _empty(run: Path) -> None:
-    """A fresh run folder: refuse to empty one that is not a demo's (a safety net)."""
-    if run.exists():
-        if any(run.iterdir()) and not (run / "harness.db").exists():
-            raise InputError(f"demo: {run} exists and is not a demo's run folder; give another")
-        import shutil
+MARKER = ".harness-demo"
+"""The file a demo writes first into the run folder it makes: only a folder holding it is
+emptied by the next run (a `harness.db` alone proves nothing: every command makes one)."""
+_MADE = ("harness.db*", "*.log", "*.sqlite*", "report")
+"""What a demo makes in its run folder besides the marker (`fnmatch` patterns)."""
 
-        shutil.rmtree(run)
-    run.mkdir(parents=True)
+
+def _empty(run: Path) -> None:
+    """A fresh run folder: a missing or empty one is made and marked; one a demo marked is
+    emptied of what a demo makes; any other, or a marked one holding something else, is
+    refused untouched."""
+    import fnmatch
+    import shutil
+
+    found = sorted(p.name for p in run.iterdir()) if run.is_dir() else []
+    if found and MARKER not in found:
+        raise InputError(
+            f"demo: {run} holds files a demo did not make; give a new or empty folder (--out)"
+        )
+    others = [n for n in found if n != MARKER and not any(fnmatch.fnmatch(n, m) for m in _MADE)]
+    if others:
+        raise InputError(
+            f"demo: {run} holds {', '.join(others)}, which a demo did not make; "
+            "move it or give another folder (--out)"
+        )
+    for name in found:
+        path = run / name
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    run.mkdir(parents=True, exist_ok=True)
+    (run / MARKER).write_text("made by harness demo; the next run here empties this folder\n")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.demo import MARKER, _empty
+from harness.errors import InputError
 from tests.platform.factories import harness_cli
 
 PEOPLE = {"local": 30, "prolific-local": 156, "link": 30}
@@ -59,8 +61,41 @@ def test_the_demo_refuses_to_empty_a_folder_that_is_not_a_demos(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     done = harness_cli("demo", "--out", str(tmp_path))
     assert done.exit_code == 1
-    assert f"demo: {tmp_path} exists and is not a demo's run folder; give another" in done.output
+    assert (
+        f"demo: {tmp_path} holds files a demo did not make; give a new or empty folder (--out)"
+        in done.output
+    )
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_store_in_a_folder_does_not_make_it_a_demos(tmp_path):
+    """Issue 39: every command makes a harness.db in the current folder; that alone must not
+    let the demo empty the folder."""
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "f").write_text("a")
+    (tmp_path / "harness.db").touch()
+    done = harness_cli("demo", "--out", str(tmp_path))
+    assert done.exit_code == 1
+    assert "holds files a demo did not make" in done.output
+    assert (tmp_path / "t" / "f").read_text() == "a"
+
+
+def test_a_demos_folder_is_emptied_of_what_a_demo_made_and_nothing_else(tmp_path):
+    run = tmp_path / "run"
+    _empty(run)  # a new folder: made and marked
+    assert [p.name for p in run.iterdir()] == [MARKER]
+    (run / "report").mkdir()
+    (run / "report" / "report.html").write_text("old")
+    (run / "harness.db").write_text("old")
+    (run / "serve.log").write_text("old")
+    _empty(run)
+    assert [p.name for p in run.iterdir()] == [MARKER]
+    (run / "notes.txt").write_text("mine")
+    (run / "harness.db").write_text("old")
+    with pytest.raises(InputError, match="holds notes.txt, which a demo did not make"):
+        _empty(run)
+    assert (run / "notes.txt").read_text() == "mine"
+    assert (run / "harness.db").read_text() == "old"
 
 
 @pytest.mark.slow

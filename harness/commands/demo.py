@@ -28,7 +28,8 @@ _DEMOS = demos()
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("demo-run"),
     show_default=True,
-    help="The run folder (emptied first): store, service logs, report.",
+    help="The run folder: store, service logs, report (a new or empty folder, or one a demo "
+    "made, which is emptied first).",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="The crowd's seed.")
 def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
