@@ -10,9 +10,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session, select
 
 from harness.demo import MARKER, _empty
 from harness.errors import InputError
+from harness.store.database import open_store
+from harness.store.models import Assignment, Event, EventKind
 from tests.platform.factories import harness_cli
 
 PEOPLE = {"local": 30, "prolific-local": 156, "link": 30}
@@ -55,6 +58,27 @@ def test_the_demo_runs_the_whole_loop_on_each_local_platform(tmp_path, platform)
     db.close()
     assert kinds["worker.blocked"] > 0  # live screening blocked workers as they came
     assert kinds["assignment.submitted"] == 156 == kinds["review.approved"]  # nothing lost
+    assert _out_of_order(run / "harness.db") == []
+
+
+def _out_of_order(db: Path) -> list[str]:
+    """The assignments whose times are not accepted <= submitted <= approved (issue 39: on the
+    MTurk path every acceptance was recorded when harness stored the answers, after they were
+    submitted)."""
+    engine = open_store(f"sqlite:///{db}")
+    try:
+        with Session(engine) as session:
+            approved = {
+                e.subject: e.at
+                for e in session.exec(select(Event).where(Event.kind == EventKind.APPROVED))
+            }
+            return [
+                f"{a.platform_assignment_id}: {a.accepted_at} {a.submitted_at}"
+                for a in session.exec(select(Assignment))
+                if not (a.accepted_at <= a.submitted_at <= approved[a.platform_assignment_id])
+            ]
+    finally:
+        engine.dispose()
 
 
 def test_the_demo_refuses_to_empty_a_folder_that_is_not_a_demos(tmp_path):

@@ -28,7 +28,7 @@ from harness.answer import Answer
 from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.store.events import EventKind, log_events
-from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Worker
+from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Worker, aware
 from harness.store.received import skipping_insert
 from harness.store.submissions import answer_items, judgment_rows, submitted_payload
 
@@ -45,6 +45,15 @@ class NewSubmission:
     worker_id: str
     answers: Sequence[Answer]
     submitted_at: datetime
+    accepted_at: datetime | None = None  # the platform's; None: not known, the submission's
+
+    @property
+    def accepted(self) -> datetime:
+        """When the assignment was accepted, never after it was submitted (a platform's clock a
+        moment ahead of harness's must not put the acceptance after the submission)."""
+        if self.accepted_at is None:
+            return aware(self.submitted_at)
+        return min(aware(self.accepted_at), aware(self.submitted_at))
 
 
 def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> dict[str, int]:
@@ -67,7 +76,6 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     # the instrument and items of each (`StoreError` naming the study for an unknown item)
     items = {s.assignment_id: answer_items(session, s.hit, s.answers) for s in batch}
     workers = _worker_ids(session, dialect, {s.worker_id for s in batch})
-    now = utcnow()
     made = _insert_assignments(
         session,
         dialect,
@@ -77,7 +85,7 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
                 "worker_id": workers[s.worker_id],
                 "platform_assignment_id": s.assignment_id,
                 "status": AssignmentStatus.SUBMITTED,
-                "accepted_at": now,
+                "accepted_at": s.accepted,
                 "submitted_at": s.submitted_at,
             }
             for s in batch
