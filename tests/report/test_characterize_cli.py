@@ -114,6 +114,22 @@ def test_the_report_cites_harness_own_methods_by_version_and_they_exist(report):
     assert "\n## 6. Characterizing an instrument\n" in methods
 
 
+def test_a_shared_report_names_its_data_by_dataset_and_version_not_a_local_path(report, inputs):
+    """Issue 39: the source row printed where this machine keeps the bundled WS353."""
+    from harness.datasets.ws353 import bundled_ws353_dir
+
+    out, _ = report
+    for name in ("report.html", "report.md", "report.json"):
+        text = (out / name).read_text()
+        assert str(bundled_ws353_dir()) not in text, name
+        assert str(inputs["new"].parent) not in text, name
+    markdown = (out / "report.md").read_text()
+    assert "WordSimilarity-353 version 1.0, the authors' distribution bundled with harness" in (
+        markdown
+    )
+    assert f"long judgments CSV {inputs['new'].name} (SHA-256 " in markdown
+
+
 def test_the_json_has_every_stable_key(report):
     data = json.loads((report[0] / "report.json").read_text())
     for key in REQUIRED_KEYS:
