@@ -12,6 +12,7 @@ from click.testing import CliRunner
 import harness
 from harness.cli import main
 from harness.judgments import write_judgments
+from harness.report.verdict import RELIABILITY_RULE
 from harness.store import make_engine, session_scope
 from tests.characterize import factories
 from tests.factories import PROJECT_ROOT, WS353_DIR, WS353_SYSTEMS_DIR
@@ -270,7 +271,7 @@ def test_the_verdict_comes_first_with_its_criteria(inputs, tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     summary = markdown.split("## Summary", 1)[1]
     assert summary.lstrip().startswith("> Verdict: reproduction does not reproduce WS353")
-    assert "| reliability | the new alpha's 95% interval reaches the original's alpha |" in summary
+    assert f"| reliability | {RELIABILITY_RULE} |" in summary
 
 
 def test_items_not_matching_the_original_are_refused_with_the_overlap(inputs, tmp_path):
