@@ -15,6 +15,7 @@ def expire(study: str, db: str | None) -> None:
     already submitted is in the store. Workers still working can submit until their deadline;
     run `harness sync STUDY` again later to collect those."""
     from harness.platform.expire import expire_study
+    from harness.platform.local_service import require_answering
     from harness.platform.registry import provider_for
     from harness.platform.sync_run import sync_stored_study
     from harness.store.database import open_store
@@ -23,6 +24,7 @@ def expire(study: str, db: str | None) -> None:
     engine = open_store(db)
     try:
         running = read_launched(engine, study)
+        require_answering(running)
         count = expire_study(engine, provider_for(running), running)
         run = sync_stored_study(engine, running)
     finally:

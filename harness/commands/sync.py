@@ -29,6 +29,7 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     server missed). Every stored assignment not screened yet is screened. Running it twice
     changes nothing the second time.
     """
+    from harness.platform.local_service import require_answering
     from harness.platform.sync_run import sync_stored_study
     from harness.store.database import open_store
     from harness.store.studies import read_launched
@@ -36,6 +37,7 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     engine = open_store(db)
     try:
         running = read_launched(engine, study)
+        require_answering(running)
         run = sync_stored_study(engine, running, apply=apply_decisions, queue_url=queue_url)
     finally:
         engine.dispose()
