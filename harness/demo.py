@@ -75,10 +75,18 @@ class Demo:
 class DemoResult:
     report_dir: Path
     seconds: float = 0.0
+    service: list[str] | None = None  # the `harness` command that runs its platform's service
 
 
-def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
-    """Run ``demo``; ``say`` gets the progress lines a person watches."""
+Progress = Callable[[int], Callable[[int], None]]
+"""``progress(total)`` gives the callback told of each step done (a progress bar)."""
+
+
+def run_demo(
+    demo: Demo, say: Callable[[str], None], progress: Progress | None = None
+) -> DemoResult:
+    """Run ``demo``; ``say`` gets the progress lines a person watches, ``progress`` the
+    crowd's submissions as they land."""
     if demo.kind not in KINDS:
         raise InputError(demo.refusal)
     entry = demo.entry  # an unknown platform is refused before anything starts
@@ -87,8 +95,8 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
     _empty(run)
     db = f"sqlite:///{run / 'harness.db'}"
     result = DemoResult(report_dir=run / "report")
-    with _services(demo, entry, run, db, say) as (endpoint, pages):
-        _crowd_loop(demo, entry, db, endpoint, pages, say)
+    with _services(demo, entry, run, db, say, result) as (endpoint, pages):
+        _crowd_loop(demo, entry, db, endpoint, pages, say, progress)
     say("== characterize")
     from harness.characterize.run import characterize_refs
 
@@ -102,6 +110,7 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
         system_refs=["ws353"],
         resolution_ref=resolution,
         screen_spec=screen_spec,
+        say=lambda message: say(f"  {message}"),
     )
     for line in lines:
         say(line)
@@ -116,6 +125,7 @@ def _crowd_loop(
     endpoint: str | None,
     pages: str,
     say: Callable[[str], None],
+    progress: Progress | None = None,
 ) -> None:
     """Launch, let the crowd work, sync, review, show the status and screen, on ``db``."""
     from harness.platform.launch import draft_study, launch
@@ -149,7 +159,9 @@ def _crowd_loop(
         )
         say("== crowd")
         size = entry.crowd_size
-        crowd = simulate_study(engine, study, CROWD_MIX, size=size, seed=demo.seed)
+        crowd = simulate_study(
+            engine, study, CROWD_MIX, size=size, seed=demo.seed, progress=progress
+        )
         say(crowd.line(study))
         say("== sync")
         running = read_launched(engine, study)
@@ -169,7 +181,12 @@ def _crowd_loop(
 
 @contextmanager
 def _services(
-    demo: Demo, entry: DemoEntry, run: Path, db: str, say: Callable[[str], None]
+    demo: Demo,
+    entry: DemoEntry,
+    run: Path,
+    db: str,
+    say: Callable[[str], None],
+    result: DemoResult,
 ) -> Iterator[tuple[str | None, str]]:
     """The platform's local service (if any) and the task server, on free loopback ports,
     stopped when the block ends (on Ctrl-C and SIGTERM too). The two start (and stop) side by
@@ -184,6 +201,8 @@ def _services(
         endpoint = None
         service = platform.local_service(_free_port(), str(run / f"{entry.name}.sqlite"))
         if service is not None:
+            state = demo.run_dir / f"{entry.name}.sqlite"  # as the person named the folder
+            result.service = [*service.command[:-1], str(state)]
             port = service.command[service.command.index("--port") + 1]
             endpoint = f"http://127.0.0.1:{port}"
             children.append(_start(service.command, run / f"{entry.name}.log", run))
@@ -201,6 +220,23 @@ def _services(
     finally:
         _stop(children)
         signal.signal(signal.SIGTERM, previous)
+
+
+def next_steps(demo: Demo, result: DemoResult) -> list[str]:
+    """What to run next on the demo's store (its services are stopped)."""
+    db = f"--db {demo.run_dir / 'harness.db'}"
+    lines = [
+        "Next, on the demo's store:",
+        f"  harness status {demo.study} {db}",
+        f"  harness screen {demo.study} {db} --impact",
+        f"  harness export {demo.study} {db} --out {demo.study}.csv",
+    ]
+    if result.service is not None:
+        lines.append(
+            f"  (sync, review, expire ask the platform: start its service again first, "
+            f"harness {' '.join(result.service)} &)"
+        )
+    return lines
 
 
 def _raise_interrupt(_signum: int, _frame: Any) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
+import requests
 from sqlmodel import Session, select
 
 from harness.demo import MARKER, _empty
@@ -48,6 +50,9 @@ def test_the_demo_runs_the_whole_loop_on_each_local_platform(tmp_path, platform)
     assert "judgments: 4,901" in out
     assert "workers flagged under the spec's policy" in out
     assert f"Report: {run / 'report' / 'report.html'}" in out
+    status = f"harness status ws353-reproduction --db {run}/harness.db"
+    assert f"Next, on the demo's store:\n  {status}" in out
+    assert "characterize: " not in out and "  reading the new instrument" in out  # progress
     assert _children() == before  # every service it started is stopped
     report = json.loads((run / "report" / "report.json").read_text())
     assert report["reproducibility"]["overlap"]["n_shared"] == 353
@@ -59,6 +64,39 @@ def test_the_demo_runs_the_whole_loop_on_each_local_platform(tmp_path, platform)
     assert kinds["worker.blocked"] > 0  # live screening blocked workers as they came
     assert kinds["assignment.submitted"] == 156 == kinds["review.approved"]  # nothing lost
     assert _out_of_order(run / "harness.db") == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_demo_and_everything_it_started_with_exit_130(tmp_path):
+    """Issue 39: Ctrl-C cleaned up but ended on "Error: ... failed (see above)", exit 1."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    run = tmp_path / "run"
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "harness", "demo", "--out", str(run)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen = ""
+    deadline = time.monotonic() + 300
+    while "== crowd" not in seen and time.monotonic() < deadline:
+        line = demo.stdout.readline()
+        assert line, seen  # it ended before its crowd came
+        seen += line
+    demo.send_signal(signal.SIGINT)
+    out, err = demo.communicate(timeout=120)
+    assert demo.returncode == 130, seen + out + err
+    stopped = "demo: stopped (Ctrl-C); the services it started are stopped, and what it stored"
+    assert f"{stopped} is in {run / 'harness.db'}" in err
+    assert "Error" not in err and "Traceback" not in err
+    assert not (run / "report").exists()
+    for url in re.findall(r"http://127\.0\.0\.1:\d+", seen.split("== launch")[0]):
+        with pytest.raises(requests.ConnectionError):  # every service it started is stopped
+            requests.get(url, timeout=5)
 
 
 def _out_of_order(db: Path) -> list[str]:

@@ -41,7 +41,21 @@ def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
     live, syncs, reviews, screens, and characterizes the result against WS353 and three
     systems' predictions. Stops everything it started, also on Ctrl-C.
     """
-    from harness.demo import Demo, run_demo
+    from harness.commands.progress import progress_bar
+    from harness.demo import Demo, next_steps, run_demo
 
-    result = run_demo(Demo(kind, platform, run_dir, seed), click.echo)
+    chosen = Demo(kind, platform, run_dir, seed)
+    try:
+        result = run_demo(
+            chosen, click.echo, lambda total: progress_bar(total, "assignments submitted")
+        )
+    except KeyboardInterrupt:
+        click.echo(
+            f"\ndemo: stopped (Ctrl-C); the services it started are stopped, and what it "
+            f"stored is in {run_dir / 'harness.db'}",
+            err=True,
+        )
+        raise SystemExit(130) from None
     click.echo(f"\nReport: {result.report_dir / 'report.html'}  ({result.seconds:.0f} s)")
+    for line in next_steps(chosen, result):
+        click.echo(line)
