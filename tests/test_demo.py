@@ -48,6 +48,10 @@ def test_the_demo_runs_the_whole_loop_on_each_local_platform(tmp_path, platform)
     assert f"156 assignments submitted by {PEOPLE[platform]} simulated workers" in out
     assert "raters per item (target 13): min 13, median 13, max 13; 365 of 365" in out
     assert "judgments: 4,901" in out
+    if platform == "link":  # the link lists nothing of its own; its HITs never change
+        assert "12 HITs, 0 submitted assignments listed by the platform, 156 in the store" in out
+        assert "running, every place taken (`harness expire ws353-reproduction` ends it)" in out
+        assert "HITs (12): full 12" in out
     assert "workers flagged under the spec's policy" in out
     assert f"Report: {run / 'report' / 'report.html'}" in out
     status = f"harness status ws353-reproduction --db {run}/harness.db"
