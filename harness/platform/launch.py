@@ -434,7 +434,8 @@ def connect_for_the_rest(
     remaining = cost_of(missing) if cost_of is not None else plan.cost_of(len(missing))
     if remaining > 0:
         balance = provider.balance()
-        say(f"  balance on {plan.target}: ${balance}; still to post: ${remaining}")
+        play = " (a local service's play money)" if plan.platform.is_local(plan.target) else ""
+        say(f"  balance on {plan.target}: ${balance:,.2f}{play}; still to post: ${remaining:,.2f}")
         check_balance(balance, remaining, plan.target)
     return provider, existing
 
