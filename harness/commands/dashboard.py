@@ -21,21 +21,30 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
     reject, bonus, pause, expire, overrule screening) at http://HOST:PORT/dashboard/. The
     password is $HARNESS_DASHBOARD_PASSWORD; on 127.0.0.1 without one, a password for this run
     is made and printed; any other address refuses to start without one."""
-    from werkzeug.serving import run_simple
+    from werkzeug.serving import make_server
 
+    from harness.errors import StoreError
     from harness.store import database_url
-    from harness.store.database import safe_url
+    from harness.store.database import missing_store_message, safe_url, store_exists
     from harness.web.dashboard import DashboardSettings, create_dashboard_app
     from harness.web.dashboard.access import password_notice
 
     settings = DashboardSettings.from_environment(host, secure_cookie=secure_cookie)
+    if not store_exists(db):  # a dashboard reads a store: it never creates one
+        raise StoreError(missing_store_message(db))
     url = database_url(db)
     app = create_dashboard_app(url, settings)
     click.echo(
         f"Dashboard on http://{host}:{port}/dashboard/ (store {safe_url(url)}); "
         + password_notice(settings)
     )
+    # werkzeug's threaded server, without run_simple's banner: its "development server"
+    # warning is about serving the public, and the dashboard serves one researcher
+    server = make_server(host, port, app, threaded=True)
     try:
-        run_simple(host, port, app, threaded=True, use_reloader=False)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
     finally:
+        server.server_close()
         app.extensions["harness.web.dashboard"].engine.dispose()
