@@ -21,13 +21,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
 from harness.platform.contract import DemoEntry
 from harness.platform.local_service import START_WAIT
 from harness.platform.registry import demos
 from harness.resources import project_task_specs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KINDS = ("reproduction", "resolution")
 CROWD_MIX = {"careful": 0.7, "sloppy": 0.1, "spammer": 0.1, "backwards": 0.1}
@@ -174,9 +177,30 @@ def _crowd_loop(
         for line in stored_study_status(engine, running):
             say(line)
         say("== screen")
-        say(screen_workers(*stored_inputs(study, db)).summary())
+        judgments, context = stored_inputs(study, db)
+        screened = screen_workers(judgments, context)
+        say(screened.summary())
+        for line in flagged_work(judgments, screened.flagged):
+            say(line)
     finally:
         engine.dispose()
+
+
+def flagged_work(judgments: pd.DataFrame, flagged: pd.Series) -> list[str]:
+    """How much of the study the flagged workers did, and why that differs by platform: what
+    makes the same crowd's alpha of all judgments differ from one platform to another."""
+    workers = set(flagged[flagged].index)
+    assignments = judgments.groupby("assignment_id")["worker_id"].first()
+    mine = int(assignments.isin(workers).sum())
+    return [
+        f"  their work: {mine} of {len(assignments)} assignments ({mine / len(assignments):.0%}), "
+        "counted in the alpha of all judgments, not in the screened one.",
+        "  How much there is depends on the platform, not the crowd: live screening blocks a "
+        "worker after the",
+        "  first work it flags, which stops one who comes back for more (MTurk, a study link) "
+        "early, but not a",
+        "  participant who takes one place (Prolific). Compare platforms on the screened alpha.",
+    ]
 
 
 @contextmanager
@@ -208,7 +232,10 @@ def _services(
             children.append(_start(service.command, run / f"{entry.name}.log", run))
         upgrade(db)  # while the platform's service starts
         pages = f"http://127.0.0.1:{_free_port()}"
+        # screening in the request that stores a submission, before the next one is sent: the
+        # same seed blocks the same workers after the same work, however fast the machine
         serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"]
+        serve.append("--screen-inline")
         password = {"HARNESS_DASHBOARD_PASSWORD": _dashboard_password()}
         children.append(_start(serve, run / "serve.log", run, password))
         if service is not None and endpoint is not None:
