@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 import pytest
 from click.testing import CliRunner
@@ -47,8 +45,12 @@ def test_bad_usage_exits_2_and_bad_input_exits_1(tmp_path):
 
 @pytest.mark.parametrize("command", [["sync", "s"], ["status", "s"], ["review", "s"]])
 def test_a_store_never_upgraded_gets_told_to_run_db_upgrade(empty_database_url, command):
-    if empty_database_url.startswith("sqlite:///"):  # an empty file (a missing one is no store)
-        Path(empty_database_url.removeprefix("sqlite:///")).touch()
+    if empty_database_url.startswith("sqlite:///"):  # a SQLite database without harness's
+        import sqlite3  # tables (a missing file, or an empty one, is no store at all)
+
+        made = sqlite3.connect(empty_database_url.removeprefix("sqlite:///"))
+        made.execute("CREATE TABLE notes (text TEXT)")
+        made.close()
     result = CliRunner().invoke(main, [*command, "--db", empty_database_url])
     assert result.exit_code == 1
     assert "the store has no study table" in result.output
