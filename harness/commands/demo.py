@@ -4,6 +4,8 @@ demo entries (`Capabilities.demo`, read through the registry)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
@@ -55,7 +57,11 @@ def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
             f"stored is in {run_dir / 'harness.db'}",
             err=True,
         )
-        raise SystemExit(130) from None
+        # everything is stopped: exit now with a shell's 130 for Ctrl-C, before anything left
+        # (a finalizer interrupted mid-way) can turn the exit into a death by SIGINT
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     click.echo(f"\nReport: {result.report_dir / 'report.html'}  ({result.seconds:.0f} s)")
     for line in next_steps(chosen, result):
         click.echo(line)
