@@ -138,6 +138,20 @@ def _ws353_source(dataset: WS353) -> str:
     return f"WordSimilarity-353, a copy of its distribution (files' SHA-256 {_digest(files)})"
 
 
+def _dates(first: str | None, last: str | None) -> str | None:
+    """When a stored study ran, as its platform recorded it: from the first assignment
+    accepted to the last submitted (the answers' own times are the page's, or a simulated
+    crowd's made-up pace)."""
+    if first is None or last is None:
+        return None
+    start, end = (_utc(pd.Timestamp(t)) for t in (first, last))
+    return f"{start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC (first accepted to last submitted)"
+
+
+def _utc(when: pd.Timestamp) -> pd.Timestamp:
+    return when.tz_localize("UTC") if when.tzinfo is None else when.tz_convert("UTC")
+
+
 def _digest(paths: list[Path]) -> str:
     """The first 12 hex digits of the SHA-256 of ``paths``' bytes, in order."""
     import hashlib
@@ -175,6 +189,7 @@ def instrument_from_study(
         ),
         "pay": f"${hit.get('reward')} per HIT" if hit.get("reward") is not None else None,
         "budget": study.get("budget"),
+        "dates": _dates(study.get("first_accepted"), study.get("last_submitted")),
         "screening policy": _mapping_text(
             {k: (v or {}).get("action") for k, v in (spec.get("screening") or {}).items()}
         )

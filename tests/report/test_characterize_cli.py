@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlmodel import select
 
 import harness
 from harness.cli import main
@@ -392,6 +393,17 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
     assert card["instrument hash"] == factories.reproduction_spec().instrument_hash
     assert card["raters per item (planned in the spec)"] == "13" and card["pay"] == "$0.75 per HIT"
     assert "low_variance: block" in card["screening policy"]
+    engine = make_engine(database_url)  # when it ran: the assignments' own times (issue 39:
+    with session_scope(engine) as session:  # a simulated crowd's answer times run on past it)
+        from harness.store.models import Assignment, aware
+
+        rows = session.exec(select(Assignment)).all()
+        first = min(aware(a.accepted_at) for a in rows)
+        last = max(aware(a.submitted_at) for a in rows)
+    engine.dispose()
+    assert card["dates"] == (
+        f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC (first accepted to last submitted)"
+    )
     sds = factories.reproduction().groupby("item_id")["value"].std(ddof=1)
     assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
     from_csv = run(
