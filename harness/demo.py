@@ -21,13 +21,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InputError
 from harness.platform.contract import DemoEntry
 from harness.platform.local_service import START_WAIT
 from harness.platform.registry import demos
 from harness.resources import project_task_specs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 KINDS = ("reproduction", "resolution")
 # Careful simulated workers alone agree more than WS353's own raters; a quarter of sloppy ones
@@ -77,10 +80,18 @@ class Demo:
 class DemoResult:
     report_dir: Path
     seconds: float = 0.0
+    service: list[str] | None = None  # the `harness` command that runs its platform's service
 
 
-def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
-    """Run ``demo``; ``say`` gets the progress lines a person watches."""
+Progress = Callable[[int], Callable[[int], None]]
+"""``progress(total)`` gives the callback told of each step done (a progress bar)."""
+
+
+def run_demo(
+    demo: Demo, say: Callable[[str], None], progress: Progress | None = None
+) -> DemoResult:
+    """Run ``demo``; ``say`` gets the progress lines a person watches, ``progress`` the
+    crowd's submissions as they land."""
     if demo.kind not in KINDS:
         raise InputError(demo.refusal)
     entry = demo.entry  # an unknown platform is refused before anything starts
@@ -89,8 +100,8 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
     _empty(run)
     db = f"sqlite:///{run / 'harness.db'}"
     result = DemoResult(report_dir=run / "report")
-    with _services(demo, entry, run, db, say) as (endpoint, pages):
-        _crowd_loop(demo, entry, db, endpoint, pages, say)
+    with _services(demo, entry, run, db, say, result) as (endpoint, pages):
+        _crowd_loop(demo, entry, db, endpoint, pages, say, progress)
     say("== characterize")
     from harness.characterize.run import characterize_refs
 
@@ -104,6 +115,7 @@ def run_demo(demo: Demo, say: Callable[[str], None]) -> DemoResult:
         system_refs=["ws353"],
         resolution_ref=resolution,
         screen_spec=screen_spec,
+        say=lambda message: say(f"  {message}"),
     )
     for line in lines:
         say(line)
@@ -118,6 +130,7 @@ def _crowd_loop(
     endpoint: str | None,
     pages: str,
     say: Callable[[str], None],
+    progress: Progress | None = None,
 ) -> None:
     """Launch, let the crowd work, sync, review, show the status and screen, on ``db``."""
     from harness.platform.launch import draft_study, launch
@@ -152,7 +165,9 @@ def _crowd_loop(
         )
         say("== crowd")
         size = entry.crowd_size
-        crowd = simulate_study(engine, study, CROWD_MIX, size=size, seed=demo.seed)
+        crowd = simulate_study(
+            engine, study, CROWD_MIX, size=size, seed=demo.seed, progress=progress
+        )
         say(crowd.line(study))
         say("== sync")
         running = read_launched(engine, study)
@@ -165,14 +180,40 @@ def _crowd_loop(
         for line in stored_study_status(engine, running):
             say(line)
         say("== screen")
-        say(screen_workers(*stored_inputs(study, db)).summary())
+        judgments, context = stored_inputs(study, db)
+        screened = screen_workers(judgments, context)
+        say(screened.summary())
+        for line in flagged_work(judgments, screened.flagged):
+            say(line)
     finally:
         engine.dispose()
 
 
+def flagged_work(judgments: pd.DataFrame, flagged: pd.Series) -> list[str]:
+    """How much of the study the flagged workers did, and why that differs by platform: what
+    makes the same crowd's alpha of all judgments differ from one platform to another."""
+    workers = set(flagged[flagged].index)
+    assignments = judgments.groupby("assignment_id")["worker_id"].first()
+    mine = int(assignments.isin(workers).sum())
+    return [
+        f"  their work: {mine} of {len(assignments)} assignments ({mine / len(assignments):.0%}), "
+        "counted in the alpha of all judgments, not in the screened one.",
+        "  How much there is depends on the platform, not the crowd: live screening blocks a "
+        "worker after the",
+        "  first work it flags, which stops one who comes back for more (MTurk, a study link) "
+        "early, but not a",
+        "  participant who takes one place (Prolific). Compare platforms on the screened alpha.",
+    ]
+
+
 @contextmanager
 def _services(
-    demo: Demo, entry: DemoEntry, run: Path, db: str, say: Callable[[str], None]
+    demo: Demo,
+    entry: DemoEntry,
+    run: Path,
+    db: str,
+    say: Callable[[str], None],
+    result: DemoResult,
 ) -> Iterator[tuple[str | None, str]]:
     """The platform's local service (if any) and the task server, on free loopback ports,
     stopped when the block ends (on Ctrl-C and SIGTERM too). The two start (and stop) side by
@@ -187,12 +228,17 @@ def _services(
         endpoint = None
         service = platform.local_service(_free_port(), str(run / f"{entry.name}.sqlite"))
         if service is not None:
+            state = demo.run_dir / f"{entry.name}.sqlite"  # as the person named the folder
+            result.service = [*service.command[:-1], str(state)]
             port = service.command[service.command.index("--port") + 1]
             endpoint = f"http://127.0.0.1:{port}"
             children.append(_start(service.command, run / f"{entry.name}.log", run))
         upgrade(db)  # while the platform's service starts
         pages = f"http://127.0.0.1:{_free_port()}"
+        # screening in the request that stores a submission, before the next one is sent: the
+        # same seed blocks the same workers after the same work, however fast the machine
         serve = ["serve", "--port", pages.rsplit(":", 1)[1], "--db", db, "--dashboard"]
+        serve.append("--screen-inline")
         password = {"HARNESS_DASHBOARD_PASSWORD": _dashboard_password()}
         children.append(_start(serve, run / "serve.log", run, password))
         if service is not None and endpoint is not None:
@@ -204,6 +250,23 @@ def _services(
     finally:
         _stop(children)
         signal.signal(signal.SIGTERM, previous)
+
+
+def next_steps(demo: Demo, result: DemoResult) -> list[str]:
+    """What to run next on the demo's store (its services are stopped)."""
+    db = f"--db {demo.run_dir / 'harness.db'}"
+    lines = [
+        "Next, on the demo's store:",
+        f"  harness status {demo.study} {db}",
+        f"  harness screen {demo.study} {db} --impact",
+        f"  harness export {demo.study} {db} --out {demo.study}.csv",
+    ]
+    if result.service is not None:
+        lines.append(
+            f"  (sync, review, expire ask the platform: start its service again first, "
+            f"harness {' '.join(result.service)} &)"
+        )
+    return lines
 
 
 def _raise_interrupt(_signum: int, _frame: Any) -> None:
@@ -280,12 +343,33 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _empty(run: Path) -> None:
-    """A fresh run folder: refuse to empty one that is not a demo's (a safety net)."""
-    if run.exists():
-        if any(run.iterdir()) and not (run / "harness.db").exists():
-            raise InputError(f"demo: {run} exists and is not a demo's run folder; give another")
-        import shutil
+MARKER = ".harness-demo"
+"""The file a demo writes first into the run folder it makes: only a folder holding it is
+emptied by the next run (a `harness.db` alone proves nothing: every command makes one)."""
+_MADE = ("harness.db*", "*.log", "*.sqlite*", "report")
+"""What a demo makes in its run folder besides the marker (`fnmatch` patterns)."""
 
-        shutil.rmtree(run)
-    run.mkdir(parents=True)
+
+def _empty(run: Path) -> None:
+    """A fresh run folder: a missing or empty one is made and marked; one a demo marked is
+    emptied of what a demo makes; any other, or a marked one holding something else, is
+    refused untouched."""
+    import fnmatch
+    import shutil
+
+    found = sorted(p.name for p in run.iterdir()) if run.is_dir() else []
+    if found and MARKER not in found:
+        raise InputError(
+            f"demo: {run} holds files a demo did not make; give a new or empty folder (--out)"
+        )
+    others = [n for n in found if n != MARKER and not any(fnmatch.fnmatch(n, m) for m in _MADE)]
+    if others:
+        raise InputError(
+            f"demo: {run} holds {', '.join(others)}, which a demo did not make; "
+            "move it or give another folder (--out)"
+        )
+    for name in found:
+        path = run / name
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    run.mkdir(parents=True, exist_ok=True)
+    (run / MARKER).write_text("made by harness demo; the next run here empties this folder\n")

@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 # command the tests start would otherwise compile harness again, and every pytest worker
 # rewrite the test modules' assertions again.
 unset PYTHONDONTWRITEBYTECODE
+# the developer tools and Chromium, which scripts/setup.sh leaves out for a user
+if [ ! -x .venv/bin/pytest ] || [ ! -x .venv/bin/ruff ] || ! command -v chromedriver >/dev/null 2>&1; then
+    bash scripts/setup.sh --dev
+fi
 bash scripts/postgres.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

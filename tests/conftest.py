@@ -177,7 +177,8 @@ def browser_available() -> None:
     if chromium_available():
         return
     message = (
-        f"Chromium or chromedriver not found ({CHROMIUM}, {CHROMEDRIVER}); run scripts/setup.sh"
+        f"Chromium or chromedriver not found ({CHROMIUM}, {CHROMEDRIVER}); "
+        "run scripts/setup.sh --dev"
     )
     if os.environ.get("CI") == "true":
         pytest.fail(message)

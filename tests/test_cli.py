@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 import pytest
 from click.testing import CliRunner
@@ -47,10 +45,65 @@ def test_bad_usage_exits_2_and_bad_input_exits_1(tmp_path):
 
 @pytest.mark.parametrize("command", [["sync", "s"], ["status", "s"], ["review", "s"]])
 def test_a_store_never_upgraded_gets_told_to_run_db_upgrade(empty_database_url, command):
-    if empty_database_url.startswith("sqlite:///"):  # an empty file (a missing one is no store)
-        Path(empty_database_url.removeprefix("sqlite:///")).touch()
+    if empty_database_url.startswith("sqlite:///"):  # a SQLite database without harness's
+        import sqlite3  # tables (a missing file, or an empty one, is no store at all)
+
+        made = sqlite3.connect(empty_database_url.removeprefix("sqlite:///"))
+        made.execute("CREATE TABLE notes (text TEXT)")
+        made.close()
     result = CliRunner().invoke(main, [*command, "--db", empty_database_url])
     assert result.exit_code == 1
     assert "the store has no study table" in result.output
     assert "harness db upgrade" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_dashboard_starts_without_a_development_server_warning(tmp_path):
+    """Issue 39: `harness dashboard` printed werkzeug's "development server" warning, which is
+    about serving the public; the dashboard serves one researcher, on loopback by default."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import requests
+
+    db = tmp_path / "h.db"
+    assert CliRunner().invoke(main, ["db", "upgrade", "--db", str(db)]).exit_code == 0
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "harness", "dashboard", "--port", str(port), "--db", str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"HARNESS_DASHBOARD_PASSWORD": "secret"},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/dashboard/", timeout=5).ok:
+                    break
+            except requests.ConnectionError:
+                assert server.poll() is None, server.communicate()
+                time.sleep(0.2)
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=60)
+    assert f"Dashboard on http://127.0.0.1:{port}/dashboard/" in out
+    assert "development server" not in out + err
+    assert server.returncode == 0, err
+
+
+def test_the_dashboard_never_creates_the_store_it_reads(tmp_path):
+    missing = tmp_path / "typo.db"
+    result = CliRunner(env={"HARNESS_DASHBOARD_PASSWORD": "secret"}).invoke(
+        main, ["dashboard", "--db", str(missing)]
+    )
+    assert result.exit_code == 1
+    assert f"Error: there is no store at {missing} (nothing was created there)" in result.output
+    assert not list(tmp_path.iterdir())

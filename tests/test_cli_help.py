@@ -61,3 +61,15 @@ def test_a_commands_help_imports_no_statistics_and_no_database(command):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert imported == "[]"
+
+
+def test_launch_help_names_every_platforms_targets():
+    """Issue 39: it listed only MTurk's (local, sandbox, production)."""
+    from harness.platform.registry import platforms
+
+    result = CliRunner().invoke(main, ["launch", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for platform in platforms():
+        assert f"{', '.join(platform.targets)} ({platform.label})" in text
+    assert "a target with real money (production, prolific) must be given here" in text

@@ -80,3 +80,25 @@ def test_a_postgresql_database_that_does_not_exist_is_named(tmp_path, monkeypatc
         "Error: postgresql+psycopg://postgres@127.0.0.1:5432/harness_no_such_database: the "
         "database does not exist; create it (e.g. createdb) or fix --db"
     )
+
+
+def test_reading_a_stores_revision_creates_no_store(tmp_path, monkeypatch):
+    """Issue 39: `harness db current` made an empty harness.db, and a later `status` said "no
+    study table" instead of "no store"."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["db", "current"])
+    assert result.exit_code == 0
+    assert result.output.startswith("sqlite:///harness.db: no store there (nothing created);")
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("command", [["status", "s"], ["sync", "s"], ["screen", "s"]])
+def test_an_empty_file_is_no_store(tmp_path, monkeypatch, command):
+    empty = tmp_path / "harness.db"
+    empty.touch()
+    code, output = run(command, str(empty), tmp_path, monkeypatch)
+    assert code == 1
+    assert output.splitlines()[-1].startswith(
+        f"Error: there is no store at {empty} (an empty file)"
+    )
+    assert empty.stat().st_size == 0

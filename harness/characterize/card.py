@@ -50,7 +50,7 @@ def procedure_card(instrument: Instrument) -> ProcedureCard:
             if repeats
             else " (one per rater: repeated showings are controls, left out)"
         )
-    if "answered_at" in table.columns:
+    if "dates" not in rows and "answered_at" in table.columns:
         stamps = pd.to_datetime(table["answered_at"], utc=True, errors="coerce").dropna()
         if len(stamps):
             rows["dates"] = f"{stamps.min():%Y-%m-%d %H:%M} to {stamps.max():%Y-%m-%d %H:%M} UTC"

@@ -15,7 +15,9 @@ from typing import Any
 
 import pandas as pd
 
+from harness.datasets.ws353 import FILES as WS353_FILES
 from harness.datasets.ws353 import PAPER_RATERS, SET2_RATERS, WS353
+from harness.datasets.ws353 import VERSION as WS353_VERSION
 from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
 from harness.roles import ItemRole
 
@@ -82,7 +84,10 @@ def instrument_from_csv(path: str | Path, *, name: str | None = None) -> Instrum
     path = Path(path)
     table = read_judgments(path)
     return instrument_from_table(
-        table, name=name or path.stem, kind="csv", known={"source": f"long judgments CSV {path}"}
+        table,
+        name=name or path.stem,
+        kind="csv",
+        known={"source": f"long judgments CSV {path.name} (SHA-256 {_digest([path])})"},
     )
 
 
@@ -93,7 +98,7 @@ def instrument_from_ws353(dataset: WS353, raters: int = PAPER_RATERS) -> Instrum
     every one on all 353 pairs); 16 is the whole distribution (raters 14-16 scored set2 only).
     """
     known = {
-        "source": f"WordSimilarity-353 distribution in {dataset.directory}",
+        "source": _ws353_source(dataset),
         "reference": "Finkelstein et al., Placing Search in Context: The Concept Revisited, "
         "ACM TOIS 20(1), 2002",
         "study type": "rating",
@@ -118,6 +123,43 @@ def instrument_from_ws353(dataset: WS353, raters: int = PAPER_RATERS) -> Instrum
         known=known,
         scale_range=(0.0, 10.0),
     )
+
+
+def _ws353_source(dataset: WS353) -> str:
+    """The distribution named by dataset and version, never by where it lies on this machine
+    (a report is shared): the bundled copy, or a copy of the researcher's own by its files'
+    digest."""
+    if dataset.bundled:
+        return (
+            f"WordSimilarity-353 version {WS353_VERSION}, the authors' distribution bundled "
+            "with harness"
+        )
+    files = [dataset.directory / name for name in WS353_FILES]
+    return f"WordSimilarity-353, a copy of its distribution (files' SHA-256 {_digest(files)})"
+
+
+def _dates(first: str | None, last: str | None) -> str | None:
+    """When a stored study ran, as its platform recorded it: from the first assignment
+    accepted to the last submitted (the answers' own times are the page's, or a simulated
+    crowd's made-up pace)."""
+    if first is None or last is None:
+        return None
+    start, end = (_utc(pd.Timestamp(t)) for t in (first, last))
+    return f"{start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} UTC (first accepted to last submitted)"
+
+
+def _utc(when: pd.Timestamp) -> pd.Timestamp:
+    return when.tz_localize("UTC") if when.tzinfo is None else when.tz_convert("UTC")
+
+
+def _digest(paths: list[Path]) -> str:
+    """The first 12 hex digits of the SHA-256 of ``paths``' bytes, in order."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def instrument_from_study(
@@ -147,6 +189,7 @@ def instrument_from_study(
         ),
         "pay": f"${hit.get('reward')} per HIT" if hit.get("reward") is not None else None,
         "budget": study.get("budget"),
+        "dates": _dates(study.get("first_accepted"), study.get("last_submitted")),
         "screening policy": _mapping_text(
             {k: (v or {}).get("action") for k, v in (spec.get("screening") or {}).items()}
         )

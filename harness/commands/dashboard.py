@@ -25,7 +25,13 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
 
     settings = DashboardSettings.from_environment(host, secure_cookie=secure_cookie)
 
-    from werkzeug.serving import run_simple
+    from harness.errors import StoreError
+    from harness.store.database import missing_store_message, store_exists
+
+    if not store_exists(db):  # a dashboard reads a store: it never creates one
+        raise StoreError(missing_store_message(db))
+
+    from werkzeug.serving import make_server
 
     from harness.store.database import database_url, safe_url
     from harness.web.dashboard.app import create_dashboard_app
@@ -36,7 +42,13 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
         f"Dashboard on http://{host}:{port}/dashboard/ (store {safe_url(url)}); "
         + password_notice(settings)
     )
+    # werkzeug's threaded server, without run_simple's banner: its "development server"
+    # warning is about serving the public, and the dashboard serves one researcher
+    server = make_server(host, port, app, threaded=True)
     try:
-        run_simple(host, port, app, threaded=True, use_reloader=False)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
     finally:
+        server.server_close()
         app.extensions["harness.web.dashboard"].engine.dispose()

@@ -38,7 +38,12 @@ def downgrade(db: str | None, revision: str) -> None:
 @db_option
 def current(db: str | None) -> None:
     """Show the database's revision and the newest one harness knows."""
+    from harness.store.database import store_exists
+
     url = database_url(db)
-    here = migrations.current_revision(url)
     newest = migrations.head_revision()
+    if not store_exists(db):  # reading a revision must not create the store it reads
+        click.echo(f"{safe_url(url)}: no store there (nothing created); newest is {newest}")
+        return
+    here = migrations.current_revision(url)
     click.echo(f"{safe_url(url)}: at {here or 'base (empty)'}; newest is {newest}")

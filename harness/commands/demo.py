@@ -4,6 +4,8 @@ demo entries (`Capabilities.demo`, read through the registry)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
@@ -28,7 +30,8 @@ _DEMOS = demos()
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("demo-run"),
     show_default=True,
-    help="The run folder (emptied first): store, service logs, report.",
+    help="The run folder: store, service logs, report (a new or empty folder, or one a demo "
+    "made, which is emptied first).",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="The crowd's seed.")
 def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
@@ -40,7 +43,25 @@ def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
     live, syncs, reviews, screens, and characterizes the result against WS353 and three
     systems' predictions. Stops everything it started, also on Ctrl-C.
     """
-    from harness.demo import Demo, run_demo
+    from harness.commands.progress import progress_bar
+    from harness.demo import Demo, next_steps, run_demo
 
-    result = run_demo(Demo(kind, platform, run_dir, seed), click.echo)
+    chosen = Demo(kind, platform, run_dir, seed)
+    try:
+        result = run_demo(
+            chosen, click.echo, lambda total: progress_bar(total, "assignments submitted")
+        )
+    except KeyboardInterrupt:
+        click.echo(
+            f"\ndemo: stopped (Ctrl-C); the services it started are stopped, and what it "
+            f"stored is in {run_dir / 'harness.db'}",
+            err=True,
+        )
+        # everything is stopped: exit now with a shell's 130 for Ctrl-C, before anything left
+        # (a finalizer interrupted mid-way) can turn the exit into a death by SIGINT
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     click.echo(f"\nReport: {result.report_dir / 'report.html'}  ({result.seconds:.0f} s)")
+    for line in next_steps(chosen, result):
+        click.echo(line)

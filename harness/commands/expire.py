@@ -19,12 +19,14 @@ def expire(study: str, db: str | None) -> None:
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
     from harness.platform.expire import expire_study
+    from harness.platform.local_service import require_answering
     from harness.platform.registry import provider_for
     from harness.platform.sync_run import sync_stored_study
     from harness.store.studies import read_launched
 
     try:
         running = read_launched(engine, study)
+        require_answering(running)
         count = expire_study(engine, provider_for(running), running)
         run = sync_stored_study(engine, running)
     finally:

@@ -18,6 +18,7 @@ import click
 from harness.commands.options import db_option
 from harness.commands.progress import progress_bar
 from harness.errors import LaunchRefused
+from harness.platform.registry import platforms
 
 if TYPE_CHECKING:
     from harness.platform.launch import StudyDraft
@@ -38,13 +39,19 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
     return amount
 
 
+_PLATFORMS = platforms()  # the --target help names every platform's targets
+
+
 @click.command("launch")
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--target",
     default=None,
-    help="Where to post: local, sandbox or production (MTurk); default: the spec's "
-    "platform.target; a target with real money (production) must be given here.",
+    help="Where to post: "
+    + "; ".join(f"{', '.join(p.targets)} ({p.label})" for p in _PLATFORMS)
+    + ". Default: the spec's platform.target; a target with real money ("
+    + ", ".join(t for p in _PLATFORMS for t in p.targets if p.real_money(t))
+    + ") must be given here.",
 )
 @click.option("--endpoint-url", default=None, help="Local target: the service's URL.")
 @click.option("--start-local", is_flag=True, help="Local target: start the service if not up.")

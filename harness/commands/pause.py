@@ -35,6 +35,7 @@ def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
     from harness.platform.contract import pausing
+    from harness.platform.local_service import require_answering
     from harness.platform.pause import pause_study, resume_study
     from harness.platform.registry import provider_for
     from harness.store import launched_study, session_scope
@@ -42,6 +43,7 @@ def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
     try:
         with session_scope(engine) as session:
             running = launched_study(session, study)
+            require_answering(running)
             provider = provider_for(running)
             if resume:
                 done = resume_study(session, provider, running, reason)

@@ -21,11 +21,14 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
 
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
+    from harness.platform.local_service import require_answering
     from harness.platform.review import review_stored_study, review_summary
     from harness.store.studies import read_launched
 
     try:
-        actions = review_stored_study(engine, read_launched(engine, study), dry_run=dry_run)
+        running = read_launched(engine, study)
+        require_answering(running)
+        actions = review_stored_study(engine, running, dry_run=dry_run)
     finally:
         engine.dispose()
     prefix = "would " if dry_run else ""

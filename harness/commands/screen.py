@@ -158,10 +158,37 @@ def _print_impact(
         ]
         click.echo(json.dumps(records, indent=2))
         return
-    shown = table.drop(columns=["subset"])
     with pd.option_context("display.max_rows", None, "display.width", 250):
-        click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        click.echo(_impact_text(table).to_string(index=False))
     click.echo(
-        "\nEvery row removes the workers its heuristics flag; 'none' is all judgments. "
+        "\nEvery row removes the workers its heuristics flag ('policy': the spec's own set);\n"
+        "'none' is all judgments. Each figure is followed by its change against 'none'.\n"
         "Removing workers after the fact raises agreement: report both figures."
     )
+
+
+def _impact_text(table: pd.DataFrame) -> pd.DataFrame:
+    """The impact table narrow enough for a terminal: one column per figure, each value with
+    its change against no screening ("0.559 +0.063")."""
+
+    def with_change(value: str, change: str) -> pd.Series:
+        return pd.Series(
+            [f"{v:.3f} {c:+.3f}" for v, c in zip(table[value], table[change], strict=True)],
+            index=table.index,
+        )
+
+    shown = pd.DataFrame(
+        {
+            "heuristics": table["label"],
+            "policy": ["yes" if p else "" for p in table["policy"]],
+            "removed": table["workers_removed"],
+            "judgments": table["judgments_kept"],
+            "items": table["items_kept"],
+            "alpha": with_change("alpha", "alpha_change"),
+        }
+    )
+    for column in table.columns:
+        if str(column).startswith("rho:"):
+            name = str(column).removeprefix("rho:")
+            shown[f"rho {name}"] = with_change(str(column), f"rho_change:{name}")
+    return shown

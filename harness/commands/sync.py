@@ -33,11 +33,13 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
 
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
+    from harness.platform.local_service import require_answering
     from harness.platform.sync_run import sync_stored_study
     from harness.store.studies import read_launched
 
     try:
         running = read_launched(engine, study)
+        require_answering(running)
         run = sync_stored_study(engine, running, apply=apply_decisions, queue_url=queue_url)
     finally:
         engine.dispose()

@@ -42,6 +42,7 @@ SCALE_MIN, SCALE_MAX = 0.0, 10.0
 SET1_RATERS = 13
 SET2_RATERS = 16
 PAPER_RATERS = 13  # the instrument the WS353 study characterized: raters 1-13 on all 353 pairs
+VERSION = "1.0"  # the collection's version (released 10 February 2002), the copy bundled here
 
 
 @dataclass(frozen=True)

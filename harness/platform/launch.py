@@ -443,8 +443,10 @@ def connect_for_the_rest(
     if remaining > 0:
         balance = provider.balance()
         c = plan.settings.currency
+        play = " (a local service's play money)" if plan.platform.is_local(plan.target) else ""
         say(
-            f"  balance on {plan.target}: {money(balance, c)}; still to post: {money(remaining, c)}"
+            f"  balance on {plan.target}: {money(balance, c)}{play}; still to post: "
+            f"{money(remaining, c)}"
         )
         if isinstance(provider, Quotes) and cost_of is None:
             places = len(missing) * plan.assignments_per_hit

@@ -65,8 +65,8 @@ class LaunchPlan:
                 if self.budget is not None
                 else " (no budget set)"
             ),
-            f"  lifetime {s.lifetime} s, {s.assignment_duration} s per assignment, "
-            f"auto-approval after {s.auto_approval_delay} s",
+            f"  lifetime {duration(s.lifetime)}, {duration(s.assignment_duration)} per "
+            f"assignment, auto-approval after {duration(s.auto_approval_delay)}",
         ]
         who = []
         if s.countries:
@@ -309,3 +309,13 @@ def action_token(*parts: object) -> str:
     """A UniqueRequestToken for a review action (e.g. a bonus: assignment and reason)."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()
     return f"harness-{digest[:48]}"
+
+
+def duration(seconds: int) -> str:
+    """``seconds`` in the largest whole unit that fits, for a person: "7 days", "45 min",
+    "90 s" (what does not divide evenly keeps the smaller unit: "36 h")."""
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''}"
+    return f"{seconds} s"

@@ -20,6 +20,7 @@ from harness.errors import InputError
 
 if TYPE_CHECKING:
     from harness.platform.contract import LocalService
+    from harness.store.studies import LaunchedStudy
 
 START_WAIT = 120.0
 """Seconds a started service gets to answer: at once on a quiet machine, and many times its
@@ -85,3 +86,25 @@ def start_service(local_service: Callable[[int, str], LocalService], url: str, s
             break  # it exited
         time.sleep(0.1)
     raise InputError(f"could not start {name} at {url}: see {log_name}")
+
+
+def require_answering(running: LaunchedStudy) -> None:
+    """Refuse at once, saying how to start it again, when ``running`` is on a local service
+    that does not answer (`harness demo` stops the services it started): `PlatformError`.
+    Nothing is asked of a study on another target, or on a platform without a service."""
+    from harness.errors import PlatformError
+    from harness.platform.registry import platform_named
+
+    platform = platform_named(running.platform.provider)
+    endpoint = running.platform.endpoint_url
+    if not endpoint or not platform.is_local(running.target):
+        return
+    service = platform.local_service(urlsplit(endpoint).port or 80, "STATE")
+    if service is None or answers(endpoint.rstrip("/") + service.probe):
+        return
+    command = " ".join(["harness", *service.command])
+    raise PlatformError(
+        f"{service.name} at {endpoint} does not answer: start it again with `{command}` "
+        f"(STATE: the file it kept its state in; `harness demo` leaves it in its run folder), "
+        "then run this command again"
+    )

@@ -24,7 +24,16 @@ from harness.providers.mturk.pricing import format_amount
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions
-from harness.store.models import Assignment, Event, EventKind, Hit, Item, Judgment, Study
+from harness.store.models import (
+    Assignment,
+    Event,
+    EventKind,
+    Hit,
+    HitStatus,
+    Item,
+    Judgment,
+    Study,
+)
 from harness.store.quarantine import quarantine_counts
 from harness.store.studies import LaunchedStudy
 
@@ -69,7 +78,7 @@ class StudyReport:
         )
         return (
             [
-                f"study {self.name} on {self.target}: {self.status}",
+                f"study {self.name} on {self.target}: {self._status()}",
                 f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
                 f"  assignments ({sum(self.assignments.values())}): {counts(self.assignments)}",
                 f"  judgments: {self.judgments:,}; "
@@ -84,6 +93,11 @@ class StudyReport:
             + self._arms_line()
             + self._quarantine_line()
         )
+
+    def _status(self) -> str:
+        if self.status == "running" and self.hits and set(self.hits) == {"full"}:
+            return f"running, every place taken (`harness expire {self.name}` ends it)"
+        return self.status
 
     def _arms_line(self) -> list[str]:
         """A study with arms: each arm's HITs and workers (raters above are per item and arm)."""
@@ -125,7 +139,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         name=study.name,
         target=study.target,
         status=study.status.value,
-        hits=dict(Counter(h.status.value for h in hits)),
+        hits=_hit_states(hits, assignments),
         assignments=dict(Counter(a.status.value for a in assignments)),
         items=len(raters),
         raters_per_item=target,
@@ -143,6 +157,20 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         decisions=dict(Counter(d.state.value for d in flags if d.flag)),
         arms=_arms(session, running.id),
         out_of_arm=_count_events(session, running.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+    )
+
+
+def _hit_states(hits: list[Hit], assignments: list[Assignment]) -> dict[str, int]:
+    """HITs by status, "full" for an assignable one whose every place holds a submission (a
+    study link's HITs stay assignable in the store: no platform changes them)."""
+    taken = Counter(a.hit_id for a in assignments if a.submitted_at is not None)
+    return dict(
+        Counter(
+            "full"
+            if h.status is HitStatus.ASSIGNABLE and taken[h.id or 0] >= h.max_assignments
+            else h.status.value
+            for h in hits
+        )
     )
 
 

@@ -69,6 +69,7 @@ class SyncReport:
     replaced: int = 0  # assignments added for what out-of-arm submissions took
     arm_failures: list[str] = field(default_factory=list)  # what could not be done (retried)
     pause: str | None = None  # a pause or resume made on the platform, recorded now
+    in_store: int | None = None  # the study's submitted assignments in the store after sync
 
     def line(self, study: str) -> str:
         arms = ""
@@ -79,8 +80,11 @@ class SyncReport:
                 f"their arm's qualification, {len(self.arm_failures)} failures"
             )
         pause = f"\n{self.pause}" if self.pause else ""
+        store = ""
+        if self.in_store is not None and self.in_store != self.submissions:
+            store = f" listed by the platform, {self.in_store} in the store"
         return (
-            f"{study}: {self.hits} HITs, {self.submissions} submitted assignments; "
+            f"{study}: {self.hits} HITs, {self.submissions} submitted assignments{store}; "
             f"{self.stored} stored now ({self.recovered} recovered from the platform), "
             f"{self.status_changes} assignment and {self.hit_changes} HIT status changes, "
             f"{len(self.invalid)} unreadable{arms}{pause}"
@@ -215,6 +219,7 @@ def apply_submission(
                 submission.worker_id,
                 answers,
                 submitted_at=submission.submitted_at,
+                accepted_at=submission.accepted_at,
             )
             if stored.created:
                 report.stored += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
-from sqlmodel import select
+from sqlmodel import col, select
 
 from harness.errors import InputError
 from harness.platform.contract import Provider
@@ -89,8 +89,24 @@ def sync_stored_study(
     failure = run_after_submission(engine, screen, running)
     if failure:
         report.hook_failures.append(failure)
+    report.in_store = _submitted_in_store(engine, running)
     run = SyncRun(report)
     if apply:
         with session_scope(engine) as session:
             run.acted = [a.line() for a in apply_pending_decisions(session, provider, running)]
     return run
+
+
+def _submitted_in_store(engine: sa.Engine, running: LaunchedStudy) -> int:
+    """How many of the study's assignments the store holds as submitted (or reviewed since): on
+    a study link, whose platform lists nothing of its own, all there is."""
+    from harness.store.models import Assignment, Hit
+
+    query = (
+        sa.select(sa.func.count())
+        .select_from(Assignment)
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == running.id, col(Assignment.submitted_at).is_not(None))
+    )
+    with session_scope(engine) as session:
+        return int(session.execute(query).scalar_one())

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from functools import partial
 
@@ -59,6 +60,8 @@ class Verification:
     final: bool = True  # False: asking again later may give another answer
     # the answers the worker completed the assignment with on the platform (None: no copy)
     platform_answers: tuple[Answer, ...] | None = None
+    # when the platform says the worker accepted (started) the assignment (None: not said)
+    accepted_at: datetime | None = None
 
 
 def verify(
@@ -151,7 +154,10 @@ def compare(
         except AnswerFormatError:
             copy = None
     return Verification(
-        Verdict.VERIFIED, f"{label} confirms the worker and the HIT", platform_answers=copy
+        Verdict.VERIFIED,
+        f"{label} confirms the worker and the HIT",
+        platform_answers=copy,
+        accepted_at=found.accepted_at,
     )
 
 

@@ -3,16 +3,19 @@
 A reproduction is judged on all judgments (the honesty rule: a screened set never decides
 alone) by three criteria, each on the shared items:
 
-- **reliability**: the new alpha's 95% interval reaches the original's alpha (the new
-  instrument is not less reliable than the original beyond what resampling items explains);
-  without an interval, the new alpha itself must reach it;
+- **reliability**: the new alpha's 95% interval overlaps the original's (the two cannot be
+  told apart by resampling items: "as reliable") or lies wholly above it ("more reliable");
+  one wholly below is less reliable, and fails. Without intervals, the new alpha must be at
+  least the original's;
 - **order**: Spearman's rho between the two instruments' item means is at least
   `MIN_RHO` (0.9). Two independent panels of 13 WS353 raters are expected to agree at about
   0.95 (Spearman-Brown from the original's alpha of 0.59), so 0.9 leaves room for sampling and
   excludes an instrument that reorders items;
 - **precision**: the mean item sd is within `SD_TOLERANCE` (20%) of the original's.
 
-"reproduces" when all three hold, else "does not reproduce", naming what failed.
+"reproduces" when all three hold, else "does not reproduce", naming what failed. A
+reproduction of an instrument whose alphas are both unreliable (below 0.667) says so: it
+reproduces an instrument one should not rely on.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 from harness.characterize import Characterization
 from harness.report.numbers import interval, num
+from harness.stats.reliability import TENTATIVE_AT
 
 MIN_RHO = 0.9
 SD_TOLERANCE = 0.20
@@ -39,6 +43,8 @@ class ReproductionVerdict:
     new: str
     original: str
     criteria: list[Criterion]
+    reliability: str = "as reliable"  # or "more reliable", "less reliable"
+    unreliable: bool = False  # both alphas below 0.667
 
     @property
     def reproduces(self) -> bool:
@@ -47,9 +53,15 @@ class ReproductionVerdict:
     def sentence(self) -> str:
         """One sentence: the verdict and why."""
         if self.reproduces:
+            caveat = (
+                f", but both alphas are below {TENTATIVE_AT:.3f}: it reproduces an unreliable "
+                "instrument"
+                if self.unreliable
+                else ""
+            )
             return (
-                f"Verdict: {self.new} reproduces {self.original}: it is as reliable, orders "
-                "the items the same way and spreads as much (criteria below)."
+                f"Verdict: {self.new} reproduces {self.original}: it is {self.reliability}, "
+                f"orders the items the same way and spreads as much{caveat} (criteria below)."
             )
         failed = ", ".join(c.name for c in self.criteria if not c.met)
         return (
@@ -62,15 +74,15 @@ def reproduction_verdict(c: Characterization) -> ReproductionVerdict:
     """The three criteria of the module docstring on ``c`` (all judgments)."""
     r = c.reproducibility
     new_alpha, original_alpha = r.alpha_new, r.alpha_original
-    reach = new_alpha.ci[1] if new_alpha.ci is not None else new_alpha.alpha
+    reliability = _compared(new_alpha.alpha, new_alpha.ci, original_alpha.alpha, original_alpha.ci)
     ratio = r.mean_sd_new / r.mean_sd_original if r.mean_sd_original else float("nan")
     criteria = [
         Criterion(
             "reliability",
-            "the new alpha's 95% interval reaches the original's alpha",
+            RELIABILITY_RULE,
             f"new {num(new_alpha.alpha)} {interval(new_alpha.ci)}, original "
-            f"{num(original_alpha.alpha)}",
-            bool(reach >= original_alpha.alpha),
+            f"{num(original_alpha.alpha)} {interval(original_alpha.ci)}: {reliability}",
+            reliability != "less reliable",
         ),
         Criterion(
             "order",
@@ -85,4 +97,35 @@ def reproduction_verdict(c: Characterization) -> ReproductionVerdict:
             bool(abs(ratio - 1) <= SD_TOLERANCE),
         ),
     ]
-    return ReproductionVerdict(c.new_instrument.name, c.original_instrument.name, criteria)
+    return ReproductionVerdict(
+        c.new_instrument.name,
+        c.original_instrument.name,
+        criteria,
+        reliability,
+        unreliable=max(new_alpha.alpha, original_alpha.alpha) < TENTATIVE_AT,
+    )
+
+
+RELIABILITY_RULE = (
+    "the new alpha's 95% interval overlaps the original's (as reliable) or lies above it "
+    "(more reliable)"
+)
+
+
+def _compared(
+    new: float,
+    new_ci: tuple[float, float] | None,
+    original: float,
+    original_ci: tuple[float, float] | None,
+) -> str:
+    """ "as reliable", "more reliable" or "less reliable": the intervals compared, or without
+    both intervals the alphas themselves (at least the original's is as reliable)."""
+    if new_ci is None or original_ci is None:
+        if new > original:
+            return "more reliable"
+        return "as reliable" if new == original else "less reliable"
+    if new_ci[0] > original_ci[1]:
+        return "more reliable"
+    if new_ci[1] < original_ci[0]:
+        return "less reliable"
+    return "as reliable"

@@ -70,6 +70,7 @@ def simulate_study(
     from harness.simulate.truths import latent_truths
     from harness.store import frozen_instrument, launched_study, session_scope
     from harness.store.arm_assignment import study_arms
+    from harness.store.models import StudyStatus
     from harness.store.studies import open_assignments
 
     with session_scope(engine) as session:
@@ -79,6 +80,11 @@ def simulate_study(
             raise InputError(
                 f"study {study!r} runs on {running.target}: simulated workers "
                 "only work on a local service"
+            )
+        if running.study.status is StudyStatus.PAUSED:
+            raise InputError(
+                f"study {study!r} is paused: nobody new can start it, so no simulated worker "
+                f"would; `harness resume {study}` first"
             )
         endpoint = platform.endpoint(running.target, endpoint_url or running.platform.endpoint_url)
         frozen = frozen_instrument(session, running.study.instrument_id)

@@ -80,6 +80,20 @@ POOL_TIMEOUT = 30
 """Seconds a request waits for a free connection before it fails."""
 
 
+_LAUNCH_MAKES = "give --db the store the study was launched with; `harness launch` creates a store"
+
+
+def _empty_sqlite(url: str) -> bool:
+    """Whether ``url`` names a SQLite file with nothing in it (made by connecting to it)."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return False
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return False
+    return os.path.isfile(parsed.database) and os.path.getsize(parsed.database) == 0
+
+
 def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     """An engine; SQLite connections get WAL mode, foreign keys and a busy timeout.
 
@@ -130,15 +144,18 @@ def open_store(db: str | None = None, *, must_exist: bool = True) -> sa.Engine:
     """
     if must_exist and not store_exists(db):
         raise StoreError(missing_store_message(db))
+    if must_exist and _empty_sqlite(database_url(db)):  # an empty file is no store either
+        raise StoreError(missing_store_message(db, "an empty file"))
     return make_engine(database_url(db))
 
 
-def missing_store_message(db: str | None) -> str:
-    """What to say when the store ``db`` names does not exist (nothing was created)."""
+def missing_store_message(db: str | None, found: str = "nothing was created there") -> str:
+    """What to say when the store ``db`` names does not exist (nothing was created), or is
+    ``found`` instead."""
     url = database_url(db)
     path = sa.engine.make_url(url).database or url
     return (
-        f"there is no store at {path} (nothing was created there): give --db the store the "
+        f"there is no store at {path} ({found}): give --db the store the "
         f"study was launched with (or set ${ENV_VAR}); `harness launch` creates a store"
     )
 

@@ -21,6 +21,7 @@ from harness.store.models import (
     Study,
     StudyPlatform,
     StudyStatus,
+    aware,
 )
 
 if TYPE_CHECKING:
@@ -156,8 +157,25 @@ def load_study(session: Session, study: Study) -> StoredStudy:
     judgments = study_judgments(session, study.id)
     if judgments.empty:
         raise InputError(f"stored study {study.name!r} has no judgments yet")
+    first, last = session.execute(
+        sa.select(
+            sa.func.min(col(Assignment.accepted_at)), sa.func.max(col(Assignment.submitted_at))
+        )
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study.id)
+    ).one()
+    ran = {"first_accepted": _iso(first), "last_submitted": _iso(last)}
     return StoredStudy(
-        study=study.model_dump(mode="json"),
+        study=study.model_dump(mode="json") | ran,
         instrument=instrument_of(session, study).model_dump(mode="json"),
         judgments=judgments,
     )
+
+
+def _iso(when: Any) -> str | None:
+    """A stored time as ISO 8601 in UTC (SQLite gives it back naive, or as text)."""
+    if when is None:
+        return None
+    if isinstance(when, str):
+        return when
+    return aware(when).isoformat()

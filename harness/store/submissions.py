@@ -28,7 +28,15 @@ from harness.errors import StoreError
 from harness.page_signals import SIGNAL_COLUMNS, PageSignals
 from harness.showings import showing_roles
 from harness.store.events import EventKind, log_events
-from harness.store.models import Assignment, AssignmentStatus, Hit, Judgment, Study, Worker
+from harness.store.models import (
+    Assignment,
+    AssignmentStatus,
+    Hit,
+    Judgment,
+    Study,
+    Worker,
+    aware,
+)
 from harness.store.posted import ItemRef, hit_facts, hit_items
 from harness.store.received import accept, skipping_insert, worker_row
 
@@ -68,6 +76,7 @@ def store_submission(
     platform_worker_id: str,
     answers: Sequence[Answer],
     submitted_at: datetime | None = None,
+    accepted_at: datetime | None = None,
 ) -> StoredSubmission:
     """Write one assignment's judgments and mark it submitted (a batch of one); nothing if
     its answers are stored already.
@@ -76,7 +85,12 @@ def store_submission(
     the HIT's instrument, or the assignment belongs to another worker or HIT.
     """
     new = NewSubmission(
-        hit, platform_assignment_id, platform_worker_id, answers, submitted_at or utcnow()
+        hit,
+        platform_assignment_id,
+        platform_worker_id,
+        answers,
+        submitted_at or utcnow(),
+        accepted_at,
     )
     try:
         made = store_new_submissions(session, [new])[platform_assignment_id]
@@ -97,6 +111,15 @@ class NewSubmission:
     worker_id: str
     answers: Sequence[Answer]
     submitted_at: datetime
+    accepted_at: datetime | None = None  # the platform's; None: not known, the submission's
+
+    @property
+    def accepted(self) -> datetime:
+        """When the assignment was accepted, never after it was submitted (a platform's clock a
+        moment ahead of harness's must not put the acceptance after the submission)."""
+        if self.accepted_at is None:
+            return aware(self.submitted_at)
+        return min(aware(self.accepted_at), aware(self.submitted_at))
 
 
 def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> dict[str, int]:
@@ -119,7 +142,6 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     # the instrument and items of each (`StoreError` naming the study for an unknown item)
     items = {s.assignment_id: answer_items(session, s.hit, s.answers) for s in batch}
     workers = _worker_ids(session, dialect, {s.worker_id for s in batch})
-    now = utcnow()
     made = _insert_assignments(
         session,
         dialect,
@@ -129,7 +151,7 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
                 "worker_id": workers[s.worker_id],
                 "platform_assignment_id": s.assignment_id,
                 "status": AssignmentStatus.SUBMITTED,
-                "accepted_at": now,
+                "accepted_at": s.accepted,
                 "submitted_at": s.submitted_at,
             }
             for s in batch

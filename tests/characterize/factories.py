@@ -18,6 +18,7 @@ from harness.simulate.studies import simulate_spec_study
 from harness.spec import LoadedSpec, load_spec
 from harness.store import create_study
 from harness.store.models import Assignment, Hit, Item, Judgment, Worker
+from tests.clock import minutes_ago
 from tests.factories import TASK_SPECS, WS353_DIR, WS353_SYSTEMS_DIR
 
 SYSTEMS = ("minilm", "minilm_frame", "char3gram")
@@ -119,6 +120,8 @@ def store_study(session: Session, loaded: LoadedSpec, table: pd.DataFrame, name:
             hit_id=hits[hit_key],
             worker_id=workers[worker_key],
             platform_assignment_id=f"{name}-{assignment_key}",
+            accepted_at=minutes_ago(90),
+            submitted_at=minutes_ago(60),
         )
         session.add(assignment)
         session.flush()

@@ -240,3 +240,13 @@ def test_a_changed_spec_does_not_resume_a_study_launched_with_other_settings(tmp
     result = launch(resplit, mturk, db)
     assert result.exit_code == 1
     assert "already has HIT 0 with other items: the plan changed" in result.output
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(604800, "7 days"), (86400, "1 day"), (129600, "36 h"), (2700, "45 min"), (90, "90 s")],
+)
+def test_a_plans_durations_are_said_in_the_largest_whole_unit(seconds, said):
+    from harness.platform.launch_plan import duration
+
+    assert duration(seconds) == said

@@ -56,3 +56,20 @@ def test_simulate_workers_names_the_archetypes_it_knows(tmp_path):
     result = harness_cli("simulate-workers", "small", "--mix", "lazy=1")
     assert result.exit_code == 2
     assert "'lazy=1': expected ARCHETYPE=SHARE (careful, sloppy, spammer" in result.output
+
+
+def test_a_command_on_a_stopped_local_service_says_how_to_start_it_again(tmp_path, mturk):
+    """Issue 39: after `harness demo` (which stops its services) `expire` failed with MTurk's
+    connection error and no hint; every command that asks the platform now says what to do."""
+    spec = small_spec(tmp_path)
+    db = str(tmp_path / "h.db")
+    assert harness_cli(*launch_args(spec, mturk.url, db)).exit_code == 0
+    mturk.stop()
+    port = mturk.url.rsplit(":", 1)[1]
+    for command in (["expire"], ["sync"], ["review"], ["pause"]):
+        done = harness_cli(*command, "small", "--db", db)
+        assert done.exit_code == 1, command
+        assert (
+            f"Error: the local MTurk service at {mturk.url} does not answer: start it again "
+            f"with `harness mturk-local --port {port} --db STATE`" in done.output
+        ), command

@@ -120,3 +120,15 @@ def test_mturk_has_no_pause_and_says_what_to_do_instead(tmp_path, mturk, sqlite_
         "to collect more work later, launch a new study.\n"
     )
     assert status(db) is StudyStatus.RUNNING and kinds(db) == []
+
+
+def test_a_simulated_crowd_is_not_sent_to_a_paused_study(tmp_path, sqlite_db):
+    """Issue 39: it printed "0 assignments submitted by 0 simulated workers", exit 0."""
+    launched_link(tmp_path, sqlite_db)
+    assert harness_cli("pause", "small", "--db", sqlite_db).exit_code == 0
+    sent = harness_cli("simulate-workers", "small", "--db", sqlite_db)
+    assert sent.exit_code == 1
+    assert (
+        "Error: study 'small' is paused: nobody new can start it, so no simulated worker "
+        "would; `harness resume small` first"
+    ) in sent.output

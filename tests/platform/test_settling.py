@@ -21,7 +21,14 @@ from harness.spec import load_spec
 from harness.store import create_study, session_scope, study_judgments
 from harness.store.events import EventKind
 from harness.store.hits import add_planned_hits
-from harness.store.models import Event, Hit, QuarantinedSubmission, QuarantineState
+from harness.store.models import (
+    Assignment,
+    Event,
+    Hit,
+    QuarantinedSubmission,
+    QuarantineState,
+    aware,
+)
 from harness.store.posted import hit_facts, hit_items
 from harness.store.quarantine import quarantine
 from harness.store.submissions import store_submission
@@ -212,3 +219,38 @@ def test_a_failed_batch_is_rolled_back_and_every_claim_settled_one_by_one(engine
     assert len(settled) == len(claims) - 1
     judgments, _, _ = _stored(engine)
     assert len(judgments) == 2 * (len(claims) - 1)
+
+
+def test_a_settled_assignment_keeps_the_platforms_acceptance_before_its_submission(engine, claims):
+    """Issue 39: the acceptance is the platform's time (it was the moment harness stored the
+    answers, after their submission); one the platform does not give is the submission's."""
+    accepted = minutes_ago(30)
+    ids = sorted(claims)
+    for row_id in ids[:-1]:
+        checked, hit = claims[row_id]
+        claims[row_id] = (
+            Verification(
+                Verdict.VERIFIED,
+                CONFIRMS,
+                platform_answers=checked.platform_answers,
+                accepted_at=accepted,
+            ),
+            hit,
+        )
+    with session_scope(engine) as session:
+        settle(session, _all(claims))
+    with session_scope(engine) as session:
+        received = {
+            r.platform_assignment_id: aware(r.received_at)
+            for r in session.exec(select(QuarantinedSubmission))
+        }
+        times = {
+            a.platform_assignment_id: (aware(a.accepted_at), aware(a.submitted_at))
+            for a in session.exec(select(Assignment))
+        }
+        last = session.get(QuarantinedSubmission, ids[-1]).platform_assignment_id
+    assert {a: s for a, (_, s) in times.items()} == received  # when harness received them
+    assert {a: t for a, (t, _) in times.items() if a != last} == dict.fromkeys(
+        set(times) - {last}, accepted
+    )
+    assert times[last][0] == times[last][1]  # no acceptance time given: the submission's

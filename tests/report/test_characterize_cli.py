@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlmodel import select
 
 import harness
 from harness.cli import main
 from harness.judgments import write_judgments
+from harness.report.verdict import RELIABILITY_RULE
 from harness.store import make_engine, session_scope
 from tests.characterize import factories
 from tests.factories import PROJECT_ROOT, WS353_DIR, WS353_SYSTEMS_DIR
@@ -112,6 +114,22 @@ def test_the_report_cites_harness_own_methods_by_version_and_they_exist(report):
     methods = (PROJECT_ROOT / "docs" / "methods.md").read_text(encoding="utf-8")
     assert "\n## 5. Agreement and reliability\n" in methods
     assert "\n## 6. Characterizing an instrument\n" in methods
+
+
+def test_a_shared_report_names_its_data_by_dataset_and_version_not_a_local_path(report, inputs):
+    """Issue 39: the source row printed where this machine keeps the bundled WS353."""
+    from harness.datasets.ws353 import bundled_ws353_dir
+
+    out, _ = report
+    for name in ("report.html", "report.md", "report.json"):
+        text = (out / name).read_text()
+        assert str(bundled_ws353_dir()) not in text, name
+        assert str(inputs["new"].parent) not in text, name
+    markdown = (out / "report.md").read_text()
+    assert "WordSimilarity-353 version 1.0, the authors' distribution bundled with harness" in (
+        markdown
+    )
+    assert f"long judgments CSV {inputs['new'].name} (SHA-256 " in markdown
 
 
 def test_the_json_has_every_stable_key(report):
@@ -254,7 +272,7 @@ def test_the_verdict_comes_first_with_its_criteria(inputs, tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     summary = markdown.split("## Summary", 1)[1]
     assert summary.lstrip().startswith("> Verdict: reproduction does not reproduce WS353")
-    assert "| reliability | the new alpha's 95% interval reaches the original's alpha |" in summary
+    assert f"| reliability | {RELIABILITY_RULE} |" in summary
 
 
 def test_items_not_matching_the_original_are_refused_with_the_overlap(inputs, tmp_path):
@@ -375,6 +393,17 @@ def test_stored_studies_are_characterized_with_their_card(database_url, inputs, 
     assert card["instrument hash"] == factories.reproduction_spec().instrument_hash
     assert card["raters per item (planned in the spec)"] == "13" and card["pay"] == "$0.75 per HIT"
     assert "low_variance: block" in card["screening policy"]
+    engine = make_engine(database_url)  # when it ran: the assignments' own times (issue 39:
+    with session_scope(engine) as session:  # a simulated crowd's answer times run on past it)
+        from harness.store.models import Assignment, aware
+
+        rows = session.exec(select(Assignment)).all()
+        first = min(aware(a.accepted_at) for a in rows)
+        last = max(aware(a.submitted_at) for a in rows)
+    engine.dispose()
+    assert card["dates"] == (
+        f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC (first accepted to last submitted)"
+    )
     sds = factories.reproduction().groupby("item_id")["value"].std(ddof=1)
     assert data["new"]["precision"]["mean_sd"] == pytest.approx(sds.mean())
     from_csv = run(

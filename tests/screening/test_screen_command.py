@@ -163,12 +163,29 @@ def test_impact_shows_alpha_for_every_subset_next_to_no_screening(tmp_path):
     assert h8["workers_removed"] == 2 and h8["workers_kept"] == 8
     assert h8["alpha"] > none["alpha"] and h8["rho:truth"] > none["rho:truth"]
     assert h8["rho_change:truth"] == pytest.approx(h8["rho:truth"] - none["rho:truth"])
-    text = _run("--judgments", str(path), "--spec", str(SPEC), "--impact")
+    text = _run(*args[:-1], "--only", "H3,H8", "--system", f"truth={system}")
     assert text.exit_code == 0 and "report both figures" in text.output
+    lines = text.output.splitlines()  # issue 39: it was about 190 characters wide
+    assert max(map(len, lines)) <= 100
+    assert lines[0].split() == [
+        "heuristics",
+        "policy",
+        "removed",
+        "judgments",
+        "items",
+        "alpha",
+        "rho",
+        "truth",
+    ]
+    assert f"{h8['alpha']:.3f} {h8['alpha_change']:+.3f}" in lines[3]
 
 
 def test_a_store_without_tables_says_to_upgrade_it(tmp_path):
-    (tmp_path / "empty.db").touch()
+    import sqlite3
+
+    other = sqlite3.connect(tmp_path / "empty.db")  # a SQLite file, but no harness tables
+    other.execute("CREATE TABLE notes (text TEXT)")
+    other.close()
     result = _run("some-study", "--db", str(tmp_path / "empty.db"))
     assert result.exit_code == 1
     assert "the store has no study table" in result.output  # the CLI's one store-error message

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -126,7 +127,7 @@ def _settle_distinct(
     )
     out: dict[int, Settled | None] = {}
     resolving: dict[int, tuple[QuarantineState, str]] = {}
-    storing: dict[int, tuple[Hit, list[Answer]]] = {}
+    storing: dict[int, tuple[Hit, list[Answer], datetime | None]] = {}
     for row_id, checked, hit in claims:
         row = rows[row_id]
         if row.platform_assignment_id in answered:
@@ -149,7 +150,7 @@ def _settle_distinct(
                 resolving[row_id] = (QuarantineState.REFUSED, DIFFER)
                 continue
             resolving[row_id] = (QuarantineState.VERIFIED, checked.reason)
-            storing[row_id] = (hit, answers)
+            storing[row_id] = (hit, answers, checked.accepted_at)
     won = _resolve(session, rows, resolving)
     out.update({i: None for i in resolving.keys() - won})  # another process settled it first
     out.update({i: Settled(resolving[i][0]) for i in won - storing.keys()})
@@ -163,6 +164,7 @@ def _settle_distinct(
                 rows[i].platform_worker_id,
                 storing[i][1],
                 rows[i].received_at,
+                storing[i][2],
             )
             for i in stored
         ],

@@ -11,7 +11,10 @@ def headline_lines(snapshot: Snapshot, events: int = 5) -> list[str]:
     workers with who blocked them, and the newest ``events`` events."""
     lines = list(snapshot.report.lines())
     eta = "–" if snapshot.eta is None else _duration(snapshot.eta.total_seconds())
-    lines.append(f"  pace: {snapshot.per_minute:.1f} judgments per minute; done in {eta}")
+    pace = (
+        f"{snapshot.per_minute:,.0f}" if snapshot.per_minute >= 10 else f"{snapshot.per_minute:.1f}"
+    )
+    lines.append(f"  pace: {pace} judgments per minute; done in {eta}")
     latest = snapshot.latest
     if latest is not None and latest.arms:
         for arm in latest.arms:
