@@ -170,6 +170,7 @@ def _print_impact(
 def _impact_text(table: pd.DataFrame) -> pd.DataFrame:
     """The impact table narrow enough for a terminal: one column per figure, each value with
     its change against no screening ("0.559 +0.063")."""
+    import pandas as pd
 
     def with_change(value: str, change: str) -> pd.Series:
         return pd.Series(
