@@ -194,6 +194,7 @@ class Study(SQLModel, table=True):
         default=StudyStatus.DRAFT, sa_type=sa.Enum(StudyStatus, native_enum=False, length=20)
     )
     budget: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))
+    max_bonus: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))  # per bonus
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 

@@ -14,7 +14,6 @@ nobody), the message says so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 
 from flask import Blueprint, flash, redirect, request, url_for
 from sqlmodel import Session, select
@@ -22,22 +21,18 @@ from werkzeug.wrappers import Response
 
 from harness.clock import utcnow
 from harness.errors import HarnessError
-from harness.platform.actions import (
-    add_raters,
-    approve,
-    block_worker,
-    pay_bonus,
-    reject,
-    unblock_worker,
-)
+from harness.platform.actions import add_raters, approve, block_worker, reject, unblock_worker
+from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_bonus, quote
 from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
 from harness.platform.review import apply_decision, overrule_decision
+from harness.store.action_claims import ActionInProgress
 from harness.store.database import session_scope
+from harness.store.events import EventKind, event_logged
 from harness.store.hits import study_hit
-from harness.store.models import Assignment, Hit, ScreeningDecision
+from harness.store.models import Assignment, Hit, ScreeningDecision, Worker
 from harness.store.studies import LaunchedStudy, launched_study
 
 bp = Blueprint("dashboard_actions", __name__)
@@ -53,9 +48,10 @@ class Refused(HarnessError):
     """An action the page asked for cannot be done as asked (the message says why)."""
 
 
-def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
+def _act(name: str, work: Callable[[Session, LaunchedStudy], str | Response]) -> Response:
     """Run ``work`` on the study (in one session), flash what it says or why it failed, and
-    go back to the study page (read afresh, so it shows what was done)."""
+    go back to the study page (read afresh, so it shows what was done); a page ``work``
+    answers with (a confirmation) is shown instead."""
     from harness.web.dashboard.views import dashboard_state
 
     state = dashboard_state()
@@ -65,6 +61,8 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
             running = launched_study(session, name)
             study_id = running.id
             message = work(session, running)
+        if isinstance(message, Response):
+            return message
         flash(message, "done")
     except HarnessError as exc:
         flash(f"Not done: {exc}", "refused")
@@ -167,26 +165,62 @@ def reject_submission(name: str) -> Response:
 
 @bp.post("/study/<name>/bonus")
 def bonus(name: str) -> Response:
-    def work(session: Session, running: LaunchedStudy) -> str:
+    """Pay a bonus: first a page naming its total (with the platform's fee) and the budget
+    left after it; paid when that page's button posts the same total back."""
+
+    def work(session: Session, running: LaunchedStudy) -> str | Response:
         assignment = _assignment(session, running)
-        text = _field("amount")
-        try:
-            amount = Decimal(text)
-        except InvalidOperation:
-            raise Refused(f"bonus amount: expected dollars such as 0.50, got {text!r}") from None
-        if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-            raise Refused(f"bonus amount: expected a positive amount in cents, got {text!r}")
+        amount = parse_amount(_field("amount"))
         reason = _field("reason")  # the worker reads it
         provider = provider_for(running)
-        done = pay_bonus(session, provider, running, assignment, amount, reason)
+        token = bonus_token(assignment, amount, reason)
+        priced = quote(session, provider.platform, running, assignment, amount, token)
+        if request.form.get("confirm_total") != str(priced.cost):
+            return _confirm_bonus(session, running, assignment, reason, priced)
         aid = assignment.platform_assignment_id
+        try:
+            done = pay_bonus(session, provider, running, assignment, amount, reason)
+        except ActionInProgress:
+            raise Refused(
+                f"this ${amount} bonus for {aid} is being paid now (another tab, a second "
+                "click or another process asked first): reload in a moment to see it paid"
+            ) from None
         if not done:
-            return "This bonus was paid already."
+            if event_logged(session, EventKind.BONUS_UNCERTAIN, token):
+                return (
+                    f"The ${amount} bonus for {aid} was sent to the platform earlier and is not "
+                    "shown paid yet: harness never sends it again; check it on the platform."
+                )
+            return f"This ${amount} bonus for {aid} was paid already."
         if not provider.platform.capabilities.pays:
             return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
-        return f"Paid ${amount} to {aid}'s worker."
+        return f"Paid ${amount} to {aid}'s worker (${priced.cost} with the platform's fee)."
 
     return _act(name, work)
+
+
+def _confirm_bonus(
+    session: Session,
+    running: LaunchedStudy,
+    assignment: Assignment,
+    reason: str,
+    priced: BonusQuote,
+) -> Response:
+    """The page that asks before a bonus is paid, naming what it costs in all."""
+    from harness.web.dashboard.views import page
+
+    worker = session.get(Worker, assignment.worker_id)
+    assert worker is not None
+    html = page(
+        "confirm_bonus.html",
+        name=running.name,
+        aid=assignment.platform_assignment_id,
+        worker=worker.platform_worker_id,
+        reason=reason,
+        q=priced,
+        back=request.form.get("back", ""),
+    )
+    return Response(html, 200, content_type="text/html; charset=utf-8")
 
 
 @bp.post("/study/<name>/expire")

@@ -143,6 +143,44 @@ def logged_in(base: str, password: str = PASSWORD) -> tuple[requests.Session, st
     return http, csrf_of(http, base)
 
 
+TOTAL = re.compile(r'name="confirm_total" value="([^"]+)"')
+FLASH = re.compile(r'<div class="msg (?:done|refused)" role="status">(.*?)</div>', re.S)
+
+
+def flashed(page: str) -> str:
+    """The message the page shows after an action (one line, quotes unescaped)."""
+    found = FLASH.search(page)
+    assert found, page[:2000]
+    return re.sub(r"\s+", " ", found.group(1)).replace("&#39;", "'").strip()
+
+
+def bonus_asked_at_once(base: str, people: int, **fields: str) -> list[str]:
+    """What each of ``people`` logged-in researchers is told when they all confirm the same
+    bonus (``assignment``, ``amount``, ``reason``) at the same moment; the first asked shows
+    the confirmation page, whose total each posts back."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    sessions = [logged_in(base) for _ in range(people)]
+    url = f"{base}/dashboard/study/{STUDY}/bonus"
+    http, token = sessions[0]
+    asked = http.post(url, data={"csrf_token": token, **fields})
+    total = TOTAL.search(asked.text)
+    assert asked.status_code == 200 and total, asked.text[:2000]
+    barrier = Barrier(people)
+
+    def confirm(person: tuple[requests.Session, str]) -> str:
+        http, token = person
+        barrier.wait()
+        data = {"csrf_token": token, "confirm_total": total.group(1), **fields}
+        answer = http.post(url, data=data, timeout=120)
+        assert answer.status_code == 200, answer.text[:2000]
+        return flashed(answer.text)
+
+    with ThreadPoolExecutor(people) as pool:
+        return list(pool.map(confirm, sessions))
+
+
 def csrf_of(http: requests.Session, base: str) -> str:
     found = CSRF.search(http.get(f"{base}/dashboard/").text)
     assert found

@@ -12,7 +12,14 @@ from sqlmodel import select
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, DecisionState, Event, Hit, ScreeningDecision
 from tests.platform.factories import harness_cli
-from tests.web.dashboard.factories import STUDY, LiveStudy, events, logged_in
+from tests.web.dashboard.factories import (
+    STUDY,
+    LiveStudy,
+    bonus_asked_at_once,
+    events,
+    flashed,
+    logged_in,
+)
 
 
 def post(http, base, token, action, **data):
@@ -51,13 +58,25 @@ def act_from_the_page(live: LiveStudy) -> None:
     assert "Approved" in post(http, live.url, token, "approve", assignment=first).text
     rejected = post(http, live.url, token, "reject", assignment=second, feedback="Blank answers.")
     assert f"Rejected {second}." in rejected.text
-    paid = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
-    assert "Paid $0.25" in paid.text
+    asked = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
+    assert "It costs <b>$0.30</b> in all, with the platform's fee." in asked.text
+    assert events(live.db, "review.bonus.intent") == []  # nothing paid before it is confirmed
+    paid = post(
+        http,
+        live.url,
+        token,
+        "bonus",
+        assignment=third,
+        amount="0.25",
+        reason="Thanks",
+        confirm_total="0.30",
+    )
+    assert flashed(paid.text) == f"Paid $0.25 to {third}'s worker ($0.30 with the platform's fee)."
     # 4 HITs x 3 assignments x $0.10 with MTurk's 20%, and the bonus's 20%
     fees = re.findall(r"fees[^<]{0,40}", paid.text)
     assert "of which the platform's fees $0.29" in paid.text, fees
-    again = post(http, live.url, token, "bonus", assignment=third, amount="0.25", reason="Thanks")
-    assert "This bonus was paid already." in again.text
+    told = bonus_asked_at_once(live.url, 4, assignment=third, amount="0.25", reason="Thanks")
+    assert told == [f"This $0.25 bonus for {third} was paid already."] * 4
     state = {aid: client.get_assignment(AssignmentId=aid)["Assignment"] for aid in (first, second)}
     assert state[first]["AssignmentStatus"] == "Approved"
     assert state[second]["AssignmentStatus"] == "Rejected"
@@ -73,15 +92,38 @@ def test_a_refused_action_says_why_and_changes_nothing(live):
     http, token = logged_in(live.url)
     empty = post(http, live.url, token, "reject", assignment=report.submitted[0], feedback="")
     assert "Not done: the form&#39;s &#39;feedback&#39; field is empty: fill it in" in empty.text
-    odd = post(
-        http, live.url, token, "bonus", assignment=report.submitted[0], amount="1e3x", reason="x"
+    for typed in ("1e3", "-1", "0.001", "1,000"):
+        odd = post(
+            http, live.url, token, "bonus", assignment=report.submitted[0], amount=typed, reason="x"
+        )
+        assert flashed(odd.text) == (
+            "Not done: bonus amount: expected dollars such as 0.50 (digits, at most two after "
+            f"the point), got '{typed}'"
+        )
+    high = post(
+        http, live.url, token, "bonus", assignment=report.submitted[0], amount="1.01", reason="x"
     )
-    assert "bonus amount: expected dollars such as 0.50, got &#39;1e3x&#39;" in odd.text
+    assert flashed(high.text) == (
+        "Not done: bonus amount: $1.01 is over the ceiling of $1.00 per bonus (the spec's "
+        "hit.max_bonus, or 10 times the reward)"
+    )
+    unconfirmed = post(
+        http,
+        live.url,
+        token,
+        "bonus",
+        assignment=report.submitted[0],
+        amount="0.50",
+        reason="x",
+        confirm_total="0.10",  # a total the page did not show
+    )
+    assert "It costs <b>$0.60</b> in all" in unconfirmed.text
     unknown = post(http, live.url, token, "approve", assignment="NOPE")
     assert "study &#39;small&#39; has no assignment &#39;NOPE&#39;" in unknown.text
-    unconfirmed = post(http, live.url, token, "expire", confirm="")
-    assert "type the study&#39;s name (small) to expire it" in unconfirmed.text
+    unexpired = post(http, live.url, token, "expire", confirm="")
+    assert "type the study&#39;s name (small) to expire it" in unexpired.text
     assert events(live.db, "review.rejected") == [] and events(live.db, "hit.expired") == []
+    assert events(live.db, "review.bonus.intent") == []
 
 
 def test_expiring_and_adding_raters_from_the_page(live):
