@@ -2,7 +2,8 @@
 a CSRF token on every state change, and a login that slows down guessing.
 
 - The password comes from `PASSWORD_VARIABLE` (or is given to `DashboardSettings` directly).
-  Without one the dashboard serves loopback only (`check_host` refuses any other address).
+  Without one the dashboard serves loopback only; any other address needs one of at least
+  `MIN_PASSWORD` characters (`DashboardSettings.from_environment` refuses otherwise).
 - The session cookie (`COOKIE_NAME`, its own name, so nothing of the worker pages is ever
   read as a dashboard login) is ``HttpOnly`` and ``SameSite=Strict``, and ``Secure`` when
   the settings say the dashboard is reached over https.
@@ -37,6 +38,8 @@ SECRET_VARIABLE = "HARNESS_DASHBOARD_SECRET"
 COOKIE_NAME = "harness_dashboard"
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
+MIN_PASSWORD = 12
+"""The shortest password the dashboard takes on an address other than loopback."""
 MAX_FAILURES = 5
 FAILURE_WINDOW = 60.0  # seconds
 _KDF_SALT = b"harness-dashboard-session-v1"
@@ -58,14 +61,17 @@ class DashboardSettings:
     ) -> DashboardSettings:
         """The settings for serving on ``host``: the password from `PASSWORD_VARIABLE` (or
         ``password``); on loopback without one, a random password made for this run (the
-        command prints it). `InputError` on any other address without a password."""
+        command prints it). `InputError` on any other address without a password of at
+        least `MIN_PASSWORD` characters."""
         chosen = password or os.environ.get(PASSWORD_VARIABLE, "")
+        if not is_loopback(host) and len(chosen) < MIN_PASSWORD:
+            given = f"the one given has {len(chosen)}" if chosen else "none is given"
+            raise InputError(
+                f"the dashboard on {host} needs a password of at least {MIN_PASSWORD} "
+                f"characters in {PASSWORD_VARIABLE} ({given}; a long random one is best), or "
+                "serve it on 127.0.0.1"
+            )
         if not chosen:
-            if not is_loopback(host):
-                raise InputError(
-                    f"the dashboard on {host} needs a password: set {PASSWORD_VARIABLE} "
-                    "(a long random one), or serve it on 127.0.0.1"
-                )
             chosen = secrets.token_urlsafe(12)
         given_secret = os.environ.get(SECRET_VARIABLE, "")
         secret = given_secret.encode() if given_secret else derive_secret(chosen)
