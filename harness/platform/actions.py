@@ -426,7 +426,15 @@ def add_raters(
                     why=f"committed would be ${after:.2f}, over the budget ${budget}",
                 )
             return False
-    log(session, EventKind.REPLACE_INTENT, study.id, token, hit=hit.platform_hit_id, count=count)
+    log(
+        session,
+        EventKind.REPLACE_INTENT,
+        study.id,
+        token,
+        hit=hit.platform_hit_id,
+        count=count,
+        reason=reason,
+    )
     hit.max_assignments = new
     session.add(hit)
     if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters

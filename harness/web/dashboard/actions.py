@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, flash, redirect, request, url_for
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
 from harness.clock import utcnow
@@ -25,15 +25,25 @@ from harness.platform.actions import add_raters, approve, block_worker, reject, 
 from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_bonus, quote
 from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
+from harness.platform.launch_plan import action_token
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
 from harness.platform.review import apply_decision, overrule_decision
 from harness.store.action_claims import ActionInProgress
 from harness.store.database import session_scope
+from harness.store.decisions import pending_decisions
 from harness.store.events import EventKind, event_logged
 from harness.store.hits import study_hit
-from harness.store.models import Assignment, Hit, ScreeningDecision, Worker
-from harness.store.studies import LaunchedStudy, launched_study
+from harness.store.locks import lock_study
+from harness.store.models import (
+    Assignment,
+    Event,
+    Hit,
+    ScreeningDecision,
+    StudyStatus,
+    Worker,
+)
+from harness.store.studies import LaunchedStudy, launched_study, study_status
 
 bp = Blueprint("dashboard_actions", __name__)
 
@@ -73,6 +83,66 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str | Response]) ->
     study_page = url_for("dashboard.study", name=name)
     back = target if target.startswith(study_page) else study_page
     return redirect(back, 303)
+
+
+EXPIRE_KINDS = (EventKind.HIT_EXPIRE_INTENT, EventKind.STUDY_EXPIRED)
+PAUSE_KINDS = (
+    EventKind.STUDY_PAUSE_INTENT,
+    EventKind.STUDY_PAUSED,
+    EventKind.STUDY_RESUME_INTENT,
+    EventKind.STUDY_RESUMED,
+)
+RATERS_KINDS = (EventKind.REPLACE_INTENT, EventKind.REPLACED)
+SAID = {
+    EventKind.HIT_EXPIRE_INTENT: "The study was being expired",
+    EventKind.STUDY_EXPIRED: "The study was expired",
+    EventKind.STUDY_PAUSE_INTENT: "The study was being paused",
+    EventKind.STUDY_PAUSED: "The study was paused",
+    EventKind.STUDY_RESUME_INTENT: "The study was being resumed",
+    EventKind.STUDY_RESUMED: "The study was resumed",
+    EventKind.REPLACE_INTENT: "Raters were being added to this HIT",
+    EventKind.REPLACED: "Raters were added to this HIT",
+}
+"""What a form's action found done since its page was read, in words."""
+
+
+def _once(
+    session: Session,
+    running: LaunchedStudy,
+    kinds: tuple[EventKind, ...],
+    about: Callable[[Event], bool] = lambda _e: True,
+) -> None:
+    """Claim the action a form asks for: `Refused`, saying what happened, when one of
+    ``kinds`` (``about`` the same thing) was logged since the page the form came from was
+    read (its ``seen`` field: the study's newest event then). A second click, a second tab
+    or a stale one is told, not obeyed. Holds the study's lock until the caller's
+    transaction ends, so of two forms posted at once the second sees the first's intent."""
+    seen = request.form.get("seen", "")
+    if not seen.isdigit():
+        return  # a form without it (a script's post): the action's own checks decide
+    lock_study(session, running.id)
+    done = [
+        e
+        for e in session.exec(
+            select(Event)
+            .where(
+                Event.study_id == running.id,
+                col(Event.kind).in_(kinds),
+                col(Event.id) > int(seen),
+            )
+            .order_by(col(Event.id))
+        )
+        if about(e)
+    ]
+    if done:
+        latest = done[-1]
+        why = latest.payload.get("reason")
+        raise Refused(
+            f"{SAID.get(latest.kind, latest.kind.value)} at {latest.at:%H:%M:%S}"
+            + (f" ({why})" if why else "")
+            + ", after this page was read: nothing was done again. Reload the page to see "
+            "it, and ask again if you still want it."
+        )
 
 
 def _recorded(provider: Provider) -> str:
@@ -230,6 +300,9 @@ def expire(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         if request.form.get("confirm") != name:
             raise Refused(f"type the study's name ({name}) to expire it")
+        _once(session, running, EXPIRE_KINDS)
+        if study_status(session, running.id) is StudyStatus.EXPIRED:
+            return "The study was expired already: nothing done."
         count = expire_study(dashboard_state().engine, provider_for(running), running)
         return f"Expired {count} HITs: nobody new can start; what is submitted stays."
 
@@ -241,6 +314,7 @@ def pause(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         provider = provider_for(running)
         reason = REASON.format(what=request.form.get("reason", "").strip() or "paused by hand")
+        _once(session, running, PAUSE_KINDS)
         if not pause_study(session, provider, running, reason):
             return "The study was paused already."
         return f"Paused: {pausing(provider.platform).says}"
@@ -252,6 +326,7 @@ def pause(name: str) -> Response:
 def resume(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         reason = REASON.format(what=request.form.get("reason", "").strip() or "resumed by hand")
+        _once(session, running, PAUSE_KINDS)
         if not resume_study(session, provider_for(running), running, reason):
             return "The study was running already."
         return "Resumed: new workers can start the study again."
@@ -271,12 +346,61 @@ def raters(name: str) -> Response:
         hit = study_hit(session, running.id, index)
         if hit is None or hit.platform_hit_id is None:
             raise Refused(f"study {name!r} has no posted HIT {index}")
-        asked = utcnow().isoformat(timespec="seconds")
+        _once(session, running, RATERS_KINDS, lambda e: e.payload.get("hit") == hit.platform_hit_id)
+        asked = utcnow().isoformat(timespec="microseconds")
         reason = REASON.format(what=f"{count} more raters, asked at {asked}")
+        token = action_token("raters", hit.platform_hit_id, reason)
         done = add_raters(session, provider_for(running), running, hit, count, reason)
         if not done:
-            return f"HIT {index}: not added (over the budget? see the event feed)."
+            refused = session.exec(
+                select(Event).where(Event.kind == EventKind.REPLACE_REFUSED, Event.subject == token)
+            ).first()
+            why = refused.payload.get("why") if refused is not None else "done already"
+            raise Refused(f"HIT {index}: no raters added: {why}")
         return f"HIT {index}: {count} more raters."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/worker/<worker>/decisions/<verdict>")
+def worker_decisions(name: str, worker: str, verdict: str) -> Response:
+    """Carry out or overrule every pending screening decision about one worker at once; the
+    message lists them with the assignments they are about."""
+
+    def work(session: Session, running: LaunchedStudy) -> str:
+        if verdict not in ("accept", "overrule"):
+            raise Refused(f"a decision is accepted or overruled, not {verdict!r}")
+        found = session.exec(select(Worker).where(Worker.platform_worker_id == worker)).first()
+        pending = [
+            d for d in pending_decisions(session, running.id) if found and d.worker_id == found.id
+        ]
+        if not pending:
+            return f"{worker} has no pending screening decision: nothing changed."
+        aids = dict(
+            session.exec(
+                select(Assignment.id, Assignment.platform_assignment_id).where(
+                    col(Assignment.id).in_([d.assignment_id for d in pending if d.assignment_id])
+                )
+            ).all()
+        )
+        provider = provider_for(running) if verdict == "accept" else None
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
+        done: list[str] = []
+        for d in pending:
+            about = f"{d.action.value} " + (
+                aids.get(d.assignment_id, "?") if d.assignment_id else "all their work"
+            )
+            if provider is not None:
+                if apply_decision(session, provider, running, d):
+                    done.append(about)
+            elif overrule_decision(session, running, d, reason):
+                done.append(about)
+        verb = "Carried out" if provider is not None else "Overruled"
+        left = len(pending) - len(done)
+        return (
+            f"{verb} {len(done)} of {worker}'s pending decisions ({'; '.join(done) or 'none'})"
+            + (f"; {left} no longer pending or waiting for the platform." if left else ".")
+        )
 
     return _act(name, work)
 

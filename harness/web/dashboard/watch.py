@@ -107,6 +107,7 @@ class Snapshot:
     made_at: datetime
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
     paused_since: datetime | None = None
+    seen: int = 0  # the study's newest event when the snapshot was read: forms post it back
     arms: list[ArmProgress] = field(default_factory=list)  # a study with arms: per arm
 
     @property
@@ -295,7 +296,11 @@ class Watcher:
             heuristics=list(worker_scores),
             workers=_worker_records(table, decisions, names, blocked),
             pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
-            decisions=[_decision_record(d, names) for d in decisions if d.flag],
+            decisions=[
+                _decision_record(d, names, {a["pk"]: a["id"] for a in assignments})
+                for d in decisions
+                if d.flag
+            ],
             events=_events(session, state.study_id),
             problems=_problems(session, state.study_id),
             blocked=blocked,
@@ -304,6 +309,7 @@ class Watcher:
             made_at=utcnow(),
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
+            seen=state.key[1] if state.key is not None else 0,
             arms=list(state.arm_progress),
         )
 
@@ -570,10 +576,16 @@ def decided_by(reason: str) -> str:
     return "a person (review)" if reason else "unknown"
 
 
-def _decision_record(decision: Any, names: dict[int, str]) -> dict[str, Any]:
+def _decision_record(
+    decision: Any, names: dict[int, str], aids: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """A decision as the page shows it; ``assignment`` is the platform's id of the assignment
+    it is about (None: about the worker, all their work)."""
+    pk = decision.assignment_id
     return {
         "id": decision.id,
         "worker": names.get(decision.worker_id, str(decision.worker_id)),
+        "assignment": None if pk is None else (aids or {}).get(pk, str(pk)),
         "heuristic": decision.heuristic,
         "score": decision.score,
         "threshold": decision.threshold,

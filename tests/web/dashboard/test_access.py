@@ -45,7 +45,7 @@ def log_in(client: Any, password: str = PASSWORD) -> Any:
 
 def state_changing_routes(app: Any) -> list[str]:
     """Every POST route of the dashboard, with its variables filled in."""
-    values = {"name": "small", "decision_id": 1, "verdict": "overrule"}
+    values = {"name": "small", "decision_id": 1, "verdict": "overrule", "worker": "AW001"}
     paths = []
     for rule in app.url_map.iter_rules():
         if "POST" in rule.methods and rule.endpoint.startswith("dashboard"):

@@ -19,6 +19,8 @@ from tests.web.dashboard.factories import (
     events,
     flashed,
     logged_in,
+    posted_at_once,
+    seen_on_page,
 )
 
 
@@ -126,18 +128,54 @@ def test_a_refused_action_says_why_and_changes_nothing(live):
     assert events(live.db, "review.bonus.intent") == []
 
 
-def test_expiring_and_adding_raters_from_the_page(live):
+def max_assignments(db: str, index: int) -> int:
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            return session.exec(select(Hit.max_assignments).where(Hit.index == index)).one()
+    finally:
+        engine.dispose()
+
+
+AGAIN = re.compile(
+    r"^Not done: (Raters were (being )?added to this HIT|The study was (being )?expired) at "
+    r"\d\d:\d\d:\d\d( \(dashboard: [^)]*\))?, after this page "
+    r"was read: nothing was done again\. Reload the page to see it, and ask again if you still "
+    r"want it\.$"
+)
+
+
+def test_expiring_and_adding_raters_are_done_once_per_page(live):
+    """A second click, a second tab posting at the same moment, or a stale tab is told what
+    happened since its page was read; a page read afterwards may ask again."""
     live.crowd(rounds=1)
     http, token = logged_in(live.url)
-    added = post(http, live.url, token, "raters", hit="0", count="2")
-    assert "HIT 0: 2 more raters." in added.text
-    engine = make_engine(live.db)
-    with session_scope(engine) as session:
-        hit = session.exec(select(Hit).where(Hit.index == 0)).one()
-        assert hit.max_assignments == 5
-    engine.dispose()
-    expired = post(http, live.url, token, "expire", confirm=STUDY)
-    assert "Expired 4 HITs" in expired.text
+    seen = seen_on_page(http, live.url)
+    told = posted_at_once(live.url, "raters", 3, hit="0", count="2", seen=seen)
+    assert told.count("HIT 0: 2 more raters.") == 1, told
+    assert all(AGAIN.match(t) for t in told if t != "HIT 0: 2 more raters."), told
+    stale = flashed(post(http, live.url, token, "raters", hit="0", count="2", seen=seen).text)
+    assert AGAIN.match(stale), stale
+    assert max_assignments(live.db, 0) == 5  # 3 + 2, once
+    other = flashed(post(http, live.url, token, "raters", hit="1", count="1", seen=seen).text)
+    assert other == "HIT 1: 1 more raters."  # another HIT's form is another action
+    fresh = seen_on_page(http, live.url)
+    again = flashed(post(http, live.url, token, "raters", hit="0", count="1", seen=fresh).text)
+    assert again == "HIT 0: 1 more raters." and max_assignments(live.db, 0) == 6
+
+    seen = seen_on_page(http, live.url)
+    told = posted_at_once(live.url, "expire", 3, confirm=STUDY, seen=seen)
+    done = "Expired 4 HITs: nobody new can start; what is submitted stays."
+    assert told.count(done) == 1, told
+    assert all(AGAIN.match(t) for t in told if t != done), told
+    stale = flashed(post(http, live.url, token, "expire", confirm=STUDY, seen=seen).text)
+    assert AGAIN.match(stale), stale
+    page = http.get(f"{live.url}/dashboard/study/{STUDY}").text
+    assert 'id="expired-note"' in page and "Expire the study</button>" not in page
+    fresh = seen_on_page(http, live.url)
+    late = flashed(post(http, live.url, token, "expire", confirm=STUDY, seen=fresh).text)
+    assert late == "The study was expired already: nothing done."
+    assert len(events(live.db, "hit.expire.intent")) == 4
     assert len(events(live.db, "hit.expired")) == 4
 
 
@@ -217,3 +255,64 @@ def test_an_mturk_study_shows_no_pause_button_and_a_pause_asked_anyway_says_why(
     )
     assert events(live.db, "study.pause.intent") == [] and events(live.db, "study.paused") == []
     assert 'id="fig-state" class="state-running">running</b>' in refused.text
+
+
+@pytest.fixture
+def many_decisions(tmp_path):
+    """Nothing carries out screening's decisions; a straight-liner is flagged for a block (low
+    variance) and an assignment of theirs for rejection (correlation below 0.99)."""
+    screening = (
+        "{low_variance: {action: block}, low_correlation: {action: reject, threshold: 0.99}}"
+    )
+    study = LiveStudy(tmp_path, apply_decisions=False, screening=screening).start()
+    yield study
+    study.stop()
+
+
+def pending_by_worker(db: str) -> dict[str, list[ScreeningDecision]]:
+    from harness.store.decisions import pending_decisions
+    from harness.store.models import Worker
+
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            names = {w.id: w.platform_worker_id for w in session.exec(select(Worker))}
+            found: dict[str, list[ScreeningDecision]] = {}
+            for d in pending_decisions(session, 1):
+                found.setdefault(names[d.worker_id], []).append(d)
+            return found
+    finally:
+        engine.dispose()
+
+
+def test_all_of_a_workers_pending_decisions_are_overruled_or_carried_out_at_once(
+    many_decisions,
+):
+    live = many_decisions
+    live.crowd()
+    pending = pending_by_worker(live.db)
+    ranked = sorted(pending, key=lambda w: -len(pending[w]))
+    overruled, carried = ranked[:2]
+    assert len(pending[overruled]) >= 2, pending  # several decisions about one worker
+    http, token = logged_in(live.url)
+    page = http.get(f"{live.url}/dashboard/study/{STUDY}").text
+    row = re.search(rf'<tr id="pending-of-{overruled}">.*?</tr>', page, re.S)
+    assert row and f"Overrule all {len(pending[overruled])}</button>" in row.group(0)
+    assert re.search(r"reject [A-Z0-9]{10,} \(low_correlation\)", row.group(0))  # named
+
+    done = post(http, live.url, token, f"worker/{overruled}/decisions/overrule", reason="known")
+    said = flashed(done.text)
+    assert said.startswith(f"Overruled {len(pending[overruled])} of {overruled}'s pending"), said
+    assert overruled not in pending_by_worker(live.db)
+    again = post(http, live.url, token, f"worker/{overruled}/decisions/overrule", reason="x")
+    assert flashed(again.text) == f"{overruled} has no pending screening decision: nothing changed."
+    reasons = {e.payload["reason"] for e in events(live.db, "screening.overruled")}
+    assert reasons == {"dashboard: known"}
+
+    count = len(pending[carried])
+    done = post(http, live.url, token, f"worker/{carried}/decisions/accept")
+    said = flashed(done.text)
+    assert said.startswith(f"Carried out {count} of {carried}'s pending decisions ("), said
+    assert carried not in pending_by_worker(live.db)
+    applied = {e.payload["decision"] for e in events(live.db, "screening.applied")}
+    assert applied == {d.id for d in pending[carried]}

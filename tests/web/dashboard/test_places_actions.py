@@ -28,6 +28,7 @@ from tests.web.dashboard.factories import (
     events,
     flashed,
     logged_in,
+    seen_on_page,
 )
 
 AUTH = {"Authorization": "Token local"}
@@ -124,7 +125,8 @@ def test_unblocking_lets_a_participant_in_again_and_pausing_stops_only_new_ones(
         assert unblocked == f"Unblocked {blocked}."
     assert can_start(live, "BLOCKED1") == "started"  # now holds a place: working when paused
 
-    page = post(http, live, token, "pause")
+    before = seen_on_page(http, live.url)  # a tab read before the pause
+    page = post(http, live, token, "pause", seen=before)
     says = (
         "Prolific stops showing the study: nobody new can reserve a place. Participants "
         "who reserved one before may still start, and everyone working can finish and "
@@ -143,7 +145,14 @@ def test_unblocking_lets_a_participant_in_again_and_pausing_stops_only_new_ones(
     if live.target == "prolific-local":
         assert prolific_study(live)["status"] == "PAUSED"
 
-    resumed = post(http, live, token, "resume")
+    stale = flashed(post(http, live, token, "resume", seen=before))  # the old tab, later
+    assert re.fullmatch(
+        r"Not done: The study was paused at \d\d:\d\d:\d\d \(dashboard: paused by hand\), "
+        r"after this page was read: nothing was done again\. Reload the page to see it, and "
+        r"ask again if you still want it\.",
+        stale,
+    ), stale
+    resumed = post(http, live, token, "resume", seen=seen_on_page(http, live.url))
     assert flashed(resumed) == "Resumed: new workers can start the study again."
     assert 'id="pause-button"' in resumed
     assert flashed(post(http, live, token, "resume")) == "The study was running already."
