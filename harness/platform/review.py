@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from harness.platform.actions import (
     ActionKind,
@@ -34,12 +34,13 @@ from harness.platform.contract import Provider
 from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action
 from harness.store.action_claims import ActionInProgress
-from harness.store.decisions import claim, pending_decisions, settle
+from harness.store.decisions import claim, latest_decisions, pending_decisions, settle
 from harness.store.events import EventKind
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
     DecisionState,
+    Event,
     Hit,
     ScreeningDecision,
     Worker,
@@ -112,6 +113,30 @@ def _approvable(session: Session, study: LaunchedStudy) -> list[Assignment]:
         a
         for a in submitted(session, study.id)
         if not return_requested(session, study.id, a.platform_assignment_id)
+    ]
+
+
+def unflagged_submissions(session: Session, study_id: int) -> list[Assignment]:
+    """Submissions awaiting review whose worker screening has not flagged for an action
+    (no raised block, reject, replace or return, pending or carried out), oldest first."""
+    flagged = {
+        d.worker_id
+        for d in latest_decisions(session, study_id)
+        if d.flag
+        and d.action is not Action.REPORT
+        and d.state in (DecisionState.PENDING, DecisionState.APPLIED)
+    }
+    returns = set(
+        session.exec(
+            select(Event.subject).where(
+                Event.study_id == study_id, Event.kind == EventKind.RETURN_INTENT
+            )
+        )
+    )
+    return [
+        a
+        for a in submitted(session, study_id)
+        if a.worker_id not in flagged and a.platform_assignment_id not in returns
     ]
 
 

@@ -21,14 +21,22 @@ from werkzeug.wrappers import Response
 
 from harness.clock import utcnow
 from harness.errors import HarnessError
-from harness.platform.actions import add_raters, approve, block_worker, reject, unblock_worker
+from harness.platform.actions import (
+    NotSubmittedYet,
+    add_raters,
+    approve,
+    approve_all,
+    block_worker,
+    reject,
+    unblock_worker,
+)
 from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_bonus, quote
 from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
 from harness.platform.launch_plan import action_token
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
-from harness.platform.review import apply_decision, overrule_decision
+from harness.platform.review import apply_decision, overrule_decision, unflagged_submissions
 from harness.store.action_claims import ActionInProgress
 from harness.store.database import session_scope
 from harness.store.decisions import pending_decisions
@@ -160,7 +168,10 @@ def _field(name: str) -> str:
 
 
 def _assignment(session: Session, running: LaunchedStudy) -> Assignment:
-    aid = _field("assignment")
+    return _one_assignment(session, running, _field("assignment"))
+
+
+def _one_assignment(session: Session, running: LaunchedStudy, aid: str) -> Assignment:
     found = session.exec(
         select(Assignment)
         .join(Hit)
@@ -231,6 +242,57 @@ def reject_submission(name: str) -> Response:
         return f"Rejected {aid}." + _recorded(provider)
 
     return _act(name, work)
+
+
+@bp.post("/study/<name>/review-many")
+def review_many(name: str) -> Response:
+    """Approve or reject the submissions ticked on the page (``assignment``, repeated), or
+    approve every submission awaiting review from a worker screening has not flagged
+    (``unflagged``)."""
+
+    def work(session: Session, running: LaunchedStudy) -> str:
+        verdict = _field("verdict")
+        if verdict not in ("approve", "reject"):
+            raise Refused(f"submissions are approved or rejected, not {verdict!r}")
+        provider = provider_for(running)
+        if request.form.get("unflagged") and verdict == "approve":
+            chosen = unflagged_submissions(session, running.id)
+        else:
+            chosen = [_one_assignment(session, running, aid) for aid in _ticked()]
+        if verdict == "approve":
+            reason = REASON.format(what="approved by hand, with others")
+            done = approve_all(session, provider, running, chosen, reason)
+            return f"Approved {len(done)} of {len(chosen)} submissions." + _recorded(provider)
+        feedback = _field("feedback")
+        reason = REASON.format(what="rejected by hand, with others")
+        rejected, waiting = 0, []
+        for assignment in chosen:
+            try:
+                rejected += reject(session, provider, running, assignment, feedback, reason)
+            except NotSubmittedYet:
+                waiting.append(assignment.platform_assignment_id)
+        undone = len(chosen) - rejected - len(waiting)
+        return (
+            f"Rejected {rejected} of {len(chosen)} submissions."
+            + (f" {undone} were decided already (see the event feed)." if undone else "")
+            + (f" Not submitted on the platform yet: {', '.join(waiting)}." if waiting else "")
+            + _recorded(provider)
+        )
+
+    return _act(name, work)
+
+
+def _ticked() -> list[str]:
+    chosen = [a.strip() for a in request.form.getlist("assignment") if a.strip()]
+    if not chosen:
+        raise Refused("no submission is ticked: tick the ones to approve or reject")
+    if len(chosen) > MANY:
+        raise Refused(f"at most {MANY} submissions at once, got {len(chosen)}")
+    return list(dict.fromkeys(chosen))
+
+
+MANY = 1000
+"""The most submissions one form approves or rejects."""
 
 
 @bp.post("/study/<name>/bonus")

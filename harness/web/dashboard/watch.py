@@ -35,6 +35,7 @@ from harness.errors import InputError
 from harness.platform import money
 from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
+from harness.platform.review import unflagged_submissions
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
 from harness.screening.context import ScreeningContext, content
@@ -108,6 +109,7 @@ class Snapshot:
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
     paused_since: datetime | None = None
     seen: int = 0  # the study's newest event when the snapshot was read: forms post it back
+    unflagged: int = 0  # submissions awaiting review from workers screening has not flagged
     arms: list[ArmProgress] = field(default_factory=list)  # a study with arms: per arm
 
     @property
@@ -310,6 +312,7 @@ class Watcher:
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
             seen=state.key[1] if state.key is not None else 0,
+            unflagged=len(unflagged_submissions(session, state.study_id)),
             arms=list(state.arm_progress),
         )
 

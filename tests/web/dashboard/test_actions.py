@@ -316,3 +316,70 @@ def test_all_of_a_workers_pending_decisions_are_overruled_or_carried_out_at_once
     assert carried not in pending_by_worker(live.db)
     applied = {e.payload["decision"] for e in events(live.db, "screening.applied")}
     assert applied == {d.id for d in pending[carried]}
+
+
+def submitted_of(db: str) -> dict[str, list[str]]:
+    """Submissions awaiting review, by worker."""
+    from harness.store.models import AssignmentStatus, Worker
+
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            rows = session.exec(
+                select(Worker.platform_worker_id, Assignment.platform_assignment_id)
+                .join(Assignment, Assignment.worker_id == Worker.id)
+                .where(Assignment.status == AssignmentStatus.SUBMITTED)
+            ).all()
+    finally:
+        engine.dispose()
+    found: dict[str, list[str]] = {}
+    for worker, aid in rows:
+        found.setdefault(worker, []).append(aid)
+    return found
+
+
+def test_many_submissions_are_approved_or_rejected_at_once(live):
+    """Every unflagged submission approved with one button; all of a flagged worker's
+    rejected from their page, however many there are."""
+    live.crowd()
+    blocked = {e.subject for e in events(live.db, "worker.blocked")}
+    assert blocked, "screening flagged nobody: the test shows nothing"
+    waiting = submitted_of(live.db)
+    unflagged = sorted(a for w, aids in waiting.items() if w not in blocked for a in aids)
+    http, token = logged_in(live.url)
+    page = http.get(f"{live.url}/dashboard/study/{STUDY}").text
+    assert f"Approve all {len(unflagged)} unflagged</button>" in page
+    none = post(http, live.url, token, "review-many", verdict="reject", feedback="x")
+    assert flashed(none.text) == (
+        "Not done: no submission is ticked: tick the ones to approve or reject"
+    )
+
+    done = post(http, live.url, token, "review-many", verdict="approve", unflagged="1")
+    assert flashed(done.text) == f"Approved {len(unflagged)} of {len(unflagged)} submissions."
+    client = live.mturk.client()
+    states = {a: client.get_assignment(AssignmentId=a)["Assignment"] for a in unflagged}
+    assert {s["AssignmentStatus"] for s in states.values()} == {"Approved"}
+    assert set(submitted_of(live.db)) == blocked  # the flagged workers' wait for a person
+
+    spammer = sorted(blocked)[0]
+    theirs = sorted(submitted_of(live.db)[spammer])
+    worker_page = f"/dashboard/study/{STUDY}/worker/{spammer}"
+    page = http.get(f"{live.url}{worker_page}").text
+    ticked = re.findall(r'name="assignment" value="([^"]+)" form="worker-review" checked', page)
+    assert sorted(ticked) == theirs and 'id="unblock-worker"' in page
+    answer = http.post(
+        f"{live.url}/dashboard/study/{STUDY}/review-many",
+        data={
+            "csrf_token": token,
+            "verdict": "reject",
+            "feedback": "Every answer was the same.",
+            "back": worker_page,
+            "assignment": ticked,
+        },
+    )
+    assert answer.url.endswith(worker_page)  # back on the worker's page
+    assert flashed(answer.text) == f"Rejected {len(theirs)} of {len(theirs)} submissions."
+    assert spammer not in submitted_of(live.db)
+    assert {
+        client.get_assignment(AssignmentId=a)["Assignment"]["AssignmentStatus"] for a in theirs
+    } == {"Rejected"}

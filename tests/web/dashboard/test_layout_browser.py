@@ -1,0 +1,86 @@
+"""The study page and a worker's page at 1280 px and at 390 px in a real Chromium: the page
+never scrolls sideways, every card stays inside the window (a wide table scrolls inside its
+card), and the buttons a researcher acts with are in reach: at 1280 px each one is inside
+the window; at 390 px each is inside the window or in a card that scrolls. One study and
+server for the module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser import PHONE, chromium, chromium_available
+from tests.web.dashboard.factories import PASSWORD, STUDY, LiveStudy
+from tests.web.dashboard.test_browser import text, wait_for
+
+pytestmark = pytest.mark.skipif(
+    not chromium_available(), reason="Chromium or chromedriver not found (run scripts/setup.sh)"
+)
+
+WIDE = (1280, 900)
+
+MEASURE = """
+const width = window.innerWidth;
+const out = {page: document.documentElement.scrollWidth, width: width, cards: [], buttons: []};
+for (const card of document.querySelectorAll("section")) {
+  const box = card.getBoundingClientRect();
+  out.cards.push({id: card.id, left: box.left, right: box.right});
+}
+for (const button of document.querySelectorAll("main button")) {
+  const box = button.getBoundingClientRect();
+  const card = button.closest("section");
+  const scrolls = card !== null && getComputedStyle(card).overflowX === "auto";
+  out.buttons.push({text: button.textContent.trim(), right: box.right, scrolls: scrolls,
+                    inCard: card === null || box.right <= card.getBoundingClientRect().right + 1});
+}
+return out;
+"""
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStudy]:
+    study = LiveStudy(tmp_path_factory.mktemp("layout")).start()
+    study.crowd(rounds=1)
+    yield study
+    study.stop()
+
+
+def logged_in_at(live: LiveStudy, driver: Any) -> None:
+    driver.get(f"{live.url}/dashboard/login")
+    driver.find_element("id", "password").send_keys(PASSWORD)
+    driver.find_element("id", "login").click()
+    wait_for(lambda: "Studies" in driver.title, "the studies list after logging in")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [WIDE, PHONE], ids=["1280px", "390px"])
+def test_every_action_is_in_reach_without_the_page_scrolling_sideways(live, size):
+    with chromium(size) as driver:
+        logged_in_at(live, driver)
+        worker = live.workers()[0]
+        from harness.providers.mturk.crowd import mturk_worker_id
+
+        pages = {
+            "study": f"/dashboard/study/{STUDY}",
+            "worker": f"/dashboard/study/{STUDY}/worker/{mturk_worker_id(worker.worker_id)}",
+        }
+        for name, path in pages.items():
+            driver.get(f"{live.url}{path}")
+            if name == "study":
+                wait_for(lambda: text(driver, "live") == "live", "the event stream")
+            seen = driver.execute_script(MEASURE)
+            width = seen["width"]
+            assert seen["page"] <= width, (name, size, seen["page"])  # no sideways scroll
+            assert all(0 <= c["left"] and c["right"] <= width + 1 for c in seen["cards"]), (
+                name,
+                size,
+                seen["cards"],
+            )
+            assert len(seen["buttons"]) >= 3, (name, seen["buttons"])
+            if size == WIDE:
+                out = [b for b in seen["buttons"] if b["right"] > width or not b["inCard"]]
+            else:  # in the window, or in a card that scrolls sideways to it
+                out = [b for b in seen["buttons"] if not (b["inCard"] or b["scrolls"])]
+            assert not out, (name, size, out)
