@@ -158,25 +158,34 @@ def apply_pending_decisions(
 
 
 def apply_decision(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     """Claim one pending decision, carry it out and mark it applied (what was done; nothing
-    when another process holds it, or it must wait for the platform and is pending again)."""
+    when another process holds it, or it must wait for the platform and is pending again).
+    ``by``: the person who asked (``dashboard``), named first in the actions' reasons."""
     if not claim(session, decision):
         return []
     held = decision.claimed_by
     assert held is not None
     try:
-        return _apply_claimed(session, provider, study, decision)
+        return _apply_claimed(session, provider, study, decision, by)
     finally:
         release(held)
 
 
 def _apply_claimed(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     try:
-        done = _apply(session, provider, study, decision)
+        done = _apply(session, provider, study, decision, by)
     except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
         settle(session, decision, DecisionState.PENDING)
         session.commit()
@@ -256,11 +265,15 @@ def decision_actions(
 
 
 def _apply(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     worker = session.get(Worker, decision.worker_id)
     assert worker is not None
-    reason = _reason(decision)
+    reason = _reason(decision) if by is None else f"{by}: carried out {_reason(decision)}"
     done = []
     if decision.action is Action.BLOCK:
         if block_worker(session, provider, study, worker.platform_worker_id, reason):

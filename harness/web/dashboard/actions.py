@@ -453,7 +453,7 @@ def worker_decisions(name: str, worker: str, verdict: str) -> Response:
                 aids.get(d.assignment_id, "?") if d.assignment_id else "all their work"
             )
             if provider is not None:
-                if apply_decision(session, provider, running, d):
+                if apply_decision(session, provider, running, d, by="dashboard"):
                     done.append(about)
             elif overrule_decision(session, running, d, reason):
                 done.append(about)
@@ -474,7 +474,7 @@ def decision(name: str, decision_id: int, verdict: str) -> Response:
         if found is None or found.study_id != running.id:
             raise Refused(f"study {name!r} has no screening decision {decision_id}")
         if verdict == "accept":
-            done = apply_decision(session, provider_for(running), running, found)
+            done = apply_decision(session, provider_for(running), running, found, by="dashboard")
             return (
                 f"Decision {decision_id} carried out: {len(done)} action(s)."
                 if done

@@ -637,11 +637,26 @@ def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
             "id": e.id,
             "at": _utc(e.at),
             "kind": e.kind.value,
-            "subject": e.subject or "",
+            "subject": _subject(e),
             "detail": _detail(e.payload),
         }
         for e in events
     ]
+
+
+def _subject(event: Event) -> str:
+    """What an event is about, in names a person knows: an action logged under its token
+    (a bonus, raters added) is named by its assignment and worker, or its HIT."""
+    subject = event.subject or ""
+    if not subject.startswith("harness-"):
+        return subject
+    payload = event.payload
+    if payload.get("assignment"):
+        worker = payload.get("worker")
+        return str(payload["assignment"]) + (f" (worker {worker})" if worker else "")
+    if payload.get("hit"):
+        return f"HIT {payload['hit']}"
+    return subject
 
 
 PROBLEMS = {

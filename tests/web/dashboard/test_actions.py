@@ -79,6 +79,16 @@ def act_from_the_page(live: LiveStudy) -> None:
     assert "of which the platform's fees $0.29" in paid.text, fees
     told = bonus_asked_at_once(live.url, 4, assignment=third, amount="0.25", reason="Thanks")
     assert told == [f"This $0.25 bonus for {third} was paid already."] * 4
+    feed = re.search(r'<table id="events">.*?</table>', paid.text, re.S)
+    assert feed and "harness-" not in feed.group(0)  # no token: the assignment and worker
+    assert re.search(rf"<td>review.bonus</td><td>{third} \(worker AW\d+\)</td>", feed.group(0))
+    state = r'id="fig-state"[^>]*>([^<]+)</b><span id="fig-state-says">([^<]+)'
+    words = re.search(state, paid.text)
+    assert words and words.groups() == (
+        "complete",
+        "every item has its 3 raters: nobody more is needed",
+    )
+    assert '<b id="fig-eta">done</b>' in paid.text
     state = {aid: client.get_assignment(AssignmentId=aid)["Assignment"] for aid in (first, second)}
     assert state[first]["AssignmentStatus"] == "Approved"
     assert state[second]["AssignmentStatus"] == "Rejected"
@@ -210,6 +220,8 @@ def test_a_screening_decision_is_carried_out_or_overruled_by_a_person(reviewed_l
     engine.dispose()
     assert states == {pending[0]: DecisionState.APPLIED, pending[1]: DecisionState.OVERRULED}
     assert len(blocked) == 1
+    row = re.search(rf'<tr id="worker-{blocked[0]}".*?</tr>', carried.text, re.S)
+    assert row and "blocked</span> by a person (dashboard)" in row.group(0)  # who asked
     [log] = events(live.db, "screening.overruled")
     assert log.payload["reason"] == "dashboard: known"
     assert approved
