@@ -166,6 +166,10 @@ class EventKind(StrEnum):
     ARM_GROUP = "platform.arm.group"
     ARM_JOINED = "worker.arm.joined"
     ASSIGNMENT_OUT_OF_ARM = "assignment.out_of_arm"
+    # the dashboard's logins (`harness.store.dashboard_logins`), shared by its processes
+    DASHBOARD_LOGIN = "dashboard.login"
+    DASHBOARD_LOGIN_FAILED = "dashboard.login.failed"
+    DASHBOARD_LOGOUT = "dashboard.logout"
 
 
 class InstrumentVersion(SQLModel, table=True):

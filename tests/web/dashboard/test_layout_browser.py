@@ -84,3 +84,29 @@ def test_every_action_is_in_reach_without_the_page_scrolling_sideways(live, size
             else:  # in the window, or in a card that scrolls sideways to it
                 out = [b for b in seen["buttons"] if not (b["inCard"] or b["scrolls"])]
             assert not out, (name, size, out)
+
+
+@pytest.mark.slow
+def test_an_open_page_whose_session_ended_asks_to_log_in(live):
+    """A logout from another tab of the same session ends it here too: the page goes to the
+    login page instead of saying "reconnecting..." for ever."""
+    import requests
+
+    with chromium(WIDE) as driver:
+        logged_in_at(live, driver)
+        driver.get(f"{live.url}/dashboard/study/{STUDY}")
+        wait_for(lambda: text(driver, "live") == "live", "the event stream")
+        cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+        token = driver.execute_script(
+            "return document.querySelector('meta[name=csrf-token]').content"
+        )
+        other_tab = requests.post(
+            f"{live.url}/dashboard/logout",
+            data={"csrf_token": token},
+            cookies=cookies,
+            allow_redirects=False,
+            timeout=30,
+        )
+        assert other_tab.status_code == 303
+        wait_for(lambda: "/dashboard/login" in driver.current_url, "the login page", 60)
+        assert f"next=%2Fdashboard%2Fstudy%2F{STUDY}" in driver.current_url
