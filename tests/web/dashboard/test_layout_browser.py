@@ -110,3 +110,42 @@ def test_an_open_page_whose_session_ended_asks_to_log_in(live):
         assert other_tab.status_code == 303
         wait_for(lambda: "/dashboard/login" in driver.current_url, "the login page", 60)
         assert f"next=%2Fdashboard%2Fstudy%2F{STUDY}" in driver.current_url
+
+
+@pytest.mark.slow
+def test_typed_text_survives_live_updates_which_go_on_while_someone_types(live):
+    """Half a rejection's feedback typed (the box keeps focus) and a box ticked; another
+    person approves a submission meanwhile: the list updates, the text and the tick stay."""
+    from tests.web.dashboard.factories import logged_in
+
+    pending = "#pending tbody tr"
+    with chromium(WIDE) as driver:
+        logged_in_at(live, driver)
+        driver.get(f"{live.url}/dashboard/study/{STUDY}")
+        wait_for(lambda: text(driver, "live") == "live", "the event stream")
+        rows = driver.execute_script(
+            f"return Array.from(document.querySelectorAll('{pending}'))"
+            ".map(function (r) { return r.cells[1].textContent; });"
+        )
+        assert len(rows) >= 3, rows
+        first, second, last = rows[0], rows[1], rows[-1]
+        driver.find_element("css selector", f'input[value="{second}"][type=checkbox]').click()
+        box = driver.find_element("css selector", f"{pending}:first-child input[name=feedback]")
+        box.click()
+        box.send_keys("Half typed")
+        http, token = logged_in(live.url)
+        approved = http.post(
+            f"{live.url}/dashboard/study/{STUDY}/approve",
+            data={"csrf_token": token, "assignment": last},
+        )
+        assert approved.status_code == 200
+        wait_for(
+            lambda: last not in text(driver, "section-review"), "the approval shown while typing"
+        )
+        kept = driver.execute_script(
+            f"var row = document.querySelector('{pending}:first-child');"
+            "var tick = document.querySelector('input[type=checkbox][value=\"" + second + "\"]');"
+            "return [row.cells[1].textContent, row.querySelector('input[name=feedback]').value,"
+            " document.activeElement.name, tick.checked];"
+        )
+        assert kept == [first, "Half typed", "feedback", True]
