@@ -395,3 +395,31 @@ def test_many_submissions_are_approved_or_rejected_at_once(live):
     assert {
         client.get_assignment(AssignmentId=a)["Assignment"]["AssignmentStatus"] for a in theirs
     } == {"Rejected"}
+
+
+def test_a_bonus_is_paid_after_approval_from_the_workers_page(live):
+    report = live.crowd(rounds=1)
+    http, token = logged_in(live.url)
+    aid = report.submitted[0]
+    assert "Approved" in post(http, live.url, token, "approve", assignment=aid).text
+    engine = make_engine(live.db)
+    with session_scope(engine) as session:
+        from harness.store.models import Worker
+
+        worker = session.exec(
+            select(Worker.platform_worker_id)
+            .join(Assignment, Assignment.worker_id == Worker.id)
+            .where(Assignment.platform_assignment_id == aid)
+        ).one()
+    engine.dispose()
+    here = f"/dashboard/study/{STUDY}/worker/{worker}"
+    page = http.get(f"{live.url}{here}").text
+    assert re.search(rf'name="assignment" value="{aid}"><input type="hidden" name="back"', page)
+    fields = {"assignment": aid, "amount": "0.40", "reason": "Thorough", "back": here}
+    asked = post(http, live.url, token, "bonus", **fields)
+    assert "It costs <b>$0.48</b> in all" in asked.text
+    paid = post(http, live.url, token, "bonus", confirm_total="0.48", **fields)
+    assert paid.url.endswith(here)
+    assert flashed(paid.text) == f"Paid $0.40 to {aid}'s worker ($0.48 with the platform's fee)."
+    bonuses = live.mturk.client().list_bonus_payments(AssignmentId=aid)["BonusPayments"]
+    assert [b["BonusAmount"] for b in bonuses] == ["0.40"]
