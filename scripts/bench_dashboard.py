@@ -197,7 +197,11 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
     finally:
         for child in children:
             child.send_signal(signal.SIGTERM)
-            child.wait(timeout=30)
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # a loaded machine: the figures are taken
+                child.kill()
+                child.wait(timeout=30)
     latencies = [
         (board[a] - stored[a]).total_seconds() for board in seen for a in second if a in board
     ]

@@ -1,5 +1,5 @@
 """What review does on a platform: approve (one by one or in bulk), reject, ask for a return,
-pay bonuses, block workers, add raters.
+block workers, add raters (bonuses: `harness.platform.bonuses`).
 
 Every action is idempotent (doing it twice does it once), records its intent before the
 platform call and its result after it, each with its reason, and commits both at once, so a
@@ -16,7 +16,6 @@ the dashboard's buttons use them too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
@@ -29,7 +28,7 @@ from harness.platform.launch_plan import action_token
 from harness.store.action_claims import begin_action, finish_abandoned, intent
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.locks import lock_places
-from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
+from harness.store.models import Assignment, AssignmentStatus, Hit
 from harness.store.studies import LaunchedStudy
 
 
@@ -313,114 +312,6 @@ def _settle(
     session.commit()
 
 
-def pay_bonus(
-    session: Session,
-    provider: Provider,
-    study: LaunchedStudy,
-    assignment: Assignment,
-    amount: Decimal,
-    reason: str,
-) -> bool:
-    """Pay the assignment's worker a bonus once per (assignment, reason)."""
-    token = action_token("bonus", assignment.platform_assignment_id, reason)
-    if event_logged(session, EventKind.BONUS_PAID, token):
-        return False
-    cost = provider.platform.bonus_cost(amount)
-    worker = session.get(Worker, assignment.worker_id)
-    assert worker is not None
-    aid = assignment.platform_assignment_id
-    if isinstance(provider, StagedBonuses):
-        if not _pay_staged(session, provider, study, aid, amount, token):
-            return False
-    else:
-        log(session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount))
-        provider.bonus(worker.platform_worker_id, aid, amount, reason, token)
-    log(
-        session,
-        EventKind.BONUS_PAID,
-        study.id,
-        token,
-        assignment=aid,
-        worker=worker.platform_worker_id,
-        amount=str(amount),
-        cost=str(cost),
-        reason=reason,
-    )
-    return True
-
-
-@runtime_checkable
-class StagedBonuses(Protocol):
-    """A platform whose bonuses are set up, then paid, and whose paying is not idempotent
-    (Prolific): each step is recorded before the next, so a process killed anywhere cannot
-    pay twice."""
-
-    def create_bonus(self, assignment_id: str, amount: Decimal) -> str: ...
-
-    def pay_bonus(self, bonus_id: str) -> None: ...
-
-    def bonus_paid(self, assignment_id: str, amount: Decimal) -> bool: ...
-
-
-def _pay_staged(
-    session: Session,
-    provider: StagedBonuses,
-    study: LaunchedStudy,
-    aid: str,
-    amount: Decimal,
-    token: str,
-) -> bool:
-    """Set up (once, recorded), record the intent to pay, pay; True when it is paid, for the
-    caller to record. A run that finds the intent to pay recorded but no payment never pays
-    again: it asks the platform whether the bonus shows (then it is paid), else logs it
-    uncertain (once) for a person to check."""
-    from sqlmodel import select
-
-    from harness.store.models import Event
-
-    paying = session.exec(
-        select(Event).where(Event.kind == EventKind.BONUS_PAY_INTENT, Event.subject == token)
-    ).first()
-    if paying is not None:
-        if not provider.bonus_paid(aid, amount):
-            if not event_logged(session, EventKind.BONUS_UNCERTAIN, token):
-                log(
-                    session,
-                    EventKind.BONUS_UNCERTAIN,
-                    study.id,
-                    token,
-                    assignment=aid,
-                    bonus=paying.payload.get("bonus"),
-                    amount=str(amount),
-                    why="a payment was sent and may still be on its way; harness never pays "
-                    "it again: check it on the platform",
-                )
-            return False
-    else:
-        created = session.exec(
-            select(Event).where(Event.kind == EventKind.BONUS_CREATED, Event.subject == token)
-        ).first()
-        if created is None:
-            log(
-                session, EventKind.BONUS_INTENT, study.id, token, assignment=aid, amount=str(amount)
-            )
-            bonus_id = provider.create_bonus(aid, amount)
-            log(
-                session,
-                EventKind.BONUS_CREATED,
-                study.id,
-                token,
-                assignment=aid,
-                bonus=bonus_id,
-                amount=str(amount),
-            )
-        else:
-            bonus_id = str(created.payload["bonus"])
-        log(session, EventKind.BONUS_PAY_INTENT, study.id, token, assignment=aid, bonus=bonus_id)
-        provider.pay_bonus(bonus_id)
-    return True
-
-
 def block_worker(
     session: Session, provider: Provider, study: LaunchedStudy, worker_id: str, reason: str
 ) -> bool:
@@ -535,7 +426,15 @@ def add_raters(
                     why=f"committed would be ${after:.2f}, over the budget ${budget}",
                 )
             return False
-    log(session, EventKind.REPLACE_INTENT, study.id, token, hit=hit.platform_hit_id, count=count)
+    log(
+        session,
+        EventKind.REPLACE_INTENT,
+        study.id,
+        token,
+        hit=hit.platform_hit_id,
+        count=count,
+        reason=reason,
+    )
     hit.max_assignments = new
     session.add(hit)
     if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters

@@ -1,8 +1,9 @@
 """What a study has committed and spent, from the store, priced by its platform's fees.
 
 Committed: every assignment slot of the posted HITs (the platform takes it when a HIT is
-posted or extended) plus the bonuses paid. Spent: approved assignments plus bonuses. A HIT pays
-its study's reward, or in a study with arms its arm's (arms on MTurk may pay differently).
+posted or extended) plus the bonuses paid or being paid. Spent: approved assignments plus
+bonuses. A HIT pays its study's reward, or in a study with arms its arm's (arms on MTurk may
+pay differently).
 """
 
 from __future__ import annotations
@@ -34,6 +35,43 @@ def bonuses_paid(session: Session, study_id: int) -> Decimal:
     return sum((Decimal(str(e.payload.get("cost", "0"))) for e in events), ZERO)
 
 
+_BONUS_STEPS = (
+    EventKind.BONUS_INTENT,
+    EventKind.BONUS_PAY_INTENT,
+    EventKind.BONUS_PAID,
+    EventKind.ACTION_FAILED,
+)
+
+
+def bonuses_committed(session: Session, study_id: int, excluding: str | None = None) -> Decimal:
+    """Bonuses with their fees that are paid or may be: paid, being paid (an intent with no
+    result, its attempt not failed), or sent to pay and not known paid; each bonus (its token)
+    once, and not the one ``excluding`` names. What a new bonus's budget check adds to."""
+    events = session.exec(
+        select(Event)
+        .where(Event.study_id == study_id, col(Event.kind).in_(_BONUS_STEPS))
+        .order_by(col(Event.id))
+    ).all()
+    failed = {
+        e.payload.get("intent")
+        for e in events
+        if e.kind is EventKind.ACTION_FAILED
+        and e.payload.get("action") == EventKind.BONUS_INTENT.value
+    }
+    cost: dict[str, Decimal] = {}
+    paid: dict[str, Decimal] = {}
+    for e in events:
+        if e.subject == excluding or e.kind is EventKind.ACTION_FAILED:
+            continue
+        token = e.subject or ""
+        value = Decimal(str(e.payload.get("cost", e.payload.get("amount", "0"))))
+        if e.kind is EventKind.BONUS_PAID:
+            paid[token] = value
+        elif e.kind is EventKind.BONUS_PAY_INTENT or e.id not in failed:
+            cost.setdefault(token, value)
+    return _sum({**cost, **paid}.values())
+
+
 def hit_rewards(session: Session, study: LaunchedStudy) -> dict[int, Decimal]:
     """The reward of each HIT of a study with arms whose arm pays its own (the others pay the
     study's, `LaunchedStudy.platform.reward`)."""
@@ -63,10 +101,13 @@ def _posted(session: Session, study: LaunchedStudy) -> list[tuple[Decimal, int]]
     return [(rewards.get(h or 0, study.platform.reward), n) for h, n in hits]
 
 
-def committed(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
-    """What the study's posted HITs and paid bonuses take from the account."""
-    return _sum(hit_total(platform, r, n) for r, n in _posted(session, study)) + bonuses_paid(
-        session, study.id
+def committed(
+    session: Session, platform: Platform, study: LaunchedStudy, excluding: str | None = None
+) -> Decimal:
+    """What the study's posted HITs and its bonuses (paid, or being paid; but the bonus
+    ``excluding`` names) take from the account."""
+    return _sum(hit_total(platform, r, n) for r, n in _posted(session, study)) + (
+        bonuses_committed(session, study.id, excluding)
     )
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from harness.platform.actions import (
     ActionKind,
@@ -34,12 +34,13 @@ from harness.platform.contract import Provider
 from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action
 from harness.store.action_claims import ActionInProgress
-from harness.store.decisions import claim, pending_decisions, settle
+from harness.store.decisions import claim, latest_decisions, pending_decisions, settle
 from harness.store.events import EventKind
 from harness.store.models import (
     Assignment,
     AssignmentStatus,
     DecisionState,
+    Event,
     Hit,
     ScreeningDecision,
     Worker,
@@ -114,6 +115,30 @@ def _approvable(session: Session, study: LaunchedStudy) -> list[Assignment]:
     ]
 
 
+def unflagged_submissions(session: Session, study_id: int) -> list[Assignment]:
+    """Submissions awaiting review whose worker screening has not flagged for an action
+    (no raised block, reject, replace or return, pending or carried out), oldest first."""
+    flagged = {
+        d.worker_id
+        for d in latest_decisions(session, study_id)
+        if d.flag
+        and d.action is not Action.REPORT
+        and d.state in (DecisionState.PENDING, DecisionState.APPLIED)
+    }
+    returns = set(
+        session.exec(
+            select(Event.subject).where(
+                Event.study_id == study_id, Event.kind == EventKind.RETURN_INTENT
+            )
+        )
+    )
+    return [
+        a
+        for a in submitted(session, study_id)
+        if a.worker_id not in flagged and a.platform_assignment_id not in returns
+    ]
+
+
 def apply_pending_decisions(
     session: Session, provider: Provider, study: LaunchedStudy
 ) -> list[ReviewAction]:
@@ -150,25 +175,34 @@ def _return_asked(session: Session, study: LaunchedStudy, assignment: Assignment
 
 
 def apply_decision(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     """Claim one pending decision, carry it out and mark it applied (what was done; nothing
-    when another process holds it, or it must wait for the platform and is pending again)."""
+    when another process holds it, or it must wait for the platform and is pending again).
+    ``by``: the person who asked (``dashboard``), named first in the actions' reasons."""
     if not claim(session, decision):
         return []
     held = decision.claimed_by
     assert held is not None
     try:
-        return _apply_claimed(session, provider, study, decision)
+        return _apply_claimed(session, provider, study, decision, by)
     finally:
         release(held)
 
 
 def _apply_claimed(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     try:
-        done = _apply(session, provider, study, decision)
+        done = _apply(session, provider, study, decision, by)
     except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
         settle(session, decision, DecisionState.PENDING)
         session.commit()
@@ -252,11 +286,15 @@ def decision_actions(
 
 
 def _apply(
-    session: Session, provider: Provider, study: LaunchedStudy, decision: ScreeningDecision
+    session: Session,
+    provider: Provider,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    by: str | None = None,
 ) -> list[ReviewAction]:
     worker = session.get(Worker, decision.worker_id)
     assert worker is not None
-    reason = _reason(decision)
+    reason = _reason(decision) if by is None else f"{by}: carried out {_reason(decision)}"
     done = []
     if decision.action is Action.BLOCK:
         if block_worker(session, provider, study, worker.platform_worker_id, reason):

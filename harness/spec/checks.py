@@ -23,6 +23,8 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
         problems.append(
             src.problem(("hit", "reward"), f"must not be negative (got {spec.hit.reward})")
         )
+    if spec.hit.max_bonus is not None and spec.hit.max_bonus <= 0:
+        problems.append(src.problem(("hit", "max_bonus"), "must be a positive amount"))
     if spec.budget is not None and spec.budget <= 0:
         problems.append(src.problem(("budget",), "must be a positive amount"))
     problems += _check_scale(spec, src)

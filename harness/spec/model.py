@@ -191,6 +191,7 @@ class HitSpec(Strict):
     min_seconds: Annotated[float, Field(ge=0, le=366 * 86400)] | None = (
         None  # floor for the "quick" heuristic
     )
+    max_bonus: Money | None = None  # the most one bonus may pay; default: 10 x the reward
 
 
 class QualificationsSpec(Strict):

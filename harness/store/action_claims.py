@@ -16,6 +16,9 @@ holds the intent while the caller calls the platform and logs the result; if the
 it logs the failed attempt (``platform.action.failed``), so that a failure is never mistaken
 for work in progress.
 
+A holder logs its result before it lets go of its intent, so an intent found let go is read
+again for its result: a holder that finished between the two reads is done, not abandoned.
+
 An intent with no result whose holder is gone (a process killed mid-action, found at once on
 its machine, within `harness.store.owners.LEASE` from another) is abandoned: the next process to
 begin the action resumes it. The platform may have done it already (the process was killed
@@ -79,6 +82,11 @@ def begin_action(
             session.commit()
             why = other.payload.get("reason")
             raise ActionInProgress(f"{intent.value} {subject}: another process is doing it ({why})")
+    if unfinished:  # let go since the results were read? A holder logs its result first
+        latest, unfinished = _unfinished(session, study_id, intent, done, subject, undone)
+        if latest == done:
+            session.commit()
+            return False
     if unfinished and done_already is not None and done_already():
         _recovered(session, study_id, done, subject, unfinished[-1])
         session.commit()
@@ -100,6 +108,9 @@ def finish_abandoned(
     lock_study(session, study_id)
     latest, unfinished = _unfinished(session, study_id, intent, done, subject, undone)
     now = utcnow()
+    if unfinished and not any(_in_progress(session, other, None, now) for other in unfinished):
+        # let go since the results were read? A holder logs its result first: read again
+        latest, unfinished = _unfinished(session, study_id, intent, done, subject, undone)
     if (
         latest == done
         or not unfinished

@@ -71,6 +71,7 @@ def create_study(
         instrument_id=version.id,
         target=target or loaded.spec.platform.target or "local",
         budget=loaded.spec.budget,
+        max_bonus=loaded.spec.hit.max_bonus,
     )
     session.add(study)
     session.flush()

@@ -169,6 +169,10 @@ class EventKind(StrEnum):
     ARM_GROUP = "platform.arm.group"
     ARM_JOINED = "worker.arm.joined"
     ASSIGNMENT_OUT_OF_ARM = "assignment.out_of_arm"
+    # the dashboard's logins (`harness.store.dashboard_logins`), shared by its processes
+    DASHBOARD_LOGIN = "dashboard.login"
+    DASHBOARD_LOGIN_FAILED = "dashboard.login.failed"
+    DASHBOARD_LOGOUT = "dashboard.logout"
 
 
 class InstrumentVersion(SQLModel, table=True):
@@ -197,6 +201,7 @@ class Study(SQLModel, table=True):
         default=StudyStatus.DRAFT, sa_type=sa.Enum(StudyStatus, native_enum=False, length=20)
     )
     budget: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))
+    max_bonus: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))  # per bonus
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 

@@ -110,6 +110,27 @@ class TaskServer:
         return app
 
 
+def check_address(host: str, port: int) -> None:
+    """`InputError` when nothing can listen on ``host:port`` (taken, or not this machine's):
+    asked before the catch-up screens and acts, so a server that cannot start changes
+    nothing."""
+    import socket
+
+    from harness.errors import InputError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        family, kind, proto, _name, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        raise InputError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}): nothing was screened "
+            "or carried out; choose another --port or stop what holds it"
+        ) from None
+
+
 def run_task_server(
     server: TaskServer,
     options: ServerOptions,
@@ -121,6 +142,7 @@ def run_task_server(
     from harness.store.database import safe_url
     from harness.web.warm import before_fork
 
+    check_address(options.host, options.port)  # a refusal comes before anything is done
     failures = server.catch_up()
     if failures:
         failed = {s: f for s, f in failures.items() if f is not None}

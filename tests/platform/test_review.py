@@ -9,8 +9,7 @@ import pytest
 from sqlmodel import select
 
 from harness.errors import PlatformError
-from harness.platform import actions, review
-from harness.platform.launch_plan import action_token
+from harness.platform import actions, bonuses, review
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.spec.model import Action
 from harness.store import make_engine, session_scope
@@ -107,22 +106,22 @@ def test_an_auto_approved_assignment_is_never_rejected(launched, mturk, client):
     assert status["AssignmentStatus"] == "Approved"
 
 
-def test_a_bonus_is_paid_once_per_assignment_and_reason(launched, client):
+def test_a_bonus_is_paid_once_per_assignment_amount_and_reason(launched, client):
     engine, provider = launched
     with session_scope(engine) as session:
         study, assignments = study_and_assignments(session)
         a = assignments[1]
-        assert actions.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
-        assert not actions.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
-        assert actions.pay_bonus(session, provider, study, a, Decimal("0.10"), "second round")
+        assert bonuses.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
+        assert not bonuses.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
+        assert bonuses.pay_bonus(session, provider, study, a, Decimal("0.10"), "second round")
         aid = a.platform_assignment_id
         paid = events(session, "review.bonus")
         assert [(e.payload["amount"], e.payload["cost"]) for e in paid] == [
             ("0.25", "0.30"),
             ("0.10", "0.12"),
         ]
-    bonuses = client.list_bonus_payments(AssignmentId=aid)["BonusPayments"]
-    assert sorted(b["BonusAmount"] for b in bonuses) == ["0.10", "0.25"]
+    listed = client.list_bonus_payments(AssignmentId=aid)["BonusPayments"]
+    assert sorted(b["BonusAmount"] for b in listed) == ["0.10", "0.25"]
 
 
 def test_a_repeated_bonus_after_a_lost_record_is_not_paid_twice(launched, client):
@@ -132,7 +131,7 @@ def test_a_repeated_bonus_after_a_lost_record_is_not_paid_twice(launched, client
         study, assignments = study_and_assignments(session)
         a = assignments[1]
         worker = session.get(Worker, a.worker_id)
-        token = action_token("bonus", a.platform_assignment_id, "careful work")
+        token = bonuses.bonus_token(a, Decimal("0.25"), "careful work")
         provider.bonus(
             worker.platform_worker_id,
             a.platform_assignment_id,
@@ -140,7 +139,7 @@ def test_a_repeated_bonus_after_a_lost_record_is_not_paid_twice(launched, client
             "careful work",
             token,
         )
-        assert actions.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
+        assert bonuses.pay_bonus(session, provider, study, a, Decimal("0.25"), "careful work")
         aid = a.platform_assignment_id
     assert len(client.list_bonus_payments(AssignmentId=aid)["BonusPayments"]) == 1
 

@@ -66,7 +66,7 @@ def test_three_different_mistakes_get_three_line_numbered_errors_and_exit_1(tmp_
         f"{spec}:10: scale.min: min (0) must be below max (0)",
         f"{spec}:12: raters_per_item: must be at least 1",
         f"{spec}:16: hit.colour: unknown key; allowed here: title, description, keywords, "
-        "reward, assignment_duration, lifetime, auto_approval_delay, min_seconds",
+        "reward, assignment_duration, lifetime, auto_approval_delay, min_seconds, max_bonus",
         "3 problems found.",
     ]
 
@@ -190,3 +190,9 @@ def test_a_spec_without_references_hashes_as_before_and_one_with_them_differentl
         write_spec(tmp_path, MINIMAL_RATING_SPEC + "screening:\n  H11: {references: [gpt.csv]}\n")
     )
     assert plain.instrument_hash == spelled.instrument_hash != given.instrument_hash
+
+
+def test_a_bonus_ceiling_must_be_positive(tmp_path):
+    text = MINIMAL_RATING_SPEC.replace('  reward: "0.10"', '  reward: "0.10"\n  max_bonus: 0')
+    [problem] = _problems(tmp_path, text)
+    assert problem.endswith(": hit.max_bonus: must be a positive amount")

@@ -160,3 +160,32 @@ def test_the_result_of_an_abandoned_intent_is_logged_once(study):
             assert not finish_abandoned(session, study_id, *BLOCK, "W1")
 
     intents_then(engine, study_id, meanwhile)
+
+
+def test_a_holder_that_finishes_while_its_intent_is_read_is_done_not_abandoned(study, monkeypatch):
+    """Between reading the results (none yet) and asking whether the intent's holder still
+    holds it, the holder logs its result and lets go: the action is done, not resumed (a
+    bonus recorded twice on PostgreSQL before this was read again)."""
+    import harness.store.action_claims as action_claims
+
+    engine, study_id = study
+    finish = []
+
+    def meanwhile(engine):
+        asked = action_claims._in_progress
+
+        def finished_first(session, other, reason, now):
+            if not finish:
+                finish.append(other.id)
+                logged(engine, study_id, EventKind.BLOCKED, "screening h")  # the result...
+                return False  # ...and the holder has let go
+            return asked(session, other, reason, now)
+
+        monkeypatch.setattr(action_claims, "_in_progress", finished_first)
+        assert not claims(engine, study_id, "dashboard: blocked by hand")
+        with session_scope(engine) as session:
+            assert not finish_abandoned(session, study_id, *BLOCK, "W1", EventKind.UNBLOCKED)
+
+    intents_then(engine, study_id, meanwhile)
+    assert finish
+    assert [k for k, _ in kinds(engine)] == [EventKind.BLOCK_INTENT, EventKind.BLOCKED]

@@ -3,7 +3,7 @@
 Creating is never repeated blindly: the study and the exclusion group are looked up by name
 before creating, and again after a failure that may have taken effect. Bonuses are two calls on
 Prolific, set up then pay, and paying is not idempotent; `create_bonus` and `pay_bonus` are
-separate so that `harness.platform.actions.pay_bonus` records each step before the next (a kill
+separate so that `harness.platform.bonuses.pay_bonus` records each step before the next (a kill
 between them cannot pay twice).
 """
 
@@ -387,10 +387,10 @@ class ProlificProvider:
         uncertain failure (`Uncertain` goes to the caller, who records it)."""
         self.client.call("POST", f"bulk-bonus-payments/{bonus_id}/pay/", safe=False)
 
-    def bonus_paid(self, assignment_id: str, amount: Decimal) -> bool:
-        """Whether the submission shows a bonus of ``amount`` paid."""
+    def bonuses_shown(self, assignment_id: str, amount: Decimal) -> int:
+        """How many bonuses of ``amount`` the submission shows paid."""
         sub = self._get(f"submissions/{assignment_id}/")
-        return pricing.cents(amount) in [int(c) for c in sub.get("bonus_payments") or []]
+        return [int(c) for c in sub.get("bonus_payments") or []].count(pricing.cents(amount))
 
     def bonus(
         self, worker_id: str, assignment_id: str, amount: Decimal, reason: str, token: str

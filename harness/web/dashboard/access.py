@@ -2,14 +2,17 @@
 a CSRF token on every state change, and a login that slows down guessing.
 
 - The password comes from `PASSWORD_VARIABLE` (or is given to `DashboardSettings` directly).
-  Without one the dashboard serves loopback only (`check_host` refuses any other address).
+  Without one the dashboard serves loopback only; any other address needs one of at least
+  `MIN_PASSWORD` characters (`DashboardSettings.from_environment` refuses otherwise).
 - The session cookie (`COOKIE_NAME`, its own name, so nothing of the worker pages is ever
   read as a dashboard login) is ``HttpOnly`` and ``SameSite=Strict``, and ``Secure`` when
   the settings say the dashboard is reached over https.
 - Every POST of the dashboard carries the session's CSRF token (a form field or the
   ``X-CSRF-Token`` header); `guard` refuses one without it (403) before any view runs.
-- Login: at most `MAX_FAILURES` failed attempts per client address per `FAILURE_WINDOW`
-  seconds, then 429 until the window has passed (`LoginLimiter`).
+- Login: failed attempts are counted per client address in the store, shared by every
+  process (`harness.store.dashboard_logins`): after a few, each one doubles the wait before
+  the next (429 meanwhile). A session has an id; logging out records it as ended, so a copy
+  of its cookie taken before opens nothing afterwards.
 
 The cookie is signed with `DashboardSettings.secret`: `SECRET_VARIABLE` when set, else a key
 derived from the password with PBKDF2, so that several server processes (gunicorn workers)
@@ -22,10 +25,7 @@ import hashlib
 import hmac
 import os
 import secrets
-import threading
-import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from flask import abort, request, session
 
@@ -37,8 +37,9 @@ SECRET_VARIABLE = "HARNESS_DASHBOARD_SECRET"
 COOKIE_NAME = "harness_dashboard"
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
-MAX_FAILURES = 5
-FAILURE_WINDOW = 60.0  # seconds
+MIN_PASSWORD = 12
+"""The shortest password the dashboard takes on an address other than loopback."""
+SESSION_ID = "sid"
 _KDF_SALT = b"harness-dashboard-session-v1"
 _KDF_ROUNDS = 200_000
 
@@ -58,14 +59,17 @@ class DashboardSettings:
     ) -> DashboardSettings:
         """The settings for serving on ``host``: the password from `PASSWORD_VARIABLE` (or
         ``password``); on loopback without one, a random password made for this run (the
-        command prints it). `InputError` on any other address without a password."""
+        command prints it). `InputError` on any other address without a password of at
+        least `MIN_PASSWORD` characters."""
         chosen = password or os.environ.get(PASSWORD_VARIABLE, "")
+        if not is_loopback(host) and len(chosen) < MIN_PASSWORD:
+            given = f"the one given has {len(chosen)}" if chosen else "none is given"
+            raise InputError(
+                f"the dashboard on {host} needs a password of at least {MIN_PASSWORD} "
+                f"characters in {PASSWORD_VARIABLE} ({given}; a long random one is best), or "
+                "serve it on 127.0.0.1"
+            )
         if not chosen:
-            if not is_loopback(host):
-                raise InputError(
-                    f"the dashboard on {host} needs a password: set {PASSWORD_VARIABLE} "
-                    "(a long random one), or serve it on 127.0.0.1"
-                )
             chosen = secrets.token_urlsafe(12)
         given_secret = os.environ.get(SECRET_VARIABLE, "")
         secret = given_secret.encode() if given_secret else derive_secret(chosen)
@@ -95,7 +99,26 @@ def check_password(settings: DashboardSettings, given: str) -> bool:
 
 
 def logged_in() -> bool:
-    return session.get("dashboard") is True
+    """Whether this request's session is logged in and not ended by a logout (asked of the
+    store once per request)."""
+    from flask import g
+
+    if "dashboard_logged_in" not in g:
+        sid = session.get(SESSION_ID)
+        g.dashboard_logged_in = (
+            session.get("dashboard") is True and isinstance(sid, str) and not ended(sid)
+        )
+    return bool(g.dashboard_logged_in)
+
+
+def ended(sid: str) -> bool:
+    """Whether the session ``sid`` was logged out."""
+    from harness.store.dashboard_logins import session_ended
+    from harness.store.database import session_scope
+    from harness.web.dashboard.views import dashboard_state
+
+    with session_scope(dashboard_state().engine) as db:
+        return session_ended(db, sid)
 
 
 def csrf_token() -> str:
@@ -110,6 +133,7 @@ def start_session() -> None:
     """Log in: a fresh session (nothing carried over from before the login) with a new token."""
     session.clear()
     session["dashboard"] = True
+    session[SESSION_ID] = secrets.token_urlsafe(24)
     csrf_token()
 
 
@@ -129,37 +153,3 @@ def guard(login_endpoint: str) -> None:
     from flask import redirect, url_for
 
     abort(redirect(url_for(login_endpoint, next=request.full_path.rstrip("?"))))
-
-
-@dataclass
-class LoginLimiter:
-    """Failed logins per client address in a sliding window (one process's memory)."""
-
-    max_failures: int = MAX_FAILURES
-    window: float = FAILURE_WINDOW
-    _failures: dict[str, deque[float]] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def wait(self, client: str, now: float | None = None) -> float:
-        """Seconds ``client`` must wait before trying again (0: may try now)."""
-        at = time.monotonic() if now is None else now
-        with self._lock:
-            recent = self._recent(client, at)
-            if len(recent) < self.max_failures:
-                return 0.0
-            return max(0.0, recent[0] + self.window - at)
-
-    def failed(self, client: str, now: float | None = None) -> None:
-        at = time.monotonic() if now is None else now
-        with self._lock:
-            self._recent(client, at).append(at)
-
-    def succeeded(self, client: str) -> None:
-        with self._lock:
-            self._failures.pop(client, None)
-
-    def _recent(self, client: str, at: float) -> deque[float]:
-        recent = self._failures.setdefault(client, deque())
-        while recent and recent[0] <= at - self.window:
-            recent.popleft()
-        return recent

@@ -14,31 +14,44 @@ nobody), the message says so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 
 from flask import Blueprint, flash, redirect, request, url_for
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 from werkzeug.wrappers import Response
 
 from harness.clock import utcnow
 from harness.errors import HarnessError
 from harness.platform.actions import (
+    NotSubmittedYet,
     add_raters,
     approve,
+    approve_all,
     block_worker,
-    pay_bonus,
     reject,
     unblock_worker,
 )
+from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_bonus, quote
 from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
+from harness.platform.launch_plan import action_token
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
-from harness.platform.review import apply_decision, overrule_decision
+from harness.platform.review import apply_decision, overrule_decision, unflagged_submissions
+from harness.store.action_claims import ActionInProgress
 from harness.store.database import session_scope
+from harness.store.decisions import pending_decisions
+from harness.store.events import EventKind, event_logged
 from harness.store.hits import study_hit
-from harness.store.models import Assignment, Hit, ScreeningDecision
-from harness.store.studies import LaunchedStudy, launched_study
+from harness.store.locks import lock_study
+from harness.store.models import (
+    Assignment,
+    Event,
+    Hit,
+    ScreeningDecision,
+    StudyStatus,
+    Worker,
+)
+from harness.store.studies import LaunchedStudy, launched_study, study_status
 
 bp = Blueprint("dashboard_actions", __name__)
 
@@ -53,9 +66,10 @@ class Refused(HarnessError):
     """An action the page asked for cannot be done as asked (the message says why)."""
 
 
-def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
+def _act(name: str, work: Callable[[Session, LaunchedStudy], str | Response]) -> Response:
     """Run ``work`` on the study (in one session), flash what it says or why it failed, and
-    go back to the study page (read afresh, so it shows what was done)."""
+    go back to the study page (read afresh, so it shows what was done); a page ``work``
+    answers with (a confirmation) is shown instead."""
     from harness.web.dashboard.views import dashboard_state
 
     state = dashboard_state()
@@ -65,6 +79,8 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
             running = launched_study(session, name)
             study_id = running.id
             message = work(session, running)
+        if isinstance(message, Response):
+            return message
         flash(message, "done")
     except HarnessError as exc:
         flash(f"Not done: {exc}", "refused")
@@ -75,6 +91,66 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str]) -> Response:
     study_page = url_for("dashboard.study", name=name)
     back = target if target.startswith(study_page) else study_page
     return redirect(back, 303)
+
+
+EXPIRE_KINDS = (EventKind.HIT_EXPIRE_INTENT, EventKind.STUDY_EXPIRED)
+PAUSE_KINDS = (
+    EventKind.STUDY_PAUSE_INTENT,
+    EventKind.STUDY_PAUSED,
+    EventKind.STUDY_RESUME_INTENT,
+    EventKind.STUDY_RESUMED,
+)
+RATERS_KINDS = (EventKind.REPLACE_INTENT, EventKind.REPLACED)
+SAID = {
+    EventKind.HIT_EXPIRE_INTENT: "The study was being expired",
+    EventKind.STUDY_EXPIRED: "The study was expired",
+    EventKind.STUDY_PAUSE_INTENT: "The study was being paused",
+    EventKind.STUDY_PAUSED: "The study was paused",
+    EventKind.STUDY_RESUME_INTENT: "The study was being resumed",
+    EventKind.STUDY_RESUMED: "The study was resumed",
+    EventKind.REPLACE_INTENT: "Raters were being added to this HIT",
+    EventKind.REPLACED: "Raters were added to this HIT",
+}
+"""What a form's action found done since its page was read, in words."""
+
+
+def _once(
+    session: Session,
+    running: LaunchedStudy,
+    kinds: tuple[EventKind, ...],
+    about: Callable[[Event], bool] = lambda _e: True,
+) -> None:
+    """Claim the action a form asks for: `Refused`, saying what happened, when one of
+    ``kinds`` (``about`` the same thing) was logged since the page the form came from was
+    read (its ``seen`` field: the study's newest event then). A second click, a second tab
+    or a stale one is told, not obeyed. Holds the study's lock until the caller's
+    transaction ends, so of two forms posted at once the second sees the first's intent."""
+    seen = request.form.get("seen", "")
+    if not seen.isdigit():
+        return  # a form without it (a script's post): the action's own checks decide
+    lock_study(session, running.id)
+    done = [
+        e
+        for e in session.exec(
+            select(Event)
+            .where(
+                Event.study_id == running.id,
+                col(Event.kind).in_(kinds),
+                col(Event.id) > int(seen),
+            )
+            .order_by(col(Event.id))
+        )
+        if about(e)
+    ]
+    if done:
+        latest = done[-1]
+        why = latest.payload.get("reason")
+        raise Refused(
+            f"{SAID.get(latest.kind, latest.kind.value)} at {latest.at:%H:%M:%S}"
+            + (f" ({why})" if why else "")
+            + ", after this page was read: nothing was done again. Reload the page to see "
+            "it, and ask again if you still want it."
+        )
 
 
 def _recorded(provider: Provider) -> str:
@@ -92,7 +168,10 @@ def _field(name: str) -> str:
 
 
 def _assignment(session: Session, running: LaunchedStudy) -> Assignment:
-    aid = _field("assignment")
+    return _one_assignment(session, running, _field("assignment"))
+
+
+def _one_assignment(session: Session, running: LaunchedStudy, aid: str) -> Assignment:
     found = session.exec(
         select(Assignment)
         .join(Hit)
@@ -165,28 +244,115 @@ def reject_submission(name: str) -> Response:
     return _act(name, work)
 
 
-@bp.post("/study/<name>/bonus")
-def bonus(name: str) -> Response:
+@bp.post("/study/<name>/review-many")
+def review_many(name: str) -> Response:
+    """Approve or reject the submissions ticked on the page (``assignment``, repeated), or
+    approve every submission awaiting review from a worker screening has not flagged
+    (``unflagged``)."""
+
     def work(session: Session, running: LaunchedStudy) -> str:
-        assignment = _assignment(session, running)
-        text = _field("amount")
-        try:
-            amount = Decimal(text)
-        except InvalidOperation:
-            raise Refused(f"bonus amount: expected dollars such as 0.50, got {text!r}") from None
-        if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-            raise Refused(f"bonus amount: expected a positive amount in cents, got {text!r}")
-        reason = _field("reason")  # the worker reads it
+        verdict = _field("verdict")
+        if verdict not in ("approve", "reject"):
+            raise Refused(f"submissions are approved or rejected, not {verdict!r}")
         provider = provider_for(running)
-        done = pay_bonus(session, provider, running, assignment, amount, reason)
-        aid = assignment.platform_assignment_id
-        if not done:
-            return "This bonus was paid already."
-        if not provider.platform.capabilities.pays:
-            return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
-        return f"Paid ${amount} to {aid}'s worker."
+        if request.form.get("unflagged") and verdict == "approve":
+            chosen = unflagged_submissions(session, running.id)
+        else:
+            chosen = [_one_assignment(session, running, aid) for aid in _ticked()]
+        if verdict == "approve":
+            reason = REASON.format(what="approved by hand, with others")
+            done = approve_all(session, provider, running, chosen, reason)
+            return f"Approved {len(done)} of {len(chosen)} submissions." + _recorded(provider)
+        feedback = _field("feedback")
+        reason = REASON.format(what="rejected by hand, with others")
+        rejected, waiting = 0, []
+        for assignment in chosen:
+            try:
+                rejected += reject(session, provider, running, assignment, feedback, reason)
+            except NotSubmittedYet:
+                waiting.append(assignment.platform_assignment_id)
+        undone = len(chosen) - rejected - len(waiting)
+        return (
+            f"Rejected {rejected} of {len(chosen)} submissions."
+            + (f" {undone} were decided already (see the event feed)." if undone else "")
+            + (f" Not submitted on the platform yet: {', '.join(waiting)}." if waiting else "")
+            + _recorded(provider)
+        )
 
     return _act(name, work)
+
+
+def _ticked() -> list[str]:
+    chosen = [a.strip() for a in request.form.getlist("assignment") if a.strip()]
+    if not chosen:
+        raise Refused("no submission is ticked: tick the ones to approve or reject")
+    if len(chosen) > MANY:
+        raise Refused(f"at most {MANY} submissions at once, got {len(chosen)}")
+    return list(dict.fromkeys(chosen))
+
+
+MANY = 1000
+"""The most submissions one form approves or rejects."""
+
+
+@bp.post("/study/<name>/bonus")
+def bonus(name: str) -> Response:
+    """Pay a bonus: first a page naming its total (with the platform's fee) and the budget
+    left after it; paid when that page's button posts the same total back."""
+
+    def work(session: Session, running: LaunchedStudy) -> str | Response:
+        assignment = _assignment(session, running)
+        amount = parse_amount(_field("amount"))
+        reason = _field("reason")  # the worker reads it
+        provider = provider_for(running)
+        token = bonus_token(assignment, amount, reason)
+        priced = quote(session, provider.platform, running, assignment, amount, token)
+        if request.form.get("confirm_total") != str(priced.cost):
+            return _confirm_bonus(session, running, assignment, reason, priced)
+        aid = assignment.platform_assignment_id
+        try:
+            done = pay_bonus(session, provider, running, assignment, amount, reason)
+        except ActionInProgress:
+            raise Refused(
+                f"this ${amount} bonus for {aid} is being paid now (another tab, a second "
+                "click or another process asked first): reload in a moment to see it paid"
+            ) from None
+        if not done:
+            if event_logged(session, EventKind.BONUS_UNCERTAIN, token):
+                return (
+                    f"The ${amount} bonus for {aid} was sent to the platform earlier and is not "
+                    "shown paid yet: harness never sends it again; check it on the platform."
+                )
+            return f"This ${amount} bonus for {aid} was paid already."
+        if not provider.platform.capabilities.pays:
+            return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
+        return f"Paid ${amount} to {aid}'s worker (${priced.cost} with the platform's fee)."
+
+    return _act(name, work)
+
+
+def _confirm_bonus(
+    session: Session,
+    running: LaunchedStudy,
+    assignment: Assignment,
+    reason: str,
+    priced: BonusQuote,
+) -> Response:
+    """The page that asks before a bonus is paid, naming what it costs in all."""
+    from harness.web.dashboard.views import page
+
+    worker = session.get(Worker, assignment.worker_id)
+    assert worker is not None
+    html = page(
+        "confirm_bonus.html",
+        name=running.name,
+        aid=assignment.platform_assignment_id,
+        worker=worker.platform_worker_id,
+        reason=reason,
+        q=priced,
+        back=request.form.get("back", ""),
+    )
+    return Response(html, 200, content_type="text/html; charset=utf-8")
 
 
 @bp.post("/study/<name>/expire")
@@ -196,6 +362,9 @@ def expire(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         if request.form.get("confirm") != name:
             raise Refused(f"type the study's name ({name}) to expire it")
+        _once(session, running, EXPIRE_KINDS)
+        if study_status(session, running.id) is StudyStatus.EXPIRED:
+            return "The study was expired already: nothing done."
         count = expire_study(dashboard_state().engine, provider_for(running), running)
         return f"Expired {count} HITs: nobody new can start; what is submitted stays."
 
@@ -207,6 +376,7 @@ def pause(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         provider = provider_for(running)
         reason = REASON.format(what=request.form.get("reason", "").strip() or "paused by hand")
+        _once(session, running, PAUSE_KINDS)
         if not pause_study(session, provider, running, reason):
             return "The study was paused already."
         return f"Paused: {pausing(provider.platform).says}"
@@ -218,6 +388,7 @@ def pause(name: str) -> Response:
 def resume(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         reason = REASON.format(what=request.form.get("reason", "").strip() or "resumed by hand")
+        _once(session, running, PAUSE_KINDS)
         if not resume_study(session, provider_for(running), running, reason):
             return "The study was running already."
         return "Resumed: new workers can start the study again."
@@ -237,12 +408,61 @@ def raters(name: str) -> Response:
         hit = study_hit(session, running.id, index)
         if hit is None or hit.platform_hit_id is None:
             raise Refused(f"study {name!r} has no posted HIT {index}")
-        asked = utcnow().isoformat(timespec="seconds")
+        _once(session, running, RATERS_KINDS, lambda e: e.payload.get("hit") == hit.platform_hit_id)
+        asked = utcnow().isoformat(timespec="microseconds")
         reason = REASON.format(what=f"{count} more raters, asked at {asked}")
+        token = action_token("raters", hit.platform_hit_id, reason)
         done = add_raters(session, provider_for(running), running, hit, count, reason)
         if not done:
-            return f"HIT {index}: not added (over the budget? see the event feed)."
+            refused = session.exec(
+                select(Event).where(Event.kind == EventKind.REPLACE_REFUSED, Event.subject == token)
+            ).first()
+            why = refused.payload.get("why") if refused is not None else "done already"
+            raise Refused(f"HIT {index}: no raters added: {why}")
         return f"HIT {index}: {count} more raters."
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/worker/<worker>/decisions/<verdict>")
+def worker_decisions(name: str, worker: str, verdict: str) -> Response:
+    """Carry out or overrule every pending screening decision about one worker at once; the
+    message lists them with the assignments they are about."""
+
+    def work(session: Session, running: LaunchedStudy) -> str:
+        if verdict not in ("accept", "overrule"):
+            raise Refused(f"a decision is accepted or overruled, not {verdict!r}")
+        found = session.exec(select(Worker).where(Worker.platform_worker_id == worker)).first()
+        pending = [
+            d for d in pending_decisions(session, running.id) if found and d.worker_id == found.id
+        ]
+        if not pending:
+            return f"{worker} has no pending screening decision: nothing changed."
+        aids = dict(
+            session.exec(
+                select(Assignment.id, Assignment.platform_assignment_id).where(
+                    col(Assignment.id).in_([d.assignment_id for d in pending if d.assignment_id])
+                )
+            ).all()
+        )
+        provider = provider_for(running) if verdict == "accept" else None
+        reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
+        done: list[str] = []
+        for d in pending:
+            about = f"{d.action.value} " + (
+                aids.get(d.assignment_id, "?") if d.assignment_id else "all their work"
+            )
+            if provider is not None:
+                if apply_decision(session, provider, running, d, by="dashboard"):
+                    done.append(about)
+            elif overrule_decision(session, running, d, reason):
+                done.append(about)
+        verb = "Carried out" if provider is not None else "Overruled"
+        left = len(pending) - len(done)
+        return (
+            f"{verb} {len(done)} of {worker}'s pending decisions ({'; '.join(done) or 'none'})"
+            + (f"; {left} no longer pending or waiting for the platform." if left else ".")
+        )
 
     return _act(name, work)
 
@@ -254,7 +474,7 @@ def decision(name: str, decision_id: int, verdict: str) -> Response:
         if found is None or found.study_id != running.id:
             raise Refused(f"study {name!r} has no screening decision {decision_id}")
         if verdict == "accept":
-            done = apply_decision(session, provider_for(running), running, found)
+            done = apply_decision(session, provider_for(running), running, found, by="dashboard")
             return (
                 f"Decision {decision_id} carried out: {len(done)} action(s)."
                 if done

@@ -11,6 +11,7 @@ by a nonce made for that answer, and no other site may frame it.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,10 +39,11 @@ from werkzeug.wrappers import Response
 from harness.errors import StudyNotFound
 from harness.providers.mturk.pricing import format_amount
 from harness.resources import templates_dir
+from harness.store.dashboard_logins import end_session, login_failed, login_succeeded, login_wait
 from harness.store.database import session_scope
 from harness.store.studies import find_study, unknown_study_message
 from harness.web.dashboard import access
-from harness.web.dashboard.access import DashboardSettings, LoginLimiter
+from harness.web.dashboard.access import DashboardSettings
 from harness.web.dashboard.figures import alpha_plot, consensus_points, scatter_plot
 from harness.web.dashboard.watch import Snapshot, Watcher, studies_overview
 from harness.web.security import new_nonce
@@ -53,6 +55,8 @@ CSRF_SENTINEL = "__HARNESS_CSRF__"
 STREAM_SECONDS = 300.0
 """An event stream ends after this long; the browser reconnects at once (bounds a stuck one)."""
 KEEP_ALIVE = 15.0
+SESSION_CHECK = 2.0
+"""Seconds between two looks, while a page is streamed, at whether its session was ended."""
 POLICY = (
     "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -64,13 +68,11 @@ them, which the dashboard must not allow)."""
 
 @dataclass
 class DashboardState:
-    """What the dashboard keeps in the app: settings, the study cache, the login limiter and
-    its templates."""
+    """What the dashboard keeps in the app: settings, the study cache and its templates."""
 
     engine: sa.Engine
     settings: DashboardSettings
     watcher: Watcher
-    limiter: LoginLimiter = field(default_factory=LoginLimiter)
     poll: float = 0.1
     templates: Environment = field(init=False)
 
@@ -150,18 +152,19 @@ def login() -> Any:
     status = 200
     if request.method == "POST":
         client = request.remote_addr or "unknown"
-        wait = state.limiter.wait(client)
-        if wait > 0:
-            error = f"Too many failed attempts: wait {wait:.0f} s before trying again."
-            status = 429
-        elif access.check_password(state.settings, request.form.get("password", "")):
-            state.limiter.succeeded(client)
-            access.start_session()
-            return redirect(target or url_for("dashboard.studies"), 303)
-        else:
-            state.limiter.failed(client)
-            error = "Wrong password."
-            status = 401
+        with session_scope(state.engine) as db:
+            wait = login_wait(db, client)
+            if wait > 0:
+                error = f"Too many failed attempts: wait {math.ceil(wait)} s before trying again."
+                status = 429
+            elif access.check_password(state.settings, request.form.get("password", "")):
+                login_succeeded(db, client)
+                access.start_session()
+                return redirect(target or url_for("dashboard.studies"), 303)
+            else:
+                login_failed(db, client)
+                error = "Wrong password."
+                status = 401
     return page("login.html", error=error, next=target), status
 
 
@@ -169,6 +172,10 @@ def login() -> Any:
 def logout() -> Response:
     from flask import session
 
+    sid = session.get(access.SESSION_ID)
+    if isinstance(sid, str):
+        with session_scope(dashboard_state().engine) as db:
+            end_session(db, sid)
     session.clear()
     return redirect(url_for("dashboard.login"), 303)
 
@@ -198,12 +205,21 @@ def stream(name: str) -> Response:
     token = access.csrf_token()
     since = request.args.get("since", type=int)
     poll = state.poll
+    from flask import session
+
+    sid = str(session.get(access.SESSION_ID, ""))
 
     def events() -> Iterator[str]:
         last, quiet, start = since, time.monotonic(), time.monotonic()
+        checked = start
         sent: dict[str, str] = {}  # what this page shows: only changed sections are sent
         yield "retry: 1000\n\n"
         while time.monotonic() - start < STREAM_SECONDS:
+            if time.monotonic() - checked > SESSION_CHECK:
+                checked = time.monotonic()
+                if access.ended(sid):  # logged out elsewhere: the page asks to log in
+                    yield "event: ended\ndata: {}\n\n"
+                    return
             snapshot = state.watcher.snapshot(study_id)
             if snapshot.version != last:
                 fresh = _sections(state, snapshot, token)

@@ -35,6 +35,7 @@ from harness.errors import InputError
 from harness.platform import money
 from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
+from harness.platform.review import unflagged_submissions
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
 from harness.screening.context import ScreeningContext, content
@@ -107,6 +108,8 @@ class Snapshot:
     made_at: datetime
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
     paused_since: datetime | None = None
+    seen: int = 0  # the study's newest event when the snapshot was read: forms post it back
+    unflagged: int = 0  # submissions awaiting review from workers screening has not flagged
     arms: list[ArmProgress] = field(default_factory=list)  # a study with arms: per arm
 
     @property
@@ -295,7 +298,11 @@ class Watcher:
             heuristics=list(worker_scores),
             workers=_worker_records(table, decisions, names, blocked),
             pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
-            decisions=[_decision_record(d, names) for d in decisions if d.flag],
+            decisions=[
+                _decision_record(d, names, {a["pk"]: a["id"] for a in assignments})
+                for d in decisions
+                if d.flag
+            ],
             events=_events(session, state.study_id),
             problems=_problems(session, state.study_id),
             blocked=blocked,
@@ -304,6 +311,8 @@ class Watcher:
             made_at=utcnow(),
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
+            seen=state.key[1] if state.key is not None else 0,
+            unflagged=len(unflagged_submissions(session, state.study_id)),
             arms=list(state.arm_progress),
         )
 
@@ -570,10 +579,16 @@ def decided_by(reason: str) -> str:
     return "a person (review)" if reason else "unknown"
 
 
-def _decision_record(decision: Any, names: dict[int, str]) -> dict[str, Any]:
+def _decision_record(
+    decision: Any, names: dict[int, str], aids: dict[int, str] | None = None
+) -> dict[str, Any]:
+    """A decision as the page shows it; ``assignment`` is the platform's id of the assignment
+    it is about (None: about the worker, all their work)."""
+    pk = decision.assignment_id
     return {
         "id": decision.id,
         "worker": names.get(decision.worker_id, str(decision.worker_id)),
+        "assignment": None if pk is None else (aids or {}).get(pk, str(pk)),
         "heuristic": decision.heuristic,
         "score": decision.score,
         "threshold": decision.threshold,
@@ -622,11 +637,26 @@ def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
             "id": e.id,
             "at": _utc(e.at),
             "kind": e.kind.value,
-            "subject": e.subject or "",
+            "subject": _subject(e),
             "detail": _detail(e.payload),
         }
         for e in events
     ]
+
+
+def _subject(event: Event) -> str:
+    """What an event is about, in names a person knows: an action logged under its token
+    (a bonus, raters added) is named by its assignment and worker, or its HIT."""
+    subject = event.subject or ""
+    if not subject.startswith("harness-"):
+        return subject
+    payload = event.payload
+    if payload.get("assignment"):
+        worker = payload.get("worker")
+        return str(payload["assignment"]) + (f" (worker {worker})" if worker else "")
+    if payload.get("hit"):
+        return f"HIT {payload['hit']}"
+    return subject
 
 
 PROBLEMS = {

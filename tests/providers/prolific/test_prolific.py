@@ -111,7 +111,7 @@ BONUS_SCRIPT = """
 import sys
 from decimal import Decimal
 from sqlmodel import select
-from harness.platform.actions import pay_bonus
+from harness.platform.bonuses import pay_bonus
 from harness.platform.registry import provider_for
 from harness.store import launched_study, make_engine, session_scope
 from harness.store.models import Assignment

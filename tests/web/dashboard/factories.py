@@ -45,6 +45,7 @@ class LiveStudy:
     per_hit: int = 5
     apply_decisions: bool = True  # live screening carries out its decisions at once
     database: str | None = None  # the store (default: a SQLite file in ``directory``)
+    screening: str = "{low_variance: {action: block}}"
 
     def start(self) -> LiveStudy:
         from harness.platform.submissions.after_submission import hook
@@ -68,7 +69,7 @@ class LiveStudy:
             raters=self.raters,
             hosting="external",
             controls="{identical: {per_hit: 1, seed: 3}}",
-            screening="{low_variance: {action: block}}",
+            screening=self.screening,
         )
         _give_items_a_truth(self.directory / "items.csv")
         launched = harness_cli(
@@ -142,6 +143,59 @@ def logged_in(base: str, password: str = PASSWORD) -> tuple[requests.Session, st
     )
     assert done.status_code == 200 and "Studies" in done.text, done.text
     return http, csrf_of(http, base)
+
+
+TOTAL = re.compile(r'name="confirm_total" value="([^"]+)"')
+FLASH = re.compile(r'<div class="msg (?:done|refused)" role="status">(.*?)</div>', re.S)
+
+
+def flashed(page: str) -> str:
+    """The message the page shows after an action (one line, quotes unescaped)."""
+    found = FLASH.search(page)
+    assert found, page[:2000]
+    return re.sub(r"\s+", " ", found.group(1)).replace("&#39;", "'").strip()
+
+
+SEEN = re.compile(r'name="seen" value="(\d+)"')
+
+
+def bonus_asked_at_once(base: str, people: int, **fields: str) -> list[str]:
+    """What each of ``people`` logged-in researchers is told when they all confirm the same
+    bonus (``assignment``, ``amount``, ``reason``) at the same moment; the first asked shows
+    the confirmation page, whose total each posts back."""
+    http, token = logged_in(base)
+    asked = http.post(f"{base}/dashboard/study/{STUDY}/bonus", data={"csrf_token": token, **fields})
+    total = TOTAL.search(asked.text)
+    assert asked.status_code == 200 and total, asked.text[:2000]
+    return posted_at_once(base, "bonus", people, confirm_total=total.group(1), **fields)
+
+
+def seen_on_page(http: requests.Session, base: str) -> str:
+    """The ``seen`` the study page's forms post back (the newest event it was read at)."""
+    found = SEEN.search(http.get(f"{base}/dashboard/study/{STUDY}").text)
+    assert found
+    return found.group(1)
+
+
+def posted_at_once(base: str, action: str, people: int, **fields: str) -> list[str]:
+    """What each of ``people`` logged-in researchers is told when they all post the same
+    form of the study page at the same moment."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    sessions = [logged_in(base) for _ in range(people)]
+    url = f"{base}/dashboard/study/{STUDY}/{action}"
+    barrier = Barrier(people)
+
+    def post(person: tuple[requests.Session, str]) -> str:
+        http, token = person
+        barrier.wait()
+        answer = http.post(url, data={"csrf_token": token, **fields}, timeout=120)
+        assert answer.status_code == 200, answer.text[:2000]
+        return flashed(answer.text)
+
+    with ThreadPoolExecutor(people) as pool:
+        return list(pool.map(post, sessions))
 
 
 def csrf_of(http: requests.Session, base: str) -> str:

@@ -4,19 +4,21 @@ a worker's credentials open nothing."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlmodel import func, select
+from sqlmodel import select
 
 from harness.errors import InputError
 from harness.store import make_engine, session_scope
-from harness.store.models import Event
+from harness.store.dashboard_logins import FREE_FAILURES as MAX_FAILURES
+from harness.store.models import Event, EventKind
 from harness.web.dashboard import DashboardSettings, create_dashboard_app
-from harness.web.dashboard.access import COOKIE_NAME, MAX_FAILURES, PASSWORD_VARIABLE
+from harness.web.dashboard.access import COOKIE_NAME, PASSWORD_VARIABLE
 from tests.factories import migrated_sqlite
 from tests.web.dashboard.factories import PASSWORD, SETTINGS
 
@@ -45,7 +47,7 @@ def log_in(client: Any, password: str = PASSWORD) -> Any:
 
 def state_changing_routes(app: Any) -> list[str]:
     """Every POST route of the dashboard, with its variables filled in."""
-    values = {"name": "small", "decision_id": 1, "verdict": "overrule"}
+    values = {"name": "small", "decision_id": 1, "verdict": "overrule", "worker": "AW001"}
     paths = []
     for rule in app.url_map.iter_rules():
         if "POST" in rule.methods and rule.endpoint.startswith("dashboard"):
@@ -81,7 +83,8 @@ def test_every_state_changing_route_refuses_a_request_without_the_csrf_token(app
         assert header.status_code == 403, path
     engine = make_engine(app.extensions["harness.web.dashboard"].engine.url)
     with session_scope(engine) as session:
-        assert session.exec(select(func.count()).select_from(Event)).one() == 0
+        kinds = session.exec(select(Event.kind)).all()
+        assert kinds == [EventKind.DASHBOARD_LOGIN]  # the login, and nothing done
     engine.dispose()
 
 
@@ -194,14 +197,20 @@ def test_after_login_only_a_dashboard_page_is_a_destination(app):
         assert done.headers["Location"] == lands
 
 
-def test_the_dashboard_refuses_to_start_off_loopback_without_a_password(monkeypatch):
+def test_the_dashboard_refuses_to_start_off_loopback_without_a_long_enough_password(
+    monkeypatch,
+):
     monkeypatch.delenv(PASSWORD_VARIABLE, raising=False)
-    with pytest.raises(InputError, match="needs a password: set HARNESS_DASHBOARD_PASSWORD"):
+    with pytest.raises(InputError, match="in HARNESS_DASHBOARD_PASSWORD \\(none is given;"):
         DashboardSettings.from_environment("0.0.0.0")
     made = DashboardSettings.from_environment("127.0.0.1")
     assert len(made.password) >= 16
-    monkeypatch.setenv(PASSWORD_VARIABLE, "chosen")
-    assert DashboardSettings.from_environment("10.1.2.3").password == "chosen"
+    monkeypatch.setenv(PASSWORD_VARIABLE, "x")
+    assert DashboardSettings.from_environment("127.0.0.1").password == "x"  # loopback only
+    with pytest.raises(InputError, match="at least 12 characters .*\\(the one given has 1;"):
+        DashboardSettings.from_environment("10.1.2.3")
+    monkeypatch.setenv(PASSWORD_VARIABLE, "chosen carefully")
+    assert DashboardSettings.from_environment("10.1.2.3").password == "chosen carefully"
 
 
 def test_the_command_refuses_a_public_address_without_a_password(monkeypatch):
@@ -210,4 +219,68 @@ def test_the_command_refuses_a_public_address_without_a_password(monkeypatch):
     monkeypatch.delenv(PASSWORD_VARIABLE, raising=False)
     result = harness_cli("dashboard", "--host", "0.0.0.0")
     assert result.exit_code == 1
-    assert "the dashboard on 0.0.0.0 needs a password" in result.output
+    assert result.output == (  # whole: masking secrets leaves the variable's name alone
+        "Error: the dashboard on 0.0.0.0 needs a password of at least 12 characters in "
+        "HARNESS_DASHBOARD_PASSWORD (none is given; a long random one is best), or serve it "
+        "on 127.0.0.1\n"
+    )
+
+
+def test_logging_out_ends_every_copy_of_the_session(app):
+    """A cookie copied before the logout (another tab, a stolen copy) opens nothing after."""
+    client = app.test_client()
+    assert log_in(client).status_code == 303
+    copy = app.test_client()
+    cookie = client.get_cookie(COOKIE_NAME, path="/dashboard")
+    copy.set_cookie(COOKIE_NAME, cookie.value, path="/dashboard")
+    assert copy.get("/dashboard/").status_code == 200
+    token = token_of(client, "/dashboard/")
+    assert client.post("/dashboard/logout", data={"csrf_token": token}).status_code == 303
+    assert copy.get("/dashboard/").status_code == 302  # to the login page
+    assert copy.get("/dashboard/study/x/stream").status_code == 401
+    again = app.test_client()
+    assert log_in(again).status_code == 303  # a new login is a new session
+    assert again.get("/dashboard/").status_code == 200
+
+
+def test_failed_logins_are_counted_in_the_store_and_each_makes_the_wait_longer(tmp_path):
+    """Two dashboard processes on one store share the count; the wait doubles with each
+    failure past the free ones; a success starts again."""
+    from datetime import timedelta
+
+    from harness.clock import utcnow
+    from harness.store.dashboard_logins import (
+        FREE_FAILURES,
+        login_failed,
+        login_succeeded,
+        login_wait,
+    )
+
+    url = migrated_sqlite(tmp_path / "h.db")
+    first, second = (create_dashboard_app(url, SETTINGS) for _ in range(2))
+    try:
+        for _ in range(FREE_FAILURES):
+            assert log_in(first.test_client(), "guess").status_code == 401
+        refused = log_in(second.test_client(), PASSWORD)  # the other process knows
+        assert refused.status_code == 429
+        assert b"Too many failed attempts: wait 1 s before trying again." in refused.data
+    finally:
+        for app in (first, second):
+            app.extensions["harness.web.dashboard"].engine.dispose()
+    engine = make_engine(url)
+    try:
+        with session_scope(engine) as session:
+            waits = []
+            for _ in range(FREE_FAILURES + 4):
+                before = utcnow()
+                login_failed(session, "10.0.0.9")
+                session.flush()
+                waits.append(login_wait(session, "10.0.0.9", before))
+            later = utcnow() + timedelta(minutes=16)  # past the window: free again
+            assert login_wait(session, "10.0.0.9", later) == 0
+            login_succeeded(session, "10.0.0.9")
+            session.flush()
+            assert login_wait(session, "10.0.0.9", utcnow()) == 0  # a success starts again
+    finally:
+        engine.dispose()
+    assert [math.floor(w) for w in waits] == [0] * (FREE_FAILURES - 1) + [1, 2, 4, 8, 16]
