@@ -16,6 +16,7 @@ from sqlmodel import select
 from harness.clock import utcnow
 from harness.platform.bonuses import (
     BonusRefused,
+    StagedBonuses,
     bonus_token,
     parse_amount,
     pay_bonus,
@@ -24,7 +25,7 @@ from harness.platform.bonuses import (
 from harness.platform.registry import PLATFORMS, provider_for
 from harness.store import make_engine, session_scope
 from harness.store.action_claims import ActionInProgress
-from harness.store.models import Assignment, Event, EventKind, Hit
+from harness.store.models import Assignment, AssignmentStatus, Event, EventKind, Hit
 from harness.store.received import accept
 from harness.store.studies import launched_study
 from tests.platform.factories import harness_cli, small_spec
@@ -35,6 +36,9 @@ ASKERS = 8
 
 @pytest.fixture
 def noop(monkeypatch):
+    # a test may give the no-op provider a staged bonus's methods; isinstance against a
+    # protocol caches the class's answer, so start each test from what the class is now
+    StagedBonuses._abc_caches_clear()  # type: ignore[attr-defined]
     monkeypatch.setitem(PLATFORMS, "noop", "tests.providers.noop.platform:NOOP")
     monkeypatch.setattr(NOOP, "world", NoopPlatform().world)
     return NOOP
@@ -100,7 +104,9 @@ def launched(database_url, directory, *, budget="'5.00'", max_bonus=None) -> str
     engine = make_engine(database_url)
     with session_scope(engine) as session:
         hit = session.exec(select(Hit).where(Hit.index == 0)).one()
-        accept(session, hit, "A1", "W1", submitted_at=utcnow())
+        assignment, _ = accept(session, hit, "A1", "W1")
+        assignment.status, assignment.submitted_at = AssignmentStatus.SUBMITTED, utcnow()
+        session.add(assignment)
         session.commit()
     engine.dispose()
     return "A1"
