@@ -21,10 +21,14 @@ from selenium.webdriver.common.keys import Keys
 from sqlmodel import select
 
 from harness.platform.verification import Verifier
+from harness.render.instrument import Instrument
 from harness.render.pages import render_page
+from harness.render.plan import plan_hits
+from harness.spec import load_spec
+from harness.spec.arms import load_arms
 from harness.web import browsers, create_app
 from harness.web.messages import message_page
-from tests.browser import DESKTOP, chromium
+from tests.browser import DESKTOP, NARROW_PHONE, chromium
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli
 from tests.serving import ServedApp
@@ -35,8 +39,8 @@ from tests.web.person import start, visible_card, wait
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("browser_available")]
 
 KINDS = ["rating", "likert", "pair_comparison"]
-PHONE_360 = (360, 780)
-"""The narrowest phone participant pages are made for."""
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted((ROOT / "task_specs").glob("*.yaml"))
 
 
 @dataclass
@@ -178,14 +182,37 @@ def test_each_task_page_passes_axe_and_fits_a_360_px_phone(kind, site):
         "MTurk hosted": f"{site.mturk_pages}/{kind}?{_params('W2')}",
     }
     found = []
-    with chromium(PHONE_360) as driver:
+    with chromium(NARROW_PHONE) as driver:
         for where, url in pages.items():
             found += _task_page_problems(driver, url, f"{kind}, {where}")
     assert found == []
 
 
+@pytest.mark.parametrize("spec", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_each_shipped_spec_s_page_passes_axe_and_fits_a_360_px_phone(spec):
+    """The instruments harness ships (each arm of a spec with arms), with their own
+    instructions, scales and items, as the page MTurk would host."""
+    armed = "\narms:" in spec.read_text(encoding="utf-8")
+    variants = {a.name: a.loaded for a in load_arms(spec).arms} if armed else {"": load_spec(spec)}
+    app = Flask("shipped")
+    for name, loaded in variants.items():
+        page = render_page(
+            Instrument.from_loaded(loaded),
+            plan_hits(loaded)[0],
+            study_name=loaded.spec.study.name,
+            hosting="mturk",
+        )
+        app.add_url_rule(f"/{name}", name or "page", lambda page=page: page)
+    found = []
+    with ServedApp(app) as served, chromium(NARROW_PHONE) as driver:
+        for n, name in enumerate(variants):  # a worker each: a page restores its worker's answers
+            url = f"{served.url}/{name}?{_params(f'W{n}')}"
+            found += _task_page_problems(driver, url, f"{spec.name} {name}".strip())
+    assert found == []
+
+
 def test_a_rating_scale_of_buttons_names_its_words(site):
-    with chromium(PHONE_360) as driver:
+    with chromium(NARROW_PHONE) as driver:
         driver.get(site.link("buttons", "BUTTONS"))
         start(driver)
         card = visible_card(driver)
@@ -211,7 +238,7 @@ def test_every_refusal_page_passes_axe_and_fits_a_360_px_phone(site):
         "Already submitted": f"{site.mturk_pages}/already-submitted",
     }
     found = []
-    with chromium(PHONE_360) as driver:
+    with chromium(NARROW_PHONE) as driver:
         for title, url in refusals.items():
             driver.get(url)
             assert driver.find_element("tag name", "h1").text == title.split(" (")[0]
@@ -228,7 +255,7 @@ def test_every_refusal_page_passes_axe_and_fits_a_360_px_phone(site):
 
 def test_a_full_study_says_so_accessibly(site):
     """The study's one place taken, the next participant is told there is no task for them."""
-    with chromium(PHONE_360) as driver:
+    with chromium(NARROW_PHONE) as driver:
         driver.get(site.link("full", "FULL-1"))  # the study's one place
         start(driver)
         driver.delete_all_cookies()
@@ -336,7 +363,7 @@ def test_each_study_type_is_completed_with_the_keyboard_alone(kind, site):
         done = driver.current_url
     assert unseen == []
     assert _stored(site.db, participant) == total
-    with chromium(PHONE_360) as phone:
+    with chromium(NARROW_PHONE) as phone:
         phone.get(done)
         assert phone.find_element("id", "completion-code").text
         assert problems(phone, f"{kind}, completion page") == []
@@ -352,7 +379,7 @@ return Array.prototype.filter.call(document.querySelectorAll("*"), function (el)
 
 
 def test_a_participant_who_asks_for_less_motion_gets_none(site):
-    with chromium(PHONE_360) as driver:
+    with chromium(NARROW_PHONE) as driver:
         driver.get(site.link("likert", "MOTION"))
         assert "progress-fill" in driver.execute_script(MOVING)  # the progress bar glides
         driver.execute_cdp_cmd(
@@ -377,7 +404,7 @@ def test_the_checks_find_a_page_that_fails_them():
     wider than a phone: what the tests above would have caught."""
     app = Flask("bad")
     app.add_url_rule("/", "bad", lambda: BAD_PAGE)
-    with ServedApp(app) as served, chromium(PHONE_360) as driver:
+    with ServedApp(app) as served, chromium(NARROW_PHONE) as driver:
         driver.get(served.url)
         found = problems(driver, "bad")
     rules = sorted(line.split(" ")[1] for line in found)
