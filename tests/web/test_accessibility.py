@@ -129,6 +129,11 @@ def site(tmp_path_factory) -> Iterator[Site]:
             )
             mturk_pages.add_url_rule(f"/{kind}", kind, lambda page=page: page)
         _launch(_spec(directory, "rating", "full-link", raters=1), db, "--target", "link")
+        for closed in ("paused", "expired"):
+            _launch(_spec(directory, "rating", f"{closed}-link"), db, "--target", "link")
+        for command, name in (("pause", "paused-link"), ("expire", "expired-link")):
+            done = harness_cli(command, name, "--db", db)
+            assert done.exit_code == 0, done.output
         buttons = _spec(directory, "rating", "buttons-link")
         text = buttons.read_text().replace("fractional: true, decimals: 1, ", "")
         buttons.write_text(text, encoding="utf-8")  # whole numbers 0-10: a button each
@@ -244,6 +249,8 @@ def test_every_refusal_page_passes_axe_and_fits_a_360_px_phone(site):
         "Cannot start (no Prolific ids)": f"{site.url}/p/rating-prolific",
         "No such task": f"{site.url}/p/rating-link/s/nothing",
         "Not finished": f"{site.url}/p/rating-link/done/nothing",
+        "Study paused": site.link("paused", "NEWCOMER"),
+        "Study closed": site.link("expired", "LATECOMER"),
         "Already submitted": f"{site.mturk_pages}/already-submitted",
     }
     found = []
