@@ -83,6 +83,7 @@ def _spec(directory: Path, kind: str, name: str, raters: int = 6) -> Path:
         kind,
         **{
             "hosting: mturk\n": "",
+            'reward: "0.10"': 'reward: "3.00"',  # at least Prolific's minimum hourly pay
             "raters_per_item: 3": f"raters_per_item: {raters}",
             "study: {name: words}": f"study: {{name: {name}}}",
             "study: {name: claims}": f"study: {{name: {name}}}",
