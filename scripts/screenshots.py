@@ -1,4 +1,4 @@
-"""Screenshots of each study type's task page (desktop and phone) for docs/task-pages.md.
+"""Screenshots of each study type's task page (desktop and a 360 px phone) for docs/task-pages.md.
 
 Serves the first HIT of each shipped spec from a throw-away store, opens it in headless
 Chromium as a worker who has just answered the first item, and saves docs/img/task-*.png.
@@ -19,7 +19,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from harness.store import make_engine  # noqa: E402
 from harness.store.migrations import upgrade  # noqa: E402
 from harness.web import create_app  # noqa: E402
-from tests.browser import DESKTOP, PHONE, chromium  # noqa: E402
+from tests.browser import DESKTOP, NARROW_PHONE, chromium  # noqa: E402
 from tests.serving import ServedApp  # noqa: E402
 from tests.web.factories import plan_study  # noqa: E402
 from tests.web.person import start, visible_card  # noqa: E402
@@ -60,7 +60,7 @@ def main() -> None:
         app = create_app(url)
         with ServedApp(app) as served:
             for stem, (_spec, answer) in SHOTS.items():
-                sizes = {"desktop": DESKTOP, "phone": PHONE}
+                sizes = {"desktop": DESKTOP, "phone": NARROW_PHONE}
                 for label, size in sizes.items():
                     with chromium(size) as driver:
                         query = f"assignmentId=SHOT-{stem}-{label}&hitId=H&workerId=W-DOCS"
@@ -69,7 +69,7 @@ def main() -> None:
                         answer(visible_card(driver))
                         driver.save_screenshot(str(out / f"task-{stem}-{label}.png"))
                         print(out / f"task-{stem}-{label}.png")
-            with chromium(PHONE) as driver:
+            with chromium(NARROW_PHONE) as driver:
                 key = studies["likert"].key(0)
                 driver.get(f"{served.url}/hit/{key}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE")
                 driver.save_screenshot(str(out / "task-preview-phone.png"))

@@ -266,7 +266,19 @@
   function sliderShow(slider, v) {
     slider.value = String(v);
     slider.classList.remove("untouched");
-    slider.removeAttribute("aria-valuetext");
+    slider.setAttribute("aria-valuetext", sliderWords(Number(v)));
+  }
+  function sliderWords(v) {  /* the value with the scale's words around it: "7, between a and b" */
+    var below = null, above = null;
+    cfg.scale.anchors.forEach(function (a) {
+      if (a[0] <= v && (below === null || a[0] > below[0])) { below = a; }
+      if (a[0] >= v && (above === null || a[0] < above[0])) { above = a; }
+    });
+    var said = format(v);
+    if (below && below[0] === v) { return said + ", " + below[1]; }
+    if (below && above) { return said + ", between " + below[1] + " and " + above[1]; }
+    if (below || above) { return said + (below ? ", above " + below[1] : ", below " + above[1]); }
+    return said + " on a scale from " + format(cfg.scale.min) + " to " + format(cfg.scale.max);
   }
   function sliderClear(slider) {  /* back to unanswered: no thumb, no value announced */
     slider.value = slider.min;
@@ -303,6 +315,7 @@
     progress();
     var text = cards[i].querySelector(".value-input");
     if (text && !cfg.preview && window.matchMedia("(pointer: fine)").matches) { text.focus({ preventScroll: true }); }
+    else { cards[i].focus({ preventScroll: true }); }  /* the next Tab goes to this item's answers */
   }
   function complain(i, message) {
     var box = cards[i].querySelector(".card-error");
@@ -319,6 +332,7 @@
       nav.hidden = true;
       guidelines.open = true;
       window.scrollTo(0, 0);
+      el("halfway-continue").focus({ preventScroll: true });
       return;
     }
     show(current + 1);
@@ -375,6 +389,7 @@
     form.hidden = true;
     guidelines.open = false;
     window.scrollTo(0, 0);
+    el("done").focus({ preventScroll: true });
   }
   function postToTurk(pairs) {
     var target = document.createElement("form");

@@ -26,6 +26,8 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage",
 )
 PHONE = (390, 844)
+NARROW_PHONE = (360, 780)
+"""The narrowest phone participant pages are made for: no horizontal scrolling at this width."""
 DESKTOP = (1200, 900)
 
 

@@ -186,6 +186,8 @@ def _scale_config(instrument: Instrument) -> dict[str, Any]:
         "skip": scale.skip,
         "options": [v for v, _, _ in scale.options],
         "hint": _hint(instrument),
+        # the scale's words, for what a slider announces (its aria-valuetext)
+        "anchors": [[v, label] for v, label in sorted(instrument.spec.scale.labels.items())],
     }
 
 

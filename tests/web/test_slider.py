@@ -68,9 +68,10 @@ def test_an_unanswered_slider_shows_no_value_until_the_worker_sets_one(rating_pa
     assert card.find_element(By.CSS_SELECTOR, ".card-count").text.lower() == "item 1 of 7"
 
     text.send_keys("0")  # the same position as the resting slider, now an answer
-    assert thumb_drawn(slider) and slider.get_attribute("aria-valuetext") is None
+    assert thumb_drawn(slider) and slider.get_attribute("aria-valuetext") == "0, unrelated"
     text.send_keys("x")  # "0x" is no answer: the slider goes back to showing none
     assert not thumb_drawn(slider)
+    assert slider.get_attribute("aria-valuetext") == "no answer yet"
     assert driver.execute_script("return window.harnessTask.state[0].value") is None
 
 
