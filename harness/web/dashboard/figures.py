@@ -11,6 +11,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -189,12 +190,26 @@ class Score:
     score: float | None
     threshold: float | None
     flag: bool
+    detail: str = ""  # the heuristic's evidence beside the score ("on 12; reference minilm")
 
     @property
     def shown(self) -> str:
         if self.score is None:
             return "–"
         return f"{self.score:.3g}"
+
+
+def _detail(row: Mapping[Any, Any]) -> str:
+    """A result row's evidence in words: how much it rests on, then each further field."""
+    parts = []
+    for key, value in row.items():
+        if key in ("score", "flag") or value is None or value != value or value == "":
+            continue
+        shown = f"{value:.3g}" if isinstance(value, float) else str(value)
+        parts.append(
+            f"on {shown}" if key == "evidence" else f"{str(key).replace('_', ' ')} {shown}"
+        )
+    return "; ".join(parts)
 
 
 def worker_rows(
@@ -228,8 +243,11 @@ def worker_rows(
                     None if s is None or not np.isfinite(s) else float(s),
                     threshold,
                     bool(f) if f is not None and f == f else False,
+                    _detail(row),
                 )
-                for s, f in zip(found["score"], found["flag"], strict=True)
+                for s, f, row in zip(
+                    found["score"], found["flag"], found.to_dict("records"), strict=True
+                )
             ],
             index=table.index,
             dtype=object,

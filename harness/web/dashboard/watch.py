@@ -397,7 +397,9 @@ class Watcher:
                 units = {str(a) for a in fresh["assignment_id"].unique()}
             if state.scores.keys and own:
                 for key, frame in state.scores.scores(own, units).items():
-                    frame = frame.set_index(frame["worker_id"].astype(str))[["score", "flag"]]
+                    frame = frame.set_index(frame["worker_id"].astype(str)).drop(
+                        columns="worker_id"
+                    )  # score, flag, and the heuristic's evidence
                     previous = scores.get(key)
                     if previous is not None:
                         frame = pd.concat([previous[~previous.index.isin(frame.index)], frame])

@@ -84,6 +84,29 @@ def test_the_workers_table_has_judgments_median_seconds_and_scores_against_thres
     assert rows.loc["w4", "quick"].score is None  # not scored yet
 
 
+def test_a_score_carries_its_heuristics_evidence_in_words():
+    table = ratings()
+    scores = {
+        "machine_agreement": pd.DataFrame(
+            {
+                "score": [0.12, -0.3],
+                "evidence": [30, 30],
+                "flag": [True, False],
+                "reference": ["minilm", ""],
+                "machine_rho": [0.81, 0.4],
+                "human_rho": [0.69, 0.7],
+            },
+            index=["w0", "w1"],
+        )
+    }
+    rows = worker_rows(table, scores, {"machine_agreement": 0.0}).set_index("worker_id")
+    assert rows.loc["w0", "machine_agreement"].detail == (
+        "on 30; reference minilm; machine rho 0.81; human rho 0.69"
+    )
+    assert rows.loc["w1", "machine_agreement"].detail == "on 30; machine rho 0.4; human rho 0.7"
+    assert rows.loc["w4", "machine_agreement"].detail == ""  # not scored yet
+
+
 def test_a_workers_answers_are_set_against_the_others_mean_on_the_same_items():
     table = ratings()
     points = consensus_points(table, "w0").set_index("item_id")
