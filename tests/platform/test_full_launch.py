@@ -44,7 +44,7 @@ def test_ws353_reproduction_runs_end_to_end_on_local(
     )
     assert launched.exit_code == 0, launched.output
     assert "12 HITs on local (12 posted now" in launched.output
-    assert "lifetime 7 days, 45 min per assignment, auto-approval after 3 days" in launched.output
+    assert "lifetime 7 days, 15 min per assignment, auto-approval after 3 days" in launched.output
     balance = "balance on local: $10,000.00 (a local service's play money)"
     assert f"{balance}; still to post: $163.80" in launched.output
 

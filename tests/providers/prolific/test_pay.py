@@ -126,7 +126,10 @@ def test_a_study_in_pounds_is_priced_and_paid_in_pounds(tmp_path):
         assert launched.exit_code == 0, launched.output
         assert "8 assignments at £0.15 each" in launched.output
         assert "cost: £1.68 = £1.20 rewards + £0.48 fees" in launched.output
-        assert "balance on prolific-local: £10000.00; still to post: £1.68" in launched.output
+        assert (
+            "balance on prolific-local: £10,000.00 (a local service's play money); still to post: "
+            "£1.68" in launched.output
+        )
         assert "Prolific's own price of the 8 places: £1.68 (harness's: £1.68)" in (launched.output)
         [study] = requests.get(f"{served.url}/api/v1/studies/", headers=AUTH, timeout=5).json()[
             "results"
