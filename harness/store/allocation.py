@@ -487,28 +487,8 @@ def reopen(session: Session, session_ref: str, why: str) -> bool:
     """Open again the submitted slot of a session whose submission was rejected (the platform
     frees its place, and the HIT lacks that rater); once: False when the slot is not a
     submitted one of that session (reopened already). Under the places lock, as `release`."""
-    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
-    if slot is None or slot.state is not SlotState.SUBMITTED:
-        return False
-    lock_places(session, slot.study_id)
-    result = session.execute(
-        sa.update(Slot)
-        .where(
-            col(Slot.id) == slot.id,
-            col(Slot.state) == SlotState.SUBMITTED,
-            col(Slot.session_ref) == session_ref,
-        )
-        .values(
-            state=SlotState.OPEN,
-            session_ref=None,
-            worker_id=None,
-            assignment_id=None,
-            reserved_at=None,
-            expires_at=None,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    if result.rowcount != 1:  # type: ignore[attr-defined]
+    slot = _opened(session, session_ref, SlotState.SUBMITTED)
+    if slot is None:
         return False
     record_event(
         session,
@@ -525,28 +505,8 @@ def release(session: Session, session_ref: str, status: AssignmentStatus, why: s
     said so); its assignment gets ``status``. False when the session holds no reserved slot.
     Under the places lock (taken here: call it before the transaction writes), so no arrival
     decides from the slot half freed."""
-    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
-    if slot is None or slot.state is not SlotState.RESERVED:
-        return False
-    lock_places(session, slot.study_id)
-    result = session.execute(
-        sa.update(Slot)
-        .where(
-            col(Slot.id) == slot.id,
-            col(Slot.state) == SlotState.RESERVED,
-            col(Slot.session_ref) == session_ref,
-        )
-        .values(
-            state=SlotState.OPEN,
-            session_ref=None,
-            worker_id=None,
-            assignment_id=None,
-            reserved_at=None,
-            expires_at=None,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    if result.rowcount != 1:  # type: ignore[attr-defined]
+    slot = _opened(session, session_ref, SlotState.RESERVED)
+    if slot is None:
         return False
     assignment = session.exec(
         select(Assignment).where(Assignment.platform_assignment_id == session_ref)
@@ -562,3 +522,30 @@ def release(session: Session, session_ref: str, status: AssignmentStatus, why: s
         payload={"why": why, "status": status.value},
     )
     return True
+
+
+def _opened(session: Session, session_ref: str, held: SlotState) -> Slot | None:
+    """The session's slot, made open again if it is ``held`` (under the places lock, taken
+    here, and by a conditional update: of two callers one opens it); None when it is not."""
+    slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
+    if slot is None or slot.state is not held:
+        return None
+    lock_places(session, slot.study_id)
+    result = session.execute(
+        sa.update(Slot)
+        .where(
+            col(Slot.id) == slot.id,
+            col(Slot.state) == held,
+            col(Slot.session_ref) == session_ref,
+        )
+        .values(
+            state=SlotState.OPEN,
+            session_ref=None,
+            worker_id=None,
+            assignment_id=None,
+            reserved_at=None,
+            expires_at=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return slot if result.rowcount == 1 else None  # type: ignore[attr-defined]
