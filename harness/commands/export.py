@@ -59,25 +59,17 @@ def export(
         raise InputError(f"export: {path} exists; give another --out or add --overwrite")
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
-    from harness.store import session_scope
     from harness.store.export import (
-        PSEUDONYM_KEY,
         ExportColumns,
         ExportFormat,
         export_table,
         pseudonymized,
+        shared_judgments,
         write_export,
     )
-    from harness.store.judgment_table import study_judgments
-    from harness.store.secrets import store_secret
-    from harness.store.studies import find_study
 
     try:
-        with session_scope(engine) as session:
-            found = find_study(session, study)
-            assert found.id is not None
-            judgments = study_judgments(session, found.id)
-            key = store_secret(session, PSEUDONYM_KEY) if pseudonymize else None
+        judgments, key = shared_judgments(engine, study, pseudonymize=pseudonymize)
     finally:
         engine.dispose()
     if judgments.empty:

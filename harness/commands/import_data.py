@@ -220,12 +220,8 @@ def prolific_export(
     """
     from harness.archives.prolific_export import join_workers, read_prolific_export
     from harness.errors import InputError
-    from harness.store import session_scope
     from harness.store.database import open_store
-    from harness.store.export import PSEUDONYM_KEY, pseudonym
-    from harness.store.judgment_table import study_judgments
-    from harness.store.secrets import store_secret
-    from harness.store.studies import find_study
+    from harness.store.export import id_pseudonym, shared_judgments
 
     path = out or Path(f"{study}-participants.csv")
     if path.exists() and not overwrite:
@@ -235,16 +231,12 @@ def prolific_export(
     table = read_prolific_export(export)
     engine = open_store(db)
     try:
-        with session_scope(engine) as session:
-            found = find_study(session, study)
-            assert found.id is not None
-            workers = study_judgments(session, found.id)
-            key = store_secret(session, PSEUDONYM_KEY) if pseudonymize else None
+        workers, key = shared_judgments(engine, study, pseudonymize=pseudonymize)
     finally:
         engine.dispose()
     if workers.empty:
         raise InputError(f"import prolific-export: study {study!r} has no judgments yet")
-    hide = None if key is None else (lambda w: "w-" + pseudonym(w, key))
+    hide = None if key is None else (lambda w: id_pseudonym("worker_id", w, key))
     joined = join_workers(sorted(set(workers["worker_id"].astype(str))), table, hide)
     joined.table.to_csv(path, index=False)
     click.echo(

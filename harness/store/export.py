@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import pandas as pd
+import sqlalchemy as sa
 
 from harness.errors import InputError
 from harness.roles import ItemRole
@@ -43,6 +44,30 @@ def pseudonym(value: str, key: str) -> str:
     return hmac.new(key.encode(), value.encode(), hashlib.sha256).hexdigest()[:16]
 
 
+def id_pseudonym(column: str, value: str, key: str) -> str:
+    """The pseudonym of a platform id of ``column`` (``worker_id``...): its kind's prefix
+    (``w-``, ``a-``, ``h-``), so that ids of different kinds are not confused, and `pseudonym`."""
+    return column[0] + "-" + pseudonym(value, key)
+
+
+def shared_judgments(
+    engine: sa.Engine, study: str, *, pseudonymize: bool
+) -> tuple[pd.DataFrame, str | None]:
+    """STUDY's judgments as stored, and (``pseudonymize``) the store's pseudonym key, made on
+    first use: what a command that shares a study's data reads, in one transaction."""
+    from harness.store.database import session_scope
+    from harness.store.judgment_table import study_judgments
+    from harness.store.secrets import store_secret
+    from harness.store.studies import find_study
+
+    with session_scope(engine) as session:
+        found = find_study(session, study)
+        assert found.id is not None
+        judgments = study_judgments(session, found.id)
+        key = store_secret(session, PSEUDONYM_KEY) if pseudonymize else None
+    return judgments, key
+
+
 def pseudonymized(judgments: pd.DataFrame, key: str) -> pd.DataFrame:
     """``judgments`` with every platform id replaced by its pseudonym (missing ids stay missing);
     each kind of id gets its own prefix (``w-``, ``a-``, ``h-``) so they are not confused."""
@@ -50,15 +75,14 @@ def pseudonymized(judgments: pd.DataFrame, key: str) -> pd.DataFrame:
     for column in PLATFORM_IDS:
         if column not in out:
             continue
-        prefix = column[0] + "-"
         cache: dict[str, str] = {}
 
-        def hide(value: object, prefix: str = prefix, cache: dict[str, str] = cache) -> object:
+        def hide(value: object, column: str = column, cache: dict[str, str] = cache) -> object:
             if value is None or (isinstance(value, float) and pd.isna(value)):
                 return value
             text = str(value)
             if text not in cache:
-                cache[text] = prefix + pseudonym(text, key)
+                cache[text] = id_pseudonym(column, text, key)
             return cache[text]
 
         out[column] = out[column].map(hide)
