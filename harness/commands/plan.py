@@ -102,6 +102,7 @@ def plan(
     judgment (docs/methods.md, "Planning a study")."""
     from harness.characterize.inputs import read_instrument
     from harness.characterize.planning import Targets, curves, needs, read_pilot
+    from harness.money import money
     from harness.platform.launch_plan import choose_target
     from harness.spec import load_spec
 
@@ -140,6 +141,8 @@ def plan(
             if piloted.seconds_per_judgment is not None:
                 row["rater_hours"] = round(judgments * piloted.seconds_per_judgment / 3600, 1)
         rows.append(row)
+    spec_cost = platform.estimate(spec.hit.reward, loaded.n_hits, spec.raters_per_item).total
+    currency = spec.platform.currency
     figures = {
         "spec": str(spec_path),
         "pilot": piloted.name,
@@ -150,9 +153,8 @@ def plan(
         "items": items,
         "platform": f"{platform.name} ({target})",
         "spec_raters_per_item": spec.raters_per_item,
-        "spec_cost": str(
-            platform.estimate(spec.hit.reward, loaded.n_hits, spec.raters_per_item).total
-        ),
+        "spec_cost": str(spec_cost),
+        "currency": currency,
         "targets": rows,
     }
     if plot is not None:
@@ -167,7 +169,7 @@ def plan(
     )
     click.echo(
         f"study {spec.study.name}: {items} items on {figures['platform']}, now "
-        f"{spec.raters_per_item} raters per item for {_money(figures['spec_cost'])}"
+        f"{spec.raters_per_item} raters per item for {money(spec_cost, currency)}"
     )
     for row in rows:
         now = row[f"at_{spec.raters_per_item}_raters"]
@@ -180,7 +182,7 @@ def plan(
         hours = f", about {row['rater_hours']} rater hours" if "rater_hours" in row else ""
         click.echo(
             head + f"{row['raters_per_item']} raters per item, {row['judgments']} judgments, "
-            f"{_money(row['cost'])}{hours}"
+            f"{money(Decimal(str(row['cost'])), currency)}{hours}"
         )
     if plot is not None:
         click.echo(f"plot: {plot}")
@@ -216,10 +218,6 @@ def _systems(
     r_ab = float(stats.spearmanr(shared.iloc[:, 1], shared.iloc[:, 2]).statistic)
     names = (Path(files[0]).stem, Path(files[1]).stem)
     return Systems(names, rho_a, rho_b, r_ab, power=power)
-
-
-def _money(amount: object) -> str:
-    return f"${Decimal(str(amount)):,.2f}"
 
 
 def _plot(table: pd.DataFrame, targets: Targets, path: Path) -> None:
