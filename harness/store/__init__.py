@@ -6,8 +6,9 @@ The names below are loaded on first use, so that importing one module of the sto
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_names
 
 if TYPE_CHECKING:
     from harness.store.database import database_url, make_engine, session_scope
@@ -23,20 +24,20 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
-    "database_url": "database",
-    "make_engine": "database",
-    "session_scope": "database",
-    "EventKind": "events",
-    "record_event": "events",
-    "create_study": "instruments",
-    "freeze_instrument": "instruments",
-    "frozen_instrument": "instruments",
-    "study_judgments": "judgment_table",
-    "LaunchedStudy": "studies",
-    "StoredStudy": "studies",
-    "find_study": "studies",
-    "launched_study": "studies",
-    "load_study": "studies",
+    "database_url": ".database",
+    "make_engine": ".database",
+    "session_scope": ".database",
+    "EventKind": ".events",
+    "record_event": ".events",
+    "create_study": ".instruments",
+    "freeze_instrument": ".instruments",
+    "frozen_instrument": ".instruments",
+    "study_judgments": ".judgment_table",
+    "LaunchedStudy": ".studies",
+    "StoredStudy": ".studies",
+    "find_study": ".studies",
+    "launched_study": ".studies",
+    "load_study": ".studies",
 }
 
 __all__ = [
@@ -57,8 +58,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__ = lazy_names(__name__, _HOMES)
