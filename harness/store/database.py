@@ -6,6 +6,7 @@ The URL comes from ``--db`` (a URL or a file path), else ``$HARNESS_DATABASE_URL
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -110,7 +111,21 @@ def make_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     engine = sa.create_engine(url, **options)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    pool = type(engine.pool)
+    logging.getLogger(f"{pool.__module__}.{pool.__name__}").addFilter(_not_after_ctrl_c)
     return engine
+
+
+def _not_after_ctrl_c(record: logging.LogRecord) -> bool:
+    """Drop the pool's "Error closing cursor" when Ctrl-C (or SIGTERM, raised as one) cut
+    a query short: the command reports the interrupt itself, and a traceback about a cursor
+    nobody will use again only reads as a second failure."""
+    exc = record.exc_info[1] if record.exc_info else None
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return False
+        exc = exc.__context__
+    return True
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

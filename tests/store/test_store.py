@@ -273,3 +273,25 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys_enforced(tmp_path):
         with session_scope(engine) as session:
             session.add(Hit(study_id=999, index=0, max_assignments=1, items=[]))
     engine.dispose()
+
+
+def _pool_logs_a_cursor_it_could_not_close(engine: sa.Engine, during: BaseException) -> None:
+    """What SQLAlchemy does when closing a cursor fails while `during` is unwinding a query."""
+    import sqlite3
+
+    try:
+        raise during
+    except BaseException:
+        try:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        except sqlite3.ProgrammingError:
+            engine.pool.logger.error("Error closing cursor", exc_info=True)
+
+
+def test_a_cursor_left_open_by_ctrl_c_is_not_reported_as_a_second_error(tmp_path, caplog):
+    engine = make_engine(f"sqlite:///{tmp_path / 'h.db'}")
+    _pool_logs_a_cursor_it_could_not_close(engine, KeyboardInterrupt())
+    assert "Error closing cursor" not in caplog.text
+    _pool_logs_a_cursor_it_could_not_close(engine, RuntimeError("a real failure"))
+    assert "Error closing cursor" in caplog.text  # any other cause is still reported
+    engine.dispose()
