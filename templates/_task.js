@@ -59,6 +59,7 @@
   var halfway = Math.floor(n / 2);
   var sending = false;
   var started = false;
+  var consentedAt = null;  /* when the participant agreed to the consent text (a spec with one) */
 
   var el = function (id) { return document.getElementById(id); };
   var backButton = el("back"), nextButton = el("next"), submitButton = el("submit");
@@ -154,7 +155,7 @@
   function save() {
     if (cfg.preview) { return; }
     try {
-      localStorage.setItem(storeKey, JSON.stringify({ keys: keys, state: state, reminderDone: reminderDone }));
+      localStorage.setItem(storeKey, JSON.stringify({ keys: keys, state: state, reminderDone: reminderDone, consentedAt: consentedAt }));
     } catch (e) { /* storage unavailable (private mode, sandboxed frame): nothing to keep */ }
   }
   function forget() {
@@ -165,6 +166,7 @@
     try { saved = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (e) { saved = null; }
     if (cfg.preview || !saved || saved.keys !== keys || saved.state.length !== n) { return false; }
     reminderDone = reminderDone || saved.reminderDone;
+    if (saved.consentedAt) { agreed(saved.consentedAt); }
     saved.state.forEach(function (s, i) {
       Object.assign(state[i], s);  // the same objects: the controls' handlers hold them
       var card = cards[i];
@@ -355,6 +357,25 @@
     window.scrollTo(0, 0);
   }
   el("start").addEventListener("click", function () { begin(0); });
+
+  /* ---- consent (a spec with one): agreed before the instructions and the first item */
+  function agreed(at) {
+    consentedAt = at;
+    el("consent").hidden = true;
+    guidelines.hidden = false;
+  }
+  if (cfg.consent) {
+    el("consent-agree").addEventListener("click", function () {
+      agreed(Date.now());
+      save();
+      el("start").focus({ preventScroll: true });
+    });
+    el("consent-decline").addEventListener("click", function () {
+      el("consent").hidden = true;
+      el("declined").hidden = false;
+      el("declined").focus({ preventScroll: true });
+    });
+  }
   el("hide-guidelines").addEventListener("click", function () {
     guidelines.open = false;
     cards[current].scrollIntoView({ block: "nearest" });
@@ -383,13 +404,20 @@
     messages.appendChild(ul);
     messages.hidden = false;
   }
-  function finish(text) {
+  /* the done banner; ``then`` (where the participant goes next) runs at once, or, with a
+     debrief to read, when they press Continue */
+  function finish(text, then) {
     el("done-text").textContent = text;
     el("done").hidden = false;
     form.hidden = true;
     guidelines.open = false;
     window.scrollTo(0, 0);
     el("done").focus({ preventScroll: true });
+    if (!then) { return; }
+    var onward = el("continue");
+    if (!onward) { then(); return; }
+    onward.hidden = false;
+    onward.addEventListener("click", function () { onward.disabled = true; then(); });
   }
   function postToTurk(pairs) {
     var target = document.createElement("form");
@@ -415,10 +443,15 @@
       if (!answered(i)) { show(i); complain(i, problem(i)); return; }
     }
     var pairs = fields().concat(window.harnessSignals ? window.harnessSignals.fields() : []);
+    if (cfg.consent) { pairs.push(["consent", cfg.consent], ["consentedAt", String(consentedAt || "")]); }
     if (cfg.hosting === "mturk") {
       if (!cfg.turkSubmitTo) { showMessages(["This page was opened outside MTurk: there is nowhere to submit to."]); return; }
       busy(true);
       forget();
+      if (el("continue")) {  /* the debrief first: the answers go to MTurk on Continue */
+        finish("Press Continue to send your answers to MTurk.", function () { postToTurk(pairs); });
+        return;
+      }
       postToTurk(pairs);
       return;
     }
@@ -438,13 +471,11 @@
         if (!result.ok) { busy(false); showMessages(result.data.errors || ["Please try again."]); return; }
         forget();
         if (result.data.next) {  /* a platform with places: its completion page (with the code) */
-          finish(result.data.message);
-          window.location.assign(result.data.next);
+          finish(result.data.message, function () { window.location.assign(result.data.next); });
           return;
         }
         if (cfg.turkSubmitTo) {
-          finish(result.data.message + " Completing the HIT on MTurk\u2026");
-          postToTurk(pairs);
+          finish(result.data.message + " Completing the HIT on MTurk\u2026", function () { postToTurk(pairs); });
         } else {
           finish(result.data.message + " You can close this page.");
         }

@@ -12,7 +12,8 @@ One codec for both hosting modes. For the showing at (0-based) position ``p`` th
 | ``signal-p`` | the showing's page signals (`harness.render.signals`; optional) |
 
 What MTurk itself gives a page (``assignmentId``, ``workerId``, ``hitId``, ``turkSubmitTo``) and
-the page token are never answers, wherever they come (`NOT_ANSWERS`).
+the page token are never answers, wherever they come (`NOT_ANSWERS`), nor is the consent a
+page posts (``consent``, ``consentedAt``: `harness.render.consent`).
 MTurk returns every posted field as one ``FreeText`` answer of a QuestionFormAnswers document;
 a crowd-form page returns one ``taskAnswers`` answer holding a JSON array of one object, either
 in this codec or keyed by item key (``{"ws353-001": 7.5, ...}``; positions in the plan's order).
@@ -34,6 +35,9 @@ from harness.render.signals import encode_signals, read_signals
 _FIELD = re.compile(r"^(item|value|skip|shown|answered|signal)-(\d{1,5})$")
 NOT_ANSWERS = frozenset({"assignmentId", "workerId", "hitId", "turkSubmitTo", "pageToken"})
 """Posted fields that are not answers."""
+CONSENT_FIELDS = frozenset({"consent", "consentedAt"})
+"""Posted fields that say what the participant agreed to and when (`harness.render.consent`);
+never answers, kept with them until they are stored."""
 
 
 class AnswerFormatError(ValueError):
@@ -65,7 +69,7 @@ def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
     problems: list[str] = []
     by_position: dict[int, dict[str, str]] = {}
     for name, value in fields:
-        if name in NOT_ANSWERS:
+        if name in NOT_ANSWERS or name in CONSENT_FIELDS:
             continue
         match = _FIELD.match(name)
         if match is None:
@@ -85,8 +89,8 @@ def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
             problems.append(f"{where}: the item it answers is missing (field item-{position})")
             continue
         number = _number(slot.get("value", ""), where, problems)
-        shown = _time(slot.get("shown", ""), f"{where} (shown)", problems)
-        answered = _time(slot.get("answered", ""), f"{where} (answered)", problems)
+        shown = read_millis(slot.get("shown", ""), f"{where} (shown)", problems)
+        answered = read_millis(slot.get("answered", ""), f"{where} (answered)", problems)
         if shown is not None and answered is not None and answered < shown:
             problems.append(
                 f"{where}: answered ({slot['answered']}) before it was shown ({slot['shown']})"
@@ -161,7 +165,7 @@ def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
             continue  # check_answers reports the missing item
         value = _number(_text(fields[key]), f"item {key}", problems)
         answers.append(Answer(key, position, value, skipped=value is None))
-    unknown = sorted(set(fields) - set(plan.showings) - NOT_ANSWERS)
+    unknown = sorted(set(fields) - set(plan.showings) - NOT_ANSWERS - CONSENT_FIELDS)
     problems += [f"unexpected field {k!r}: not an item of this HIT" for k in unknown]
     if problems:
         raise AnswerFormatError(problems)
@@ -193,7 +197,7 @@ def _number(text: str, where: str, problems: list[str]) -> float | None:
     return float(text.replace(",", "."))
 
 
-def _time(text: str, where: str, problems: list[str]) -> datetime | None:
+def read_millis(text: str, where: str, problems: list[str]) -> datetime | None:
     """Milliseconds since the Unix epoch (ASCII digits), from 2000 up to a day from now."""
     if text == "":
         return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from harness.consent import consent_hash
 from harness.hosting import Hosting
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
@@ -82,6 +83,7 @@ def render_page(
         "submitOrigins": [o.rstrip("/").lower() for o in submit_origins],
         "answersUrl": answers_url or f"{key}/submit",
         "pageToken": page_token,
+        "consent": parts.consent_hash,
         "halfwayReminder": spec.scale.halfway_reminder,
         "gate": spec.scale.gate is not None,
         "order": {
@@ -99,6 +101,8 @@ def render_page(
         "hosting": hosting.value,
         "preview": bool(preview),
         "guidelines": parts.guidelines,
+        "consent": parts.consent,
+        "debrief": parts.debrief,
         "examples": parts.examples,
         "scale": parts.scale,
         "showings": [_showing(instrument, position, k) for position, k in enumerate(order)],
@@ -109,12 +113,16 @@ def render_page(
 
 
 class _Parts:
-    """What every page of an instrument shares, worked out on its first page: the guidelines
-    as HTML, the examples, the scale (for the template and the page's script) and the loaded
-    template."""
+    """What every page of an instrument shares, worked out on its first page: the guidelines,
+    consent and debrief as HTML (empty when the spec has none), the examples, the scale (for
+    the template and the page's script) and the loaded template."""
 
     def __init__(self, instrument: Instrument) -> None:
         self.guidelines = guidelines_html(instrument.guidelines)
+        spec = instrument.spec
+        self.consent = guidelines_html(spec.consent or "")
+        self.consent_hash = "" if spec.consent is None else consent_hash(spec.consent)
+        self.debrief = guidelines_html(spec.debrief or "")
         self.examples = _examples(instrument)
         self.scale = _scale_context(instrument)
         self.scale_config = _scale_config(instrument)

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from harness.answer import Answer, times_outside
 from harness.render.answers import SKEW, AnswerFormatError, decode_fields
+from harness.render.consent import read_consent
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
 from harness.spec.scale import Scale
@@ -131,11 +132,16 @@ def read_posted(
     """The answers a page posted for ``plan``'s HIT, or why they cannot be stored: the one
     reading of a submission (every task page and participant page), which raises nothing
     whatever the fields hold. Times must fall in the task's window: from ``opened`` (the HIT
-    posted, the place held) to ``now``, give or take `SKEW`."""
+    posted, the place held) to ``now``, give or take `SKEW`. A study with a consent text
+    refuses answers without a consent to it (`harness.render.consent`)."""
+    fields = list(fields)
     try:
         answers = decode_fields(fields)
     except AnswerFormatError as exc:
         return AnswersRefused(400, exc.problems)
     problems = check_answers(instrument, plan, answers, worker_order=worker_order)
     problems += times_outside(answers, opened, now, SKEW)
+    consent = read_consent(fields, instrument.spec.consent, opened=opened, now=now, skew=SKEW)
+    if isinstance(consent, list):
+        problems += consent
     return AnswersRefused(422, problems) if problems else answers

@@ -2,7 +2,8 @@
 
 Covered (docs/methods.md section 1): the items (every column of the resolved item table,
 controls included, in item-id order, and which columns are shown in which order), the
-guidelines text and worked examples, the study type
+guidelines text and worked examples, the consent and debrief texts (when the spec has them:
+a spec without them hashes as before they existed), the study type
 and scale, the page template's name and the content of every template file it uses, the
 order policy, the controls, the qualifications, the raters per item and the screening policy.
 
@@ -55,6 +56,10 @@ def instrument_hash(
             for k, v in sorted(spec.screening.items())
         },
     }
+    for part in ("consent", "debrief"):
+        text = getattr(spec, part)
+        if text is not None:
+            procedure[part] = text
     return _sha(json.dumps(procedure, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 

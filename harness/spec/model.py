@@ -246,6 +246,9 @@ class ImportsSpec(Strict):
     mturk_batch: BatchMapSpec | None = None
 
 
+Markdown = Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
 class TaskSpec(Strict):
     """A whole task spec: one instrument and its launch settings."""
 
@@ -253,6 +256,10 @@ class TaskSpec(Strict):
     type: StudyType
     items: ItemsSpec
     guidelines: GuidelinesSpec
+    # shown before the first item; a participant agrees before answering (docs/task-pages.md)
+    consent: Markdown | None = None
+    # shown once the answers are submitted
+    debrief: Markdown | None = None
     scale: ScaleSpec = ScaleSpec()
     controls: ControlsSpec = ControlsSpec()
     raters_per_item: Annotated[int, Field(le=100_000)]

@@ -279,6 +279,9 @@ class Assignment(SQLModel, table=True):
     submitted_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     # when live screening took this assignment's judgments into account (None: not yet)
     screened_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    # the consent given before the first item: its text's SHA-256 and when (None: none asked)
+    consent_hash: str | None = Field(default=None, max_length=64)
+    consented_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 class Judgment(SQLModel, table=True):

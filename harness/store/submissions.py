@@ -24,6 +24,7 @@ from sqlmodel import Session, col
 
 from harness.answer import Answer
 from harness.clock import utcnow
+from harness.consent import Consent
 from harness.errors import StoreError
 from harness.page_signals import SIGNAL_COLUMNS, PageSignals
 from harness.showings import showing_roles
@@ -77,6 +78,7 @@ def store_submission(
     answers: Sequence[Answer],
     submitted_at: datetime | None = None,
     accepted_at: datetime | None = None,
+    consent: Consent | None = None,
 ) -> StoredSubmission:
     """Write one assignment's judgments and mark it submitted (a batch of one); nothing if
     its answers are stored already.
@@ -91,6 +93,7 @@ def store_submission(
         answers,
         submitted_at or utcnow(),
         accepted_at,
+        consent,
     )
     try:
         made = store_new_submissions(session, [new])[platform_assignment_id]
@@ -112,6 +115,7 @@ class NewSubmission:
     answers: Sequence[Answer]
     submitted_at: datetime
     accepted_at: datetime | None = None  # the platform's; None: not known, the submission's
+    consent: Consent | None = None  # the consent given before the first item, when asked
 
     @property
     def accepted(self) -> datetime:
@@ -153,6 +157,7 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
                 "status": AssignmentStatus.SUBMITTED,
                 "accepted_at": s.accepted,
                 "submitted_at": s.submitted_at,
+                **_consent_columns(s.consent),
             }
             for s in batch
         ],
@@ -176,6 +181,12 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
         ],
     )
     return made
+
+
+def _consent_columns(consent: Consent | None) -> dict[str, Any]:
+    if consent is None:
+        return {"consent_hash": None, "consented_at": None}
+    return {"consent_hash": consent.text_hash, "consented_at": consent.given_at}
 
 
 def _table(model: Any) -> sa.Table:
@@ -231,7 +242,11 @@ def _accepted(
         session.execute(
             sa.update(table)
             .where(table.c.id == row.id)
-            .values(status=AssignmentStatus.SUBMITTED, submitted_at=s.submitted_at)
+            .values(
+                status=AssignmentStatus.SUBMITTED,
+                submitted_at=s.submitted_at,
+                **_consent_columns(s.consent),
+            )
         )
         out[s.assignment_id] = int(row.id)
     return out

@@ -35,6 +35,7 @@ from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSite
 from harness.platform.places import completion_code, published_ref
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
+from harness.render.consent import consent_of
 from harness.render.pages import render_page
 from harness.render.plan import HitPlan
 from harness.render.validation import AnswersRefused, read_posted
@@ -355,7 +356,14 @@ def _store(
     if not settle(session, ref):
         return _refuse(409, LOST)
     try:
-        stored = store_submission(session, hit, ref, worker.platform_worker_id, answers)
+        stored = store_submission(
+            session,
+            hit,
+            ref,
+            worker.platform_worker_id,
+            answers,
+            consent=consent_of(fields, asked=instrument.spec.consent is not None),
+        )
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")

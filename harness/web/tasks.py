@@ -29,7 +29,8 @@ from harness.errors import StoreError
 from harness.hosting import Hosting
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
-from harness.render.answers import NOT_ANSWERS
+from harness.render.answers import CONSENT_FIELDS, NOT_ANSWERS
+from harness.render.consent import consent_of
 from harness.render.pages import PREVIEW_ASSIGNMENT, render_page
 from harness.render.validation import AnswersRefused, read_posted
 from harness.store.arm_assignment import HitArrival, arrive_at_hit, out_of_arm
@@ -236,6 +237,12 @@ def submit(key: str) -> tuple[Response, int]:
     return jsonify(ok=True, created=True, verified=True, message=RECORDED), 200
 
 
+def _kept(field: str, consent: str | None) -> bool:
+    """Whether a posted field is kept in quarantine: the answers, and the consent when the
+    study asks one."""
+    return field not in NOT_ANSWERS and (consent is not None or field not in CONSENT_FIELDS)
+
+
 @dataclass(frozen=True)
 class Quarantined:
     """A submission kept apart until the platform vouches for it (`harness.store.quarantine`):
@@ -297,7 +304,7 @@ def _store(
             hit_id=task.hit.id,
             assignment_id=assignment_id,
             worker_id=worker_id,
-            fields=[(k, v) for k, v in fields if k not in NOT_ANSWERS],  # answers only
+            fields=[(k, v) for k, v in fields if _kept(k, task.instrument.spec.consent)],
             reason=checked.reason,
             recheck_at=None if checked.final else first_recheck(),
         )
@@ -305,7 +312,14 @@ def _store(
     hit = session.get(Hit, task.hit.id)
     assert hit is not None
     try:
-        stored = store_submission(session, hit, assignment_id, worker_id, answers)
+        stored = store_submission(
+            session,
+            hit,
+            assignment_id,
+            worker_id,
+            answers,
+            consent=consent_of(fields, asked=task.instrument.spec.consent is not None),
+        )
     except StoreError as exc:
         session.rollback()
         return _refuse(409, f"Your answers could not be stored: {exc}")

@@ -45,6 +45,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "task_specs").glob("*.yaml"))
 
 
+ASKING = """consent: |
+  ## Taking part
+  You rate word pairs for about five minutes. You may **stop at any time**.
+debrief: |
+  Thank you. We study how people judge the *similarity* of words.
+"""
+"""A consent and a debrief (Markdown), as a spec gives them."""
+
+
 @dataclass
 class Site:
     """The task server (and the page MTurk would host) with each study type launched on a
@@ -135,6 +144,9 @@ def site(tmp_path_factory) -> Iterator[Site]:
         for command, name in (("pause", "paused-link"), ("expire", "expired-link")):
             done = harness_cli(command, name, "--db", db)
             assert done.exit_code == 0, done.output
+        asking = _spec(directory, "rating", "consent-link")
+        asking.write_text(asking.read_text(encoding="utf-8") + ASKING, encoding="utf-8")
+        _launch(asking, db, "--target", "link")
         buttons = _spec(directory, "rating", "buttons-link")
         text = buttons.read_text().replace("fractional: true, decimals: 1, ", "")
         buttons.write_text(text, encoding="utf-8")  # whole numbers 0-10: a button each
@@ -384,6 +396,79 @@ def test_each_study_type_is_completed_with_the_keyboard_alone(kind, site):
         phone.get(done)
         assert phone.find_element("id", "completion-code").text
         assert problems(phone, f"{kind}, completion page") == []
+
+
+def test_a_participant_consents_reads_the_instructions_and_the_debrief_by_keyboard(site):
+    """Consent before the first item, the instructions open again while answering, the debrief
+    after submitting, Continue to the completion page: keys only, the focus visible at every
+    stop, and every state of the page passing axe-core on a 360 px phone."""
+    participant = "CONSENTS"
+    unseen: list[str] = []
+    found: list[str] = []
+    with chromium(NARROW_PHONE) as driver:
+        driver.get(site.link("consent", participant))
+        assert not driver.find_element("id", "start").is_displayed()  # no items before consent
+        found += problems(driver, "consent")
+        tab_to(driver, "#consent-agree", unseen)
+        press(driver, Keys.ENTER)
+        assert focused(driver, "#start")
+        found += problems(driver, "instructions after consent")
+        press(driver, Keys.ENTER)
+        total = len(driver.find_elements("css selector", ".card"))
+        for position in range(total):
+            visible_card(driver)
+            if position == 1:  # the instructions, read again mid-task
+                summary = driver.find_element("css selector", "#guidelines summary")
+                summary.send_keys(Keys.ENTER)
+                assert driver.find_element(
+                    "css selector", "#guidelines .guidelines-text"
+                ).is_displayed()
+                found += problems(driver, "instructions while answering")
+                summary.send_keys(Keys.ENTER)
+            _rating_keys(driver, position, unseen)
+            last = position == total - 1
+            tab_to(driver, "#submit" if last else "#next", unseen)
+            press(driver, Keys.ENTER)
+            if not last and driver.find_element("id", "halfway").is_displayed():
+                press(driver, Keys.ENTER)
+        onward = wait(driver).until(lambda d: d.find_element("id", "continue"))
+        wait(driver).until(lambda d: onward.is_displayed())
+        assert "similarity" in driver.find_element("id", "debrief").text
+        found += problems(driver, "debrief")
+        tab_to(driver, "#continue", unseen)
+        press(driver, Keys.ENTER)
+        wait(driver).until(lambda d: "/done/" in d.current_url)
+    assert unseen == [] and found == []
+    assert _stored(site.db, participant) == total
+    assert _consent_stored(site.db, participant)
+
+
+def test_a_participant_who_does_not_consent_is_told_nothing_is_recorded(site):
+    with chromium(NARROW_PHONE) as driver:
+        driver.get(site.link("consent", "DECLINES"))
+        driver.find_element("id", "consent-decline").click()
+        declined = driver.find_element("id", "declined")
+        assert declined.is_displayed() and "nothing about you is recorded" in declined.text
+        assert not driver.find_element("id", "guidelines").is_displayed()
+        assert problems(driver, "declined") == []
+
+
+def _consent_stored(db: str, participant: str) -> bool:
+    from harness.store import make_engine, session_scope
+    from harness.store.models import Assignment, Worker
+
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            query = (
+                select(Assignment)
+                .join(Worker, Worker.id == Assignment.worker_id)
+                .where(Worker.platform_worker_id == participant)
+            )
+            row = session.exec(query).one()
+            return row.consent_hash is not None and row.consented_at is not None
+    finally:
+        engine.dispose()
 
 
 MOVING = """

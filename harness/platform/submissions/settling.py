@@ -39,6 +39,7 @@ from harness.clock import utcnow
 from harness.platform.contract import Submission
 from harness.platform.verification import Verdict, Verification, compare
 from harness.render.answers import AnswerFormatError, decode_fields
+from harness.render.consent import consent_of
 from harness.render.plan import HitPlan
 from harness.store.events import EventKind, log_events
 from harness.store.models import (
@@ -165,6 +166,7 @@ def _settle_distinct(
                 storing[i][1],
                 rows[i].received_at,
                 storing[i][2],
+                consent_of(rows[i].fields),
             )
             for i in stored
         ],
