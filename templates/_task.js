@@ -372,6 +372,7 @@
     });
     el("consent-decline").addEventListener("click", function () {
       el("consent").hidden = true;
+      el("withdraw-area").hidden = true;
       el("declined").hidden = false;
       el("declined").focus({ preventScroll: true });
     });
@@ -485,6 +486,53 @@
       });
   }
   submitButton.addEventListener("click", submit);
+
+  /* ---- withdrawal: confirmed first, then told to the server (a page MTurk hosts has no
+     server to tell: the worker returns the HIT on MTurk) */
+  var withdrawArea = el("withdraw-area"), confirmBox = el("withdraw-confirm");
+  var withdrawYes = el("withdraw-yes"), withdrawError = el("withdraw-error");
+  if (cfg.preview) { withdrawArea.hidden = true; }
+  el("withdraw").addEventListener("click", function () {
+    confirmBox.hidden = false;
+    withdrawYes.focus();
+  });
+  el("withdraw-no").addEventListener("click", function () {
+    confirmBox.hidden = true;
+    el("withdraw").focus();
+  });
+  function withdrawn(text) {
+    forget();
+    ["consent", "guidelines", "halfway", "done", "preview-banner"].forEach(function (id) {
+      if (el(id)) { el(id).hidden = true; }
+    });
+    form.hidden = true;
+    withdrawArea.hidden = true;
+    el("withdrawn-text").textContent = text;
+    el("withdrawn").hidden = false;
+    window.scrollTo(0, 0);
+    el("withdrawn").focus({ preventScroll: true });
+  }
+  function withdrawFailed(list) {
+    withdrawYes.disabled = false;
+    withdrawError.textContent = list.join(" ");
+    withdrawError.hidden = false;
+  }
+  withdrawYes.addEventListener("click", function () {
+    if (!cfg.withdrawUrl) {
+      withdrawn("You have withdrawn from the study: nothing was sent. Please return the HIT on MTurk (its Return button).");
+      return;
+    }
+    withdrawYes.disabled = true;
+    var body = new URLSearchParams();
+    body.append("assignmentId", cfg.assignmentId);
+    body.append("workerId", cfg.workerId);
+    body.append("pageToken", cfg.pageToken);
+    fetch(cfg.withdrawUrl, { method: "POST", body: body, headers: { Accept: "application/json" } })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        if (data.ok) { withdrawn(data.message); } else { withdrawFailed(data.errors || ["Please try again."]); }
+      }, function () { withdrawFailed(["The server could not be reached. Check your connection and try again."]); });
+  });
   form.addEventListener("submit", function (event) { event.preventDefault(); });
 
   if (restore()) {

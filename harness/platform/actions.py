@@ -237,9 +237,10 @@ def reject(
 
 @runtime_checkable
 class ReturnAsker(Protocol):
-    """A provider that can ask a participant to return a submission (Prolific)."""
+    """A provider that can ask a participant to return a submission (Prolific), saying why
+    (default: the study's checks; a withdrawal says so)."""
 
-    def request_return(self, assignment_id: str) -> None: ...
+    def request_return(self, assignment_id: str, reason: str = ...) -> None: ...
 
 
 def request_return(

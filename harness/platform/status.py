@@ -36,6 +36,7 @@ from harness.store.models import (
 )
 from harness.store.quarantine import quarantine_counts
 from harness.store.studies import LaunchedStudy
+from harness.store.withdrawals import withdrawn
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class StudyReport:
     decisions: dict[str, int] = field(default_factory=dict)
     arms: list[tuple[str, int, int]] = field(default_factory=list)  # (arm, HITs, workers)
     out_of_arm: int = 0  # submissions outside their worker's arm (counted in no arm)
+    withdrawn: int = 0  # participants who withdrew (their judgments left out of analysis)
 
     @property
     def left(self) -> Decimal | None:
@@ -92,7 +94,16 @@ class StudyReport:
             ]
             + self._arms_line()
             + self._quarantine_line()
+            + self._withdrawn_line()
         )
+
+    def _withdrawn_line(self) -> list[str]:
+        if not self.withdrawn:
+            return []
+        return [
+            f"  withdrawn: {self.withdrawn} participants (their judgments are left out of "
+            "analysis and export)"
+        ]
 
     def _status(self) -> str:
         if self.status == "running" and self.hits and set(self.hits) == {"full"}:
@@ -157,6 +168,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         decisions=dict(Counter(d.state.value for d in flags if d.flag)),
         arms=_arms(session, running.id),
         out_of_arm=_count_events(session, running.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+        withdrawn=len(withdrawn(session, running.id)),
     )
 
 

@@ -82,6 +82,10 @@ def render_page(
         "turkSubmitTo": submit_to or "",
         "submitOrigins": [o.rstrip("/").lower() for o in submit_origins],
         "answersUrl": answers_url or f"{key}/submit",
+        # where a withdrawal is told (harness.web.withdrawals); none for a page MTurk hosts
+        "withdrawUrl": ""
+        if hosting is Hosting.MTURK
+        else (answers_url or f"{key}/submit").removesuffix("submit") + "withdraw",
         "pageToken": page_token,
         "consent": parts.consent_hash,
         "halfwayReminder": spec.scale.halfway_reminder,

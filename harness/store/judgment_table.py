@@ -17,17 +17,19 @@ from sqlmodel import Session, col
 from harness.page_signals import SIGNAL_COLUMNS, InputKind
 from harness.showings import mark_repeats
 from harness.store.models import Assignment, Hit, InstrumentVersion, Item, Judgment, Worker
+from harness.store.withdrawals import not_withdrawn
 
 
 def _joined(study_id: int, *columns: Any) -> sa.Select[Any]:
-    """``columns`` of the study's judgments joined to their item, worker, assignment and HIT."""
+    """``columns`` of the study's judgments joined to their item, worker, assignment and HIT;
+    never a participant's who withdrew from the study (`harness.store.withdrawals`)."""
     return (
         sa.select(*columns)
         .join(Item, col(Item.id) == col(Judgment.item_id))
         .join(Worker, col(Worker.id) == col(Judgment.worker_id))
         .join(Assignment, col(Assignment.id) == col(Judgment.assignment_id))
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-        .where(col(Hit.study_id) == study_id)
+        .where(col(Hit.study_id) == study_id, not_withdrawn(study_id))
         .order_by(col(Judgment.id))
     )
 

@@ -157,6 +157,9 @@ class EventKind(StrEnum):
     SLOT_RESERVED = "slot.reserved"
     SLOT_RELEASED = "slot.released"
     SLOT_OTHER_BROWSER = "slot.other_browser"  # tried from a browser that did not start it
+    # a participant withdrew from the study (their judgments leave analysis and export)
+    PARTICIPANT_WITHDREW = "participant.withdrew"
+    WITHDRAWAL_RETURN = "participant.withdrew.return"  # the platform asked for the return
     ALLOCATION_REFUSED = "allocation.refused"
     RETURN_INTENT = "review.return.intent"
     RETURN_REQUESTED = "review.return.requested"
@@ -345,6 +348,20 @@ class SlotState(StrEnum):
     OPEN = "open"
     RESERVED = "reserved"
     SUBMITTED = "submitted"
+
+
+class Withdrawal(SQLModel, table=True):
+    """A participant who withdrew from a study, once (the unique constraint): their judgments
+    are kept only as this record, never read into analysis or export
+    (`harness.store.withdrawals`)."""
+
+    __table_args__ = (sa.UniqueConstraint("study_id", "worker_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    study_id: int = Field(foreign_key="study.id", index=True)
+    worker_id: int = Field(foreign_key="worker.id", index=True)
+    # the assignment (a session on platforms with places) the participant withdrew from
+    platform_assignment_id: str = Field(max_length=200)
+    withdrawn_at: datetime = Field(sa_column=_when(nullable=False))
 
 
 class Slot(SQLModel, table=True):

@@ -23,6 +23,7 @@ from harness.web.state import WebState
 from harness.web.tasks import bp as tasks_bp
 from harness.web.tokens import PageKeys
 from harness.web.trust import Trust
+from harness.web.withdrawals import bp as withdrawals_bp
 
 if TYPE_CHECKING:
     from harness.web.dashboard import DashboardSettings
@@ -71,6 +72,7 @@ def create_app(
     app.logger.addFilter(MaskSecrets())
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
+    app.register_blueprint(withdrawals_bp)
     for blueprint in blueprints():  # what platforms add, e.g. Prolific's hooks
         app.register_blueprint(blueprint)
     if dashboard is not None:

@@ -52,6 +52,7 @@ from harness.store.models import Hit, Slot, SlotState, StudyStatus, Worker, awar
 from harness.store.posted import KeptStudy, KeptWhere, hit_facts
 from harness.store.studies import study_status
 from harness.store.submissions import store_submission
+from harness.store.withdrawals import has_withdrawn
 from harness.web import browsers
 from harness.web.browsers import bind, holds, other_browser, other_browser_page
 from harness.web.messages import message_page
@@ -77,6 +78,8 @@ LOST = (
     "answers could not be stored. We are sorry; please return the study."
 )
 
+WITHDREW = "You withdrew from this study, so it cannot be taken again. Thank you."
+
 _ENV = Environment(autoescape=True, undefined=StrictUndefined)
 _DONE = _ENV.from_string(
     """<!doctype html>
@@ -100,7 +103,7 @@ class Entry:
     platform: PlacesPlatform
 
 
-def _entry(session: Session, name: str) -> Entry | Response:
+def entry_of(session: Session, name: str) -> Entry | Response:
     """The study named in the URL and where it runs, as kept by the process (`WebState`): its
     status is not among what is kept (read it from the database)."""
     from harness.platform.registry import platform_named
@@ -120,7 +123,7 @@ def _entry(session: Session, name: str) -> Entry | Response:
 def arrive(name: str) -> Response:
     """Allocate the arriving participant a slot and send them to its task page."""
     with session_scope(web_state().engine) as session:
-        entry = _entry(session, name)
+        entry = entry_of(session, name)
         if isinstance(entry, Response):
             return entry
         status = study_status(session, entry.study.id)
@@ -147,6 +150,8 @@ def arrive(name: str) -> Response:
         )
         if malformed is not None:
             return message_page("Cannot start", malformed, 400)
+        if has_withdrawn(session, entry.study.id, arrival.worker_id):
+            return message_page("You withdrew", WITHDREW, 200)
         if paused and paused_for_newcomers(
             session, entry.study.id, arrival.worker_id, arrival.session_ref
         ):
@@ -226,10 +231,10 @@ def _paused_page() -> Response:
 @bp.get("/<name>/s/<ref>")
 def task(name: str, ref: str) -> Response:
     with session_scope(web_state().engine) as session:
-        entry = _entry(session, name)
+        entry = entry_of(session, name)
         if isinstance(entry, Response):
             return entry
-        slot = _slot(session, entry, ref)
+        slot = slot_of(session, entry, ref)
         if slot is None:
             return message_page("No such task", "This task link is not valid here.", 404)
         if slot.state is SlotState.SUBMITTED:
@@ -319,10 +324,10 @@ class OtherBrowser:
 def _store(
     session: Session, name: str, ref: str, fields: list[tuple[str, str]]
 ) -> Stored | OtherBrowser | tuple[Response, int]:
-    entry = _entry(session, name)
+    entry = entry_of(session, name)
     if isinstance(entry, Response):
         return _refuse(404, f"There is no study {name} here.")
-    slot = _slot(session, entry, ref)
+    slot = slot_of(session, entry, ref)
     if slot is None:
         return _refuse(404, "This task link is not valid here; your answers were not stored.")
     worker = session.get(Worker, slot.worker_id)
@@ -397,10 +402,10 @@ def _next(entry: Entry, ref: str) -> str:
 def done(name: str, ref: str) -> Response:
     """The completion page of a study link: the code, and a way to another part."""
     with session_scope(web_state().engine) as session:
-        entry = _entry(session, name)
+        entry = entry_of(session, name)
         if isinstance(entry, Response):
             return entry
-        slot = _slot(session, entry, ref)
+        slot = slot_of(session, entry, ref)
         if slot is None or slot.state is not SlotState.SUBMITTED:
             return message_page("Not finished", "This task is not submitted yet.", 404)
         worker = session.get(Worker, slot.worker_id)
@@ -413,7 +418,7 @@ def done(name: str, ref: str) -> Response:
     return Response(_DONE.render(code=code, more=more), 200, mimetype="text/html")
 
 
-def _slot(session: Session, entry: Entry, ref: str) -> Slot | None:
+def slot_of(session: Session, entry: Entry, ref: str) -> Slot | None:
     slot = session.exec(select(Slot).where(Slot.session_ref == ref)).first()
     if slot is None or slot.study_id != entry.study.id:
         return None

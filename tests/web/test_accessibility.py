@@ -453,6 +453,68 @@ def test_a_participant_who_does_not_consent_is_told_nothing_is_recorded(site):
         assert problems(driver, "declined") == []
 
 
+def _withdraw_by_keyboard(driver: Any, unseen: list[str]) -> str:
+    """Withdraw from the open task page with keys only; the page's words once withdrawn, and
+    axe-core's and the phone's problems with the question and the answer."""
+    tab_to(driver, "#withdraw", unseen)
+    press(driver, Keys.ENTER)
+    assert focused(driver, "#withdraw-yes")  # the question takes the focus
+    found = problems(driver, "withdraw?")
+    press(driver, Keys.ENTER)
+    banner = wait(driver).until(lambda d: d.find_element("id", "withdrawn"))
+    wait(driver).until(lambda d: banner.is_displayed())
+    assert not driver.find_element("id", "task-form").is_displayed()
+    found += problems(driver, "withdrawn")
+    assert found == []
+    return str(banner.text)
+
+
+def _events(db: str, kind: Any) -> list[dict[str, Any]]:
+    from harness.store import make_engine, session_scope
+    from harness.store.models import Event
+
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            rows = session.exec(select(Event).where(Event.kind == kind).order_by(Event.id)).all()
+            return [dict(e.payload, subject=e.subject) for e in rows]
+    finally:
+        engine.dispose()
+
+
+def test_a_participant_withdraws_mid_task_by_keyboard_on_every_platform(site):
+    """On a study link (nobody to tell), from Prolific (asked for the return of the
+    submission) and on MTurk (the worker is asked to return the HIT): confirmed first, keys
+    only, passing axe-core on a 360 px phone; the withdrawal recorded."""
+    from harness.store.models import EventKind
+
+    unseen: list[str] = []
+    with chromium(NARROW_PHONE) as driver:
+        driver.get(site.link("likert", "LEAVES"))
+        start(driver)
+        visible_card(driver)
+        said = _withdraw_by_keyboard(driver, unseen)
+        assert said == "You have withdrawn from the study. Nothing you answered will be used."
+        driver.get(site.prolific_entry("rating", "PLEAVES1"))
+        said = _withdraw_by_keyboard(driver, unseen)
+        assert "Please return the study on Prolific" in said
+        session = urlsplit(driver.current_url).path.rsplit("/", 1)[1]
+        driver.get(f"{site.url}/hit/{site.hit_keys['pair_comparison']}?{_params('WLEAVES')}")
+        said = _withdraw_by_keyboard(driver, unseen)
+        assert "Please return the HIT on MTurk" in said
+    assert unseen == []
+    who = [e["worker"] for e in _events(site.db, EventKind.PARTICIPANT_WITHDREW)]
+    assert {"LEAVES", "PLEAVES1", "WLEAVES"} <= set(who)
+    returns = [e for e in _events(site.db, EventKind.WITHDRAWAL_RETURN) if e["subject"] == session]
+    assert [e["return"] for e in returns] == ["asked"]
+    asked = requests.get(
+        f"{site.prolific}/api/v1/submissions/{session}/",
+        timeout=10,
+        headers={"Authorization": "Token local"},
+    ).json()
+    assert asked.get("return_requested"), asked
+
+
 def _consent_stored(db: str, participant: str) -> bool:
     from harness.store import make_engine, session_scope
     from harness.store.models import Assignment, Worker

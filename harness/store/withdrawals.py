@@ -1,0 +1,72 @@
+"""Participants who withdrew from a study: recorded once, and left out of every reading of its
+judgments (analysis, screening, export, the dashboard), which is all that withdrawing asks of
+the store. What was stored stays, as the record that they took part and withdrew."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from harness.clock import utcnow
+from harness.store.events import EventKind, record_event
+from harness.store.models import Judgment, Withdrawal, Worker
+from harness.store.received import skipping_insert, worker_row
+
+
+def withdraw(session: Session, study_id: int, platform_worker_id: str, assignment_id: str) -> bool:
+    """Record that the participant withdrew from the study, from ``assignment_id``; False when
+    they had withdrawn already (the database keeps one record: a unique constraint)."""
+    worker = worker_row(session, platform_worker_id)
+    dialect = session.get_bind().dialect.name
+    table: sa.Table = Withdrawal.__table__  # type: ignore[attr-defined]
+    inserted = session.execute(
+        skipping_insert(dialect, table).returning(table.c.id),
+        [
+            {
+                "study_id": study_id,
+                "worker_id": worker.id,
+                "platform_assignment_id": assignment_id,
+                "withdrawn_at": utcnow(),
+            }
+        ],
+    ).first()
+    if inserted is None:
+        return False
+    record_event(
+        session,
+        EventKind.PARTICIPANT_WITHDREW,
+        study_id=study_id,
+        subject=assignment_id,
+        payload={"worker": platform_worker_id},
+    )
+    return True
+
+
+def has_withdrawn(session: Session, study_id: int, platform_worker_id: str) -> bool:
+    query = (
+        select(Withdrawal.id)
+        .join(Worker, col(Worker.id) == col(Withdrawal.worker_id))
+        .where(Withdrawal.study_id == study_id, Worker.platform_worker_id == platform_worker_id)
+    )
+    return session.exec(query).first() is not None
+
+
+def withdrawn(session: Session, study_id: int) -> list[tuple[str, Any]]:
+    """The study's withdrawn participants (platform ids) and when, in the order they left."""
+    query = (
+        select(Worker.platform_worker_id, Withdrawal.withdrawn_at)
+        .join(Worker, col(Worker.id) == col(Withdrawal.worker_id))
+        .where(Withdrawal.study_id == study_id)
+        .order_by(col(Withdrawal.id))
+    )
+    return [(str(w), at) for w, at in session.exec(query).all()]
+
+
+def not_withdrawn(study_id: int) -> sa.ColumnElement[bool]:
+    """A condition on a query of judgments: the judgment's worker has not withdrawn from the
+    study."""
+    return ~sa.exists().where(
+        col(Withdrawal.study_id) == study_id, col(Withdrawal.worker_id) == col(Judgment.worker_id)
+    )

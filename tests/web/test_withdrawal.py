@@ -1,0 +1,121 @@
+"""A participant withdraws from a study at any point, through the real CLI and task server on
+a study link: recorded once, their judgments out of analysis and export (kept only as the
+record), their place freed, and the study not taken again; only with the page's own token and
+browser. Prolific's return request is in tests/web/test_accessibility.py (a real browser and
+the local Prolific service)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from sqlmodel import select
+
+from harness.store import make_engine, session_scope, study_judgments
+from harness.store.models import Event, EventKind, Judgment, Slot, SlotState, Worker
+from harness.store.studies import find_study
+from harness.store.withdrawals import withdrawn
+from harness.web import create_app
+from harness.web.withdrawals import WITHDRAWN
+from tests.factories import migrated_sqlite
+from tests.platform.factories import harness_cli, small_spec
+from tests.web.fuzzing import page_fields, token_in_page
+
+
+@pytest.fixture(scope="module")
+def link(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("withdraw")
+    db = migrated_sqlite(directory / "h.db")
+    spec = small_spec(directory, items=4, per_hit=2, raters=20, hosting="external")
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://t.test"
+    )
+    assert launched.exit_code == 0, launched.output
+    app = create_app(db)
+    engine = make_engine(db)
+    yield app, engine
+    app.extensions["harness"].close()
+    engine.dispose()
+
+
+def _start(browser, participant):
+    arrived = browser.get(f"/p/small?participant={participant}")
+    assert arrived.status_code == 303, arrived.get_data(as_text=True)
+    url = arrived.headers["Location"]
+    return url, browser.get(url).get_data(as_text=True)
+
+
+def _withdraw(browser, url, html, participant, **changes):
+    fields = {"workerId": participant, "pageToken": token_in_page(html)} | changes
+    return browser.post(f"{url}/withdraw", data=fields)
+
+
+def _study(session):
+    return find_study(session, "small")
+
+
+def test_a_participant_who_withdraws_is_recorded_once_and_frees_the_place(link):
+    app, engine = link
+    browser = app.test_client()
+    url, html = _start(browser, "W1")
+    answer = _withdraw(browser, url, html, "W1")
+    assert answer.status_code == 200
+    assert answer.json == {"ok": True, "message": WITHDRAWN}  # a link: no platform to tell
+    assert _withdraw(browser, url, html, "W1").status_code == 200  # again: nothing new
+    ref = url.rsplit("/", 1)[1]
+    with session_scope(engine) as session:
+        study = _study(session)
+        assert [w for w, _ in withdrawn(session, study.id)] == ["W1"]
+        kinds = session.exec(
+            select(Event.kind).where(Event.subject == ref).order_by(Event.id)
+        ).all()
+        assert kinds.count(EventKind.PARTICIPANT_WITHDREW) == 1
+        slot = session.exec(select(Slot).where(Slot.session_ref == ref)).first()
+        assert slot is None or slot.state is SlotState.OPEN
+    again = browser.get("/p/small?participant=W1")
+    assert again.status_code == 200
+    assert "You withdrew from this study, so it cannot be taken again." in again.get_data(
+        as_text=True
+    )
+
+
+def test_a_withdrawn_participant_s_judgments_leave_analysis_and_export(link, tmp_path):
+    """W2 submits a part, starts another and withdraws; W0 submits and stays."""
+    app, engine = link
+    stays = app.test_client()
+    url, html = _start(stays, "W0")
+    assert stays.post(f"{url}/submit", data=dict(page_fields(html, "W0", url.split("/")[-1]))).json[
+        "ok"
+    ]
+    browser = app.test_client()
+    url, html = _start(browser, "W2")
+    posted = browser.post(f"{url}/submit", data=dict(page_fields(html, "W2", url.split("/")[-1])))
+    assert posted.status_code == 200, posted.json
+    more = browser.get(posted.json["next"]).get_data(as_text=True)  # the completion page
+    assert "Do another part" in more
+    second, second_html = _start(browser, "W2")
+    with session_scope(engine) as session:
+        assert set(study_judgments(session, _study(session).id)["worker_id"]) >= {"W2"}
+    assert _withdraw(browser, second, second_html, "W2").status_code == 200
+    with session_scope(engine) as session:
+        assert "W2" not in set(study_judgments(session, _study(session).id)["worker_id"])
+        kept = session.exec(
+            select(Judgment).join(Worker).where(Worker.platform_worker_id == "W2")
+        ).all()
+        assert len(kept) == 2  # the record: nothing deleted
+    out = tmp_path / "small.csv"
+    exported = harness_cli("export", "small", "--db", str(engine.url), "--out", str(out))
+    assert exported.exit_code == 0, exported.output
+    workers = set(pd.read_csv(out)["worker_id"])
+    assert workers and "W2" not in workers
+
+
+def test_a_withdrawal_without_the_page_s_token_or_browser_changes_nothing(link):
+    app, engine = link
+    browser = app.test_client()
+    url, html = _start(browser, "W3")
+    forged = _withdraw(browser, url, html, "W3", pageToken="x")
+    assert forged.status_code == 403
+    stranger = _withdraw(app.test_client(), url, html, "W3")
+    assert stranger.status_code == 403
+    with session_scope(engine) as session:
+        assert "W3" not in [w for w, _ in withdrawn(session, _study(session).id)]
