@@ -1,5 +1,6 @@
-"""The study page and a worker's page at 1280 px and at 390 px in a real Chromium: the page
-never scrolls sideways, every card stays inside the window (a wide table scrolls inside its
+"""The study page and a worker's page at 1280 px and at 390 px in a real Chromium: axe-core
+finds no serious or critical violation on them (nor on the login page and the studies list),
+the page never scrolls sideways, every card stays inside the window (a wide table scrolls inside its
 card), and the buttons a researcher acts with are in reach: at 1280 px each one is inside
 the window; at 390 px each is inside the window or in a card that scrolls. One study and
 server for the module."""
@@ -149,3 +150,55 @@ def test_typed_text_survives_live_updates_which_go_on_while_someone_types(live):
             " document.activeElement.name, tick.checked];"
         )
         assert kept == [first, "Half typed", "feedback", True]
+
+
+TABLES = """
+const out = [];
+for (const table of document.querySelectorAll("main table")) {
+  const card = table.closest("section");
+  if (card === null || table.getClientRects().length === 0) { continue; }
+  const box = table.getBoundingClientRect(), inside = card.getBoundingClientRect();
+  const scrolls = ["auto", "scroll"].includes(getComputedStyle(card).overflowX)
+    || ["auto", "scroll"].includes(getComputedStyle(table.parentElement).overflowX);
+  out.push({id: table.id || card.id, fits: box.right <= inside.right + 1, scrolls: scrolls,
+            cardInWindow: inside.right <= window.innerWidth + 1});
+}
+return out;
+"""
+"""Each table shown on the page: whether it fits its card, or else the card (or the table's
+box) scrolls sideways within itself, and whether the card keeps inside the window."""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [WIDE, PHONE], ids=["1280px", "390px"])
+def test_every_dashboard_page_passes_axe_with_its_tables_inside_their_cards(live, size):
+    """axe-core finds no serious or critical violation on the login page, the studies list,
+    the study page and a worker's page; every table is inside its card, which scrolls it
+    sideways when it is wider (never the page)."""
+    from harness.providers.mturk.crowd import mturk_worker_id
+    from tests.web.accessibility import problems
+
+    found: list[str] = []
+    clipped: list[dict[str, Any]] = []
+    with chromium(size) as driver:
+        driver.get(f"{live.url}/dashboard/login")
+        found += problems(driver, "login")
+        logged_in_at(live, driver)
+        worker = mturk_worker_id(live.workers()[0].worker_id)
+        pages = {
+            "studies": "/dashboard/",
+            "study": f"/dashboard/study/{STUDY}",
+            "worker": f"/dashboard/study/{STUDY}/worker/{worker}",
+        }
+        for name, path in pages.items():
+            driver.get(f"{live.url}{path}")
+            if name == "study":
+                wait_for(lambda: text(driver, "live") == "live", "the event stream")
+            found += problems(driver, f"{name} at {size[0]} px")
+            clipped += [
+                t | {"page": name}
+                for t in driver.execute_script(TABLES)
+                if not ((t["fits"] or t["scrolls"]) and t["cardInWindow"])
+            ]
+    assert found == []
+    assert clipped == []
