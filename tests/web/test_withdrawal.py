@@ -102,6 +102,13 @@ def test_a_withdrawn_participant_s_judgments_leave_analysis_and_export(link, tmp
             select(Judgment).join(Worker).where(Worker.platform_worker_id == "W2")
         ).all()
         assert len(kept) == 2  # the record: nothing deleted
+    with session_scope(engine) as session:
+        left = len(withdrawn(session, _study(session).id))  # W2, and whoever withdrew before
+    status = harness_cli("status", "small", "--db", str(engine.url))
+    assert (
+        f"  withdrawn: {left} participants (their judgments are left out of analysis and export)"
+        in status.output.splitlines()
+    )
     out = tmp_path / "small.csv"
     exported = harness_cli("export", "small", "--db", str(engine.url), "--out", str(out))
     assert exported.exit_code == 0, exported.output
