@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlmodel import select
 
 from harness.answer import Answer
+from harness.consent import consent_hash
 from harness.platform.submissions.rechecks import Rechecks
 from harness.platform.submissions.settling import Settled, settle
 from harness.platform.verification import Verdict, Verification, Verifier
@@ -254,3 +255,38 @@ def test_a_settled_assignment_keeps_the_platforms_acceptance_before_its_submissi
         set(times) - {last}, accepted
     )
     assert times[last][0] == times[last][1]  # no acceptance time given: the submission's
+
+
+def test_a_consent_quarantined_with_the_answers_is_stored_with_the_assignment(engine, tmp_path):
+    """A study asking consent, on a platform that vouches later (MTurk): the consent posted
+    with the answers waits with them in quarantine and reaches the assignment once settled."""
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + "consent: I agree.\n"))
+    keys = loaded.items["item_id"].tolist()
+    given = T0 + timedelta(seconds=3)
+    digest = consent_hash("I agree.")
+    with session_scope(engine) as session:
+        study = create_study(session, loaded)
+        (hit,) = add_planned_hits(session, study, [keys[:2]], max_assignments=1)
+        hit.platform_hit_id = "PH0"
+        session.add(hit)
+        session.flush()
+        answers = _answers(hit.items, offset=0)
+        consent = {"consent": digest, "consentedAt": str(round(given.timestamp() * 1000))}
+        row_id, _ = quarantine(
+            session,
+            study_id=study.id,
+            hit_id=hit.id,
+            assignment_id="AC",
+            worker_id="W1",
+            fields=list((encode_answers(answers) | consent).items()),
+            reason="not submitted yet",
+        )
+        checked = Verification(Verdict.VERIFIED, CONFIRMS, platform_answers=tuple(answers))
+    with session_scope(engine) as session:
+        settle(session, [(row_id, checked, session.get(Hit, hit.id))])
+    with session_scope(engine) as session:
+        stored = session.exec(select(Assignment).where(Assignment.platform_assignment_id == "AC"))
+        assignment = stored.one()
+        assert assignment.consent_hash == digest
+        assert aware(assignment.consented_at) == given
