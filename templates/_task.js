@@ -450,7 +450,8 @@
       busy(true);
       forget();
       if (el("continue")) {  /* the debrief first: the answers go to MTurk on Continue */
-        finish("Press Continue to send your answers to MTurk.", function () { postToTurk(pairs); });
+        el("continue-hosted").hidden = false;
+        finish("", function () { postToTurk(pairs); });
         return;
       }
       postToTurk(pairs);
@@ -518,8 +519,8 @@
     withdrawError.hidden = false;
   }
   withdrawYes.addEventListener("click", function () {
-    if (!cfg.withdrawUrl) {
-      withdrawn("You have withdrawn from the study: nothing was sent. Please return the HIT on MTurk (its Return button).");
+    if (!cfg.withdrawUrl) {  /* a page MTurk hosts: its own words, nothing to send */
+      withdrawn(el("withdrawn-hosted").textContent);
       return;
     }
     withdrawYes.disabled = true;

@@ -484,7 +484,8 @@ def _events(db: str, kind: Any) -> list[dict[str, Any]]:
 
 def test_a_participant_withdraws_mid_task_by_keyboard_on_every_platform(site):
     """On a study link (nobody to tell), from Prolific (asked for the return of the
-    submission) and on MTurk (the worker is asked to return the HIT): confirmed first, keys
+    submission) and on MTurk (the worker is asked to return the HIT; a page MTurk hosts has
+    no server to tell): confirmed first, keys
     only, passing axe-core on a 360 px phone; the withdrawal recorded."""
     from harness.store.models import EventKind
 
@@ -502,6 +503,12 @@ def test_a_participant_withdraws_mid_task_by_keyboard_on_every_platform(site):
         driver.get(f"{site.url}/hit/{site.hit_keys['pair_comparison']}?{_params('WLEAVES')}")
         said = _withdraw_by_keyboard(driver, unseen)
         assert "Please return the HIT on MTurk" in said
+        driver.get(f"{site.mturk_pages}/rating?{_params('WHOSTED')}")  # the page MTurk hosts
+        said = _withdraw_by_keyboard(driver, unseen)
+        assert said == (
+            "You have withdrawn from the study: nothing was sent. Please return the HIT on "
+            "MTurk (its Return button)."
+        )
     assert unseen == []
     who = [e["worker"] for e in _events(site.db, EventKind.PARTICIPANT_WITHDREW)]
     assert {"LEAVES", "PLEAVES1", "WLEAVES"} <= set(who)
