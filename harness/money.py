@@ -15,9 +15,9 @@ def money(amount: Decimal | float, currency: str = "USD", places: int | None = N
     value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
     if places is not None:
         value = value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    sign, digits = ("-", f"{-value:,}") if value < 0 else ("", f"{value:,}")  # grouped
     symbol = SYMBOLS.get(currency)
-    digits = f"{value:,}"  # thousands grouped
-    return f"{symbol}{digits}" if symbol else f"{digits} {currency}"
+    return f"{sign}{symbol}{digits}" if symbol else f"{sign}{digits} {currency}"
 
 
 def symbol(currency: str) -> str:
