@@ -64,7 +64,12 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
     "default: the spec's platform.project.",
 )
 @db_option
-@click.option("--budget", callback=_decimal, default=None, help="Refuse above this cost ($).")
+@click.option(
+    "--budget",
+    callback=_decimal,
+    default=None,
+    help="Refuse above this cost (in the spec's platform.currency).",
+)
 @click.option("--notify-queue", default=None, help="Send MTurk's events to this SQS queue URL.")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the requests; send nothing.")
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
