@@ -24,6 +24,7 @@ setup(
     },
     package_data={
         "harness": ["py.typed"],
+        "harness.i18n": ["catalogs/*.po", "catalogs/*.pot"],
         "harness.datasets.data.ws353": ["*.csv", "*.txt", "README.md"],
         "harness.datasets.data": ["ws353-systems/*.csv", "ws353-systems/README.md"],
         "harness.migrations": ["*.py", "*.mako", "README"],

@@ -5,6 +5,11 @@
   "use strict";
   var PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE";
   var cfg = TASK;
+  /* the page's words in its language (harness.i18n), each {name} filled in from args */
+  function t(key, args) {
+    return cfg.text[key].replace(/\{(\w+)\}/g, function (all, name) { return String(args[name]); });
+  }
+  function num(n) { return Number(n).toLocaleString(cfg.lang, { useGrouping: false }); }
   var params = new URLSearchParams(window.location.search);
   if (cfg.hosting === "mturk") {
     cfg.assignmentId = params.get("assignmentId") || "";
@@ -38,7 +43,7 @@
   cards.forEach(function (card, i) {
     var count = document.createElement("p");
     count.className = "card-count";
-    count.textContent = "Item " + (i + 1) + " of " + cards.length;
+    count.textContent = t("item_of", { n: num(i + 1), total: num(cards.length) });
     card.insertBefore(count, card.firstChild);
     var copy = controls.content.cloneNode(true);
     copy.querySelectorAll("input[name]").forEach(function (input) { input.name = input.name + "-" + i; });
@@ -48,7 +53,7 @@
     error.setAttribute("role", "alert");
     error.hidden = true;
     card.appendChild(error);
-    card.setAttribute("aria-label", "Item " + (i + 1));
+    card.setAttribute("aria-label", t("item", { n: num(i + 1) }));
   });
   var n = cards.length;
   var state = cards.map(function () {
@@ -138,9 +143,9 @@
   function problem(i) {
     var s = state[i];
     if (answered(i)) { return ""; }
-    if (cfg.gate && s.gate === null) { return "Please answer the first question for this item."; }
-    if (s.typed.trim() !== "") { return "\u201c" + s.typed.trim() + "\u201d is not allowed. " + cfg.scale.hint; }
-    return "Please answer this item before going on.";
+    if (cfg.gate && s.gate === null) { return t("answer_gate"); }
+    if (s.typed.trim() !== "") { return t("not_allowed", { typed: s.typed.trim() }) + " " + cfg.scale.hint; }
+    return t("answer_item");
   }
   function touch(i) {
     state[i].answered = Date.now();
@@ -221,7 +226,7 @@
         var v = parseFloat(slider.value);
         sliderShow(slider, v);
         s.value = v;
-        s.typed = format(v);
+        s.typed = shown(v);
         if (text) { text.value = s.typed; text.classList.remove("invalid"); }
         if (skip && skip.checked) { skip.checked = false; s.skipped = false; }
         touch(i);
@@ -276,20 +281,24 @@
       if (a[0] <= v && (below === null || a[0] > below[0])) { below = a; }
       if (a[0] >= v && (above === null || a[0] < above[0])) { above = a; }
     });
-    var said = format(v);
-    if (below && below[0] === v) { return said + ", " + below[1]; }
-    if (below && above) { return said + ", between " + below[1] + " and " + above[1]; }
-    if (below || above) { return said + (below ? ", above " + below[1] : ", below " + above[1]); }
-    return said + " on a scale from " + format(cfg.scale.min) + " to " + format(cfg.scale.max);
+    var said = shown(v);
+    if (below && below[0] === v) { return t("at", { value: said, label: below[1] }); }
+    if (below && above) { return t("between", { value: said, low: below[1], high: above[1] }); }
+    if (below) { return t("above", { value: said, low: below[1] }); }
+    if (above) { return t("below", { value: said, high: above[1] }); }
+    return t("on_scale", { value: said, min: shown(cfg.scale.min), max: shown(cfg.scale.max) });
   }
   function sliderClear(slider) {  /* back to unanswered: no thumb, no value announced */
     slider.value = slider.min;
     slider.classList.add("untouched");
-    slider.setAttribute("aria-valuetext", "no answer yet");
+    slider.setAttribute("aria-valuetext", t("no_answer"));
   }
   function format(v) {
     var d = cfg.scale.fractional ? cfg.scale.decimals : 6;
     return String(Number(v.toFixed(d)));
+  }
+  function shown(v) {  /* a value as the page's language writes it (7,5 in German) */
+    return format(v).replace(".", cfg.decimal);
   }
   cards.forEach(wire);
 
@@ -297,11 +306,11 @@
   function progress() {
     var done = state.filter(function (s, i) { return answered(i); }).length;
     var box = el("progress-text");
-    box.textContent = started ? "Item " + (current + 1) + " of " + n : n + " items";
+    box.textContent = started ? t("item_of", { n: num(current + 1), total: num(n) }) : t("items", { n: num(n) });
     if (started) {
       var extra = document.createElement("span");
       extra.className = "progress-answered";
-      extra.textContent = " \u00b7 " + done + " answered";
+      extra.textContent = " \u00b7 " + t("answered", { n: num(done) });
       box.appendChild(extra);
     }
     el("progress-fill").style.width = (100 * done / Math.max(n, 1)) + "%";
@@ -398,7 +407,7 @@
   function showMessages(list) {
     messages.innerHTML = "";
     var intro = document.createElement("p");
-    intro.textContent = "Your answers could not be submitted yet:";
+    intro.textContent = t("not_submitted");
     var ul = document.createElement("ul");
     list.forEach(function (m) { var li = document.createElement("li"); li.textContent = m; ul.appendChild(li); });
     messages.appendChild(intro);
@@ -435,7 +444,7 @@
   function busy(on) {
     sending = on;
     submitButton.disabled = on; backButton.disabled = on || current === 0;
-    submitButton.textContent = on ? "Sending\u2026" : "Submit answers";
+    submitButton.textContent = on ? t("sending") : t("submit");
   }
   function submit() {
     if (cfg.preview || sending) { return; }
@@ -446,7 +455,7 @@
     var pairs = fields().concat(window.harnessSignals ? window.harnessSignals.fields() : []);
     if (cfg.consent) { pairs.push(["consent", cfg.consent], ["consentedAt", String(consentedAt || "")]); }
     if (cfg.hosting === "mturk") {
-      if (!cfg.turkSubmitTo) { showMessages(["This page was opened outside MTurk: there is nowhere to submit to."]); return; }
+      if (!cfg.turkSubmitTo) { showMessages([t("outside_mturk")]); return; }
       busy(true);
       forget();
       if (el("continue")) {  /* the debrief first: the answers go to MTurk on Continue */
@@ -467,23 +476,23 @@
     fetch(cfg.answersUrl, { method: "POST", body: body, headers: { Accept: "application/json" } })
       .then(function (response) {
         return response.json().then(function (data) { return { ok: response.ok, data: data }; },
-          function () { return { ok: false, data: { errors: ["The server answered " + response.status + "; please try again."] } }; });
+          function () { return { ok: false, data: { errors: [t("server_answered", { status: num(response.status) })] } }; });
       })
       .then(function (result) {
-        if (!result.ok) { busy(false); showMessages(result.data.errors || ["Please try again."]); return; }
+        if (!result.ok) { busy(false); showMessages(result.data.errors || [t("try_again")]); return; }
         forget();
         if (result.data.next) {  /* a platform with places: its completion page (with the code) */
           finish(result.data.message, function () { window.location.assign(result.data.next); });
           return;
         }
         if (cfg.turkSubmitTo) {
-          finish(result.data.message + " Completing the HIT on MTurk\u2026", function () { postToTurk(pairs); });
+          finish(result.data.message + " " + t("completing"), function () { postToTurk(pairs); });
         } else {
-          finish(result.data.message + " You can close this page.");
+          finish(result.data.message + " " + t("close"));
         }
       }, function () {
         busy(false);
-        showMessages(["The server could not be reached. Check your connection and press Submit again; nothing is lost."]);
+        showMessages([t("unreachable")]);
       });
   }
   submitButton.addEventListener("click", submit);
@@ -531,8 +540,8 @@
     fetch(cfg.withdrawUrl, { method: "POST", body: body, headers: { Accept: "application/json" } })
       .then(function (response) { return response.json(); })
       .then(function (data) {
-        if (data.ok) { withdrawn(data.message); } else { withdrawFailed(data.errors || ["Please try again."]); }
-      }, function () { withdrawFailed(["The server could not be reached. Check your connection and try again."]); });
+        if (data.ok) { withdrawn(data.message); } else { withdrawFailed(data.errors || [t("try_again")]); }
+      }, function () { withdrawFailed([t("withdraw_unreachable")]); });
   });
   form.addEventListener("submit", function (event) { event.preventDefault(); });
 

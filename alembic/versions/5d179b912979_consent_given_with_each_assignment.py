@@ -1,7 +1,7 @@
 """consent given with each assignment
 
 Revision ID: 5d179b912979
-Revises: d5f5f90c6a44
+Revises: e3c1a0f2b7d4
 Create Date: 2026-11-28 19:51:01.698665
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 
 
 revision: str = '5d179b912979'
-down_revision: str | None = 'd5f5f90c6a44'
+down_revision: str | None = 'e3c1a0f2b7d4'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -25,6 +25,7 @@ class ArmsFigures:
     problem: str | None = None
     reference: str | None = None
     fees_of: str = ""
+    currency: str = "USD"  # the study's, of the costs
 
     def to_dict(self) -> dict[str, Any]:
         figures = {} if self.comparison is None else arms_record(self.comparison)
@@ -35,6 +36,7 @@ class ArmsFigures:
             "problem": self.problem,
             "reference_name": self.reference,
             "fees_of": self.fees_of,
+            "currency": self.currency,
         } | figures
 
 

@@ -41,6 +41,7 @@ class StoredArms:
     checks: pd.DataFrame  # one row per control check: arm, worker_id, item_id, control, passed
     cost_per_judgment: dict[str, float]  # arm -> rewards and fees per content judgment
     platform: str  # the platform whose fees are counted, as it names itself
+    currency: str = "USD"  # the study's, of ``cost_per_judgment``
 
 
 def read_arms(session: Session, study: Study, judgments: pd.DataFrame | None = None) -> StoredArms:
@@ -65,7 +66,8 @@ def read_arms(session: Session, study: Study, judgments: pd.DataFrame | None = N
         if rewards_only is not None:
             reward = Decimal(str(version.spec["hit"]["reward"]))
             cost[arm.name] = with_fees(rewards_only, reward, per_unit, platform)
-    return StoredArms(data, pd.concat(checks, ignore_index=True), cost, platform.label)
+    checked = pd.concat(checks, ignore_index=True)
+    return StoredArms(data, checked, cost, platform.label, study.currency)
 
 
 def with_fees(
@@ -137,9 +139,21 @@ def arms_figures(
         comparison = compare_stored(stored, reference=means, resamples=resamples, seed=seed)
     except StatsError as exc:
         return ArmsFigures(
-            data.study, data.arms, characterized, None, str(exc), fees_of=stored.platform
+            data.study,
+            data.arms,
+            characterized,
+            None,
+            str(exc),
+            fees_of=stored.platform,
+            currency=stored.currency,
         )
     name = None if means is None or reference is None else reference.name
     return ArmsFigures(
-        data.study, data.arms, characterized, comparison, reference=name, fees_of=stored.platform
+        data.study,
+        data.arms,
+        characterized,
+        comparison,
+        reference=name,
+        fees_of=stored.platform,
+        currency=stored.currency,
     )

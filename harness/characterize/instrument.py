@@ -10,6 +10,7 @@ repeated showings, random pairs) are left out and counted (METHODS.md section 3)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from harness.datasets.ws353 import FILES as WS353_FILES
 from harness.datasets.ws353 import PAPER_RATERS, SET2_RATERS, WS353
 from harness.datasets.ws353 import VERSION as WS353_VERSION
 from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
+from harness.money import money
 from harness.roles import ItemRole
 
 CONTENT_ROLES = frozenset({ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value})
@@ -172,6 +174,8 @@ def instrument_from_study(
     spec = instrument.get("spec") or {}
     scale = spec.get("scale") or {}
     hit = spec.get("hit") or {}
+    currency = str(study.get("currency") or "USD")  # a study stored before: US dollars
+    reward, budget = hit.get("reward"), study.get("budget")
     known: dict[str, Any] = {
         "source": f"stored study {study.get('name')} (target {study.get('target')}, "
         f"status {study.get('status')})",
@@ -187,8 +191,8 @@ def instrument_from_study(
         "qualifications": _mapping_text(
             {k: v for k, v in (spec.get("qualifications") or {}).items() if v not in (None, [])}
         ),
-        "pay": f"${hit.get('reward')} per HIT" if hit.get("reward") is not None else None,
-        "budget": study.get("budget"),
+        "pay": None if reward is None else f"{money(Decimal(str(reward)), currency)} per HIT",
+        "budget": None if budget is None else money(Decimal(str(budget)), currency, 2),
         "dates": _dates(study.get("first_accepted"), study.get("last_submitted")),
         "screening policy": _mapping_text(
             {k: (v or {}).get("action") for k, v in (spec.get("screening") or {}).items()}

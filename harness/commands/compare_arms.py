@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from harness.commands.options import db_option, resamples_option, seed_option
+from harness.money import money
 
 if TYPE_CHECKING:  # --help imports no statistics
     from harness.characterize.arms import ArmComparison
@@ -103,10 +104,14 @@ def compare_arms_command(
     if as_json:
         from harness.characterize.arm_figures import arms_record
 
-        record = arms_record(result) | {"study": stored.data.study, "fees_of": stored.platform}
+        record = arms_record(result) | {
+            "study": stored.data.study,
+            "fees_of": stored.platform,
+            "currency": stored.currency,
+        }
         click.echo(json.dumps(_finite(record), allow_nan=False))
         return
-    for line in _lines(stored.data.study, result, reference, stored.platform):
+    for line in _lines(stored.data.study, result, reference, stored.platform, stored.currency):
         click.echo(line)
 
 
@@ -132,7 +137,9 @@ def _reference(ref: str) -> dict[str, float]:
     return dict(zip(table["item_id"].astype(str), table["value"].astype(float), strict=True))
 
 
-def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) -> list[str]:
+def _lines(
+    study: str, r: ArmComparison, reference: str | None, fees_of: str, currency: str
+) -> list[str]:
     from harness.characterize.arm_figures import (
         CHECKED,
         controls_phrase,
@@ -154,18 +161,18 @@ def _lines(study: str, r: ArmComparison, reference: str | None, fees_of: str) ->
         f"study {study}: {len(r.arms)} arms, {r.level} alpha, {first.items} items compared; "
         f"{level}% intervals {intervals}; seed {r.seed}",
         f"  {'arm':<14}{'workers':>8}{'raters':>8}  {'alpha [' + str(level) + '%]':<22}"
-        f"{'item sd':>8}{'s/item':>8}{'screened':>10}{'$/reliable mean':>17}",
+        f"{'item sd':>8}{'s/item':>8}{'screened':>10}{'cost/reliable mean':>20}",
     ]
     for a in r.arms:
         seconds = "-" if a.seconds_per_item is None else f"{a.seconds_per_item:.1f}"
         interval = f"{a.alpha:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}]"
-        cost = "-" if a.cost_reliable is None else f"{a.cost_reliable:.3f}"
+        cost = "-" if a.cost_reliable is None else money(a.cost_reliable, currency, 3)
         out.append(
             f"  {a.arm:<14}{a.workers:>8}{a.raters_per_item:>8.1f}  {interval:<22}"
-            f"{a.item_sd:>8.2f}{seconds:>8}{percent(a.screened_share):>10}{cost:>17}"
+            f"{a.item_sd:>8.2f}{seconds:>8}{percent(a.screened_share):>10}{cost:>20}"
         )
     out.append(
-        f"  ($/reliable mean: rewards and {fees_of}'s fees of an item mean of reliability 0.8)"
+        f"  (cost/reliable mean: rewards and {fees_of}'s fees of an item mean of reliability 0.8)"
     )
     out.append(f"against {first.arm} (the base):")
     for d in r.differences:

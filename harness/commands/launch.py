@@ -18,6 +18,7 @@ import click
 from harness.commands.options import db_option
 from harness.commands.progress import progress_bar
 from harness.errors import LaunchRefused
+from harness.money import typed_amount
 from harness.platform.registry import platforms
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def _decimal(_ctx: click.Context, _param: click.Parameter, value: str | None) ->
     if value is None:
         return None
     try:
-        amount = Decimal(value.lstrip("$"))
+        amount = Decimal(typed_amount(value))
     except ArithmeticError as exc:
         raise click.BadParameter(f"expected an amount such as 123.45, got {value!r}") from exc
     if not amount.is_finite() or amount < 0:
@@ -63,7 +64,12 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
     "default: the spec's platform.project.",
 )
 @db_option
-@click.option("--budget", callback=_decimal, default=None, help="Refuse above this cost ($).")
+@click.option(
+    "--budget",
+    callback=_decimal,
+    default=None,
+    help="Refuse above this cost (in the spec's platform.currency).",
+)
 @click.option("--notify-queue", default=None, help="Send MTurk's events to this SQS queue URL.")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the requests; send nothing.")
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
@@ -130,7 +136,7 @@ def launch(
         return
     check_budget(plan, budget)
     if platform.real_money(plan.target):
-        _confirm(plan.cost.total, yes, confirm_cost)
+        _confirm(plan.cost.total, plan.settings.currency, yes, confirm_cost)
     if start_local and platform.is_local(plan.target):
         click.echo(platform.start_local(endpoint_url), err=True)
     from harness.store.database import database_url, open_store
@@ -197,8 +203,9 @@ def _print_requests(
         click.echo(json.dumps({"operation": call.operation, "params": call.params}, sort_keys=True))
 
 
-def _confirm(expected: Decimal, yes: bool, confirm_cost: str | None) -> None:
+def _confirm(expected: Decimal, currency: str, yes: bool, confirm_cost: str | None) -> None:
     """Real money: the cost typed back (or given with --yes --confirm-cost)."""
+    from harness.money import money
     from harness.platform.launch_plan import check_confirmation
 
     if yes:
@@ -206,12 +213,13 @@ def _confirm(expected: Decimal, yes: bool, confirm_cost: str | None) -> None:
             raise LaunchRefused(
                 f"--yes on production needs the cost repeated: --confirm-cost {expected}"
             )
-        check_confirmation(expected, confirm_cost)
+        check_confirmation(expected, confirm_cost, currency)
         return
     typed = click.prompt(
-        f"Posting to PRODUCTION spends real money. Type the cost ({expected}) to confirm",
+        f"Posting to PRODUCTION spends real money. Type the cost ({money(expected, currency)}) "
+        "to confirm",
         default="",
         show_default=False,
         err=True,
     )
-    check_confirmation(expected, typed)
+    check_confirmation(expected, typed, currency)

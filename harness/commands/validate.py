@@ -105,6 +105,7 @@ def _validate_arms(path: Path) -> list[Problem]:
     first = armed.arms[0].loaded
     spec = first.spec
     costs = []
+    c = spec.platform.currency
     click.echo(f"{path}: {spec.study.name} ({spec.type.value}), {len(armed.arms)} arms")
     click.echo(f"  items: {first.n_content_items} + {first.n_control_items} control items")
     for arm in armed.arms:
@@ -114,20 +115,21 @@ def _validate_arms(path: Path) -> list[Problem]:
         costs.append(cost.total)
         click.echo(
             f"  arm {arm.name}: {counts['hits']} HITs x {a.raters_per_item} assignments at "
-            f"${a.hit.reward}, ${cost.total}; instrument {short_hash(arm.instrument_hash)}"
+            f"{money(a.hit.reward, c)}, {money(cost.total, c)}; instrument "
+            f"{short_hash(arm.instrument_hash)}"
         )
     total = sum(costs, start=Decimal(0))
-    budget = f" (budget ${spec.budget})" if spec.budget is not None else ""
+    budget = f" (budget {money(spec.budget, c)})" if spec.budget is not None else ""
     fees = f"{platform.label} fees included{budget}"
-    click.echo(f"  cost: ${total} for all {len(armed.arms)} arms, {fees}")
+    click.echo(f"  cost: {money(total, c)} for all {len(armed.arms)} arms, {fees}")
     if spec.budget is not None and total > spec.budget:
         problems.append(
             Problem(
                 str(path),
                 first.line_of("budget"),
                 "budget",
-                f"the estimated cost ${total} of all {len(armed.arms)} arms exceeds the "
-                f"budget ${spec.budget}",
+                f"the estimated cost {money(total, c)} of all {len(armed.arms)} arms exceeds "
+                f"the budget {money(spec.budget, c)}",
             )
         )
     return problems

@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlmodel import Session, col, select
 
 from harness.errors import PlatformError
+from harness.money import money as written
 from harness.platform import money
 from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.launch_plan import action_token
@@ -416,6 +417,7 @@ def add_raters(
         extra = money.hit_total(platform, reward, new) / new * count
         after = money.committed(session, platform, study) + extra
         if after > budget:
+            c = study.study.currency
             if not event_logged(session, EventKind.REPLACE_REFUSED, token):
                 log(
                     session,
@@ -424,7 +426,8 @@ def add_raters(
                     token,
                     hit=hit.platform_hit_id,
                     reason=reason,
-                    why=f"committed would be ${after:.2f}, over the budget ${budget}",
+                    why=f"committed would be {written(after, c, 2)}, over the budget "
+                    f"{written(budget, c)}",
                 )
             return False
     log(

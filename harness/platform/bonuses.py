@@ -27,6 +27,7 @@ from typing import Protocol, runtime_checkable
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError
+from harness.money import money as written
 from harness.platform import money
 from harness.platform.contract import Platform, Provider
 from harness.platform.launch_plan import action_token
@@ -55,7 +56,7 @@ def parse_amount(text: str) -> Decimal:
     typed = text.strip()
     if not PLAIN.fullmatch(typed):
         raise BonusRefused(
-            f"bonus amount: expected dollars such as 0.50 (digits, at most two after the "
+            f"bonus amount: expected an amount such as 0.50 (digits, at most two after the "
             f"point), got {text!r}"
         )
     amount = Decimal(typed).quantize(CENT)
@@ -73,6 +74,7 @@ class BonusQuote:
     ceiling: Decimal
     committed_after: Decimal  # the study's committed money once it is paid
     budget: Decimal | None
+    currency: str = "USD"  # the study's, of every amount above
 
     @property
     def left_after(self) -> Decimal | None:
@@ -98,20 +100,21 @@ def quote(
     """The bonus's cost and the study's money after it; `BonusRefused` over the ceiling or the
     budget (``token``: the bonus itself, not counted twice when it is being resumed)."""
     most = ceiling(session, study, assignment)
+    c = study.study.currency
     if amount > most:
         raise BonusRefused(
-            f"bonus amount: ${amount} is over the ceiling of ${most} per bonus (the spec's "
-            f"hit.max_bonus, or {TIMES_REWARD} times the reward)"
+            f"bonus amount: {written(amount, c)} is over the ceiling of {written(most, c)} per "
+            f"bonus (the spec's hit.max_bonus, or {TIMES_REWARD} times the reward)"
         )
     cost = platform.bonus_cost(amount)
     after = money.committed(session, platform, study, excluding=token) + cost
     budget = study.study.budget
     if budget is not None and after > budget:
         raise BonusRefused(
-            f"a ${amount} bonus costs ${cost} with the platform's fee: committed would be "
-            f"${after:.2f}, over the budget ${budget}"
+            f"a {written(amount, c)} bonus costs {written(cost, c)} with the platform's fee: "
+            f"committed would be {written(after, c, 2)}, over the budget {written(budget, c)}"
         )
-    return BonusQuote(amount, cost, most, after, budget)
+    return BonusQuote(amount, cost, most, after, budget, c)
 
 
 def bonus_token(assignment: Assignment, amount: Decimal, reason: str) -> str:

@@ -218,10 +218,12 @@ def open_study(
                 f"study {plan.study_name!r} was launched on {platform.provider}, not "
                 f"{plan.platform.name}; give a study on another platform another study.name"
             )
-        settings = (platform.reward, platform.assignments_per_hit, platform.hosting)
-        if settings != (plan.settings.reward, plan.assignments_per_hit, plan.hosting):
+        settings = (platform.reward, study.currency, platform.assignments_per_hit)
+        wanted = (plan.settings.reward, plan.settings.currency, plan.assignments_per_hit)
+        if settings + (platform.hosting,) != wanted + (plan.hosting,):
             raise InputError(
-                f"study {plan.study_name!r} was launched with reward ${platform.reward}, "
+                f"study {plan.study_name!r} was launched with reward "
+                f"{money(platform.reward, study.currency)}, "
                 f"{platform.assignments_per_hit} assignments per HIT and {platform.hosting} "
                 "hosting; this spec differs: give a changed study another study.name"
             )

@@ -34,6 +34,7 @@ from sqlmodel import Session, select
 
 from harness.errors import LaunchRefused
 from harness.hosting import Hosting
+from harness.money import money
 from harness.platform.contract import (
     CostEstimate,
     GroupsProvider,
@@ -78,9 +79,14 @@ class ArmsDraft:
     def arms_line(self) -> str:
         """The arms and their HITs, for the person reading the plan."""
         one_reward = len({d.plan.settings.reward for d in self.arms}) == 1
+        c = self.plan.settings.currency
         return f"  {len(self.ranges)} arms: " + ", ".join(
             f"{name} ({len(r)} HITs, instrument {h[:12]}"
-            + ("" if one_reward else f", ${d.plan.settings.reward} each, ${d.plan.cost.total}")
+            + (
+                ""
+                if one_reward
+                else f", {money(d.plan.settings.reward, c)} each, {money(d.plan.cost.total, c)}"
+            )
             + ")"
             for (name, r), h, d in zip(self.ranges, self.hashes, self.arms, strict=True)
         )
@@ -150,13 +156,14 @@ def draft_arms_launch(
     first = drafts[0]
     platform = first.plan.platform
     rewards = sorted({d.plan.settings.reward for d in drafts})
+    c = first.plan.settings.currency
     per_unit = first.plan.assignments_per_hit
     total = sum(len(d.hit_plans) for d in drafts)
     if isinstance(platform, PlacesPlatform):
         if len(rewards) > 1:
             raise LaunchRefused(
                 f"{armed.path}: the arms pay different rewards "
-                f"({', '.join(f'${r}' for r in rewards)}); on {platform.label} one study "
+                f"({', '.join(money(r, c) for r in rewards)}); on {platform.label} one study "
                 "pays one reward: give every arm the same hit.reward"
             )
         cost = platform.estimate(rewards[0], total, per_unit)
@@ -177,7 +184,7 @@ def draft_arms_launch(
         warnings=warnings,
         reward_text=None
         if len(rewards) == 1
-        else (f"${rewards[0]} to ${rewards[-1]} each (each arm its own)"),
+        else (f"{money(rewards[0], c)} to {money(rewards[-1], c)} each (each arm its own)"),
     )
     draft = replace(
         first,

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from harness.errors import InputError, LaunchRefused, Problem
 from harness.hosting import Hosting
-from harness.money import money
+from harness.money import money, typed_amount
 from harness.platform.contract import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
@@ -270,16 +270,16 @@ def check_balance(balance: Decimal, needed: Decimal, target: str, currency: str 
         )
 
 
-def check_confirmation(expected: Decimal, typed: str) -> None:
+def check_confirmation(expected: Decimal, typed: str, currency: str = "USD") -> None:
     """Refuse unless the person repeated the cost exactly (production only)."""
     try:
-        same = Decimal(typed.strip().lstrip("$")) == expected
+        same = Decimal(typed_amount(typed)) == expected
     except ArithmeticError:
         same = False
     if not same:
         raise LaunchRefused(
-            f"not confirmed: the cost is ${expected}, and {typed.strip()!r} was given; "
-            f"nothing was posted"
+            f"not confirmed: the cost is {money(expected, currency)}, and {typed.strip()!r} "
+            "was given; nothing was posted"
         )
 
 

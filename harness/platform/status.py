@@ -18,9 +18,9 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
+from harness.money import money as written
 from harness.platform import money
 from harness.platform.contract import Platform
-from harness.providers.mturk.pricing import format_amount
 from harness.store.arm_assignment import study_arms
 from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions
@@ -62,6 +62,7 @@ class StudyReport:
     decisions: dict[str, int] = field(default_factory=dict)
     arms: list[tuple[str, int, int]] = field(default_factory=list)  # (arm, HITs, workers)
     out_of_arm: int = 0  # submissions outside their worker's arm (counted in no arm)
+    currency: str = "USD"  # the study's, of every amount above
     withdrawn: int = 0  # participants who withdrew (their judgments left out of analysis)
 
     @property
@@ -72,11 +73,13 @@ class StudyReport:
         def counts(c: dict[str, int]) -> str:
             return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
 
-        money = format_amount
+        def money(amount: Decimal) -> str:
+            return written(amount, self.currency, 2)
+
         budget = (
             "no budget"
             if self.budget is None or self.left is None
-            else f"budget ${money(self.budget)}, left ${money(self.left)}"
+            else f"budget {money(self.budget)}, left {money(self.left)}"
         )
         return (
             [
@@ -87,8 +90,7 @@ class StudyReport:
                 f"raters per item (target {self.raters_per_item}): "
                 f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
                 f"{self.items_at_target} of {self.items} items at target",
-                f"  money: committed ${money(self.committed)}, "
-                f"spent ${money(self.spent)} ({budget})",
+                f"  money: committed {money(self.committed)}, spent {money(self.spent)} ({budget})",
                 f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
                 f"(decisions {counts(self.decisions)})",
             ]
@@ -168,6 +170,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         decisions=dict(Counter(d.state.value for d in flags if d.flag)),
         arms=_arms(session, running.id),
         out_of_arm=_count_events(session, running.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+        currency=study.currency,
         withdrawn=len(withdrawn(session, running.id)),
     )
 

@@ -20,14 +20,23 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from harness.consent import consent_hash
 from harness.hosting import Hosting
+from harness.i18n import N_, _, direction, format_number, gettext, ngettext, speaking
 from harness.render.instrument import Instrument
 from harness.render.markup import guidelines_html
 from harness.render.plan import HitPlan, hit_key
 from harness.render.question import external_question_xml, html_question_xml
+from harness.render.script_text import script_text
 from harness.resources import templates_dir
 from harness.spec.model import OrderPolicy
 from harness.spec.study_types import definition
 
+# the words of pair comparisons' fixed scale (spec/study_types/pair_comparison.py, which
+# imports nothing from harness but the spec model), shown translated in worked examples
+_FIXED_WORDS = (
+    N_("The words of the first pair are more similar to each other"),
+    N_("The words of the second pair are more similar to each other"),
+    N_("They are equally similar"),
+)
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 """The assignmentId MTurk gives a page that a worker previews before accepting."""
 _BUTTONS_UP_TO = 11  # a whole-number scale with at most this many points gets one button each
@@ -63,7 +72,8 @@ def render_page(
     """
     hosting = Hosting(hosting)
     spec = instrument.spec
-    parts = _parts(instrument)
+    with speaking(spec.language):
+        parts = _parts(instrument)
     key = hit_key(study_name, plan.index)
     if hosting is Hosting.EXTERNAL and worker_id and not preview:
         order = instrument.page_order(
@@ -98,8 +108,13 @@ def render_page(
             "minGap": instrument.min_gap,
         },
         "scale": parts.scale_config,
+        "lang": spec.language,
+        "decimal": format_number(0.5, spec.language)[1],
+        "text": parts.script_text,
     }
     context = {
+        "language": spec.language,
+        "direction": direction(spec.language),
         "title": spec.hit.title,
         "study_type": spec.type.value,
         "hosting": hosting.value,
@@ -113,7 +128,8 @@ def render_page(
         "config": config,
         "csp_nonce": csp_nonce,
     }
-    return parts.template.render(**context)
+    with speaking(spec.language):
+        return parts.template.render(**context)
 
 
 class _Parts:
@@ -130,6 +146,7 @@ class _Parts:
         self.examples = _examples(instrument)
         self.scale = _scale_context(instrument)
         self.scale_config = _scale_config(instrument)
+        self.script_text = script_text()
         environment = _environment(tuple(instrument.template_dirs))
         self.template = environment.get_template(instrument.template_name)
 
@@ -172,15 +189,20 @@ def external_question(public_url: str, *, study_name: str, plan: HitPlan) -> str
 @lru_cache(maxsize=32)
 def _environment(template_dirs: tuple[Path, ...]) -> Environment:
     """The templates of these folders, each parsed once; only a custom template's folder is
-    watched for edits (the built-in templates do not change while harness runs)."""
-    return Environment(
+    watched for edits (the built-in templates do not change while harness runs). Their words
+    are translated into the language in use (`harness.i18n.speaking`)."""
+    environment = Environment(
         loader=FileSystemLoader([str(d) for d in template_dirs]),
         autoescape=True,
         undefined=StrictUndefined,
         auto_reload=template_dirs != (templates_dir(),),
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+    return environment
 
 
 def _number(value: float) -> str:
@@ -206,16 +228,23 @@ def _scale_config(instrument: Instrument) -> dict[str, Any]:
 def _hint(instrument: Instrument) -> str:
     scale = instrument.scale
     if scale.options:
-        return "Choose one of the answers."
-    span = f"a number from {_number(scale.min)} to {_number(scale.max)}"
+        return _("Choose one of the answers.")
+    low, high = format_number(scale.min), format_number(scale.max)
     if scale.fractional:
         if scale.decimals == 0:
-            return f"Enter {span} (whole numbers only)."
-        example = _number(round(scale.min + 0.75 * scale.range, min(scale.decimals, 1)))
-        return f"Enter {span}; decimals are allowed (e.g. {example})."
+            return _("Enter a number from {min} to {max} (whole numbers only).").format(
+                min=low, max=high
+            )
+        example = format_number(round(scale.min + 0.75 * scale.range, min(scale.decimals, 1)))
+        text = _("Enter a number from {min} to {max}; decimals are allowed (e.g. {example}).")
+        return text.format(min=low, max=high, example=example)
     if scale.step == 1 and float(scale.min).is_integer():
-        return f"Enter {span} (whole numbers only)."
-    return f"Enter {span} in steps of {_number(scale.step)}."
+        return _("Enter a number from {min} to {max} (whole numbers only).").format(
+            min=low, max=high
+        )
+    return _("Enter a number from {min} to {max} in steps of {step}.").format(
+        min=low, max=high, step=format_number(scale.step)
+    )
 
 
 def _scale_context(instrument: Instrument) -> dict[str, Any]:
@@ -233,7 +262,13 @@ def _scale_context(instrument: Instrument) -> dict[str, Any]:
         "slider_step": _number(slider_step),
         "fractional": scale.fractional,
         "buttons": buttons,
+        "shown": {b: format_number(float(b)) for b in buttons},  # a value as people read it
+        "shown_min": format_number(scale.min),
+        "shown_max": format_number(scale.max),
         "anchors": [(_number(v), label) for v, label in sorted(spec_scale.labels.items())],
+        "shown_anchors": [
+            (format_number(v), label) for v, label in sorted(spec_scale.labels.items())
+        ],
         "options": [
             {"value": _number(v), "label": label, "color": color, "ink": _ink(color)}
             for v, label, color in scale.options
@@ -271,7 +306,8 @@ def _long(sides: list[str]) -> bool:
 
 
 def _examples(instrument: Instrument) -> list[dict[str, Any]]:
-    labels = {_number(v): label for v, label, _ in instrument.scale.options}
+    # a built-in scale's words are in the catalogs; a spec's own are its language already
+    labels = {_number(v): gettext(label) for v, label, _c in instrument.scale.options}
     columns = instrument.display_columns
     kind = definition(instrument.spec.type)
     out = []
@@ -283,7 +319,10 @@ def _examples(instrument: Instrument) -> list[dict[str, Any]]:
             {
                 "sides": sides,
                 "long": _long(sides),
-                "answer": kind.example_answer(text, labels.get(text)),
+                "answer": kind.example_answer(
+                    format_number(answer) if isinstance(answer, int | float) else text,
+                    labels.get(text),
+                ),
                 "explanation": example.explanation,
             }
         )

@@ -17,6 +17,7 @@ from harness.characterize.arm_figures import (
     raters_needed_phrase,
 )
 from harness.characterize.arms import ArmComparison, ArmDifference
+from harness.money import money
 from harness.report.document import Block, Section, Table
 from harness.report.numbers import MISSING, num, pvalue, share
 
@@ -91,7 +92,7 @@ def arms_section(c: Characterization) -> Section | None:
                     s.arm,
                     _controls(r, s.arm, a.arms[0]),
                     share(s.screened_share, 0),
-                    _money(s.cost_reliable),
+                    _money(s.cost_reliable, a.currency),
                 ]
                 for s in r.arms
             ],
@@ -184,8 +185,8 @@ def _controls(r: ArmComparison, arm: str, base: str) -> str:
     return MISSING if found is None else controls_phrase(found, base)
 
 
-def _money(x: float | None) -> str:
-    return MISSING if x is None else f"${x:.3f}"
+def _money(x: float | None, currency: str) -> str:
+    return MISSING if x is None else money(x, currency, 3)
 
 
 def _reference(r: ArmComparison, name: str) -> list[Block]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.errors import Problem
+from harness.i18n import languages
 from harness.roles import ItemRole
 from harness.spec.heuristics import BY_KEY, HeuristicKey, resolve_heuristic
 from harness.spec.items import Row
@@ -27,6 +28,14 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
         problems.append(src.problem(("hit", "max_bonus"), "must be a positive amount"))
     if spec.budget is not None and spec.budget <= 0:
         problems.append(src.problem(("budget",), "must be a positive amount"))
+    if spec.language not in languages():
+        problems.append(
+            src.problem(
+                ("language",),
+                f"no translation of the participant pages into {spec.language!r}; "
+                f"known: {', '.join(languages())}",
+            )
+        )
     problems += _check_scale(spec, src)
     guideline_sources = [k for k in ("file", "dataset", "text") if getattr(spec.guidelines, k)]
     if len(guideline_sources) != 1:

@@ -3,9 +3,10 @@
 Covered (docs/methods.md section 1): the items (every column of the resolved item table,
 controls included, in item-id order, and which columns are shown in which order), the
 guidelines text and worked examples, the consent and debrief texts (when the spec has them:
-a spec without them hashes as before they existed), the study type
-and scale, the page template's name and the content of every template file it uses, the
-order policy, the controls, the qualifications, the raters per item and the screening policy.
+a spec without them hashes as before they existed), the study type and scale, the page
+template's name and the content of every template file it uses (and, for pages in another
+language than English, its translation catalog), the order policy, the controls, the
+qualifications, the raters per item and the screening policy.
 
 Not covered: the study name and description, items per HIT, hosting mode, HIT title,
 description, keywords, reward, durations, budget and platform target. Changing any covered

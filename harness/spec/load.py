@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import DatasetError, Problem, SpecError
+from harness.i18n import catalog_file
 from harness.roles import ItemRole
 from harness.spec.bounded_yaml import short_repr
 from harness.spec.checks import check_items, check_settings
@@ -159,6 +160,9 @@ def load_source(src: YamlSource) -> LoadedSpec:
     if problems or items is None or display is None:
         raise SpecError(sorted(problems, key=lambda p: (p.line or 0, p.field)))
 
+    catalog = catalog_file(spec.language)
+    if catalog is not None:  # the words participants read are part of the procedure
+        files[f"catalogs/{catalog.name}"] = catalog.read_text(encoding="utf-8")
     digest = instrument_hash(spec, items, columns, display, guidelines, files)
     return LoadedSpec(
         path=src.path,

@@ -266,6 +266,7 @@ class TaskSpec(Strict):
     items_per_hit: Annotated[int, Field(le=100_000)]
     order: OrderSpec = OrderSpec()
     hosting: Hosting = Hosting.EXTERNAL
+    language: str = "en"  # the participant pages' language (harness.i18n): en, de, he
     template: FilePath | None = None  # a template file relative to the spec; default: built-in
     hit: HitSpec
     qualifications: QualificationsSpec = QualificationsSpec()

@@ -21,7 +21,11 @@ def template_files(name: str, search_path: list[Path]) -> dict[str, str]:
 
     Raises TemplateNotFound naming the missing file.
     """
-    env = Environment(loader=FileSystemLoader([str(p) for p in search_path]), autoescape=True)
+    env = Environment(
+        loader=FileSystemLoader([str(p) for p in search_path]),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],  # pages translate their words (harness.i18n)
+    )
     found: dict[str, str] = {}
     pending = [name]
     while pending:

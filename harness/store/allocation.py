@@ -33,6 +33,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.clock import utcnow
+from harness.i18n import N_
 from harness.store.events import EventKind, record_event, worker_blocked
 from harness.store.locks import lock_places
 from harness.store.models import (
@@ -77,14 +78,14 @@ class Refused:
     message: str
 
 
-MESSAGES = {
-    Refusal.BLOCKED: "You cannot take part in this study any more. Thank you for your time.",
-    Refusal.FULL: (
+MESSAGES = {  # in English; the task server shows them translated (harness.i18n)
+    Refusal.BLOCKED: N_("You cannot take part in this study any more. Thank you for your time."),
+    Refusal.FULL: N_(
         "There is no work left in this study for you right now: every place is taken or you "
         "have done every part you may. Thank you for your interest."
     ),
-    Refusal.DONE: "Your answers for this session are recorded already. Thank you!",
-    Refusal.PAUSED: (
+    Refusal.DONE: N_("Your answers for this session are recorded already. Thank you!"),
+    Refusal.PAUSED: N_(
         "This study is paused: nobody new can start it now. Please try the same link again later."
     ),
 }
@@ -270,7 +271,7 @@ def _held(
         slot = session.exec(select(Slot).where(Slot.session_ref == session_ref)).first()
         if slot is not None:
             if slot.worker_id != worker.id or slot.study_id != study_id:
-                return Refused(Refusal.DONE, "This session belongs to someone else.")
+                return Refused(Refusal.DONE, N_("This session belongs to someone else."))
             if slot.state is SlotState.SUBMITTED:
                 return Refused(Refusal.DONE, MESSAGES[Refusal.DONE])
             return slot

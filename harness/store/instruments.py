@@ -72,6 +72,7 @@ def create_study(
         target=target or loaded.spec.platform.target or "local",
         budget=loaded.spec.budget,
         max_bonus=loaded.spec.hit.max_bonus,
+        currency=loaded.spec.platform.currency,
     )
     session.add(study)
     session.flush()

@@ -205,6 +205,9 @@ class Study(SQLModel, table=True):
     )
     budget: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))
     max_bonus: Decimal | None = Field(default=None, sa_type=sa.Numeric(12, 2))  # per bonus
+    # of every amount of the study (reward, budget, bonuses): the spec's platform.currency,
+    # an ISO 4217 code; studies stored before it was kept are in US dollars
+    currency: str = Field(default="USD", max_length=3, sa_column_kwargs={"server_default": "USD"})
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from harness.i18n import _, format_number
 from harness.masking import MaskSecrets
 from harness.platform.registry import blueprints
 from harness.platform.submissions.after_submission import AfterSubmission
@@ -16,6 +17,7 @@ from harness.platform.submissions.rechecks import Rechecks
 from harness.platform.verification import Verifier
 from harness.store.database import database_url as resolve_url
 from harness.store.database import make_engine
+from harness.web.language import speak_browsers_language
 from harness.web.participants import bp as participants_bp
 from harness.web.retry import RetryOnDisconnect
 from harness.web.security import secure_headers
@@ -70,6 +72,7 @@ def create_app(
     app.extensions["harness.trust"] = trust
     state.closers.append(trust.close)
     app.logger.addFilter(MaskSecrets())
+    app.before_request(speak_browsers_language)
     app.register_blueprint(tasks_bp)
     app.register_blueprint(participants_bp)
     app.register_blueprint(withdrawals_bp)
@@ -83,11 +86,10 @@ def create_app(
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(_exc: RequestEntityTooLarge) -> tuple[Response, int]:
-        message = (
-            f"Your submission is larger than this task accepts ({max_submission_bytes // 1024} "
-            "KB). Reload the HIT page and submit again; if this keeps happening, contact the "
-            "requester."
-        )
+        message = _(
+            "Your submission is larger than this task accepts ({size} KB). Reload the HIT page "
+            "and submit again; if this keeps happening, contact the requester."
+        ).format(size=format_number(max_submission_bytes // 1024))
         if request.path.endswith("/submit"):
             return jsonify(ok=False, errors=[message]), 413
         return Response(message, 413, mimetype="text/plain"), 413

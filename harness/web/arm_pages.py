@@ -14,6 +14,7 @@ from __future__ import annotations
 from flask import Response, current_app
 from sqlmodel import Session
 
+from harness.i18n import N_, _
 from harness.platform.arm_groups import join
 from harness.platform.contract import GroupPages
 from harness.store.arm_assignment import HitArrival
@@ -23,8 +24,8 @@ from harness.web.messages import message_page
 from harness.web.state import web_state
 from harness.web.trust import trust
 
-OTHER_ARM_TITLE = "Please return this HIT"
-OTHER_ARM = (
+OTHER_ARM_TITLE = N_("Please return this HIT")
+OTHER_ARM = N_(
     "This HIT belongs to another group of this study's HITs than yours. You were placed in "
     "the group \N{LEFT DOUBLE QUOTATION MARK}{title}\N{RIGHT DOUBLE QUOTATION MARK} (HIT group "
     "{group}) when you first opened one of the study's HITs, and only that group's HITs are "
@@ -46,9 +47,13 @@ def other_arm_page(session: Session, study: KeptStudy, arrival: HitArrival) -> R
         platform = platform_named(where.provider)
         if isinstance(platform, GroupPages):
             link = platform.group_url(study.target, arrival.worker.work_type_id) or ""
-    text = OTHER_ARM.format(title=mine.spec.hit.title, group=group)
+    text = _(OTHER_ARM).format(title=mine.spec.hit.title, group=group)
     return message_page(
-        OTHER_ARM_TITLE, text, 409, link=link, link_text=f"HITs of the group {mine.spec.hit.title}"
+        _(OTHER_ARM_TITLE),
+        text,
+        409,
+        link=link,
+        link_text=_("HITs of the group {title}").format(title=mine.spec.hit.title),
     )
 
 

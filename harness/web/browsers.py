@@ -21,6 +21,7 @@ from flask import Request, Response
 from sqlmodel import Session
 from werkzeug.wrappers import Response as BaseResponse
 
+from harness.i18n import N_, _
 from harness.store.events import EventKind, log_event
 from harness.web.messages import message_page
 from harness.web.trust import trust
@@ -30,13 +31,13 @@ SCOPE = "browser"
 KEPT = timedelta(days=30)
 """How long a browser keeps a session's cookie: past any reservation, which an arrival from
 the same browser may take up again."""
-TITLE = "Started in another browser"
-PAGE = (
+TITLE = N_("Started in another browser")
+PAGE = N_(
     "This task was started in another browser or on another device, and only that browser can "
     "continue it: please go back to it. If you cannot, contact the researcher. Nothing was "
     "stored from here."
 )
-REFUSED = (
+REFUSED = N_(
     "This task was started in another browser or on another device; answers are taken only "
     "from there. Nothing was stored."
 )
@@ -96,6 +97,6 @@ def other_browser(
 
 def other_browser_page() -> Response:
     """What a browser that did not start the session sees instead of the task."""
-    page = message_page(TITLE, PAGE, 403)
+    page = message_page(_(TITLE), _(PAGE), 403)
     page.headers["Cache-Control"] = "no-store"
     return page

@@ -1,14 +1,18 @@
-"""Short pages the task server shows instead of a task: unknown HIT, wrong worker, done."""
+"""Short pages the task server shows instead of a task: unknown HIT, wrong worker, done.
+
+In the language in use (`harness.web.language`): callers pass their words translated."""
 
 from __future__ import annotations
 
 from flask import Response
 from jinja2 import Environment, StrictUndefined
 
+from harness.i18n import _, current_language, direction
+
 _ENV = Environment(autoescape=True, undefined=StrictUndefined)
 _PAGE = _ENV.from_string(
     """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{{ language }}" dir="{{ direction }}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{{ title }}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;
 line-height:1.5;color:#1b1f24}h1{font-size:1.4rem}button{font:inherit;font-weight:600;
@@ -20,7 +24,7 @@ color:#fff;cursor:pointer}</style></head>
 {% if complete_url %}<form method="post" action="{{ complete_url }}">
 <input type="hidden" name="assignmentId" value="{{ assignment_id }}">
 <input type="hidden" name="harness" value="already-recorded">
-<button type="submit">Complete the HIT on MTurk</button></form>{% endif %}
+<button type="submit">{{ complete_text }}</button></form>{% endif %}
 </body></html>"""
 )
 
@@ -37,7 +41,11 @@ def message_page(
 ) -> Response:
     """A plain page with a title and what to do; optionally a button completing the HIT, or
     a link to where to go (opened in the whole window, not the HIT's frame)."""
+    language = current_language()
     html = _PAGE.render(
+        language=language,
+        direction=direction(language),
+        complete_text=_("Complete the HIT on MTurk"),
         title=title,
         text=text,
         complete_url=complete_url,

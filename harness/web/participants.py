@@ -31,6 +31,7 @@ from sqlmodel import Session, select
 from harness.clock import utcnow
 from harness.errors import InputError, StoreError
 from harness.hosting import Hosting
+from harness.i18n import N_, _, current_language, direction
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
 from harness.platform.submissions.after_submission import run_after_submission
@@ -55,6 +56,7 @@ from harness.store.submissions import store_submission
 from harness.store.withdrawals import has_withdrawn
 from harness.web import browsers
 from harness.web.browsers import bind, holds, other_browser, other_browser_page
+from harness.web.language import speak_studys_language
 from harness.web.messages import message_page
 from harness.web.security import (
     bad_id,
@@ -71,26 +73,27 @@ bp = Blueprint("participants", __name__, url_prefix="/p")
 
 SCOPE = "slot"
 """The page token's scope: a slot's task page (`harness.web.tokens`)."""
-RECORDED = "Your answers are recorded."
-ALREADY = "Your answers were already recorded; nothing was changed."
-LOST = (
+RECORDED = N_("Your answers are recorded.")
+ALREADY = N_("Your answers were already recorded; nothing was changed.")
+LOST = N_(
     "Your time for this task ran out and your place went to another participant, so these "
     "answers could not be stored. We are sorry; please return the study."
 )
 
-WITHDREW = "You withdrew from this study, so it cannot be taken again. Thank you."
+WITHDREW = N_("You withdrew from this study, so it cannot be taken again. Thank you.")
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined)
 _DONE = _ENV.from_string(
     """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Thank you</title>
+<html lang="{{ language }}" dir="{{ direction }}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ text.thanks }}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;
 line-height:1.5;color:#1b1f24}code{font-size:1.6rem;font-weight:700;letter-spacing:.1em}</style>
-</head><body><h1>Thank you</h1><p>Your answers are recorded.</p>
-<p>Your completion code: <code id="completion-code">{{ code }}</code></p>
-{% if more %}<p><a id="more" href="{{ more }}">Do another part of the study</a>
-(different items).</p>{% endif %}</body></html>"""
+</head><body><h1>{{ text.thanks }}</h1><p>{{ text.recorded }}</p>
+<p>{{ text.code }} <code id="completion-code">{{ code }}</code></p>
+{% if more %}<p><a id="more" href="{{ more }}">{{ text.more }}</a>
+{{ text.different }}</p>{% endif %}</body></html>"""
 )
 
 
@@ -112,10 +115,15 @@ def entry_of(session: Session, name: str) -> Entry | Response:
     study = state.study(session, name)
     where = state.where(session, study) if study is not None else None
     if study is None or where is None:
-        return message_page("Study not found", f"There is no study {name} here.", 404)
+        return message_page(
+            _("Study not found"), _("There is no study {name} here.").format(name=name), 404
+        )
+    speak_studys_language(session, study)
     platform = platform_named(where.provider)
     if not isinstance(platform, PlacesPlatform):
-        return message_page("Study not found", f"Study {name} is not run by link.", 404)
+        return message_page(
+            _("Study not found"), _("Study {name} is not run by link.").format(name=name), 404
+        )
     return Entry(study, where, platform)
 
 
@@ -128,7 +136,7 @@ def arrive(name: str) -> Response:
             return entry
         status = study_status(session, entry.study.id)
         if status is StudyStatus.EXPIRED:
-            return message_page("Study closed", "This study is closed. Thank you.", 410)
+            return message_page(_("Study closed"), _("This study is closed. Thank you."), 410)
         paused = status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
         try:
             arrival = entry.platform.arrival(request.args)
@@ -139,7 +147,11 @@ def arrive(name: str) -> Response:
                 else None
             )
             if query is None:
-                return message_page("Cannot start", f"{exc}. Open the study's link again.", 400)
+                return message_page(
+                    _("Cannot start"),
+                    _("{reason}. Open the study's link again.").format(reason=exc),
+                    400,
+                )
             if paused:  # a new anonymous participant: nobody new starts
                 return _paused_page()
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
@@ -149,9 +161,9 @@ def arrive(name: str) -> Response:
             study=arrival.study_ref or "",
         )
         if malformed is not None:
-            return message_page("Cannot start", malformed, 400)
+            return message_page(_("Cannot start"), malformed, 400)
         if has_withdrawn(session, entry.study.id, arrival.worker_id):
-            return message_page("You withdrew", WITHDREW, 200)
+            return message_page(_("You withdrew"), _(WITHDREW), 200)
         if paused and paused_for_newcomers(
             session, entry.study.id, arrival.worker_id, arrival.session_ref
         ):
@@ -159,18 +171,22 @@ def arrive(name: str) -> Response:
         ref = published_ref(session, entry.study.id)
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
-                "Wrong study", "This link belongs to another study. Open it again.", 400
+                _("Wrong study"), _("This link belongs to another study. Open it again."), 400
             )
         checked = trust().verifier.arrival(entry.where, entry.study.target, arrival, ref)
         if checked.verdict is Verdict.REFUSED:
             return message_page(
-                "Cannot start",
-                f"{checked.reason}. Open the study from your own account again.",
+                _("Cannot start"),
+                _("{reason}. Open the study from your own account again.").format(
+                    reason=checked.reason
+                ),
                 403,
             )
         if checked.verdict is Verdict.UNVERIFIED:
             return message_page(
-                "Cannot start yet", f"{checked.reason}. Reload this page in a minute.", 503
+                _("Cannot start yet"),
+                _("{reason}. Reload this page in a minute.").format(reason=checked.reason),
+                503,
             )
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
@@ -184,7 +200,7 @@ def arrive(name: str) -> Response:
                 paused_stops_new=pausing(entry.platform).at_entry,
             )
         except StoreError as exc:
-            return message_page("Cannot start", str(exc), 409)
+            return message_page(_("Cannot start"), str(exc), 409)
         if (
             isinstance(got, Allocation)
             and got.resumed
@@ -195,7 +211,7 @@ def arrive(name: str) -> Response:
     if isinstance(got, Refused) and got.reason is Refusal.PAUSED:  # paused while waiting
         return _paused_page()
     if not isinstance(got, Allocation):
-        return message_page("No task for you", _refused_text(entry.platform, got), 200)
+        return message_page(_("No task for you"), _refused_text(entry.platform, got), 200)
     response = redirect(url_for("participants.task", name=name, ref=got.session_ref), 303)
     if not got.resumed:  # a new place: this browser's, and no other's
         bind(response, request, name, got.session_ref, got.worker)
@@ -207,20 +223,22 @@ def _refused_text(platform: PlacesPlatform, refused: Refused) -> str:
     submission is open (Prolific), to return it: else the place stays taken until it times
     out."""
     if refused.reason is Refusal.DONE or not platform.capabilities.asks_returns:
-        return refused.message
-    return (
-        f"{refused.message} Please return this study on {platform.label} (its "
+        return _(refused.message)
+    return _(
+        "{refusal} Please return this study on {platform} (its "
         '"Return" button), so that your place goes to someone else; returning is not held '
         "against you."
-    )
+    ).format(refusal=_(refused.message), platform=platform.label)
 
 
 def _paused_page() -> Response:
     """What a new arrival sees while a study link is paused (work under way goes on)."""
     page = message_page(
-        "Study paused",
-        "This study is paused: nobody new can start it now. Please try the same link again "
-        "later. Thank you for your interest.",
+        _("Study paused"),
+        _(
+            "This study is paused: nobody new can start it now. Please try the same link again "
+            "later. Thank you for your interest."
+        ),
         503,
     )
     page.headers["Retry-After"] = "600"
@@ -236,7 +254,7 @@ def task(name: str, ref: str) -> Response:
             return entry
         slot = slot_of(session, entry, ref)
         if slot is None:
-            return message_page("No such task", "This task link is not valid here.", 404)
+            return message_page(_("No such task"), _("This task link is not valid here."), 404)
         if slot.state is SlotState.SUBMITTED:
             return redirect(url_for("participants.done", name=name, ref=ref), 303)  # type: ignore[return-value]
         worker = session.get(Worker, slot.worker_id)
@@ -273,26 +291,28 @@ def _refuse(status: int, *errors: str) -> tuple[Response, int]:
 @bp.post("/<name>/s/<ref>/submit")
 def submit(name: str, ref: str) -> tuple[Response, int]:
     if cross_site(request):
-        return _refuse(403, "This submission came from another website; nothing was stored.")
+        return _refuse(403, _("This submission came from another website; nothing was stored."))
     token = request.form.get(FIELD, "")
     given = request.form.get("workerId", "")
     if not trust().keys.valid(token, SCOPE, unit=name, assignment_id=ref, worker_id=given):
         return _refuse(
             403,
-            "This page's token is missing or does not match this task and "
-            "participant, so nothing was stored. Reload the task page and submit "
-            "again.",
+            _(
+                "This page's token is missing or does not match this task and "
+                "participant, so nothing was stored. Reload the task page and submit "
+                "again."
+            ),
         )
     state = web_state()
     try:
         with session_scope(state.engine) as session:
             outcome = _store(session, name, ref, list(request.form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same session stored by a concurrent request
-        return jsonify(ok=True, created=False, message=ALREADY), 200
+        return jsonify(ok=True, created=False, message=_(ALREADY)), 200
     if isinstance(outcome, OtherBrowser):  # recorded in a transaction of its own
         with session_scope(state.engine) as session:
             other_browser(session, outcome.study_id, ref, outcome.participant, request, "submit")
-        return _refuse(403, browsers.REFUSED)
+        return _refuse(403, _(browsers.REFUSED))
     if not isinstance(outcome, Stored):
         return outcome
     if state.after_submission is not None:
@@ -301,7 +321,7 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
         )
         if failure is not None:
             current_app.logger.error("after_submission failed for %s: %s", ref, failure)
-    answer = jsonify(ok=True, created=True, message=RECORDED, next=outcome.next_url)
+    answer = jsonify(ok=True, created=True, message=_(RECORDED), next=outcome.next_url)
     browsers.forget(answer, name, ref)  # done: the address now shows only the completion page
     return answer, 200
 
@@ -326,16 +346,16 @@ def _store(
 ) -> Stored | OtherBrowser | tuple[Response, int]:
     entry = entry_of(session, name)
     if isinstance(entry, Response):
-        return _refuse(404, f"There is no study {name} here.")
+        return _refuse(404, _("There is no study {name} here.").format(name=name))
     slot = slot_of(session, entry, ref)
     if slot is None:
-        return _refuse(404, "This task link is not valid here; your answers were not stored.")
+        return _refuse(404, _("This task link is not valid here; your answers were not stored."))
     worker = session.get(Worker, slot.worker_id)
     hit = session.get(Hit, slot.hit_id)
     assert worker is not None and hit is not None
     given = dict(fields).get("workerId", "")
     if given != worker.platform_worker_id:
-        return _refuse(403, "These answers belong to another participant; nothing was stored.")
+        return _refuse(403, _("These answers belong to another participant; nothing was stored."))
     if not holds(request, name, ref, given):
         return OtherBrowser(entry.study.id, given)
     if slot.state is SlotState.SUBMITTED:
@@ -359,7 +379,7 @@ def _store(
         return _refuse(read.status, *read.problems)
     answers = read
     if not settle(session, ref):
-        return _refuse(409, LOST)
+        return _refuse(409, _(LOST))
     try:
         stored = store_submission(
             session,
@@ -371,7 +391,7 @@ def _store(
         )
     except StoreError as exc:
         session.rollback()
-        return _refuse(409, f"Your answers could not be stored: {exc}")
+        return _refuse(409, _("Your answers could not be stored: {reason}").format(reason=exc))
     if not stored.created:  # a concurrent request stored this session's answers first
         return _refuse_done(entry, ref)
     assert stored.assignment.id is not None
@@ -379,7 +399,7 @@ def _store(
 
 
 def _refuse_done(entry: Entry, ref: str) -> tuple[Response, int]:
-    return jsonify(ok=True, created=False, message=ALREADY, next=_next(entry, ref)), 200
+    return jsonify(ok=True, created=False, message=_(ALREADY), next=_next(entry, ref)), 200
 
 
 def _next(entry: Entry, ref: str) -> str:
@@ -407,7 +427,7 @@ def done(name: str, ref: str) -> Response:
             return entry
         slot = slot_of(session, entry, ref)
         if slot is None or slot.state is not SlotState.SUBMITTED:
-            return message_page("Not finished", "This task is not submitted yet.", 404)
+            return message_page(_("Not finished"), _("This task is not submitted yet."), 404)
         worker = session.get(Worker, slot.worker_id)
         assert worker is not None
         code = completion_code(entry.study.name, entry.where.launch_id)
@@ -415,7 +435,18 @@ def done(name: str, ref: str) -> Response:
         if isinstance(entry.platform, AnonymousEntry):  # a link: more parts by the same id
             query: dict[str, Any] = entry.platform.again_query(worker.platform_worker_id)
             more = url_for("participants.arrive", name=name, **query)
-    return Response(_DONE.render(code=code, more=more), 200, mimetype="text/html")
+    language = current_language()
+    text = {
+        "thanks": _("Thank you"),
+        "recorded": _(RECORDED),
+        "code": _("Your completion code:"),
+        "more": _("Do another part of the study"),
+        "different": _("(different items)."),
+    }
+    html = _DONE.render(
+        code=code, more=more, text=text, language=language, direction=direction(language)
+    )
+    return Response(html, 200, mimetype="text/html")
 
 
 def slot_of(session: Session, entry: Entry, ref: str) -> Slot | None:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from flask import Request, Response
 
+from harness.i18n import _
 from harness.platform.contract import WorkerSites
 from harness.store.posted import KeptWhere
 
@@ -80,10 +81,10 @@ def bad_id(**ids: str) -> str | None:
     characters, as every platform's ids are and the store keeps), or None."""
     for name, value in ids.items():
         if value and _ID.fullmatch(value) is None:
-            return (
-                f"The {name} in this link is not a valid id (printable characters, at most "
+            return _(
+                "The {name} in this link is not a valid id (printable characters, at most "
                 "200). Open the task from the platform again."
-            )
+            ).format(name=name)
     return None
 
 

@@ -27,6 +27,7 @@ from sqlmodel import Session
 from harness.clock import utcnow
 from harness.errors import StoreError
 from harness.hosting import Hosting
+from harness.i18n import N_, _, use_language
 from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
 from harness.render.answers import CONSENT_FIELDS, NOT_ANSWERS
@@ -64,17 +65,20 @@ class Stored:
     assignment_pk: int
 
 
-RECORDED = "Your answers are recorded."
-ALREADY_RECORDED = "Your answers were already recorded; nothing was changed."
-NO_HIT = "There is no HIT {key} here. Check the link, or return the HIT on MTurk."
-OPEN_OWN = "Open the task from your own MTurk account."
-NOT_YOURS = "Assignment {assignment} belongs to another worker or HIT. " + OPEN_OWN
-NOT_FROM_PLATFORM = (
+RECORDED = N_("Your answers are recorded.")
+ALREADY_RECORDED = N_("Your answers were already recorded; nothing was changed.")
+NO_HIT = N_("There is no HIT {key} here. Check the link, or return the HIT on MTurk.")
+OPEN_OWN = N_("Open the task from your own MTurk account.")
+NOT_YOURS = N_(
+    "Assignment {assignment} belongs to another worker or HIT. "
+    "Open the task from your own MTurk account."
+)
+NOT_FROM_PLATFORM = N_(
     "This link sends your work somewhere other than MTurk (its turkSubmitTo is not MTurk's "
     "address), so it was not opened. Open the task from MTurk again."
 )
-CROSS_SITE = "This submission came from another website and was refused; nothing was stored."
-BAD_TOKEN = (
+CROSS_SITE = N_("This submission came from another website and was refused; nothing was stored.")
+BAD_TOKEN = N_(
     "This page's token is missing or does not match its assignment and worker, so your "
     "answers were not stored. Reload the HIT page from MTurk and submit again."
 )
@@ -94,19 +98,22 @@ def task_page(key: str) -> Response:
     preview = assignment_id in ("", PREVIEW_ASSIGNMENT)
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id, hitId=hit_id)
     if malformed is not None:
-        return message_page("Bad link", malformed, 400)
+        return message_page(_("Bad link"), malformed, 400)
     arrival: HitArrival | None = None
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
-            return message_page("HIT not found", NO_HIT.format(key=key), 404)
+            return message_page(_("HIT not found"), _(NO_HIT).format(key=key), 404)
+        use_language(task.instrument.spec.language)
         origins = web_state().worker_origins(session, task.study)
         if hit_id and task.hit.platform_hit_id and hit_id != task.hit.platform_hit_id:
             return _secured(
                 message_page(
-                    "Wrong HIT",
-                    f"This page belongs to another HIT than {hit_id}. "
-                    "Open the task from MTurk again.",
+                    _("Wrong HIT"),
+                    _(
+                        "This page belongs to another HIT than {hit}. "
+                        "Open the task from MTurk again."
+                    ).format(hit=hit_id),
                     400,
                 ),
                 origins,
@@ -114,14 +121,18 @@ def task_page(key: str) -> Response:
         try:
             submit_to = checked_submit_to(args.get("turkSubmitTo", "").strip(), origins)
         except UnknownHost:
-            return _secured(message_page("Not opened from MTurk", NOT_FROM_PLATFORM, 400), origins)
+            return _secured(
+                message_page(_("Not opened from MTurk"), _(NOT_FROM_PLATFORM), 400), origins
+            )
         if not preview:
             if not worker_id:
                 return _secured(
                     message_page(
-                        "Worker id missing",
-                        "The link has an assignmentId but no workerId. "
-                        "Open the task from MTurk again.",
+                        _("Worker id missing"),
+                        _(
+                            "The link has an assignmentId but no workerId. "
+                            "Open the task from MTurk again."
+                        ),
                         400,
                     ),
                     origins,
@@ -130,7 +141,9 @@ def task_page(key: str) -> Response:
             if done is Owner.OTHER:
                 return _secured(
                     message_page(
-                        "Not your assignment", NOT_YOURS.format(assignment=assignment_id), 403
+                        _("Not your assignment"),
+                        _(NOT_YOURS).format(assignment=assignment_id),
+                        403,
                     ),
                     origins,
                 )
@@ -138,9 +151,9 @@ def task_page(key: str) -> Response:
                 complete = _external_submit(submit_to)
                 return _secured(
                     message_page(
-                        "Already submitted",
-                        ALREADY_RECORDED
-                        + (" Press the button to complete the HIT." if complete else ""),
+                        _("Already submitted"),
+                        _(ALREADY_RECORDED)
+                        + (" " + _("Press the button to complete the HIT.") if complete else ""),
                         200,
                         complete_url=complete,
                         assignment_id=assignment_id,
@@ -201,28 +214,30 @@ def submit(key: str) -> tuple[Response, int]:
     assignment_id = form.get("assignmentId", "").strip()
     worker_id = form.get("workerId", "").strip()
     if cross_site(request):
-        return _refuse(403, CROSS_SITE)
+        return _refuse(403, _(CROSS_SITE))
     if assignment_id in ("", PREVIEW_ASSIGNMENT):
-        return _refuse(400, "This is a preview: accept the HIT on MTurk, then answer and submit.")
+        return _refuse(
+            400, _("This is a preview: accept the HIT on MTurk, then answer and submit.")
+        )
     if not worker_id:
-        return _refuse(400, "The submission has no workerId. Open the task from MTurk again.")
+        return _refuse(400, _("The submission has no workerId. Open the task from MTurk again."))
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id)
     if malformed is not None:
         return _refuse(400, malformed)
     keys = trust().keys
     token = form.get(FIELD, "")
     if not keys.valid(token, SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id):
-        return _refuse(403, BAD_TOKEN)
+        return _refuse(403, _(BAD_TOKEN))
     state = web_state()
     try:
         with session_scope(state.engine) as session:
             outcome = _store(session, key, assignment_id, worker_id, list(form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same assignment stored by a concurrent request
-        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+        return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     if isinstance(outcome, Quarantined):
         if outcome.recheck:
             trust().rechecks.schedule(outcome.row_id)
-        return jsonify(ok=True, created=outcome.created, verified=False, message=RECORDED), 200
+        return jsonify(ok=True, created=outcome.created, verified=False, message=_(RECORDED)), 200
     if not isinstance(outcome, Stored):
         return outcome
     study_id, assignment_pk = outcome.study_id, outcome.assignment_pk
@@ -234,7 +249,7 @@ def submit(key: str) -> tuple[Response, int]:
         )
         if failure is not None:
             current_app.logger.error("after_submission failed for %s: %s", assignment_pk, failure)
-    return jsonify(ok=True, created=True, verified=True, message=RECORDED), 200
+    return jsonify(ok=True, created=True, verified=True, message=_(RECORDED)), 200
 
 
 def _kept(field: str, consent: str | None) -> bool:
@@ -260,24 +275,29 @@ def _store(
     refusal to send (nothing written)."""
     task = find_task_hit(session, key)
     if task is None:
-        return _refuse(404, NO_HIT.format(key=key))
+        return _refuse(404, _(NO_HIT).format(key=key))
+    use_language(task.instrument.spec.language)
     posted_hit = dict(fields).get("hitId", "").strip()
     if posted_hit and task.hit.platform_hit_id and posted_hit != task.hit.platform_hit_id:
         return _refuse(
             400,
-            f"These answers name HIT {posted_hit}, but this page belongs to another HIT; they "
-            "were not stored. Open the task from MTurk again.",
+            _(
+                "These answers name HIT {hit}, but this page belongs to another HIT; they "
+                "were not stored. Open the task from MTurk again."
+            ).format(hit=posted_hit),
         )
     done = submitted_by(session, assignment_id, worker_id)
     if done is Owner.OTHER:
-        return _refuse(403, NOT_YOURS.format(assignment=assignment_id))
+        return _refuse(403, _(NOT_YOURS).format(assignment=assignment_id))
     if done is Owner.SAME:
-        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+        return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     if task.arm_id is not None and out_of_arm(session, task.study.id, task.hit.id, worker_id):
         return _refuse(
             403,
-            f"{OTHER_ARM_TITLE}: this HIT belongs to another group of the "
-            "study's HITs than yours; your answers were not stored.",
+            _(
+                "{title}: this HIT belongs to another group of the "
+                "study's HITs than yours; your answers were not stored."
+            ).format(title=_(OTHER_ARM_TITLE)),
         )
     read = read_posted(
         fields,
@@ -296,7 +316,12 @@ def _store(
         session, task.study, task.hit, assignment_id, worker_id
     )
     if checked.verdict is Verdict.REFUSED:
-        return _refuse(403, f"{checked.reason}; your answers were not stored. " + OPEN_OWN)
+        return _refuse(
+            403,
+            _("{reason}; your answers were not stored.").format(reason=checked.reason)
+            + " "
+            + _(OPEN_OWN),
+        )
     if checked.verdict is Verdict.UNVERIFIED:
         row_id, created = quarantine(
             session,
@@ -322,8 +347,8 @@ def _store(
         )
     except StoreError as exc:
         session.rollback()
-        return _refuse(409, f"Your answers could not be stored: {exc}")
+        return _refuse(409, _("Your answers could not be stored: {reason}").format(reason=exc))
     if not stored.created:  # a concurrent request stored this assignment first
-        return jsonify(ok=True, created=False, message=ALREADY_RECORDED), 200
+        return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     assert stored.assignment.id is not None
     return Stored(task.study.id, stored.assignment.id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from harness.i18n import N_, _, use_language
 from harness.platform.actions import ReturnAsker
 from harness.store.allocation import release
 from harness.store.database import session_scope
@@ -29,16 +30,19 @@ from harness.web.trust import trust
 
 bp = Blueprint("withdrawals", __name__)
 
-WITHDRAWN = "You have withdrawn from the study. Nothing you answered will be used."
-ON_MTURK = " Please return the HIT on MTurk (its Return button) so that it goes to someone else."
-ON_RETURNING = (
-    " Please return the study on {platform} (its Return button); returning is not held against you."
+WITHDRAWN = N_("You have withdrawn from the study. Nothing you answered will be used.")
+ON_MTURK = N_("Please return the HIT on MTurk (its Return button) so that it goes to someone else.")
+ON_RETURNING = N_(
+    "Please return the study on {platform} (its Return button); returning is not held against you."
 )
 RETURN_REASON = (
     "You withdrew from this study; please return your submission. Returning is not held "
     "against you, and nothing you answered will be used."
 )
-NOT_YOURS = "This page's token does not match this task and participant; nothing was changed."
+NOT_YOURS = N_("This page's token does not match this task and participant; nothing was changed.")
+OTHER_BROWSER = N_("This task was started in another browser; nothing was changed.")
+NOT_HERE = N_("This task link is not valid here; nothing was changed.")
+NO_WORKER = N_("The page has no workerId; nothing was changed.")
 
 
 def _refuse(status: int, message: str) -> tuple[Response, int]:
@@ -50,38 +54,38 @@ def from_place(name: str, ref: str) -> tuple[Response, int]:
     """Withdraw the participant holding session ``ref`` of study ``name``."""
     given = request.form.get("workerId", "")
     if cross_site(request):
-        return _refuse(403, tasks.CROSS_SITE)
+        return _refuse(403, _(tasks.CROSS_SITE))
     token = request.form.get(FIELD, "")
     if not trust().keys.valid(
         token, participants.SCOPE, unit=name, assignment_id=ref, worker_id=given
     ):
-        return _refuse(403, NOT_YOURS)
+        return _refuse(403, _(NOT_YOURS))
     if not holds(request, name, ref, given):
-        return _refuse(403, "This task was started in another browser; nothing was changed.")
+        return _refuse(403, _(OTHER_BROWSER))
     state = web_state()
     with session_scope(state.engine) as session:
         entry = participants.entry_of(session, name)
         if isinstance(entry, Response):
-            return _refuse(404, f"There is no study {name} here.")
+            return _refuse(404, _("There is no study {name} here.").format(name=name))
         if has_withdrawn(session, entry.study.id, given):  # again (the place freed already)
-            return jsonify(ok=True, message=WITHDRAWN), 200
+            return jsonify(ok=True, message=_(WITHDRAWN)), 200
         slot = participants.slot_of(session, entry, ref)
         worker = None if slot is None else session.get(Worker, slot.worker_id)
         if slot is None or worker is None or worker.platform_worker_id != given:
-            return _refuse(404, "This task link is not valid here; nothing was changed.")
+            return _refuse(404, _(NOT_HERE))
         if slot.state is SlotState.RESERVED:  # the place goes to someone else (lock first)
             release(session, ref, AssignmentStatus.RETURNED, "withdrew")
         withdraw(session, entry.study.id, given, ref)
         study_id, platform = entry.study.id, entry.platform
         where, target = entry.where, entry.study.target
-    message = WITHDRAWN
+    message = _(WITHDRAWN)
     if platform.capabilities.asks_returns:
         from harness.platform.registry import connect
 
         provider = connect(where.provider, target, where.endpoint_url, shared=True)
         if isinstance(provider, ReturnAsker):
             _ask_return(provider, study_id, ref)
-        message += ON_RETURNING.format(platform=platform.label)
+        message += " " + _(ON_RETURNING).format(platform=platform.label)
     return jsonify(ok=True, message=message), 200
 
 
@@ -111,10 +115,10 @@ def from_hit(key: str) -> tuple[Response, int]:
     assignment_id = form.get("assignmentId", "").strip()
     worker_id = form.get("workerId", "").strip()
     if cross_site(request):
-        return _refuse(403, tasks.CROSS_SITE)
+        return _refuse(403, _(tasks.CROSS_SITE))
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id)
     if malformed is not None or not worker_id:
-        return _refuse(400, malformed or "The page has no workerId; nothing was changed.")
+        return _refuse(400, malformed or _(NO_WORKER))
     if not trust().keys.valid(
         form.get(FIELD, ""),
         tasks.SCOPE,
@@ -122,10 +126,11 @@ def from_hit(key: str) -> tuple[Response, int]:
         assignment_id=assignment_id,
         worker_id=worker_id,
     ):
-        return _refuse(403, NOT_YOURS)
+        return _refuse(403, _(NOT_YOURS))
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
-            return _refuse(404, tasks.NO_HIT.format(key=key))
+            return _refuse(404, _(tasks.NO_HIT).format(key=key))
+        use_language(task.instrument.spec.language)
         withdraw(session, task.study.id, worker_id, assignment_id)
-    return jsonify(ok=True, message=WITHDRAWN + ON_MTURK), 200
+    return jsonify(ok=True, message=_(WITHDRAWN) + " " + _(ON_MTURK)), 200

@@ -67,15 +67,15 @@ def test_compare_arms_prints_and_writes_controls_passed(worked):
     assert lines[at + 2].startswith(f"  short: 0 of {n_short} checks by 2 workers: 0% [0%, ")
     assert "; against long -100 points [" in lines[at + 2]
     assert (
-        "  ($/reliable mean: rewards and the study link's fees of an item mean of reliability "
-        "0.8)" in lines
+        "  (cost/reliable mean: rewards and the study link's fees of an item mean of "
+        "reliability 0.8)" in lines
     )
     record = json.loads(
         harness_cli("compare-arms", "small", "--db", db, "--bootstrap", "20", "--json").output
     )
     assert [c["arm"] for c in record["controls"]] == ["long", "short"]
     assert record["controls"][0]["checks"] == n_long and record["controls"][1]["passed"] == 0
-    assert record["fees_of"] == "the study link"
+    assert (record["fees_of"], record["currency"]) == ("the study link", "USD")
 
 
 def test_money_per_judgment_counts_the_platforms_fees():

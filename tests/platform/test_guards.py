@@ -93,7 +93,7 @@ def test_production_asks_for_the_cost_typed_back(tmp_path):
         input="1.00\n",
     )
     assert result.exit_code == 1
-    assert f"Type the cost ({COST}) to confirm" in result.output
+    assert f"Type the cost (${COST}) to confirm" in result.output
     assert "not confirmed" in result.output
 
 
@@ -132,6 +132,20 @@ def test_the_confirmation_accepts_the_cost_however_written(typed):
     from decimal import Decimal
 
     check_confirmation(Decimal(COST), typed)
+
+
+@pytest.mark.parametrize("typed", ["£0.96", "0.96 GBP", "0.96"])
+def test_a_cost_in_pounds_is_confirmed_with_or_without_its_symbol(typed):
+    from decimal import Decimal
+
+    check_confirmation(Decimal(COST), typed, "GBP")
+
+
+def test_a_refused_confirmation_names_the_cost_in_the_studys_currency():
+    from decimal import Decimal
+
+    with pytest.raises(LaunchRefused, match="the cost is £0.96, and 'yes' was given"):
+        check_confirmation(Decimal(COST), "yes", "GBP")
 
 
 def test_the_confirmation_refuses_anything_else():

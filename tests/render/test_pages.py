@@ -125,9 +125,9 @@ def test_a_pair_comparison_shows_both_pairs_and_the_three_coded_choices(tmp_path
     assert html.count('<span class="pair-name">First pair</span>') == 4
     choices = re.findall(r'name="pair" value="(-?\d)"><span>([^<]+)</span>', html)
     assert choices == [
-        ("1", "&larr; The first pair is more similar"),
+        ("1", "← The first pair is more similar"),
         ("0", "They are equally similar"),
-        ("-1", "The second pair is more similar &rarr;"),
+        ("-1", "The second pair is more similar →"),
     ]
 
 

@@ -4,6 +4,8 @@ progress and --quiet; a stored study as NEW; and every bad input named in the me
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -511,3 +513,22 @@ def test_screen_and_flagged_together_are_refused(inputs, tmp_path):
     )
     assert result.exit_code == 1
     assert "give one of --screened, --flagged or --screen" in result.output
+
+
+def test_a_study_in_pounds_is_reported_in_pounds(database_url, inputs, tmp_path):
+    loaded = factories.reproduction_spec()
+    platform = loaded.spec.platform.model_copy(update={"currency": "GBP"})
+    spec = loaded.spec.model_copy(update={"platform": platform, "budget": Decimal("1500")})
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        factories.store_study(session, replace(loaded, spec=spec), factories.reproduction(), "gbp")
+    engine.dispose()
+    args = ("--original", str(inputs["ws353"]), "--db", database_url, "--bootstrap", "20")
+    result = run("--new", "gbp", *args, "--quiet", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    card = json.loads((tmp_path / "report.json").read_text())["new"]["card"]
+    assert (card["pay"], card["budget"]) == ("£0.75 per HIT", "£1,500.00")
+    for written in ("report.md", "report.html"):
+        text = (tmp_path / written).read_text(encoding="utf-8")
+        assert "£0.75 per HIT" in text and "£1,500.00" in text, written
+        assert "$0.75" not in text, written

@@ -76,7 +76,7 @@ def test_an_unknown_top_level_key_is_an_error_not_ignored(tmp_path):
     assert problems == [
         f"{tmp_path / 'spec.yaml'}:18: rater_per_item: unknown key; allowed here: "
         "study, type, items, guidelines, consent, debrief, scale, controls, raters_per_item, "
-        "items_per_hit, order, hosting, template, hit, qualifications, "
+        "items_per_hit, order, hosting, language, template, hit, qualifications, "
         "screening, budget, platform, imports"
     ]
 

@@ -50,3 +50,33 @@ def test_an_unreachable_database_is_a_clear_error_with_exit_1():
     result = CliRunner().invoke(main, ["db", "upgrade", "--db", url])
     assert result.exit_code == 1
     assert "cannot connect" in result.output and "secret" not in result.output
+
+
+def test_a_study_stored_before_currencies_were_kept_reads_as_us_dollars(
+    empty_database_url: str,
+):
+    upgrade(empty_database_url, "d5f5f90c6a44")  # the revision before the currency column
+    engine = make_engine(empty_database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO instrument_version (id, hash, name, study_type, spec, "
+                    "guidelines, created_at) VALUES (1, 'h', 'old', 'rating', '{}', '', "
+                    ":now)"
+                ),
+                {"now": "2026-01-01 00:00:00"},
+            )
+            connection.execute(
+                sa.text(
+                    "INSERT INTO study (id, name, instrument_id, target, status, created_at) "
+                    "VALUES (1, 'old', 1, 'local', 'DRAFT', :now)"
+                ),
+                {"now": "2026-01-01 00:00:00"},
+            )
+        upgrade(empty_database_url)
+        with engine.connect() as connection:
+            found = connection.execute(sa.text("SELECT currency FROM study")).scalar_one()
+        assert found == "USD"
+    finally:
+        engine.dispose()

@@ -148,6 +148,13 @@ class MTurkPlatform:
 
     def problems(self, settings: WorkSettings, hosting: Hosting) -> list[tuple[str, str]]:
         out = []
+        if settings.currency != pricing.CURRENCY:
+            out.append(
+                (
+                    "platform.currency",
+                    f"MTurk pays in {pricing.CURRENCY} only, not {settings.currency}",
+                )
+            )
         if Decimal(0) <= settings.reward < MIN_REWARD:
             out.append(("hit.reward", f"must be at least {MIN_REWARD} (MTurk's minimum)"))
         if hosting not in self.hostings:

@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from harness.platform.contract import CostEstimate
 
+CURRENCY = "USD"  # every amount MTurk pays or charges
 CENT = Decimal("0.01")
 COMMISSION = Decimal("0.20")
 LARGE_HIT_EXTRA = Decimal("0.20")

@@ -21,6 +21,7 @@ from werkzeug.wrappers import Response
 
 from harness.clock import utcnow
 from harness.errors import HarnessError
+from harness.money import money
 from harness.platform.actions import (
     NotSubmittedYet,
     add_raters,
@@ -310,23 +311,25 @@ def bonus(name: str) -> Response:
         if request.form.get("confirm_total") != str(priced.cost):
             return _confirm_bonus(session, running, assignment, reason, priced)
         aid = assignment.platform_assignment_id
+        paid = money(amount, running.study.currency)
         try:
             done = pay_bonus(session, provider, running, assignment, amount, reason)
         except ActionInProgress:
             raise Refused(
-                f"this ${amount} bonus for {aid} is being paid now (another tab, a second "
+                f"this {paid} bonus for {aid} is being paid now (another tab, a second "
                 "click or another process asked first): reload in a moment to see it paid"
             ) from None
         if not done:
             if event_logged(session, EventKind.BONUS_UNCERTAIN, token):
                 return (
-                    f"The ${amount} bonus for {aid} was sent to the platform earlier and is not "
+                    f"The {paid} bonus for {aid} was sent to the platform earlier and is not "
                     "shown paid yet: harness never sends it again; check it on the platform."
                 )
-            return f"This ${amount} bonus for {aid} was paid already."
+            return f"This {paid} bonus for {aid} was paid already."
         if not provider.platform.capabilities.pays:
-            return f"A ${amount} bonus for {aid}'s participant." + _recorded(provider)
-        return f"Paid ${amount} to {aid}'s worker (${priced.cost} with the platform's fee)."
+            return f"A {paid} bonus for {aid}'s participant." + _recorded(provider)
+        cost = money(priced.cost, running.study.currency)
+        return f"Paid {paid} to {aid}'s worker ({cost} with the platform's fee)."
 
     return _act(name, work)
 

@@ -37,7 +37,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from harness.errors import StudyNotFound
-from harness.providers.mturk.pricing import format_amount
+from harness.money import money, symbol
 from harness.resources import templates_dir
 from harness.store.dashboard_logins import end_session, login_failed, login_succeeded, login_wait
 from harness.store.database import session_scope
@@ -82,7 +82,9 @@ class DashboardState:
             autoescape=True,
             undefined=StrictUndefined,
         )
-        self.templates.filters.update(money=_money, when=_when, duration=_duration, num=_num)
+        self.templates.filters.update(
+            money=_money, symbol=symbol, when=_when, duration=_duration, num=_num
+        )
         self.templates.globals.update(url_for=url_for)
 
 
@@ -292,8 +294,9 @@ def _safe_next(target: str) -> str:
     return ""
 
 
-def _money(value: Decimal | None) -> str:
-    return "–" if value is None else f"${format_amount(value)}"
+def _money(value: Decimal | None, currency: str) -> str:
+    """An amount in the study's currency, to the cent (the one writer, `harness.money`)."""
+    return "–" if value is None else money(value, currency, 2)
 
 
 def _when(value: datetime | None) -> str:

@@ -229,6 +229,7 @@ class LivePlacesStudy:
     per_hit: int = 2
     raters: int = 2
     entries: dict[str, str] = field(default_factory=dict)  # a participant's way back in
+    currency: str = "USD"  # the spec's platform.currency, and the local workspace's
 
     def start(self) -> LivePlacesStudy:
         from harness.platform.submissions.after_submission import hook
@@ -240,7 +241,9 @@ class LivePlacesStudy:
         self.prolific: ServedApp | None = None
         endpoint: list[str] = []
         if self.target == "prolific-local":
-            self.prolific_app = prolific_app(Settings(db_path=self.directory / "prolific.sqlite"))
+            self.prolific_app = prolific_app(
+                Settings(db_path=self.directory / "prolific.sqlite", currency=self.currency)
+            )
             self.prolific = ServedApp(self.prolific_app).start()
             endpoint = ["--endpoint-url", self.prolific.url]
         if self.database is None:
@@ -257,6 +260,7 @@ class LivePlacesStudy:
             raters=self.raters,
             hosting="external",
             **(PAY if self.target == "prolific-local" else {}),
+            **({} if self.currency == "USD" else {"platform": f"{{currency: {self.currency}}}"}),
         )
         launched = harness_cli(
             "launch",

@@ -109,7 +109,7 @@ def test_a_refused_action_says_why_and_changes_nothing(live):
             http, live.url, token, "bonus", assignment=report.submitted[0], amount=typed, reason="x"
         )
         assert flashed(odd.text) == (
-            "Not done: bonus amount: expected dollars such as 0.50 (digits, at most two after "
+            "Not done: bonus amount: expected an amount such as 0.50 (digits, at most two after "
             f"the point), got '{typed}'"
         )
     high = post(
