@@ -1,0 +1,79 @@
+"""Adaptive collection on a launched study: a simulated crowd takes a study link whose spec
+says ``adaptive:``; after every item's floor of raters, new HITs hold the items still least
+certain, each item stops at the target (or its cap), and the study ends when all have."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import requests
+from sqlmodel import select
+
+from harness.platform.adaptive import content_items, finished, precision_now, rule_of
+from harness.platform.registry import platform_of_target
+from harness.simulate import Crowd
+from harness.simulate.crowds import run_crowd
+from harness.spec import load_spec
+from harness.store import make_engine, session_scope
+from harness.store.models import Event, EventKind, Hit, Study
+from tests.factories import migrated_sqlite
+from tests.platform.factories import harness_cli, small_spec, truths_of
+from tests.serving import ServedApp
+
+ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
+
+
+@pytest.fixture
+def link_study(tmp_path: Any) -> Any:
+    from harness.web import create_app
+
+    db = migrated_sqlite(tmp_path / "h.db")
+    app = create_app(db)
+    server = ServedApp(app).start()
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", server.url
+    )
+    assert launched.exit_code == 0, launched.output
+    yield load_spec(spec), db, server.url
+    server.stop()
+    app.extensions["harness"].close()
+
+
+def test_a_link_study_collects_until_every_item_reaches_its_target_or_cap(link_study):
+    loaded, db, url = link_study
+    rule = rule_of(loaded.spec)
+    assert rule is not None
+    workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
+    with requests.Session() as http:
+        report = run_crowd(
+            platform_of_target("link"),
+            None,
+            url,
+            "small",
+            workers,
+            truths_of(loaded),
+            loaded.scale,
+            http,
+        )
+        assert not report.refused, report.refused
+        late = http.get(f"{url}/p/small?participant=latecomer")
+        assert "There is no work left in this study" in late.text
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        study = session.exec(select(Study)).one()
+        items = content_items(session, study.instrument_id)
+        precision = precision_now(session, study.id, items, rule)
+        hits = session.exec(select(Hit).order_by(Hit.index)).all()
+        composed = session.exec(select(Event).where(Event.kind == EventKind.HIT_COMPOSED)).all()
+    engine.dispose()
+    assert finished(precision, rule)
+    n, half = precision["n"], precision["half_width"]
+    assert n.min() >= rule.floor and n.max() <= rule.cap
+    assert ((half <= rule.half_width) | (n == rule.cap)).all()
+    assert (n > rule.floor).any()  # some items needed more than the floor
+    assert (n < rule.cap).any()  # and some stopped at the target before the cap
+    assert len(hits) == 3 + len(composed) and len(composed) > 0  # 3 planned, the rest composed
+    assert all(h.max_assignments == 1 and len(h.items) <= 2 for h in hits[3:])
+    assert len(report.submitted) == sum(h.max_assignments for h in hits)
