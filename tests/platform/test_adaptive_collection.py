@@ -4,6 +4,7 @@ certain, each item stops at the target (or its cap), and the study ends when all
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from harness.store.models import Event, EventKind, Hit, Study
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec, truths_of
 from tests.serving import ServedApp
+from tests.web.dashboard.factories import SETTINGS, logged_in
 
 ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
 
@@ -29,7 +31,7 @@ def link_study(tmp_path: Any) -> Any:
     from harness.web import create_app
 
     db = migrated_sqlite(tmp_path / "h.db")
-    app = create_app(db)
+    app = create_app(db, dashboard=SETTINGS)
     server = ServedApp(app).start()
     spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
     launched = harness_cli(
@@ -77,3 +79,27 @@ def test_a_link_study_collects_until_every_item_reaches_its_target_or_cap(link_s
     assert len(hits) == 3 + len(composed) and len(composed) > 0  # 3 planned, the rest composed
     assert all(h.max_assignments == 1 and len(h.items) <= 2 for h in hits[3:])
     assert len(report.submitted) == sum(h.max_assignments for h in hits)
+
+
+def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_study):
+    loaded, _db, url = link_study
+    http, _ = logged_in(url)
+    page = http.get(f"{url}/dashboard/study/small/precision")
+    assert page.status_code == 200, page.text
+    assert '<b id="precision-at-target">0 of 6</b>' in page.text  # nothing collected yet
+    workers = Crowd({"careful": 1}, size=24, seed=4).workers(loaded.scale)
+    run_crowd(
+        platform_of_target("link"),
+        None,
+        url,
+        "small",
+        workers,
+        truths_of(loaded),
+        loaded.scale,
+        http,
+    )
+    page = http.get(f"{url}/dashboard/study/small/precision")
+    assert '<b id="precision-at-target">6 of 6</b>' in page.text
+    assert '<b id="precision-needed">0 values</b>' in page.text
+    shares = re.findall(r'<td class="num">(\d+)%</td>', page.text)
+    assert shares[0] == "0" and shares[-1] == "100" and len(shares) > 2

@@ -92,6 +92,7 @@ def init_dashboard(
     app: Flask, engine: sa.Engine, settings: DashboardSettings, url_prefix: str = "/dashboard"
 ) -> DashboardState:
     """Mount the dashboard on ``app`` under ``url_prefix``, reading ``engine``'s store."""
+    from harness.web.dashboard import precision  # noqa: F401  (its page, on this blueprint)
     from harness.web.dashboard.actions import bp as actions_bp
 
     app.secret_key = settings.secret
