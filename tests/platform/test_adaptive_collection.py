@@ -13,13 +13,14 @@ from sqlmodel import select
 
 from harness.platform.adaptive import content_items, finished, precision_now, rule_of
 from harness.platform.registry import platform_of_target
+from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.simulate import Crowd
 from harness.simulate.crowds import run_crowd
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Study
 from tests.factories import migrated_sqlite
-from tests.platform.factories import harness_cli, small_spec, truths_of
+from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.serving import ServedApp
 from tests.web.dashboard.factories import SETTINGS, logged_in
 
@@ -103,3 +104,57 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
     assert '<b id="precision-needed">0 values</b>' in page.text
     shares = re.findall(r'<td class="num">(\d+)%</td>', page.text)
     assert shares[0] == "0" and shares[-1] == "100" and len(shares) > 2
+
+
+def test_an_mturk_study_gets_hits_of_the_items_short_at_each_sync(tmp_path, mturk, http):
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, adaptive=ADAPTIVE)
+    launched = harness_cli(*launch_args(spec, mturk.url, db))
+    assert launched.exit_code == 0, launched.output
+    loaded = load_spec(spec)
+    rule = rule_of(loaded.spec)
+    assert rule is not None
+    workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
+    driver = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http)
+    posted = []
+    for _ in range(12):  # work, sync (which posts the next HITs), until nothing is posted
+        assert driver.run().refused == []
+        synced = harness_cli("sync", "small", "--db", db)
+        assert synced.exit_code == 0, synced.output
+        found = re.search(r"adaptive: posted (\d+) HITs", synced.output)
+        if found is None:
+            break
+        posted.append(int(found[1]))
+    assert posted and all(n <= 3 for n in posted)  # 6 items, 2 to a HIT
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        study = session.exec(select(Study)).one()
+        precision = precision_now(
+            session, study.id, content_items(session, study.instrument_id), rule
+        )
+        hits = session.exec(select(Hit).order_by(Hit.index)).all()
+    engine.dispose()
+    assert finished(precision, rule)
+    n, half = precision["n"], precision["half_width"]
+    assert n.min() >= rule.floor and n.max() <= rule.cap
+    assert ((half <= rule.half_width) | (n == rule.cap)).all()
+    assert len(hits) == 3 + sum(posted) and all(h.platform_hit_id for h in hits)
+
+
+def test_sync_composes_no_more_hits_than_the_budget_covers(tmp_path, mturk, http):
+    db = migrated_sqlite(tmp_path / "h.db")
+    # 3 planned HITs of 3 assignments: $0.90 + $0.18 fees; a composed HIT of one: $0.12
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, adaptive=ADAPTIVE, budget="'1.40'")
+    launched = harness_cli(*launch_args(spec, mturk.url, db))
+    assert launched.exit_code == 0, launched.output
+    loaded = load_spec(spec)
+    workers = Crowd({"sloppy": 1}, size=12, seed=4).workers(loaded.scale)
+    driver = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http)
+    lines = []
+    for _ in range(3):
+        driver.run()
+        lines.append(harness_cli("sync", "small", "--db", db).output)
+    assert "adaptive: posted 2 HITs" in lines[0]
+    assert not any("adaptive: posted" in line for line in lines[1:])
+    status = harness_cli("status", "small", "--db", db)
+    assert "committed $1.32, spent $0.00 (budget $1.40, left $0.08)" in status.output
