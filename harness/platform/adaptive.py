@@ -26,14 +26,17 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.clock import utcnow
-from harness.platform.places import published_ref, slot_ref
+from harness.platform.money import committed, hit_total
+from harness.platform.places import places_of, published_ref, slot_ref
+from harness.platform.registry import platform_named
 from harness.spec.load import CONTENT_ROLES
 from harness.spec.model import TaskSpec
-from harness.stats.sequential import Rule, compose, item_precision, unfinished
+from harness.stats.sequential import Rule, compose, item_precision, still_needed, unfinished
 from harness.store.allocation import Compose
 from harness.store.events import EventKind, record_event
 from harness.store.judgment_table import screening_rows
-from harness.store.models import Assignment, Hit, Item, Slot, SlotState
+from harness.store.models import Assignment, Hit, Item, Slot, SlotState, Study
+from harness.store.studies import LaunchedStudy, launched
 
 
 def rule_of(spec: TaskSpec) -> Rule | None:
@@ -138,6 +141,8 @@ def places_composer(study_id: int, instrument_id: int, spec: TaskSpec) -> Compos
         ref = published_ref(session, study_id)
         if ref is None:
             return False  # not opened yet: nothing to add to
+        if not _room_for_one(session, study_id):
+            return False
         items = content_items(session, instrument_id)
         precision = precision_now(session, study_id, items, rule)
         chosen = compose(precision, rule, per_hit, waiting_on_places(session, study_id), seen)
@@ -147,3 +152,34 @@ def places_composer(study_id: int, instrument_id: int, spec: TaskSpec) -> Compos
         return True
 
     return composed
+
+
+def _room_for_one(session: Session, study_id: int) -> bool:
+    """Whether the study's budget (if it has one) covers one more place."""
+    study = session.get(Study, study_id)
+    if study is None or study.budget is None:
+        return True
+    running = launched(session, study)
+    platform = platform_named(running.platform.provider)
+    each = hit_total(platform, running.platform.reward, 1)
+    return committed(session, platform, running) + each <= study.budget
+
+
+def places_wanted(session: Session, running: LaunchedStudy, spec: TaskSpec) -> int | None:
+    """How many places the platform's study should have now: every HIT's raters, and one for
+    each HIT the projection says is still needed (`still_needed`, ``items_per_hit`` values a
+    HIT) that the budget covers with what is committed. Prolific lets in only as many
+    participants as the study has places, so a study adding HITs at arrival needs these
+    ahead; None for a fixed study, or when no more are needed."""
+    rule = rule_of(spec)
+    if rule is None:
+        return None
+    items = content_items(session, running.study.instrument_id)
+    needed = int(still_needed(precision_now(session, running.id, items, rule), rule).sum())
+    hits = -(-needed // spec.items_per_hit)
+    if running.study.budget is not None and hits:
+        platform = platform_named(running.platform.provider)
+        each = hit_total(platform, running.platform.reward, 1)
+        room = running.study.budget - committed(session, platform, running)
+        hits = min(hits, max(int(room // each), 0))
+    return places_of(session, running.id) + hits if hits else None

@@ -21,7 +21,8 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Study
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
-from tests.serving import ServedApp
+from tests.providers.prolific.conftest import prolific_spec
+from tests.serving import ServedApp, until_rechecked
 from tests.web.dashboard.factories import SETTINGS, logged_in
 
 ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
@@ -158,3 +159,66 @@ def test_sync_composes_no_more_hits_than_the_budget_covers(tmp_path, mturk, http
     assert not any("adaptive: posted" in line for line in lines[1:])
     status = harness_cli("status", "small", "--db", db)
     assert "committed $1.32, spent $0.00 (budget $1.40, left $0.08)" in status.output
+
+
+@pytest.fixture
+def prolific_study(tmp_path: Any) -> Any:
+    from harness.platform.submissions.after_submission import hook
+    from harness.providers.prolific.local_service import Settings
+    from harness.providers.prolific.local_service import create_app as prolific_app
+    from harness.web import create_app
+
+    prolific = prolific_app(Settings(db_path=tmp_path / "prolific.sqlite"))
+    served_prolific = ServedApp(prolific).start()
+    db = migrated_sqlite(tmp_path / "h.db")
+    app = create_app(db, after_submission=hook(True))
+    server = ServedApp(app).start()
+    spec = prolific_spec(tmp_path, items=6, per_hit=2, raters=3, adaptive=ADAPTIVE)
+    launched = harness_cli(
+        "launch",
+        str(spec),
+        "--target",
+        "prolific-local",
+        "--endpoint-url",
+        served_prolific.url,
+        "--db",
+        db,
+        "--public-url",
+        server.url,
+    )
+    assert launched.exit_code == 0, launched.output
+    yield load_spec(spec), db, app, server.url, served_prolific.url
+    server.stop()
+    app.extensions["harness"].close()
+    served_prolific.stop()
+    prolific.extensions["prolific_local"].close()
+
+
+def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolific_study):
+    loaded, db, app, url, endpoint = prolific_study
+    rule = rule_of(loaded.spec)
+    assert rule is not None
+    workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=60, seed=4).workers(loaded.scale)
+    platform = platform_of_target("prolific-local")
+    rounds = []
+    with requests.Session() as http:
+        for _ in range(8):  # participants take the places there are; sync adds places
+            report = run_crowd(
+                platform, endpoint, url, "small", workers, truths_of(loaded), loaded.scale, http
+            )
+            until_rechecked(app, 30.0)
+            rounds.append(len(report.submitted))
+            synced = harness_cli("sync", "small", "--db", db)
+            assert synced.exit_code == 0, synced.output
+            if not report.submitted:
+                break
+    assert rounds[0] == 9 and rounds[-1] == 0 and sum(rounds) > 9  # 3 HITs x 3, then more
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        study = session.exec(select(Study)).one()
+        items = content_items(session, study.instrument_id)
+        precision = precision_now(session, study.id, items, rule)
+    engine.dispose()
+    assert finished(precision, rule)
+    n = precision["n"]
+    assert n.min() >= rule.floor and n.max() <= rule.cap
