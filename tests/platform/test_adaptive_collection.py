@@ -89,6 +89,8 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
     page = http.get(f"{url}/dashboard/study/small/precision")
     assert page.status_code == 200, page.text
     assert '<b id="precision-at-target">0 of 6</b>' in page.text  # nothing collected yet
+    # no sd yet: each item is projected at its cap, 6 x 10 values, 2 to a HIT at $0.10
+    assert '<b id="precision-needed">60 values</b>about 30 HITs, $3.00 in rewards' in page.text
     workers = Crowd({"careful": 1}, size=24, seed=4).workers(loaded.scale)
     run_crowd(
         platform_of_target("link"),

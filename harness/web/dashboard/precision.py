@@ -35,6 +35,7 @@ class Projection:
     values_needed: int
     hits_needed: int
     rewards_needed: Decimal
+    currency: str  # the spec's, of every amount
 
 
 def projection(values: pd.DataFrame, items: list[str], rule: Rule, spec: TaskSpec) -> Projection:
@@ -51,6 +52,7 @@ def projection(values: pd.DataFrame, items: list[str], rule: Rule, spec: TaskSpe
         values_needed,
         hits,
         spec.hit.reward * hits,
+        spec.platform.currency,
     )
 
 
