@@ -80,14 +80,24 @@ class Dashboard(threading.Thread):
         self.seen: dict[str, datetime] = {}
 
     def run(self) -> None:
-        with self.http.get(self.url, stream=True, timeout=(5, 600)) as response:
-            for line in response.iter_lines(decode_unicode=True):
-                if not line or not line.startswith("data: "):
-                    continue
-                now = datetime.now(UTC)
-                sections = json.loads(line[6:])["sections"]
-                for assignment in SUBMITTED.findall(sections.get("events", "")):
-                    self.seen.setdefault(assignment, now)
+        """Read the stream, and read it again from the version shown when the server ends it
+        (every few minutes), as the page's browser does."""
+        version: int | None = None
+        while True:
+            url = self.url if version is None else f"{self.url}?since={version}"
+            try:
+                with self.http.get(url, stream=True, timeout=(5, 600)) as response:
+                    for line in response.iter_lines(decode_unicode=True):
+                        if not line or not line.startswith("data: "):
+                            continue
+                        now = datetime.now(UTC)
+                        data = json.loads(line[6:])
+                        version = data.get("version", version)
+                        events = data.get("sections", {}).get("events", "")
+                        for assignment in SUBMITTED.findall(events):
+                            self.seen.setdefault(assignment, now)
+            except requests.RequestException:
+                time.sleep(0.5)
 
 
 def stored_times(db: str) -> dict[str, datetime]:
@@ -229,6 +239,7 @@ def submissions_and_intake(directory: Path, count: int, pace: float) -> dict[str
     ]
     last = second[-max(1, len(second) // 10) :]
     latest = [(board[a] - stored[a]).total_seconds() for board in seen for a in last if a in board]
+    latencies, latest = latencies or [float("nan")], latest or [float("nan")]
     return {
         "submissions_alone": len(first),
         "intake_alone_per_s": rate_alone,

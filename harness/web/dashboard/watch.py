@@ -36,7 +36,7 @@ from harness.errors import InputError
 from harness.platform import money
 from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
-from harness.platform.review import unflagged_submissions
+from harness.platform.review import unflagged_count
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
 from harness.screening.context import ScreeningContext, content
@@ -333,7 +333,7 @@ class Watcher:
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
             seen=state.key[1] if state.key is not None else 0,
-            unflagged=len(unflagged_submissions(session, state.study_id)),
+            unflagged=unflagged_count(session, state.study_id),
             arms=list(state.arm_progress),
             auto_approval=None
             if state.auto_approval_delay is None
