@@ -86,6 +86,8 @@ def test_a_link_study_collects_until_every_item_reaches_its_target_or_cap(link_s
 def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_study):
     loaded, _db, url = link_study
     http, _ = logged_in(url)
+    study_page = http.get(f"{url}/dashboard/study/small")
+    assert 'href="/dashboard/study/small/precision"' in study_page.text
     page = http.get(f"{url}/dashboard/study/small/precision")
     assert page.status_code == 200, page.text
     assert '<b id="precision-at-target">0 of 6</b>' in page.text  # nothing collected yet
