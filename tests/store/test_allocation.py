@@ -220,7 +220,9 @@ def _worker(url: str, study_id: int, names: list[str], out: multiprocessing.Queu
 def test_several_processes_allocating_at_once_fill_every_slot_exactly_once(
     engine, database_url, study_id
 ):
-    context = multiprocessing.get_context("spawn")
+    # new processes, forked from one that imported this module once (spawning each would)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
     out: multiprocessing.Queue = context.Queue()
     names = [[f"P{p}W{i}" for i in range(4)] for p in range(4)]  # 16 people, 6 places
     procs = [context.Process(target=_worker, args=(database_url, study_id, n, out)) for n in names]
