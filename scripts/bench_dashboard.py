@@ -1,22 +1,27 @@
 """Benchmark the dashboard: how soon a stored submission is shown, how fast a big study's page
 loads, and whether open dashboards slow the intake of submissions.
 
-    .venv/bin/python scripts/bench_dashboard.py [--submissions 200] [--judgments 100000]
+    .venv/bin/python scripts/bench_dashboard.py [--submissions 1000] [--pace 0.5]
+        [--judgments 100000]
 
 1. Shown after stored, and the intake with and without open dashboards (one run), as it runs
    for real: `harness serve --dashboard` (live screening acting at once) and the local MTurk
    service each in a process of their own, a simulated crowd of 10 careful workers in this
-   one submitting through the worker side and the task pages as fast as it can, and 5 open
-   study pages reading the event stream in another process (as browsers would). First 30
-   submissions with no dashboard open (intake rate A), then ``--submissions`` with the 5
-   open (rate B), then 30 with none open again (rate C: the study has grown, so A and C
-   bracket B). For each submission of B: the time from its ``assignment.submitted`` event
-   (written when its answers are committed) to the first update of each page that shows it.
+   one submitting through the worker side and the task pages, one HIT started every
+   ``--pace`` seconds at most (0: as fast as it can), and 5 open study pages reading the
+   event stream in another process (as browsers would). First 30 submissions with no
+   dashboard open (intake rate A), then ``--submissions`` with the 5 open (rate B), then 30
+   with none open again (rate C: the study has grown, so A and C bracket B). For each
+   submission of B: the time from its ``assignment.submitted`` event (written when its
+   answers are committed) to the first update of each page that shows it; over all of B, and
+   over its last tenth (the study at its largest).
 2. Page load of a study with ``--judgments`` judgments (written straight into the store
-   after a real launch): the first load (the cache is built) and then the median of 20 loads,
-   each after the snapshot's check interval, so each asks the store whether anything moved.
+   after a real launch; 0 leaves it out): the first load (the cache is built) and then the
+   median of 20 loads, each after the snapshot's check interval, so each asks the store
+   whether anything moved.
 
-Everything runs on loopback and stops by itself; a minute or two on two cores.
+Everything runs on loopback and stops by itself; about ``--submissions`` x ``--pace``
+seconds and a minute or two more on two cores.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import requests  # noqa: E402
 
+from harness.providers.mturk.crowd import SimulatedWorkers  # noqa: E402
 from tests.web.dashboard.factories import CSRF, PASSWORD, STUDY, LiveStudy, logged_in  # noqa: E402
 
 SUBMITTED = re.compile(
@@ -73,14 +80,24 @@ class Dashboard(threading.Thread):
         self.seen: dict[str, datetime] = {}
 
     def run(self) -> None:
-        with self.http.get(self.url, stream=True, timeout=(5, 600)) as response:
-            for line in response.iter_lines(decode_unicode=True):
-                if not line or not line.startswith("data: "):
-                    continue
-                now = datetime.now(UTC)
-                sections = json.loads(line[6:])["sections"]
-                for assignment in SUBMITTED.findall(sections.get("events", "")):
-                    self.seen.setdefault(assignment, now)
+        """Read the stream, and read it again from the version shown when the server ends it
+        (every few minutes), as the page's browser does."""
+        version: int | None = None
+        while True:
+            url = self.url if version is None else f"{self.url}?since={version}"
+            try:
+                with self.http.get(url, stream=True, timeout=(5, 600)) as response:
+                    for line in response.iter_lines(decode_unicode=True):
+                        if not line or not line.startswith("data: "):
+                            continue
+                        now = datetime.now(UTC)
+                        data = json.loads(line[6:])
+                        version = data.get("version", version)
+                        events = data.get("sections", {}).get("events", "")
+                        for assignment in SUBMITTED.findall(events):
+                            self.seen.setdefault(assignment, now)
+            except requests.RequestException:
+                time.sleep(0.5)
 
 
 def stored_times(db: str) -> dict[str, datetime]:
@@ -129,10 +146,25 @@ def start(command: list[str], directory: Path, probe: str) -> subprocess.Popen[b
     raise SystemExit(f"{command[0]} did not answer at {probe}")
 
 
-def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
+@dataclass
+class PacedWorkers(SimulatedWorkers):
+    """The simulated crowd, starting one HIT every ``pace`` seconds at most: a steady stream
+    of submissions, as a study's crowd makes, instead of bursts as fast as the machine goes."""
+
+    pace: float = 0.0
+    _due: float = 0.0
+
+    def work(self, worker: Any, hit_id: str, rng: Any, report: Any) -> bool:
+        wait = self._due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._due = max(self._due, time.monotonic()) + self.pace
+        return bool(super().work(worker, hit_id, rng, report))
+
+
+def submissions_and_intake(directory: Path, count: int, pace: float) -> dict[str, Any]:
     """The task server (`harness serve --dashboard`, live screening acting) and the local MTurk
     service each in a process, the crowd in this one, the 5 dashboards in another."""
-    from harness.providers.mturk.crowd import SimulatedWorkers
     from harness.simulate import Crowd
     from harness.spec import load_spec
     from harness.store.migrations import upgrade
@@ -171,7 +203,7 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
         loaded = load_spec(spec)
         crowd = Crowd({"careful": workers_n}, size=workers_n, seed=3).workers(loaded.scale)
         http = requests.Session()
-        driver = SimulatedWorkers(mturk_url, crowd, truths_of(loaded), loaded.scale, http)
+        driver = PacedWorkers(mturk_url, crowd, truths_of(loaded), loaded.scale, http, pace=pace)
 
         def timed(rounds: int) -> tuple[list[str], float]:
             started = time.perf_counter()
@@ -205,6 +237,9 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
     latencies = [
         (board[a] - stored[a]).total_seconds() for board in seen for a in second if a in board
     ]
+    last = second[-max(1, len(second) // 10) :]
+    latest = [(board[a] - stored[a]).total_seconds() for board in seen for a in last if a in board]
+    latencies, latest = latencies or [float("nan")], latest or [float("nan")]
     return {
         "submissions_alone": len(first),
         "intake_alone_per_s": rate_alone,
@@ -216,6 +251,10 @@ def submissions_and_intake(directory: Path, count: int) -> dict[str, Any]:
         "latency_p95_s": float(np.percentile(latencies, 95)),
         "latency_max_s": max(latencies),
         "latency_samples": len(latencies),
+        "last_submissions": len(last),
+        "last_median_s": statistics.median(latest),
+        "last_p95_s": float(np.percentile(latest, 95)),
+        "assignments": len(stored),
         "never_shown": sum(1 for board in seen for a in second if a not in board),
     }
 
@@ -314,16 +353,22 @@ def big_study(directory: Path, judgments: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--submissions", type=int, default=200)
-    parser.add_argument("--judgments", type=int, default=100_000)
+    parser.add_argument("--submissions", type=int, default=1000)
+    parser.add_argument("--pace", type=float, default=0.5, help="seconds between HITs started")
+    parser.add_argument("--judgments", type=int, default=100_000, help="0: no page-load run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
-        live = submissions_and_intake(Path(first), args.submissions)
+        live = submissions_and_intake(Path(first), args.submissions, args.pace)
         print(
             f"shown after stored ({live['latency_samples']} = {live['submissions_watched']} "
-            f"submissions x 5 dashboards): median {live['latency_median_s'] * 1000:.0f} ms, "
-            f"p95 {live['latency_p95_s'] * 1000:.0f} ms, max {live['latency_max_s'] * 1000:.0f} "
-            f"ms; never shown: {live['never_shown']}"
+            f"submissions x 5 dashboards, one HIT started every {args.pace:g} s at most; "
+            f"{live['assignments']} assignments in the end): median "
+            f"{live['latency_median_s'] * 1000:.0f} ms, p95 {live['latency_p95_s'] * 1000:.0f} "
+            f"ms, max {live['latency_max_s'] * 1000:.0f} ms; never shown: {live['never_shown']}"
+        )
+        print(
+            f"  the last {live['last_submissions']} submissions: median "
+            f"{live['last_median_s'] * 1000:.0f} ms, p95 {live['last_p95_s'] * 1000:.0f} ms"
         )
         print(
             f"intake: {live['intake_alone_per_s']:.1f} submissions/s with no dashboard open "
@@ -331,6 +376,8 @@ def main() -> None:
             f"({live['submissions_watched']}), {live['intake_after_per_s']:.1f}/s with none open "
             f"again ({live['submissions_after']})"
         )
+        if not args.judgments:
+            return
         big = big_study(Path(second), args.judgments)
         print(
             f"study page with {big['judgments']:,} judgments: first load "

@@ -118,12 +118,19 @@ def test_ctrl_c_stops_the_demo_and_everything_it_started_with_exit_130(tmp_path)
     import time
 
     run = tmp_path / "run"
-    demo = subprocess.Popen(
-        [sys.executable, "-m", "harness", "demo", "--out", str(run)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # A shell ignores SIGINT in a command it runs in the background, and an ignored signal
+    # stays ignored in a child, which would run the whole demo: the demo gets Ctrl-C as a
+    # terminal gives it (a handled signal is reset to the default in a new program).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        demo = subprocess.Popen(
+            [sys.executable, "-m", "harness", "demo", "--out", str(run)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     seen = ""
     deadline = time.monotonic() + 300
     while "== crowd" not in seen and time.monotonic() < deadline:

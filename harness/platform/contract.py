@@ -256,6 +256,7 @@ class Capabilities:
     local_command: LocalCommand | None = None  # the command running its local service
     blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
     demo: DemoEntry | None = None  # how `harness demo` runs on it (None: it does not)
+    auto_approves: bool = False  # approves what nobody decided, the spec's auto_approval_delay on
 
 
 class Platform(Protocol):

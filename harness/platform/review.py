@@ -11,10 +11,10 @@ state before doing again what the dead process may have done (`harness.platform.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from harness.platform.actions import (
     ActionKind,
@@ -118,6 +118,24 @@ def _approvable(session: Session, study: LaunchedStudy) -> list[Assignment]:
 def unflagged_submissions(session: Session, study_id: int) -> list[Assignment]:
     """Submissions awaiting review whose worker screening has not flagged for an action
     (no raised block, reject, replace or return, pending or carried out), oldest first."""
+    kept = _unflagged(session, study_id)
+    return [a for a in submitted(session, study_id) if kept(a.worker_id, a.platform_assignment_id)]
+
+
+def unflagged_count(session: Session, study_id: int) -> int:
+    """How many `unflagged_submissions` there are, read without loading them."""
+    kept = _unflagged(session, study_id)
+    rows = session.execute(
+        sa.select(col(Assignment.worker_id), col(Assignment.platform_assignment_id))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, col(Assignment.status) == AssignmentStatus.SUBMITTED)
+    )
+    return sum(1 for worker, aid in rows if kept(worker, aid))
+
+
+def _unflagged(session: Session, study_id: int) -> Callable[[int, str], bool]:
+    """Whether a submission (its worker's store id, its assignment id) is unflagged: its
+    worker has no raised acting decision pending or carried out, and no return was asked."""
     flagged = {
         d.worker_id
         for d in latest_decisions(session, study_id)
@@ -132,11 +150,7 @@ def unflagged_submissions(session: Session, study_id: int) -> list[Assignment]:
             )
         )
     )
-    return [
-        a
-        for a in submitted(session, study_id)
-        if a.worker_id not in flagged and a.platform_assignment_id not in returns
-    ]
+    return lambda worker, aid: worker not in flagged and aid not in returns
 
 
 def apply_pending_decisions(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 import sqlalchemy as sa
@@ -26,6 +27,7 @@ from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
 from harness.store.decisions import latest_decisions
 from harness.store.models import (
     Assignment,
+    AssignmentStatus,
     Event,
     EventKind,
     Hit,
@@ -138,13 +140,14 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
     """The study's state from the store, its money priced by ``platform``'s fees."""
     study = running.study
     hits = list(session.exec(select(Hit).where(Hit.study_id == study.id)))
-    assignments = list(
-        session.exec(
-            select(Assignment)
-            .join(Hit, Hit.id == Assignment.hit_id)  # type: ignore[arg-type]
-            .where(Hit.study_id == study.id)
+    assignments = [  # plain (HIT, status, submitted) rows: no ORM objects to build
+        (int(hit), AssignmentStatus(status), submitted)
+        for hit, status, submitted in session.execute(
+            sa.select(col(Assignment.hit_id), col(Assignment.status), col(Assignment.submitted_at))
+            .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+            .where(col(Hit.study_id) == study.id)
         )
-    )
+    ]
     raters = _raters_per_item(session, hits)
     flags = latest_decisions(session, running.id)
     target = running.platform.assignments_per_hit
@@ -153,7 +156,7 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
         target=study.target,
         status=study.status.value,
         hits=_hit_states(hits, assignments),
-        assignments=dict(Counter(a.status.value for a in assignments)),
+        assignments=dict(Counter(status.value for _, status, _ in assignments)),
         items=len(raters),
         raters_per_item=target,
         items_at_target=sum(n >= target for n in raters),
@@ -175,10 +178,13 @@ def study_report(session: Session, platform: Platform, running: LaunchedStudy) -
     )
 
 
-def _hit_states(hits: list[Hit], assignments: list[Assignment]) -> dict[str, int]:
+def _hit_states(
+    hits: list[Hit], assignments: list[tuple[int, AssignmentStatus, datetime | None]]
+) -> dict[str, int]:
     """HITs by status, "full" for an assignable one whose every place holds a submission (a
-    study link's HITs stay assignable in the store: no platform changes them)."""
-    taken = Counter(a.hit_id for a in assignments if a.submitted_at is not None)
+    study link's HITs stay assignable in the store: no platform changes them); ``assignments``
+    as (HIT id, status, submitted at)."""
+    taken = Counter(hit for hit, _, submitted in assignments if submitted is not None)
     return dict(
         Counter(
             "full"

@@ -45,9 +45,15 @@ class SyncRun:
 
     report: SyncReport
     acted: list[str] = field(default_factory=list)
+    composed: list[int] = field(default_factory=list)  # HITs adaptive collection posted
 
     def lines(self, study: str) -> list[str]:
-        return [self.report.line(study), *(f"  {action}" for action in self.acted)]
+        composed = (
+            [f"  adaptive: posted {len(self.composed)} HITs of the items least certain"]
+            if self.composed
+            else []
+        )
+        return [self.report.line(study), *(f"  {action}" for action in self.acted), *composed]
 
     def warnings(self, study: str) -> list[str]:
         return [
@@ -94,7 +100,35 @@ def sync_stored_study(
     if apply:
         with session_scope(engine) as session:
             run.acted = [a.line() for a in apply_pending_decisions(session, provider, running)]
+        run.composed = _compose(engine, provider, running)
     return run
+
+
+def _compose(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> list[int]:
+    """Adaptive collection's next HITs on a platform of HITs (`adaptive_units`); on a platform
+    with places (whose arrivals compose HITs), the places they need (`places_wanted`)."""
+    from harness.platform.contract import PlacesProvider
+    from harness.render.instrument import stored_instrument
+    from harness.store import frozen_instrument
+
+    with session_scope(engine) as session:
+        frozen = frozen_instrument(session, running.study.instrument_id)
+    if frozen.spec.get("adaptive") is None:
+        return []
+    instrument = stored_instrument(frozen)
+    if isinstance(provider, PlacesProvider):
+        from harness.platform.adaptive import places_wanted
+        from harness.platform.places import published_ref
+
+        with session_scope(engine) as session:
+            wanted = places_wanted(session, running, instrument.spec)
+            ref = published_ref(session, running.id)
+        if wanted is not None and ref is not None:
+            provider.set_places(ref, wanted)
+        return []
+    from harness.platform.adaptive_units import compose_hits
+
+    return compose_hits(engine, provider, running, instrument)
 
 
 def _submitted_in_store(engine: sa.Engine, running: LaunchedStudy) -> int:

@@ -36,6 +36,7 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
                 f"known: {', '.join(languages())}",
             )
         )
+    problems += _check_adaptive(spec, src)
     problems += _check_scale(spec, src)
     guideline_sources = [k for k in ("file", "dataset", "text") if getattr(spec.guidelines, k)]
     if len(guideline_sources) != 1:
@@ -59,6 +60,34 @@ def check_settings(spec: TaskSpec, src: YamlSource) -> list[Problem]:
     if batch is not None and (batch.value is None) == (not batch.choices):
         problems.append(
             src.problem(("imports", "mturk_batch"), "give exactly one of value or choices")
+        )
+    return problems
+
+
+def _check_adaptive(spec: TaskSpec, src: YamlSource) -> list[Problem]:
+    adaptive, key = spec.adaptive, ("adaptive",)
+    if adaptive is None:
+        return []
+    problems = []
+    if not adaptive.half_width > 0:
+        problems.append(
+            src.problem((*key, "half_width"), f"must be positive (got {adaptive.half_width})")
+        )
+    if adaptive.floor < 2:
+        problems.append(src.problem((*key, "floor"), f"must be at least 2 (got {adaptive.floor})"))
+    if adaptive.cap < adaptive.floor:
+        problems.append(
+            src.problem(
+                (*key, "cap"), f"must be at least the floor, {adaptive.floor} (got {adaptive.cap})"
+            )
+        )
+    if spec.raters_per_item != adaptive.floor:
+        problems.append(
+            src.problem(
+                ("raters_per_item",),
+                f"with adaptive collection every item first gets the floor's raters: set it to "
+                f"adaptive.floor, {adaptive.floor} (got {spec.raters_per_item})",
+            )
         )
     return problems
 

@@ -6,7 +6,8 @@ guidelines text and worked examples, the consent and debrief texts (when the spe
 a spec without them hashes as before they existed), the study type and scale, the page
 template's name and the content of every template file it uses (and, for pages in another
 language than English, its translation catalog), the order policy, the controls, the
-qualifications, the raters per item and the screening policy.
+qualifications, the raters per item (with adaptive collection's settings, when set) and the
+screening policy.
 
 Not covered: the study name and description, items per HIT, hosting mode, HIT title,
 description, keywords, reward, durations, budget and platform target. Changing any covered
@@ -57,6 +58,8 @@ def instrument_hash(
             for k, v in sorted(spec.screening.items())
         },
     }
+    if spec.adaptive is not None:  # how many raters an item gets: part of the procedure
+        procedure["adaptive"] = spec.adaptive.model_dump(mode="json")
     for part in ("consent", "debrief"):
         text = getattr(spec, part)
         if text is not None:

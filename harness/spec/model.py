@@ -194,6 +194,17 @@ class HitSpec(Strict):
     max_bonus: Money | None = None  # the most one bonus may pay; default: 10 x the reward
 
 
+class AdaptiveSpec(Strict):
+    """Adaptive collection (docs/methods.md, "Adaptive collection"): every item first gets
+    ``floor`` raters (the spec's ``raters_per_item``), then each new assignment is built from
+    the items whose mean is least certain, until each item's 95% interval has at most
+    ``half_width`` on either side, or it has ``cap`` raters (`harness.stats.sequential`)."""
+
+    half_width: Annotated[float, Field(le=1e9)]
+    floor: Annotated[int, Field(le=100_000)] = 5
+    cap: Annotated[int, Field(le=100_000)] = 40
+
+
 class QualificationsSpec(Strict):
     countries: list[Annotated[str, Field(pattern=r"^[A-Z]{2}$")]] = []
     min_approval_rate: Annotated[int, Field(ge=0, le=100)] | None = None
@@ -272,5 +283,6 @@ class TaskSpec(Strict):
     qualifications: QualificationsSpec = QualificationsSpec()
     screening: dict[str, HeuristicPolicy] = {}
     budget: Money | None = None
+    adaptive: AdaptiveSpec | None = None
     platform: PlatformSpec = PlatformSpec()
     imports: ImportsSpec = ImportsSpec()

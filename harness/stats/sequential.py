@@ -82,3 +82,64 @@ def next_items(precision: pd.DataFrame, rule: Rule, k: int) -> list[str]:
         ["gap", "n"], ascending=[False, True], kind="stable"
     )
     return [str(i) for i in order.index[:k]]
+
+
+def compose(
+    precision: pd.DataFrame, rule: Rule, k: int, waiting: pd.Series, seen: set[str]
+) -> list[str]:
+    """Up to ``k`` items for a new assignment while others are under way: unfinished items
+    the worker has not seen, whose values and ``waiting`` raters (asked, answers not in yet)
+    stay below the cap; those with nobody waiting first (their precision is known), then as
+    `next_items` orders them."""
+    open_ = precision.loc[unfinished(precision, rule)]
+    wait = waiting.reindex(open_.index, fill_value=0)
+    keep = ((open_["n"] + wait) < rule.cap) & ~open_.index.isin(sorted(seen))
+    order = (
+        open_.assign(waits=wait > 0, gap=open_["half_width"] / rule.half_width)
+        .loc[keep]
+        .sort_values(["waits", "gap", "n"], ascending=[True, False, True], kind="stable")
+    )
+    return [str(i) for i in order.index[:k]]
+
+
+def still_needed(precision: pd.DataFrame, rule: Rule) -> pd.Series:
+    """How many more values each item needs to reach the target if its sd stays the shrunk
+    sd it has now (at least up to the floor, at most up to the cap): the projection of what
+    collection still costs. Items without an sd yet (fewer than 2 values, none pooled) are
+    projected at the cap."""
+    needed = {}
+    for item, row in precision.iterrows():
+        n, sd = int(row["n"]), float(row["sd"])
+        done = n >= rule.cap or (n >= rule.floor and row["half_width"] <= rule.half_width)
+        if done:
+            needed[str(item)] = 0
+            continue
+        m = np.arange(max(n + 1, rule.floor, 2), rule.cap + 1)
+        if np.isnan(sd) or m.size == 0:
+            needed[str(item)] = max(rule.cap - n, 0)
+            continue
+        evidence = rule.prior + m - 1
+        upper = sd * np.sqrt(evidence / stats.chi2.ppf(1 - rule.sure, evidence))
+        half = stats.t.ppf(0.975, m - 1) * upper / np.sqrt(m)
+        reach = m[half <= rule.half_width]
+        needed[str(item)] = int((reach[0] if reach.size else rule.cap) - n)
+    return pd.Series(needed, dtype=int)
+
+
+def precision_history(
+    judgments: pd.DataFrame, items: list[str], rule: Rule, points: int = 20
+) -> pd.DataFrame:
+    """Items' precision as the values came in (``judgments`` in arrival order): after each of
+    up to ``points`` evenly spaced counts of values, the share of items at the target
+    (`unfinished`'s complement) and the worst item's half-width (inf while some item has
+    fewer than 2 values)."""
+    values = judgments.dropna(subset=["value"]).reset_index(drop=True)
+    if values.empty:
+        return pd.DataFrame({"values": [], "at_target": [], "worst_half_width": []})
+    counts = np.unique(np.linspace(1, len(values), min(points, len(values))).round().astype(int))
+    rows = []
+    for count in counts:
+        now = item_precision(values.iloc[:count], items, rule.prior, rule.sure)
+        share = 1 - len(unfinished(now, rule)) / max(len(items), 1)
+        rows.append((int(count), share, float(now["half_width"].max())))
+    return pd.DataFrame(rows, columns=["values", "at_target", "worst_half_width"])

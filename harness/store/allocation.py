@@ -17,6 +17,10 @@ are made on the next allocation (`ensure_slots`). A returned or timed-out sessio
 slot (`release`), and so does a rejected submission (`reopen`: the platform opens its place
 again, so the HIT needs another rater); a reservation that simply expires is taken by the next
 arrival, and the late participant's page is refused (`settle`).
+
+Under adaptive collection a study's HITs are not all planned at launch: when an arrival finds
+no free slot, the caller's ``compose`` may add a HIT of the items still least certain
+(`harness.platform.adaptive`), under the same lock, and the arrival takes its slot.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ from harness.store.received import insert_or_read, owned
 from harness.store.slot_choice import Candidate, preference
 from harness.store.studies import study_status
 from harness.store.submissions import worker_row
+
+Compose = Callable[[Session, set[str]], bool]
+"""Add a HIT for an arrival who has seen these items, under the places lock; False: none."""
 
 
 @dataclass(frozen=True)
@@ -149,10 +156,12 @@ def allocate(
     hold: timedelta,
     now: datetime | None = None,
     allowed: Callable[[Candidate], bool] | None = None,
+    compose: Compose | None = None,
 ) -> Allocation | Refused:
     """The slot this participant works on: the one they hold, else the next one that needs a
-    rater (reserved for ``hold``). ``session_ref`` is the platform's session id (Prolific's
-    SESSION_ID); None makes one (a study link). Commit the caller's transaction to keep it."""
+    rater (reserved for ``hold``), else one of a HIT ``compose`` adds. ``session_ref`` is the
+    platform's session id (Prolific's SESSION_ID); None makes one (a study link). Commit the
+    caller's transaction to keep it."""
     now = now or utcnow()
     lock_places(session, study_id)  # first statement: allocations of a study take turns
     worker = worker_row(session, platform_worker_id)
@@ -175,6 +184,12 @@ def allocate(
     candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now, hold)
     if candidate is None:
         free = _free_slots(session, study_id, now, every=True)
+        candidate = _take_first(
+            session, preference(free, seen, allowed), free, worker, ref, now, hold
+        )
+    if candidate is None and compose is not None and compose(session, seen):
+        ensure_slots(session, study_id)
+        free = _free_slots(session, study_id, now)
         candidate = _take_first(
             session, preference(free, seen, allowed), free, worker, ref, now, hold
         )

@@ -34,7 +34,13 @@ from sqlmodel import Session, col, func, select
 
 from harness.clock import utcnow
 from harness.errors import StoreError
-from harness.store.allocation import Allocation, Refused, allocate, paused_for_newcomers
+from harness.store.allocation import (
+    Allocation,
+    Compose,
+    Refused,
+    allocate,
+    paused_for_newcomers,
+)
 from harness.store.arm_tables import ArmHit, StudyArm, WorkerArm
 from harness.store.locks import lock_places
 from harness.store.models import InstrumentVersion, Worker
@@ -235,11 +241,13 @@ def allocate_in_arm(
     hold: timedelta,
     now: datetime | None = None,
     paused_stops_new: bool = False,
+    compose: Compose | None = None,
 ) -> Allocation | Refused:
     """`allocate`, kept to the worker's arm in a study with arms (assigned on first arrival);
-    exactly `allocate` in a study without. With ``paused_stops_new`` (a platform paused at
-    entry: a study link), a paused study refuses anyone without work under way, decided under
-    the places lock (`paused_for_newcomers`), before an arm is assigned."""
+        exactly `allocate` in a study without. With ``paused_stops_new`` (a platform paused at
+        entry: a study link), a paused study refuses anyone without work under way, decided under
+        the places lock (`paused_for_newcomers`), before an arm is assigned. ``compose`` makes a HIT
+    when none is free (adaptive collection, `allocate`; a study without arms)."""
     arms = study_arms(session, study_id)  # made at launch, never changed: read before the lock
     lock_places(session, study_id)  # the first write: arrivals of a study take turns
     if paused_stops_new:
@@ -247,7 +255,9 @@ def allocate_in_arm(
         if paused is not None:
             return paused
     if not arms:
-        return allocate(session, study_id, platform_worker_id, session_ref, hold=hold, now=now)
+        return allocate(
+            session, study_id, platform_worker_id, session_ref, hold=hold, now=now, compose=compose
+        )
     worker: Worker = worker_row(session, platform_worker_id)
     assert worker.id is not None
     arm = assign_arm(session, study_id, worker.id, now=now)

@@ -166,3 +166,23 @@ def studies_with_unscreened(session: Session) -> list[int]:
         .order_by(col(Hit.study_id))
     )
     return [int(s) for s in session.execute(query).scalars()]
+
+
+def assignment_answers(session: Session, study_id: int, assignment_pk: int) -> pd.DataFrame:
+    """One assignment's judgments in the order shown: ``position, item_id, worker_id, role, value,
+    skipped, seconds, shown_at, answered_at, display`` (``display``: the item's columns as
+    the worker saw them). What a person reads to judge one submission."""
+    query = _joined(
+        study_id,
+        Judgment.position,
+        col(Item.key).label("item_id"),
+        col(Worker.platform_worker_id).label("worker_id"),
+        Judgment.role,
+        Judgment.value,
+        Judgment.skipped,
+        Judgment.seconds,
+        Judgment.shown_at,
+        Judgment.answered_at,
+        Item.display,
+    ).where(col(Judgment.assignment_id) == assignment_pk)
+    return mark_repeats(_frame(session, query.order_by(None).order_by(col(Judgment.position))))

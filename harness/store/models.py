@@ -118,6 +118,7 @@ class EventKind(StrEnum):
     NOTIFICATIONS = "platform.notifications"
     HIT_CREATE_INTENT = "hit.create.intent"
     HIT_CREATED = "hit.created"
+    HIT_COMPOSED = "hit.composed"  # adaptive collection added a HIT of the least certain items
     HIT_RECONCILED = "hit.reconciled"
     HIT_STATUS = "hit.status"
     HIT_EXPIRE_INTENT = "hit.expire.intent"

@@ -190,6 +190,11 @@ def arrive(name: str) -> Response:
             )
         instrument = web_state().instrument(session, entry.study.instrument_id)
         hold = timedelta(seconds=instrument.spec.hit.assignment_duration)
+        compose = None
+        if instrument.spec.adaptive is not None:  # its HITs are made as participants arrive
+            from harness.platform.adaptive import places_composer  # pandas, scipy: only here
+
+            compose = places_composer(entry.study.id, entry.study.instrument_id, instrument.spec)
         try:
             got = allocate_in_arm(
                 session,
@@ -198,6 +203,7 @@ def arrive(name: str) -> Response:
                 arrival.session_ref,
                 hold=hold,
                 paused_stops_new=pausing(entry.platform).at_entry,
+                compose=compose,
             )
         except StoreError as exc:
             return message_page(_("Cannot start"), str(exc), 409)

@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import numpy as np
@@ -53,30 +54,28 @@ from tests.platform.factories import (
     truths_of,
 )
 from tests.platform.test_sync import launch_and_work
+from tests.processes import forked
 from tests.serving import until_healthy
 from tests.web.test_serve_command import free_port
 
-KILLED_MID_ACTION = """
-import pathlib, sys, time
-from harness.providers.mturk import MTurkProvider, make_client
-from harness.platform.review import apply_pending_decisions
-from harness.store import launched_study, make_engine, session_scope
 
-db, endpoint, operation, moment, marker = sys.argv[1:]
-provider = MTurkProvider(make_client("local", endpoint), "local")
-call = getattr(provider, operation)
+def killed_mid_action(db: str, endpoint: str, operation: str, moment: str, marker: str) -> None:
+    """In a process of its own: carry out the study's decisions, stopping at ``operation``
+    (``moment``: before or after its platform call) to be killed there."""
+    provider = MTurkProvider(make_client("local", endpoint), "local")
+    call = getattr(provider, operation)
 
-def stopped(*args):
-    if moment == "after":
-        call(*args)
-    pathlib.Path(marker).write_text(moment)
-    time.sleep(120)  # killed here
+    def stopped(*args):
+        if moment == "after":
+            call(*args)
+        Path(marker).write_text(moment)
+        time.sleep(120)  # killed here
 
-setattr(provider, operation, stopped)
-engine = make_engine(db)
-with session_scope(engine) as session:
-    apply_pending_decisions(session, provider, launched_study(session, "small"))
-"""
+    setattr(provider, operation, stopped)
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        apply_pending_decisions(session, provider, launched_study(session, "small"))
+
 
 SUBJECT = {"AssociateQualificationWithWorker": "WorkerId", "RejectAssignment": "AssignmentId"}
 ACTION = {"exclude": Action.BLOCK, "reject": Action.REJECT}
@@ -140,25 +139,28 @@ def decide(engine, action: Action) -> tuple[int, str, str]:
 
 
 ENV = checkout_env()  # subprocesses run this checkout
+PROCESSES = forked(__name__)
 
 
-def in_the_middle(database_url, mturk, operation, moment, marker) -> subprocess.Popen[bytes]:
+def in_the_middle(database_url, mturk, operation, moment, marker) -> BaseProcess:
     """A process carrying out the decisions, stopped at ``operation`` (``moment``: before or
     after the platform call), there to be killed."""
-    args = [database_url, mturk.url, operation, moment, str(marker)]
-    process = subprocess.Popen([sys.executable, "-c", KILLED_MID_ACTION, *args], env=ENV)
+    args = (database_url, mturk.url, operation, moment, str(marker))
+    process = PROCESSES.Process(target=killed_mid_action, args=args)
+    process.start()
     deadline = time.monotonic() + 300  # a loaded machine starts Python slowly
     while not marker.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
+        if process.exitcode is not None or time.monotonic() > deadline:
             kill(process)
             raise AssertionError("the process never reached its action")
         time.sleep(0.02)
     return process
 
 
-def kill(process: subprocess.Popen[bytes]) -> None:
-    os.kill(process.pid, signal.SIGKILL)
-    assert process.wait() == -signal.SIGKILL
+def kill(process: BaseProcess) -> None:
+    process.kill()  # SIGKILL
+    process.join()
+    assert process.exitcode == -signal.SIGKILL
 
 
 def killed_in_the_middle(database_url, mturk, operation, moment, marker) -> None:
@@ -271,7 +273,7 @@ def test_a_task_server_completes_what_a_killed_process_left_without_a_new_submis
 
             took = until(applied, 300)
     finally:
-        if process.poll() is None:
+        if process.exitcode is None:
             kill(process)
     # the server's next look (every SWEEP = 5 s), not a claim timeout (a lease: 30 s)
     assert took < LEASE.total_seconds()

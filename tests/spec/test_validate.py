@@ -77,8 +77,28 @@ def test_an_unknown_top_level_key_is_an_error_not_ignored(tmp_path):
         f"{tmp_path / 'spec.yaml'}:18: rater_per_item: unknown key; allowed here: "
         "study, type, items, guidelines, consent, debrief, scale, controls, raters_per_item, "
         "items_per_hit, order, hosting, language, template, hit, qualifications, "
-        "screening, budget, platform, imports"
+        "screening, budget, adaptive, platform, imports"
     ]
+
+
+def test_adaptive_settings_are_checked_each_with_its_line(tmp_path):
+    spec = MINIMAL_RATING_SPEC + "adaptive:\n  half_width: 0\n  floor: 4\n  cap: 3\n"
+    path = tmp_path / "spec.yaml"
+    assert _problems(tmp_path, spec) == [
+        f"{path}:12: raters_per_item: with adaptive collection every item first gets the "
+        "floor's raters: set it to adaptive.floor, 4 (got 3)",
+        f"{path}:19: adaptive.half_width: must be positive (got 0.0)",
+        f"{path}:21: adaptive.cap: must be at least the floor, 4 (got 3)",
+    ]
+
+
+def test_an_adaptive_spec_is_another_instrument_than_the_fixed_one(tmp_path):
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    fixed = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    adaptive = MINIMAL_RATING_SPEC + "adaptive: {half_width: 0.5, floor: 3}\n"
+    loaded = load_spec(write_spec(tmp_path, adaptive))
+    assert loaded.spec.adaptive is not None and loaded.spec.adaptive.cap == 40
+    assert loaded.instrument_hash != fixed.instrument_hash
 
 
 @pytest.mark.parametrize(

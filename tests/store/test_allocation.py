@@ -37,6 +37,7 @@ from harness.store.models import (
 from harness.store.slot_choice import Candidate, preference
 from tests.clock import minutes_ago
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+from tests.processes import forked
 
 T0 = minutes_ago()
 HOLD = timedelta(minutes=30)
@@ -201,6 +202,9 @@ def test_a_replacement_adds_a_slot_to_its_hit(engine, study_id):
     assert isinstance(extra, Allocation) and extra.hit_index == 1
 
 
+PROCESSES = forked(__name__)
+
+
 def _worker(url: str, study_id: int, names: list[str], out: multiprocessing.Queue) -> None:
     from harness.store import make_engine
 
@@ -220,10 +224,11 @@ def _worker(url: str, study_id: int, names: list[str], out: multiprocessing.Queu
 def test_several_processes_allocating_at_once_fill_every_slot_exactly_once(
     engine, database_url, study_id
 ):
-    context = multiprocessing.get_context("spawn")
-    out: multiprocessing.Queue = context.Queue()
+    out: multiprocessing.Queue = PROCESSES.Queue()
     names = [[f"P{p}W{i}" for i in range(4)] for p in range(4)]  # 16 people, 6 places
-    procs = [context.Process(target=_worker, args=(database_url, study_id, n, out)) for n in names]
+    procs = [
+        PROCESSES.Process(target=_worker, args=(database_url, study_id, n, out)) for n in names
+    ]
     for proc in procs:
         proc.start()
     got = [pair for _ in procs for pair in out.get(timeout=60)]

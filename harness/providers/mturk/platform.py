@@ -74,6 +74,7 @@ class MTurkPlatform:
             "to collect more work later, launch a new study.",
         ),
         arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
+        auto_approves=True,  # AutoApprovalDelayInSeconds after a submission
         crowd_door="harness.providers.mturk.crowd:mturk_door",  # the local service's worker side
         demo=DemoEntry("local", "local", "the local MTurk service", crowd_size=30, rank=0),
         local_command=LocalCommand(

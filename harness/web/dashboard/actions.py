@@ -46,6 +46,7 @@ from harness.store.hits import study_hit
 from harness.store.locks import lock_study
 from harness.store.models import (
     Assignment,
+    AssignmentStatus,
     Event,
     Hit,
     ScreeningDecision,
@@ -88,10 +89,17 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str | Response]) ->
     finally:
         if study_id is not None:  # even a refused action may have logged what it tried
             state.watcher.moved(study_id)
-    target = request.form.get("back", "")
-    study_page = url_for("dashboard.study", name=name)
-    back = target if target.startswith(study_page) else study_page
-    return redirect(back, 303)
+    return redirect(
+        back_within(request.form.get("back", ""), url_for("dashboard.study", name=name)), 303
+    )
+
+
+def back_within(target: str, study_page: str) -> str:
+    """Where an action returns: the page it was posted from when that is the study's page or
+    one of its pages (``/dashboard/study/small/...``, never study ``smaller``'s), else the
+    study's page."""
+    inside = target == study_page or target.startswith(tuple(study_page + c for c in "/?#"))
+    return target if inside else study_page
 
 
 EXPIRE_KINDS = (EventKind.HIT_EXPIRE_INTENT, EventKind.STUDY_EXPIRED)
@@ -247,9 +255,10 @@ def reject_submission(name: str) -> Response:
 
 @bp.post("/study/<name>/review-many")
 def review_many(name: str) -> Response:
-    """Approve or reject the submissions ticked on the page (``assignment``, repeated), or
-    approve every submission awaiting review from a worker screening has not flagged
-    (``unflagged``)."""
+    """Approve or reject the submissions ticked on the page (``assignment``, repeated), every
+    one the list of submissions showed (``through``: the newest listed's store id, so that
+    what arrived after the page was read is left for a person to see), or approve every
+    submission awaiting review from a worker screening has not flagged (``unflagged``)."""
 
     def work(session: Session, running: LaunchedStudy) -> str:
         verdict = _field("verdict")
@@ -258,6 +267,8 @@ def review_many(name: str) -> Response:
         provider = provider_for(running)
         if request.form.get("unflagged") and verdict == "approve":
             chosen = unflagged_submissions(session, running.id)
+        elif request.form.get("through"):
+            chosen = _listed(session, running, _whole("through"))
         else:
             chosen = [_one_assignment(session, running, aid) for aid in _ticked()]
         if verdict == "approve":
@@ -281,6 +292,29 @@ def review_many(name: str) -> Response:
         )
 
     return _act(name, work)
+
+
+def _whole(name: str) -> int:
+    text = _field(name)
+    if not text.isdigit():
+        raise Refused(f"the form's {name!r} field should be a whole number, got {text!r}")
+    return int(text)
+
+
+def _listed(session: Session, running: LaunchedStudy, through: int) -> list[Assignment]:
+    """The study's submissions awaiting review stored up to ``through`` (a store id)."""
+    return list(
+        session.exec(
+            select(Assignment)
+            .join(Hit)
+            .where(
+                Hit.study_id == running.id,
+                Assignment.status == AssignmentStatus.SUBMITTED,
+                col(Assignment.id) <= through,
+            )
+            .order_by(col(Assignment.id))
+        )
+    )
 
 
 def _ticked() -> list[str]:

@@ -8,8 +8,8 @@ Pure: pandas tables in, numbers and frames out; no database, no Flask.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +20,7 @@ from harness.errors import HarnessError
 from harness.roles import ItemRole
 from harness.stats.alpha import Level
 from harness.stats.bootstrap import bootstrap_alpha
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 
 DASHBOARD_RESAMPLES = 200
 """Bootstrap resamples of the live interval: about 0.3 s for 100,000 judgments."""
@@ -329,7 +330,8 @@ def consensus_points(rows: pd.DataFrame, worker: str) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Plot:
-    """A plot's marks in SVG user units: polylines or dots, axis labels, the frame's size."""
+    """A plot's marks in SVG user units: polylines or dots, axis labels, the frame's size;
+    ``rules`` are horizontal reference lines (y, label), ``left`` the frame's left edge."""
 
     width: int
     height: int
@@ -338,12 +340,20 @@ class Plot:
     dots: list[tuple[float, float]]
     y_labels: list[tuple[float, str]]
     x_labels: list[tuple[float, str]]
+    rules: list[tuple[float, str]] = field(default_factory=list)
+    left: int = 30
 
 
-def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180) -> Plot:
-    """Alpha (all workers, screened) and the interval of all workers over judgments; in a
-    study with arms, each arm's alpha (lines ``arm:NAME`` and ``arm-screened:NAME``) over the
-    study's judgments, without intervals."""
+def alpha_plot(
+    points: Sequence[AlphaPoint],
+    alpha_min: float = DEFAULT_ALPHA_MIN,
+    width: int = 760,
+    height: int = 280,
+) -> Plot:
+    """Alpha over judgments, of all workers and of the screened set, each with its interval
+    (bands ``everyone`` and ``screened``), and the smallest acceptable alpha (``alpha_min``)
+    as a rule; in a study with arms, each arm's alpha (lines ``arm:NAME`` and
+    ``arm-screened:NAME``) over the study's judgments, without intervals."""
     usable = [
         p
         for p in points
@@ -357,26 +367,30 @@ def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180
             p.everyone.low,
             p.everyone.high,
             p.screened.alpha,
+            p.screened.low,
+            p.screened.high,
             *(x for a in p.arms for x in (a.everyone.alpha, a.screened.alpha)),
         )
         if v is not None
     ]
-    low, high = (min(values + [0.0]), max(values + [1.0])) if values else (0.0, 1.0)
+    low, high = min(values + [0.0, alpha_min]), max(values + [1.0])
     x_max = max((p.judgments for p in usable), default=1) or 1
-    pad = 30
+    left, bottom = 48, 25
 
     def x(n: int) -> float:
-        return round(pad + (width - pad - 5) * n / x_max, 1)
+        return round(left + (width - left - 5) * n / x_max, 1)
 
     def y(v: float) -> float:
-        return round(5 + (height - 25) * (high - v) / (high - low or 1.0), 1)
+        return round(5 + (height - bottom) * (high - v) / (high - low or 1.0), 1)
 
     def line(values: Sequence[tuple[int, float | None]]) -> str:
         return " ".join(f"{x(n)},{y(v)}" for n, v in values if v is not None)
 
-    band_top = [(p.judgments, p.everyone.high) for p in usable if p.everyone.high is not None]
-    band_bottom = [(p.judgments, p.everyone.low) for p in usable if p.everyone.low is not None]
-    band = line(band_top) + " " + line(list(reversed(band_bottom))) if band_top else ""
+    def band(interval: Callable[[AlphaPoint], Interval]) -> str:
+        top = [(p.judgments, interval(p).high) for p in usable if interval(p).high is not None]
+        under = [(p.judgments, interval(p).low) for p in usable if interval(p).low is not None]
+        return (line(top) + " " + line(list(reversed(under)))).strip() if top else ""
+
     lines = {
         "everyone": line([(p.judgments, p.everyone.alpha) for p in usable]),
         "screened": line([(p.judgments, p.screened.alpha) for p in usable]),
@@ -391,10 +405,12 @@ def alpha_plot(points: Sequence[AlphaPoint], width: int = 560, height: int = 180
         width,
         height,
         lines=lines,
-        bands={"everyone": band.strip()},
+        bands={"everyone": band(lambda p: p.everyone), "screened": band(lambda p: p.screened)},
         dots=[],
         y_labels=[(y(t), f"{t:.2f}") for t in ticks],
         x_labels=[(x(0), "0"), (x(x_max), f"{x_max:,} judgments")],
+        rules=[(y(alpha_min), f"alpha_min {alpha_min:.3f}")],
+        left=left,
     )
 
 

@@ -92,6 +92,7 @@ def init_dashboard(
     app: Flask, engine: sa.Engine, settings: DashboardSettings, url_prefix: str = "/dashboard"
 ) -> DashboardState:
     """Mount the dashboard on ``app`` under ``url_prefix``, reading ``engine``'s store."""
+    from harness.web.dashboard import pages, precision  # noqa: F401  (their routes are on `bp`)
     from harness.web.dashboard.actions import bp as actions_bp
 
     app.secret_key = settings.secret
@@ -192,7 +193,7 @@ def studies() -> str:
 @bp.get("/study/<name>")
 def study(name: str) -> str:
     state = dashboard_state()
-    snapshot = state.watcher.snapshot(_study_id(name))
+    snapshot = state.watcher.snapshot(study_id_of(name))
     sections = _sections(state, snapshot)
     return page("study.html", s=snapshot, sections=sections, version=snapshot.version)
 
@@ -203,7 +204,7 @@ def stream(name: str) -> Response:
     the page has (``since``), with the sections that changed since the last one sent (all of
     them the first time)."""
     state = dashboard_state()
-    study_id = _study_id(name)
+    study_id = study_id_of(name)
     token = access.csrf_token()
     since = request.args.get("since", type=int)
     poll = state.poll
@@ -244,7 +245,7 @@ def stream(name: str) -> Response:
 @bp.get("/study/<name>/worker/<worker>")
 def worker(name: str, worker: str) -> str:
     state = dashboard_state()
-    snapshot = state.watcher.snapshot(_study_id(name))
+    snapshot = state.watcher.snapshot(study_id_of(name))
     found = next((w for w in snapshot.workers if w["worker_id"] == worker), None)
     if found is None:
         abort(404, f"no worker {worker!r} has judgments in study {name!r}")
@@ -276,7 +277,8 @@ def _render_sections(state: DashboardState, snapshot: Snapshot) -> dict[str, str
     }
 
 
-def _study_id(name: str) -> int:
+def study_id_of(name: str) -> int:
+    """The store id of the study named ``name`` (404 with the studies there, if none)."""
     with session_scope(dashboard_state().engine) as session:
         try:
             found = find_study(session, name)

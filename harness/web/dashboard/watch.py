@@ -19,6 +19,7 @@ workers are shown per arm; alpha is never computed over the arms pooled.
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from harness.errors import InputError
 from harness.platform import money
 from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
-from harness.platform.review import unflagged_submissions
+from harness.platform.review import unflagged_count
 from harness.platform.status import StudyReport, study_report
 from harness.screening.changes import effective_threshold
 from harness.screening.context import ScreeningContext, content
@@ -57,6 +58,7 @@ from harness.store.models import (
     Event,
     EventKind,
     Hit,
+    InstrumentVersion,
     Study,
     StudyStatus,
     Worker,
@@ -73,6 +75,12 @@ from harness.web.dashboard.figures import (
     control_results,
     pace,
     worker_rows,
+)
+from harness.web.dashboard.requester import (
+    AutoApproval,
+    auto_approval,
+    budget_alert,
+    hourly_pay,
 )
 
 HISTORY_POINTS = 8
@@ -111,6 +119,10 @@ class Snapshot:
     seen: int = 0  # the study's newest event when the snapshot was read: forms post it back
     unflagged: int = 0  # submissions awaiting review from workers screening has not flagged
     arms: list[ArmProgress] = field(default_factory=list)  # a study with arms: per arm
+    auto_approval: AutoApproval | None = None  # where the platform approves by itself
+    hourly: Decimal | None = None  # the reward per hour at the median time on task
+    on_task: timedelta | None = None  # the median time from accepting to submitting
+    budget_alert: bool = False  # the money committed reached `BUDGET_ALERT_SHARE` of the budget
 
     @property
     def latest(self) -> AlphaPoint | None:
@@ -132,6 +144,7 @@ class _StudyState:
     gold: dict[str, float] = field(default_factory=dict)
     arm_items: dict[str, set[str]] = field(default_factory=dict)  # arm -> its HITs' items
     target: int = 0  # raters per item (in every arm)
+    auto_approval_delay: timedelta | None = None  # None: the platform never approves by itself
     worker_arms: dict[str, str] = field(default_factory=dict)
     arm_progress: list[ArmProgress] = field(default_factory=list)
     controls: list[ControlResult] = field(default_factory=list)
@@ -239,7 +252,8 @@ class Watcher:
                     assert study is not None
                     context = study_context(session, study)
                     items = _arm_items(session, study_id)
-                    target = launched(session, study).platform.assignments_per_hit
+                    running = launched(session, study)
+                    delay = _auto_approval_delay(session, study, running)
                 level = definition(context.scale.kind).alpha_level
                 state = self._studies[study_id] = _StudyState(
                     study_id,
@@ -247,7 +261,8 @@ class Watcher:
                     level,
                     gold=_gold(context),
                     arm_items=items,
-                    target=target,
+                    target=running.platform.assignments_per_hit,
+                    auto_approval_delay=delay,
                 )
             return state
 
@@ -280,6 +295,12 @@ class Watcher:
             planned - finished,
             utcnow(),
         )
+        pending = [a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value]
+        on_task = [
+            (a["submitted_at"] - a["accepted_at"]).total_seconds()
+            for a in assignments
+            if a["submitted_at"] is not None and a["accepted_at"] is not None
+        ]
         thresholds = {k: effective_threshold(k, state.context) for k in worker_scores}
         table = worker_rows(rows, worker_scores, thresholds)
         if state.arm_items:
@@ -297,7 +318,7 @@ class Watcher:
             alpha=list(state.alpha),
             heuristics=list(worker_scores),
             workers=_worker_records(table, decisions, names, blocked),
-            pending=[a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value],
+            pending=pending,
             decisions=[
                 _decision_record(d, names, {a["pk"]: a["id"] for a in assignments})
                 for d in decisions
@@ -312,8 +333,18 @@ class Watcher:
             pausing=pausing(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
             seen=state.key[1] if state.key is not None else 0,
-            unflagged=len(unflagged_submissions(session, state.study_id)),
+            unflagged=unflagged_count(session, state.study_id),
             arms=list(state.arm_progress),
+            auto_approval=None
+            if state.auto_approval_delay is None
+            else auto_approval(
+                [a["submitted_at"] for a in pending if a["submitted_at"] is not None],
+                state.auto_approval_delay,
+                utcnow(),
+            ),
+            hourly=hourly_pay(on_task, running.platform.reward),
+            on_task=timedelta(seconds=statistics.median(on_task)) if on_task else None,
+            budget_alert=budget_alert(report.committed, report.budget),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -444,6 +475,18 @@ class Watcher:
         return points
 
 
+def _auto_approval_delay(
+    session: Session, study: Study, running: LaunchedStudy
+) -> timedelta | None:
+    """How long after a submission its platform approves it by itself (the spec's
+    ``hit.auto_approval_delay``, as frozen); None where the platform never does."""
+    if not platform_named(running.platform.provider).capabilities.auto_approves:
+        return None
+    version = session.get(InstrumentVersion, study.instrument_id)
+    seconds = (version.spec.get("hit") or {}).get("auto_approval_delay") if version else None
+    return None if seconds is None else timedelta(seconds=int(seconds))
+
+
 def _gold(context: ScreeningContext) -> dict[str, float]:
     items = context.items
     if items is None or "gold" not in items.columns:
@@ -501,6 +544,7 @@ def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
             col(Assignment.submitted_at),
             col(Worker.platform_worker_id),
             col(Hit.index),
+            col(Assignment.accepted_at),
         )
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .join(Worker, col(Worker.id) == col(Assignment.worker_id))
@@ -515,8 +559,9 @@ def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
             "submitted_at": _utc(submitted),
             "worker": worker,
             "hit": index,
+            "accepted_at": _utc(accepted),
         }
-        for pk, aid, status, submitted, worker, index in rows
+        for pk, aid, status, submitted, worker, index, accepted in rows
     ]
 
 

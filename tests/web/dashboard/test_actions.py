@@ -423,3 +423,15 @@ def test_a_bonus_is_paid_after_approval_from_the_workers_page(live):
     assert flashed(paid.text) == f"Paid $0.40 to {aid}'s worker ($0.48 with the platform's fee)."
     bonuses = live.mturk.client().list_bonus_payments(AssignmentId=aid)["BonusPayments"]
     assert [b["BonusAmount"] for b in bonuses] == ["0.40"]
+
+
+def test_an_action_returns_only_to_a_page_of_its_own_study():
+    from harness.web.dashboard.actions import back_within
+
+    study = "/dashboard/study/small"
+    assert back_within(f"{study}/worker/W1", study) == f"{study}/worker/W1"
+    assert back_within(f"{study}/submissions?page=2", study) == f"{study}/submissions?page=2"
+    assert back_within(study, study) == study
+    assert back_within("/dashboard/study/smaller/worker/W1", study) == study
+    assert back_within("https://elsewhere.example/", study) == study
+    assert back_within("", study) == study

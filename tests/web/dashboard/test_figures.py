@@ -122,8 +122,27 @@ def test_the_alpha_plot_draws_a_line_per_set_and_the_interval_band():
     ]
     plot = alpha_plot(points)
     assert len(plot.lines["everyone"].split()) == len(plot.lines["screened"].split())
-    assert plot.bands["everyone"]
+    assert plot.bands["everyone"] and plot.bands["screened"]
+    assert plot.bands["everyone"] != plot.bands["screened"]  # w5 is out of the screened set
     assert plot.x_labels[-1][1].endswith("judgments")
+
+
+def test_the_alpha_plot_draws_alpha_min_as_a_rule_in_the_frame_even_above_every_alpha():
+    """Every alpha here lies between 0 and 1, so 0.9 is above them all: the frame stretches
+    to show the rule, which lies where the y axis puts 0.9."""
+    table = ratings()
+    points = [alpha_point(table, "interval", {"w5"}, NOW, resamples=20)]
+    plot = alpha_plot(points, alpha_min=0.9)
+    ((rule_y, label),) = plot.rules
+    assert label == "alpha_min 0.900"
+    (top_y, top), (bottom_y, bottom) = (
+        (plot.y_labels[-1][0], float(plot.y_labels[-1][1])),
+        (plot.y_labels[0][0], float(plot.y_labels[0][1])),
+    )
+    assert bottom <= 0.9 <= top
+    assert rule_y == pytest.approx(bottom_y + (top_y - bottom_y) * (0.9 - bottom) / (top - bottom))
+    low = alpha_plot(points, alpha_min=-0.5)
+    assert float(low.y_labels[0][1]) == -0.5  # below every alpha: the frame reaches it too
 
 
 def test_control_results_measure_each_control_against_what_a_careful_worker_answers():

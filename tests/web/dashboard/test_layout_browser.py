@@ -1,9 +1,9 @@
-"""The study page and a worker's page at 1280 px and at 390 px in a real Chromium: axe-core
-finds no serious or critical violation on them (nor on the login page and the studies list),
-the page never scrolls sideways, every card stays inside the window (a wide table scrolls inside its
-card), and the buttons a researcher acts with are in reach: at 1280 px each one is inside
-the window; at 390 px each is inside the window or in a card that scrolls. One study and
-server for the module."""
+"""The study page, a worker's page, the list of submissions and one's answers at 1280 px
+and at 390 px in a real Chromium: axe-core finds no serious or critical violation on the study
+page and a worker's page (nor on the login page and the studies list), the page never scrolls
+sideways, every card stays inside the window (a wide table scrolls inside its card), and the
+buttons a researcher acts with are in reach: at 1280 px each one is inside the window; at 390
+px each is inside the window or in a card that scrolls. One study and server for the module."""
 
 from __future__ import annotations
 
@@ -63,10 +63,14 @@ def test_every_action_is_in_reach_without_the_page_scrolling_sideways(live, size
         worker = live.workers()[0]
         from harness.providers.mturk.crowd import mturk_worker_id
 
+        pending = live_pending(live)
         pages = {
             "study": f"/dashboard/study/{STUDY}",
             "worker": f"/dashboard/study/{STUDY}/worker/{mturk_worker_id(worker.worker_id)}",
+            "submissions": f"/dashboard/study/{STUDY}/submissions",
+            "answers": f"/dashboard/study/{STUDY}/assignment/{pending}",
         }
+        buttons = {"study": 3, "worker": 3, "submissions": 4, "answers": 2}  # at least
         for name, path in pages.items():
             driver.get(f"{live.url}{path}")
             if name == "study":
@@ -79,12 +83,33 @@ def test_every_action_is_in_reach_without_the_page_scrolling_sideways(live, size
                 size,
                 seen["cards"],
             )
-            assert len(seen["buttons"]) >= 3, (name, seen["buttons"])
+            assert len(seen["buttons"]) >= buttons[name], (name, seen["buttons"])
             if size == WIDE:
                 out = [b for b in seen["buttons"] if b["right"] > width or not b["inCard"]]
             else:  # in the window, or in a card that scrolls sideways to it
                 out = [b for b in seen["buttons"] if not (b["inCard"] or b["scrolls"])]
             assert not out, (name, size, out)
+
+
+def live_pending(live: LiveStudy) -> str:
+    """A submission of the study awaiting review."""
+    from sqlmodel import select
+
+    from harness.store import make_engine, session_scope
+    from harness.store.models import Assignment, AssignmentStatus
+
+    engine = make_engine(live.db)
+    try:
+        with session_scope(engine) as session:
+            found = session.exec(
+                select(Assignment.platform_assignment_id).where(
+                    Assignment.status == AssignmentStatus.SUBMITTED
+                )
+            ).first()
+    finally:
+        engine.dispose()
+    assert found is not None
+    return found
 
 
 @pytest.mark.slow
