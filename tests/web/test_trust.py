@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import func, select
 
 from harness.platform.registry import platform_named
-from harness.platform.status import study_report
+from harness.platform.status import ReportedStudy, study_report
 from harness.platform.sync import SyncHooks, sync_study
 from harness.platform.verification import Verifier, verify
 from harness.render.answers import encode_answers
@@ -187,7 +187,8 @@ def test_a_forged_assignment_is_quarantined_and_never_counts(posted):
     assert counts[QuarantineState.PENDING] == 5
     with session_scope(posted.engine) as session:
         study = session.exec(select(Study)).one()
-        report = study_report(session, platform_named("mturk"), launched(session, study))
+        running = ReportedStudy.of(launched(session, study))
+        report = study_report(session, platform_named("mturk"), running)
     assert report.assignments == {} and report.judgments == 0
     assert report.lines()[-1] == (
         "  quarantined submissions (not counted): 5 awaiting the platform, 0 refused "
