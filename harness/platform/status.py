@@ -29,7 +29,13 @@ from harness.platform import money
 from harness.spec.heuristics import decision_key
 from harness.store import core
 from harness.store.core import rows
-from harness.store.states import DecisionState, EventKind, HitStatus, QuarantineState
+from harness.store.states import (
+    DecisionState,
+    EventKind,
+    HitStatus,
+    QuarantineState,
+    StudyStatus,
+)
 
 if TYPE_CHECKING:
     from harness.platform.contract import Platform
@@ -44,29 +50,29 @@ class ReportedStudy:
     id: int
     name: str
     target: str
-    status: str
+    status: StudyStatus
     budget: Decimal | None
+    currency: str
     instrument_id: int
     provider: str
     reward: Decimal
     assignments_per_hit: int
-    currency: str
 
     @classmethod
     def of(cls, running: LaunchedStudy) -> ReportedStudy:
         """The fields of rows already read."""
-        study, platform = running.study, running.platform
+        study, where = running.study, running.platform
         return cls(
             running.id,
             study.name,
             study.target,
-            study.status.value,
+            study.status,
             study.budget,
-            study.instrument_id,
-            platform.provider,
-            platform.reward,
-            platform.assignments_per_hit,
             study.currency,
+            study.instrument_id,
+            where.provider,
+            where.reward,
+            where.assignments_per_hit,
         )
 
 
@@ -76,38 +82,15 @@ def reported_study(db: Reader, name: str) -> ReportedStudy:
     s, p = core.study, core.study_platform
     found = rows(
         db,
-        sa.select(
-            s.c.id,
-            s.c.name,
-            s.c.target,
-            s.c.status,
-            s.c.budget,
-            s.c.instrument_id,
-            p.c.provider,
-            p.c.reward,
-            p.c.assignments_per_hit,
-            s.c.currency,
-        )
+        sa.select(s, p.c.provider, p.c.reward, p.c.assignments_per_hit)
         .outerjoin(p, p.c.study_id == s.c.id)
         .where(s.c.name == name),
     )
     if not found:
         raise StudyNotFound(core.unknown_study_message(db, name))
-    row = found[0]
-    if row.provider is None:
+    if found[0].provider is None:
         raise InputError(core.never_launched_message(name))
-    return ReportedStudy(
-        row.id,
-        row.name,
-        row.target,
-        row.status.value,
-        row.budget,
-        row.instrument_id,
-        row.provider,
-        row.reward,
-        row.assignments_per_hit,
-        row.currency,
-    )
+    return ReportedStudy(**found[0]._mapping)
 
 
 @dataclass(frozen=True)
@@ -213,7 +196,7 @@ def study_report(db: Reader, platform: Platform, study: ReportedStudy) -> StudyR
     return StudyReport(
         name=study.name,
         target=study.target,
-        status=study.status,
+        status=study.status.value,
         hits=_hit_states(hits, assignments),
         assignments=dict(Counter(row.status.value for row in assignments)),
         items=len(raters),
