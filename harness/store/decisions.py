@@ -30,8 +30,6 @@ from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, rele
 
 __all__ = [
     "CLAIM_TIMEOUT",
-    "DecisionKey",
-    "decision_key",
     "acts",
     "add_decisions",
     "claim",
