@@ -177,7 +177,7 @@ def _crowd_loop(
         say("== review")
         say(review_summary(study, review_stored_study(engine, running)))
         say("== status")
-        for line in stored_study_status(engine, running):
+        for line in stored_study_status(engine, running.study.name):
             say(line)
         say("== screen")
         judgments, context = stored_inputs(study, db)

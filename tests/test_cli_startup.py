@@ -92,7 +92,9 @@ def test_the_dashboard_without_a_password_off_loopback_refuses_before_the_app(tm
     assert "harness.web.dashboard.app" not in modules
 
 
-def test_status_of_a_launched_study_imports_no_table_library_and_no_platform_client(tmp_path):
+def test_status_of_a_launched_study_imports_no_table_library_no_orm_and_no_platform_client(
+    tmp_path,
+):
     from tests.factories import migrated_sqlite
     from tests.platform.factories import harness_cli, launch_args, small_spec
     from tests.providers.mturk.local_service.factories import LocalMTurk
@@ -107,7 +109,8 @@ def test_status_of_a_launched_study_imports_no_table_library_and_no_platform_cli
     exit_code, output, modules = run_in_fresh_interpreter(["status", "small", "--db", db], tmp_path)
     assert exit_code == 0, output
     assert output.startswith("study small on local: running")
-    assert heavy(modules, TABLES + ("numpy", "jinja2") + CLIENTS) == []
+    orm = ("sqlmodel", "pydantic")
+    assert heavy(modules, TABLES + ("numpy", "jinja2") + orm + CLIENTS, ("sqlalchemy.orm",)) == []
 
 
 @pytest.mark.parametrize("command", ["launch", "preview", "validate"])

@@ -1,4 +1,4 @@
-"""The requester website's batch-results layout (``Batch_<id>_batch_results.csv``), both ways.
+"""The requester website's batch-results layout (``Batch_<id>_batch_results.csv``), as read.
 
 One row per submitted assignment. Its columns, in the website's order (docs/archives.md says
 what each holds): the HIT's (`HIT_COLUMNS`), the assignment's (`ASSIGNMENT_COLUMNS`), then one
@@ -13,12 +13,8 @@ fields.
 
 from __future__ import annotations
 
-import csv
 import re
-import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 HIT_COLUMNS = (
     "HITId",
@@ -69,8 +65,8 @@ TASK_ANSWERS = "Answer.taskAnswers"
 STATUSES = ("Submitted", "Approved", "Rejected")
 """The statuses an assignment of a batch-results file has."""
 
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _OFFSETS = {"PST": -8, "PDT": -7, "UTC": 0, "GMT": 0}
 _TIME = re.compile(
     r"(?P<wd>[A-Z][a-z]{2}) (?P<mon>[A-Z][a-z]{2}) (?P<day>\d{2}) "
@@ -84,25 +80,12 @@ class TimeFormatError(ValueError):
     """A cell that is not a time as the requester website wrote it."""
 
 
-def format_time(moment: datetime | None) -> str:
-    """``moment`` as the website wrote times: US Pacific, ``Wed Jan 20 08:26:05 PST 2021``."""
-    if moment is None:
-        return ""
-    utc = moment.astimezone(UTC)
-    summer = _pacific_summer(utc)
-    local = utc + timedelta(hours=-7 if summer else -8)
-    return (
-        f"{_WEEKDAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local:%d %H:%M:%S} "
-        f"{'PDT' if summer else 'PST'} {local.year}"
-    )
-
-
 def parse_time(text: str) -> datetime:
     """A time the website wrote (any of PST, PDT, UTC, GMT), as UTC; `TimeFormatError` for
     anything else, such as a spreadsheet's rewriting of it (``1/20/2021 8:26``) or a weekday
     that does not fall on the date."""
     match = _TIME.fullmatch(text.strip())
-    if match is None or match["mon"] not in _MONTHS or match["tz"] not in _OFFSETS:
+    if match is None or match["mon"] not in MONTHS or match["tz"] not in _OFFSETS:
         raise TimeFormatError(
             f"{text[:40]!r} is not a time as the requester website wrote it (like "
             f"{EXAMPLE_TIME!r}); a spreadsheet may have rewritten it: use the file as "
@@ -111,7 +94,7 @@ def parse_time(text: str) -> datetime:
     try:
         local = datetime(
             int(match["year"]),
-            _MONTHS.index(match["mon"]) + 1,
+            MONTHS.index(match["mon"]) + 1,
             int(match["day"]),
             int(match["h"]),
             int(match["m"]),
@@ -119,73 +102,9 @@ def parse_time(text: str) -> datetime:
         )
     except ValueError as exc:
         raise TimeFormatError(f"{text[:40]!r} is not a date: {exc}") from exc
-    if _WEEKDAYS[local.weekday()] != match["wd"]:
+    if WEEKDAYS[local.weekday()] != match["wd"]:
         raise TimeFormatError(
-            f"{text[:40]!r}: {local:%Y-%m-%d} is a {_WEEKDAYS[local.weekday()]}, not a "
+            f"{text[:40]!r}: {local:%Y-%m-%d} is a {WEEKDAYS[local.weekday()]}, not a "
             f"{match['wd']}; the date was changed after the download"
         )
     return (local - timedelta(hours=_OFFSETS[match["tz"]])).replace(tzinfo=UTC)
-
-
-def _pacific_summer(utc: datetime) -> bool:
-    """Whether US Pacific time keeps daylight saving at ``utc`` (the rule since 2007: from the
-    second Sunday of March, 2:00 PST, to the first Sunday of November, 2:00 PDT)."""
-    year = utc.year
-    start = _nth_sunday(year, 3, 2) + timedelta(hours=2 + 8)
-    end = _nth_sunday(year, 11, 1) + timedelta(hours=2 + 7)
-    naive = utc.replace(tzinfo=None)
-    return start <= naive < end
-
-
-def _nth_sunday(year: int, month: int, n: int) -> datetime:
-    first = datetime(year, month, 1)
-    return first + timedelta(days=(6 - first.weekday()) % 7 + 7 * (n - 1))
-
-
-def format_money(amount: object) -> str:
-    return f"${amount}"
-
-
-def answer_columns(answer_xml: str) -> dict[str, str]:
-    """An assignment's answer (MTurk's QuestionFormAnswers XML) as the website's ``Answer.*``
-    cells: each ``FreeText`` answer its own column, a crowd form's ``taskAnswers`` JSON as it
-    came."""
-    root = ET.fromstring(answer_xml)
-    cells: dict[str, str] = {}
-    for answer in root:
-        if _local(answer.tag) != "Answer":
-            continue
-        name = value = ""
-        for child in answer:
-            if _local(child.tag) == "QuestionIdentifier":
-                name = (child.text or "").strip()
-            elif _local(child.tag) == "FreeText":
-                value = child.text or ""
-        if name:
-            cells[ANSWER + name] = value
-    return cells
-
-
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
-
-
-def header(rows: Sequence[Mapping[str, str]]) -> list[str]:
-    """The file's columns for ``rows``: the HIT's and the assignment's, then every ``Input.*``
-    and ``Answer.*`` column any row has (each sorted by name), then the decision columns."""
-    names = {name for row in rows for name in row}
-    inputs = sorted(n for n in names if n.startswith(INPUT))
-    answers = sorted(n for n in names if n.startswith(ANSWER))
-    return [*HIT_COLUMNS, *ASSIGNMENT_COLUMNS, *inputs, *answers, *DECISION_COLUMNS]
-
-
-def write_batch_results(rows: Iterable[Mapping[str, str]], path: Path) -> int:
-    """Write ``rows`` (column -> cell) to ``path`` in the website's layout (UTF-8, every cell
-    quoted, CRLF line ends); how many rows were written."""
-    kept = list(rows)
-    columns = header(kept)
-    with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.DictWriter(out, columns, quoting=csv.QUOTE_ALL, restval="")
-        writer.writeheader()
-        writer.writerows(kept)
-    return len(kept)

@@ -38,14 +38,14 @@ def status(study: str, db: str | None, watch: bool, every: float, updates: int) 
     engine = open_store(db)  # a missing store is refused before the heavy imports
 
     from harness.platform.status import stored_study_status
-    from harness.store.studies import read_launched
 
     try:
-        running = read_launched(engine, study)
         if watch:
-            _watch(engine, running.id, every, updates)
+            from harness.store.studies import read_launched
+
+            _watch(engine, read_launched(engine, study).id, every, updates)
             return
-        lines = stored_study_status(engine, running)
+        lines = stored_study_status(engine, study)
     finally:
         engine.dispose()
     for line in lines:

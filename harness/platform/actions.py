@@ -413,9 +413,11 @@ def add_raters(
     budget = study.study.budget
     if budget is not None:
         platform = provider.platform
-        reward = money.hit_reward(session, study, hit.id)  # an arm may pay its own
+        reward = money.hit_reward(
+            session, study.id, study.platform.reward, hit.id
+        )  # an arm may pay its own
         extra = money.hit_total(platform, reward, new) / new * count
-        after = money.committed(session, platform, study) + extra
+        after = money.committed(session, platform, study.id, study.platform.reward) + extra
         if after > budget:
             c = study.study.currency
             if not event_logged(session, EventKind.REPLACE_REFUSED, token):

@@ -162,7 +162,7 @@ def _room_for_one(session: Session, study_id: int) -> bool:
     running = launched(session, study)
     platform = platform_named(running.platform.provider)
     each = hit_total(platform, running.platform.reward, 1)
-    return committed(session, platform, running) + each <= study.budget
+    return committed(session, platform, running.id, running.platform.reward) + each <= study.budget
 
 
 def places_wanted(session: Session, running: LaunchedStudy, spec: TaskSpec) -> int | None:
@@ -180,6 +180,8 @@ def places_wanted(session: Session, running: LaunchedStudy, spec: TaskSpec) -> i
     if running.study.budget is not None and hits:
         platform = platform_named(running.platform.provider)
         each = hit_total(platform, running.platform.reward, 1)
-        room = running.study.budget - committed(session, platform, running)
+        room = running.study.budget - committed(
+            session, platform, running.id, running.platform.reward
+        )
         hits = min(hits, max(int(room // each), 0))
     return places_of(session, running.id) + hits if hits else None

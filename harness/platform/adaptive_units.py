@@ -79,7 +79,7 @@ def compose_hits(
         if study.budget is not None:
             room = (
                 study.budget
-                - committed(session, platform, running)
+                - committed(session, platform, running.id, running.platform.reward)
                 - each * _unposted(session, running.id)
             )
         chunks = [

@@ -86,7 +86,9 @@ def ceiling(session: Session, study: LaunchedStudy, assignment: Assignment) -> D
     `TIMES_REWARD` times what the assignment pays."""
     if study.study.max_bonus is not None:
         return Decimal(study.study.max_bonus)
-    return (money.hit_reward(session, study, assignment.hit_id) * TIMES_REWARD).quantize(CENT)
+    return (
+        money.hit_reward(session, study.id, study.platform.reward, assignment.hit_id) * TIMES_REWARD
+    ).quantize(CENT)
 
 
 def quote(
@@ -107,7 +109,9 @@ def quote(
             f"bonus (the spec's hit.max_bonus, or {TIMES_REWARD} times the reward)"
         )
     cost = platform.bonus_cost(amount)
-    after = money.committed(session, platform, study, excluding=token) + cost
+    after = (
+        money.committed(session, platform, study.id, study.platform.reward, excluding=token) + cost
+    )
     budget = study.study.budget
     if budget is not None and after > budget:
         raise BonusRefused(

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from sqlmodel import Session, col, select
+import sqlalchemy as sa
 
-from harness.platform.contract import Platform
-from harness.store.arm_tables import ArmHit, StudyArm
-from harness.store.events import EventKind
-from harness.store.models import Assignment, AssignmentStatus, Event, Hit, InstrumentVersion
-from harness.store.studies import LaunchedStudy
+from harness.store import core
+from harness.store.states import AssignmentStatus, EventKind
+
+if TYPE_CHECKING:
+    from harness.platform.contract import Platform
+    from harness.store.core import Reader
 
 ZERO = Decimal("0")
 
@@ -27,12 +29,14 @@ def hit_total(platform: Platform, reward: Decimal, assignments: int) -> Decimal:
     return platform.estimate(reward, 1, assignments).total
 
 
-def bonuses_paid(session: Session, study_id: int) -> Decimal:
+def bonuses_paid(db: Reader, study_id: int) -> Decimal:
     """Bonuses with their fees, as review logged them."""
-    events = session.exec(
-        select(Event).where(Event.study_id == study_id, Event.kind == EventKind.BONUS_PAID)
+    e = core.event
+    found = core.rows(
+        db,
+        sa.select(e.c.payload).where(e.c.study_id == study_id, e.c.kind == EventKind.BONUS_PAID),
     )
-    return sum((Decimal(str(e.payload.get("cost", "0"))) for e in events), ZERO)
+    return _sum(Decimal(str(payload.get("cost", "0"))) for (payload,) in found)
 
 
 _BONUS_STEPS = (
@@ -43,104 +47,105 @@ _BONUS_STEPS = (
 )
 
 
-def bonuses_committed(session: Session, study_id: int, excluding: str | None = None) -> Decimal:
+def bonuses_committed(db: Reader, study_id: int, excluding: str | None = None) -> Decimal:
     """Bonuses with their fees that are paid or may be: paid, being paid (an intent with no
     result, its attempt not failed), or sent to pay and not known paid; each bonus (its token)
     once, and not the one ``excluding`` names. What a new bonus's budget check adds to."""
-    events = session.exec(
-        select(Event)
-        .where(Event.study_id == study_id, col(Event.kind).in_(_BONUS_STEPS))
-        .order_by(col(Event.id))
-    ).all()
+    e = core.event
+    events = core.rows(
+        db,
+        sa.select(e.c.id, e.c.kind, e.c.subject, e.c.payload)
+        .where(e.c.study_id == study_id, e.c.kind.in_(_BONUS_STEPS))
+        .order_by(e.c.id),
+    )
     failed = {
-        e.payload.get("intent")
-        for e in events
-        if e.kind is EventKind.ACTION_FAILED
-        and e.payload.get("action") == EventKind.BONUS_INTENT.value
+        payload.get("intent")
+        for _, kind, _, payload in events
+        if kind is EventKind.ACTION_FAILED and payload.get("action") == EventKind.BONUS_INTENT.value
     }
     cost: dict[str, Decimal] = {}
     paid: dict[str, Decimal] = {}
-    for e in events:
-        if e.subject == excluding or e.kind is EventKind.ACTION_FAILED:
+    for id_, kind, subject, payload in events:
+        if subject == excluding or kind is EventKind.ACTION_FAILED:
             continue
-        token = e.subject or ""
-        value = Decimal(str(e.payload.get("cost", e.payload.get("amount", "0"))))
-        if e.kind is EventKind.BONUS_PAID:
+        token = subject or ""
+        value = Decimal(str(payload.get("cost", payload.get("amount", "0"))))
+        if kind is EventKind.BONUS_PAID:
             paid[token] = value
-        elif e.kind is EventKind.BONUS_PAY_INTENT or e.id not in failed:
+        elif kind is EventKind.BONUS_PAY_INTENT or id_ not in failed:
             cost.setdefault(token, value)
     return _sum({**cost, **paid}.values())
 
 
-def hit_rewards(session: Session, study: LaunchedStudy) -> dict[int, Decimal]:
+def hit_rewards(db: Reader, study_id: int) -> dict[int, Decimal]:
     """The reward of each HIT of a study with arms whose arm pays its own (the others pay the
-    study's, `LaunchedStudy.platform.reward`)."""
-    rows = session.exec(
-        select(ArmHit.hit_id, InstrumentVersion.spec)
-        .join(StudyArm, col(StudyArm.id) == col(ArmHit.arm_id))
-        .join(InstrumentVersion, col(InstrumentVersion.id) == col(StudyArm.instrument_id))
-        .where(StudyArm.study_id == study.id)
-    ).all()
-    return {hit_id: Decimal(str(spec["hit"]["reward"])) for hit_id, spec in rows}
+    study's, `StudyPlatform.reward`)."""
+    arm_hit, arm, version = core.arm_hit, core.study_arm, core.instrument_version
+    found = core.rows(
+        db,
+        sa.select(arm_hit.c.hit_id, version.c.spec)
+        .join(arm, arm.c.id == arm_hit.c.arm_id)
+        .join(version, version.c.id == arm.c.instrument_id)
+        .where(arm.c.study_id == study_id),
+    )
+    return {hit_id: Decimal(str(spec["hit"]["reward"])) for hit_id, spec in found}
 
 
-def hit_reward(session: Session, study: LaunchedStudy, hit_id: int | None) -> Decimal:
-    """What one assignment of the HIT pays."""
-    found = hit_rewards(session, study).get(hit_id or 0)
-    return study.platform.reward if found is None else found
+def hit_reward(db: Reader, study_id: int, reward: Decimal, hit_id: int | None) -> Decimal:
+    """What one assignment of the HIT pays (``reward``, the study's, unless its arm pays its
+    own)."""
+    return hit_rewards(db, study_id).get(hit_id or 0, reward)
 
 
-def _posted(session: Session, study: LaunchedStudy) -> list[tuple[Decimal, int]]:
+def _posted(db: Reader, study_id: int, reward: Decimal) -> list[tuple[Decimal, int]]:
     """(reward, assignments) of every posted HIT of the study."""
-    rewards = hit_rewards(session, study)
-    hits = session.exec(
-        select(Hit.id, Hit.max_assignments).where(
-            Hit.study_id == study.id, col(Hit.platform_hit_id).is_not(None)
-        )
-    ).all()
-    return [(rewards.get(h or 0, study.platform.reward), n) for h, n in hits]
+    rewards = hit_rewards(db, study_id)
+    h = core.hit
+    hits = core.rows(
+        db,
+        sa.select(h.c.id, h.c.max_assignments).where(
+            h.c.study_id == study_id, h.c.platform_hit_id.is_not(None)
+        ),
+    )
+    return [(rewards.get(hit_id, reward), n) for hit_id, n in hits]
 
 
 def committed(
-    session: Session, platform: Platform, study: LaunchedStudy, excluding: str | None = None
+    db: Reader, platform: Platform, study_id: int, reward: Decimal, excluding: str | None = None
 ) -> Decimal:
-    """What the study's posted HITs and its bonuses (paid, or being paid; but the bonus
-    ``excluding`` names) take from the account."""
-    return _sum(hit_total(platform, r, n) for r, n in _posted(session, study)) + (
-        bonuses_committed(session, study.id, excluding)
+    """What the study's posted HITs (paying ``reward`` unless an arm pays its own) and its
+    bonuses (paid, or being paid; but the bonus ``excluding`` names) take from the account."""
+    return _sum(hit_total(platform, r, n) for r, n in _posted(db, study_id, reward)) + (
+        bonuses_committed(db, study_id, excluding)
     )
 
 
-def fees(session: Session, platform: Platform, study: LaunchedStudy) -> Decimal:
+def fees(db: Reader, platform: Platform, study_id: int, reward: Decimal) -> Decimal:
     """The platform's fees within what is committed: of the posted HITs and the paid bonuses."""
-    events = session.exec(
-        select(Event).where(Event.study_id == study.id, Event.kind == EventKind.BONUS_PAID)
+    e = core.event
+    found = core.rows(
+        db,
+        sa.select(e.c.payload).where(e.c.study_id == study_id, e.c.kind == EventKind.BONUS_PAID),
     )
     bonus_fees = _sum(
-        Decimal(str(e.payload.get("cost", "0"))) - Decimal(str(e.payload.get("amount", "0")))
-        for e in events
+        Decimal(str(p.get("cost", "0"))) - Decimal(str(p.get("amount", "0"))) for (p,) in found
     )
-    posted = _posted(session, study)
+    posted = _posted(db, study_id, reward)
     return _sum(platform.estimate(r, 1, n).fees for r, n in posted) + bonus_fees
 
 
-def spent(
-    session: Session, platform: Platform, study: LaunchedStudy, hits: Iterable[Hit]
-) -> Decimal:
+def spent(db: Reader, platform: Platform, study_id: int, reward: Decimal) -> Decimal:
     """What approved work and paid bonuses cost."""
-    rewards = hit_rewards(session, study)
-    size = {h.id: h.max_assignments for h in hits}
-    approved = session.exec(
-        select(Assignment.hit_id).where(
-            col(Assignment.hit_id).in_(list(size)),
-            Assignment.status == AssignmentStatus.APPROVED,
-        )
-    ).all()
-    each = _sum(
-        hit_total(platform, rewards.get(h, study.platform.reward), size[h]) / size[h]
-        for h in approved
+    rewards = hit_rewards(db, study_id)
+    h, a = core.hit, core.assignment
+    approved = core.rows(
+        db,
+        sa.select(a.c.hit_id, h.c.max_assignments)
+        .join(h, h.c.id == a.c.hit_id)
+        .where(h.c.study_id == study_id, a.c.status == AssignmentStatus.APPROVED),
     )
-    return each + bonuses_paid(session, study.id)
+    each = _sum(hit_total(platform, rewards.get(hit, reward), n) / n for hit, n in approved)
+    return each + bonuses_paid(db, study_id)
 
 
 def _sum(values: Iterable[Decimal]) -> Decimal:

@@ -6,39 +6,91 @@ and where their decisions stand (pending, applied, overruled).
 Money: ``committed`` is what the posted HITs and the bonuses paid take from the account
 (every assignment slot, filled or not, as the platform charges at posting); ``spent`` is
 what approved work and bonuses cost; ``left`` is the budget minus what is committed.
+
+Read with SQLAlchemy Core (`harness.store.core`), so `harness status` starts without the ORM
+models; a platform that pauses studies itself (Prolific) is asked through the ORM, on its path
+only.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, col, func, select
 
+from harness.errors import InputError, StudyNotFound
 from harness.money import money as written
 from harness.platform import money
-from harness.platform.contract import Platform
-from harness.store.arm_assignment import study_arms
-from harness.store.arm_tables import ArmHit, WorkerArm, hit_instruments
-from harness.store.decisions import latest_decisions
-from harness.store.models import (
-    Assignment,
-    AssignmentStatus,
-    Event,
+from harness.spec.heuristics import decision_key
+from harness.store import core
+from harness.store.core import rows
+from harness.store.states import (
+    DecisionState,
     EventKind,
-    Hit,
     HitStatus,
-    Item,
-    Judgment,
-    Study,
+    QuarantineState,
+    StudyStatus,
 )
-from harness.store.quarantine import quarantine_counts
-from harness.store.studies import LaunchedStudy
-from harness.store.withdrawals import withdrawn
+
+if TYPE_CHECKING:
+    from harness.platform.contract import Platform
+    from harness.store.core import Reader
+    from harness.store.studies import LaunchedStudy
+
+
+@dataclass(frozen=True)
+class ReportedStudy:
+    """What a report reads of a launched study: its row's fields and its platform row's."""
+
+    id: int
+    name: str
+    target: str
+    status: StudyStatus
+    budget: Decimal | None
+    currency: str
+    instrument_id: int
+    provider: str
+    reward: Decimal
+    assignments_per_hit: int
+
+    @classmethod
+    def of(cls, running: LaunchedStudy) -> ReportedStudy:
+        """The fields of rows already read."""
+        study, where = running.study, running.platform
+        return cls(
+            running.id,
+            study.name,
+            study.target,
+            study.status,
+            study.budget,
+            study.currency,
+            study.instrument_id,
+            where.provider,
+            where.reward,
+            where.assignments_per_hit,
+        )
+
+
+def reported_study(db: Reader, name: str) -> ReportedStudy:
+    """The launched study called ``name``; `StudyNotFound` or `InputError` (never launched)
+    with the messages of `harness.store.studies.launched_study`."""
+    s, p = core.study, core.study_platform
+    found = rows(
+        db,
+        sa.select(s, p.c.provider, p.c.reward, p.c.assignments_per_hit)
+        .outerjoin(p, p.c.study_id == s.c.id)
+        .where(s.c.name == name),
+    )
+    if not found:
+        raise StudyNotFound(core.unknown_study_message(db, name))
+    if found[0].provider is None:
+        raise InputError(core.never_launched_message(name))
+    return ReportedStudy(**found[0]._mapping)
 
 
 @dataclass(frozen=True)
@@ -64,8 +116,8 @@ class StudyReport:
     decisions: dict[str, int] = field(default_factory=dict)
     arms: list[tuple[str, int, int]] = field(default_factory=list)  # (arm, HITs, workers)
     out_of_arm: int = 0  # submissions outside their worker's arm (counted in no arm)
-    currency: str = "USD"  # the study's, of every amount above
     withdrawn: int = 0  # participants who withdrew (their judgments left out of analysis)
+    currency: str = "USD"  # the study's, of every amount above
 
     @property
     def left(self) -> Decimal | None:
@@ -101,14 +153,6 @@ class StudyReport:
             + self._withdrawn_line()
         )
 
-    def _withdrawn_line(self) -> list[str]:
-        if not self.withdrawn:
-            return []
-        return [
-            f"  withdrawn: {self.withdrawn} participants (their judgments are left out of "
-            "analysis and export)"
-        ]
-
     def _status(self) -> str:
         if self.status == "running" and self.hits and set(self.hits) == {"full"}:
             return f"running, every place taken (`harness expire {self.name}` ends it)"
@@ -124,6 +168,14 @@ class StudyReport:
         out = f"; {self.out_of_arm} out-of-arm submissions (not counted)" if self.out_of_arm else ""
         return [f"  arms: {arms}{out}"]
 
+    def _withdrawn_line(self) -> list[str]:
+        if not self.withdrawn:
+            return []
+        return [
+            f"  withdrawn: {self.withdrawn} participants (their judgments are left out of "
+            "analysis and export)"
+        ]
+
     def _quarantine_line(self) -> list[str]:
         """Submissions the platform has not vouched for: kept apart, counted nowhere above."""
         if not any(self.quarantined.values()):
@@ -136,169 +188,199 @@ class StudyReport:
         ]
 
 
-def study_report(session: Session, platform: Platform, running: LaunchedStudy) -> StudyReport:
+def study_report(db: Reader, platform: Platform, study: ReportedStudy) -> StudyReport:
     """The study's state from the store, its money priced by ``platform``'s fees."""
-    study = running.study
-    hits = list(session.exec(select(Hit).where(Hit.study_id == study.id)))
-    assignments = [  # plain (HIT, status, submitted) rows: no ORM objects to build
-        (int(hit), AssignmentStatus(status), submitted)
-        for hit, status, submitted in session.execute(
-            sa.select(col(Assignment.hit_id), col(Assignment.status), col(Assignment.submitted_at))
-            .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-            .where(col(Hit.study_id) == study.id)
-        )
-    ]
-    raters = _raters_per_item(session, hits)
-    flags = latest_decisions(session, running.id)
-    target = running.platform.assignments_per_hit
+    h, a = core.hit, core.assignment
+    hits = rows(
+        db, sa.select(h.c.id, h.c.status, h.c.max_assignments).where(h.c.study_id == study.id)
+    )
+    assignments = rows(
+        db,
+        sa.select(a.c.hit_id, a.c.status, a.c.submitted_at)
+        .join(h, h.c.id == a.c.hit_id)
+        .where(h.c.study_id == study.id),
+    )
+    raters = _raters_per_item(db, study)
+    flags = _latest_flags(db, study.id)
+    target = study.assignments_per_hit
     return StudyReport(
         name=study.name,
         target=study.target,
         status=study.status.value,
         hits=_hit_states(hits, assignments),
-        assignments=dict(Counter(status.value for _, status, _ in assignments)),
+        assignments=dict(Counter(row.status.value for row in assignments)),
         items=len(raters),
         raters_per_item=target,
         items_at_target=sum(n >= target for n in raters),
         raters_min=min(raters, default=0),
         raters_median=float(statistics.median(raters)) if raters else 0.0,
         raters_max=max(raters, default=0),
-        judgments=_judgments(session, hits),
-        committed=money.committed(session, platform, running),
-        spent=money.spent(session, platform, running, hits),
+        judgments=_judgments(db, study.id),
+        committed=money.committed(db, platform, study.id, study.reward),
+        spent=money.spent(db, platform, study.id, study.reward),
         budget=study.budget,
-        quarantined={k.value: v for k, v in quarantine_counts(session, running.id).items()},
-        blocked=_blocked(session, study.id),
-        flagged=sum(1 for d in flags if d.flag),
-        decisions=dict(Counter(d.state.value for d in flags if d.flag)),
-        arms=_arms(session, running.id),
-        out_of_arm=_count_events(session, running.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+        quarantined=_quarantined(db, study.id),
+        blocked=_blocked(db, study.id),
+        flagged=sum(1 for flag, _ in flags if flag),
+        decisions=dict(Counter(state.value for flag, state in flags if flag)),
+        arms=_arms(db, study.id),
+        out_of_arm=_count_events(db, study.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
+        withdrawn=_count_events(db, study.id, EventKind.PARTICIPANT_WITHDREW),  # one each
         currency=study.currency,
-        withdrawn=len(withdrawn(session, running.id)),
     )
 
 
-def _hit_states(
-    hits: list[Hit], assignments: list[tuple[int, AssignmentStatus, datetime | None]]
-) -> dict[str, int]:
+def _hit_states(hits: Sequence[Any], assignments: Sequence[Any]) -> dict[str, int]:
     """HITs by status, "full" for an assignable one whose every place holds a submission (a
-    study link's HITs stay assignable in the store: no platform changes them); ``assignments``
-    as (HIT id, status, submitted at)."""
-    taken = Counter(hit for hit, _, submitted in assignments if submitted is not None)
+    study link's HITs stay assignable in the store: no platform changes them)."""
+    taken = Counter(row.hit_id for row in assignments if row.submitted_at is not None)
     return dict(
         Counter(
             "full"
-            if h.status is HitStatus.ASSIGNABLE and taken[h.id or 0] >= h.max_assignments
-            else h.status.value
-            for h in hits
+            if row.status is HitStatus.ASSIGNABLE and taken[row.id] >= row.max_assignments
+            else row.status.value
+            for row in hits
         )
     )
 
 
-def _arms(session: Session, study_id: int) -> list[tuple[str, int, int]]:
+def _arms(db: Reader, study_id: int) -> list[tuple[str, int, int]]:
     """Each arm of a study with arms: its name, HITs and workers (none without arms)."""
-    out = []
-    for arm in study_arms(session, study_id):
-        hits = session.exec(
-            select(func.count()).select_from(ArmHit).where(ArmHit.arm_id == arm.id)
-        ).one()
-        workers = session.exec(
-            select(func.count()).select_from(WorkerArm).where(WorkerArm.arm_id == arm.id)
-        ).one()
-        out.append((arm.name, int(hits), int(workers)))
-    return out
-
-
-def _count_events(session: Session, study_id: int, kind: EventKind) -> int:
-    return int(
-        session.exec(
-            select(func.count())
-            .select_from(Event)
-            .where(Event.study_id == study_id, Event.kind == kind)
-        ).one()
+    arm, arm_hit, worker_arm = core.study_arm, core.arm_hit, core.worker_arm
+    hits = sa.select(sa.func.count()).where(arm_hit.c.arm_id == arm.c.id).scalar_subquery()
+    workers = sa.select(sa.func.count()).where(worker_arm.c.arm_id == arm.c.id).scalar_subquery()
+    found = rows(
+        db,
+        sa.select(arm.c.name, hits, workers)
+        .where(arm.c.study_id == study_id)
+        .order_by(arm.c.position),
     )
+    return [(name, int(n_hits), int(n_workers)) for name, n_hits, n_workers in found]
 
 
-def _raters_per_item(session: Session, hits: list[Hit]) -> list[int]:
+def _count_events(db: Reader, study_id: int, kind: EventKind) -> int:
+    e = core.event
+    found = rows(db, sa.select(sa.func.count()).where(e.c.study_id == study_id, e.c.kind == kind))
+    return int(found[0][0])
+
+
+def _raters_per_item(db: Reader, study: ReportedStudy) -> list[int]:
     """Distinct workers with a judgment per item of the study's HITs (0 for none yet); in a
     study with arms, per item and arm (each arm's judgments carry its own instrument)."""
-    instruments = hit_instruments(session, hits)
-    counts = {(instruments[h.id], k): 0 for h in hits if h.id is not None for k in h.items}
-    hit_ids = [h.id for h in hits]
-    if not hit_ids:
-        return []
-    rows = session.exec(
-        select(Judgment.instrument_id, Item.key, func.count(func.distinct(Judgment.worker_id)))
-        .join(Judgment, Judgment.item_id == Item.id)  # type: ignore[arg-type]
-        .join(Assignment, Assignment.id == Judgment.assignment_id)  # type: ignore[arg-type]
-        .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
-        .group_by(col(Judgment.instrument_id), col(Item.key))
-    ).all()
-    for instrument, key, n in rows:
+    h, arm_hit, arm = core.hit, core.arm_hit, core.study_arm
+    j, i, a = core.judgment, core.item, core.assignment
+    arms = dict(
+        rows(
+            db,
+            sa.select(arm_hit.c.hit_id, arm.c.instrument_id)
+            .join(arm, arm.c.id == arm_hit.c.arm_id)
+            .where(arm.c.study_id == study.id),
+        )
+    )
+    hits = rows(db, sa.select(h.c.id, h.c["items"]).where(h.c.study_id == study.id))
+    counts = {
+        (arms.get(hit_id, study.instrument_id), key): 0 for hit_id, keys in hits for key in keys
+    }
+    found = rows(
+        db,
+        sa.select(j.c.instrument_id, i.c.key, sa.func.count(sa.func.distinct(j.c.worker_id)))
+        .join(i, i.c.id == j.c.item_id)
+        .join(a, a.c.id == j.c.assignment_id)
+        .join(h, h.c.id == a.c.hit_id)
+        .where(h.c.study_id == study.id)
+        .group_by(j.c.instrument_id, i.c.key),
+    )
+    for instrument, key, n in found:
         if (instrument, key) in counts:
             counts[(instrument, key)] = int(n)
     return list(counts.values())
 
 
-def _judgments(session: Session, hits: list[Hit]) -> int:
-    hit_ids = [h.id for h in hits]
-    if not hit_ids:
-        return 0
-    return int(
-        session.exec(
-            select(func.count())
-            .select_from(Judgment)
-            .join(Assignment, Assignment.id == Judgment.assignment_id)  # type: ignore[arg-type]
-            .where(Assignment.hit_id.in_(hit_ids))  # type: ignore[attr-defined]
-        ).one()
+def _judgments(db: Reader, study_id: int) -> int:
+    h, j, a = core.hit, core.judgment, core.assignment
+    found = rows(
+        db,
+        sa.select(sa.func.count())
+        .select_from(j)
+        .join(a, a.c.id == j.c.assignment_id)
+        .join(h, h.c.id == a.c.hit_id)
+        .where(h.c.study_id == study_id),
     )
+    return int(found[0][0])
 
 
-def _blocked(session: Session, study_id: int | None) -> int:
+def _latest_flags(db: Reader, study_id: int) -> list[tuple[bool, DecisionState]]:
+    """The flag and state of the latest decision of each `decision_key` of the study."""
+    d = core.screening_decision
+    found = rows(
+        db,
+        sa.select(d.c.worker_id, d.c.heuristic, d.c.assignment_id, d.c.flag, d.c.state)
+        .where(d.c.study_id == study_id)
+        .order_by(d.c.id),
+    )
+    latest = {
+        decision_key(worker, heuristic, assignment): (flag, state)
+        for worker, heuristic, assignment, flag, state in found
+    }
+    return list(latest.values())
+
+
+def _quarantined(db: Reader, study_id: int) -> dict[str, int]:
+    """The study's quarantined submissions by state."""
+    q = core.quarantined_submission
+    found = rows(db, sa.select(q.c.state).where(q.c.study_id == study_id))
+    counts = Counter(state for (state,) in found)
+    return {state.value: counts.get(state, 0) for state in QuarantineState}
+
+
+def _blocked(db: Reader, study_id: int) -> int:
     """Workers blocked in the study now (by screening or by a person, and not unblocked)."""
-    kinds = session.exec(
-        select(Event.subject, Event.kind)
-        .where(Event.study_id == study_id)
-        .where(col(Event.kind).in_([EventKind.BLOCKED, EventKind.UNBLOCKED]))
-        .order_by(col(Event.id))
-    ).all()
+    e = core.event
+    kinds = rows(
+        db,
+        sa.select(e.c.subject, e.c.kind)
+        .where(e.c.study_id == study_id, e.c.kind.in_([EventKind.BLOCKED, EventKind.UNBLOCKED]))
+        .order_by(e.c.id),
+    )
     latest = {subject: kind for subject, kind in kinds}
     return sum(1 for kind in latest.values() if kind == EventKind.BLOCKED)
 
 
-def stored_study_status(engine: sa.Engine, running: LaunchedStudy) -> list[str]:
-    """``running``'s report (`study_report`), read from the store once a pause or resume made on
-    its platform is recorded (`platform_pause`), with what that recorded."""
+def stored_study_status(engine: sa.Engine, name: str) -> list[str]:
+    """The report of the launched study called ``name`` (`study_report`), read from the store
+    once a pause or resume made on its platform is recorded (`platform_pause`), with what that
+    recorded."""
+    from harness.platform.contract import pausing
     from harness.platform.registry import platform_named
-    from harness.store import session_scope
-    from harness.store.studies import launched
 
-    with session_scope(engine) as session:
-        study = session.get(Study, running.id)
-        assert study is not None  # launched studies are never deleted
-        platform = platform_named(running.platform.provider)
-        note = platform_pause(session, launched(session, study))
-        running = launched(session, study)  # as the platform's pause left it
-        lines = study_report(session, platform, running).lines()
+    with engine.connect() as connection:
+        study = reported_study(connection, name)
+    platform = platform_named(study.provider)
+    support = pausing(platform)
+    note = None
+    if support.can and not support.at_entry:  # the platform pauses studies itself
+        note = _platform_pause(engine, name, platform.label)
+        with engine.connect() as connection:
+            study = reported_study(connection, name)  # as the platform's pause left it
+    with engine.connect() as connection:
+        lines = study_report(connection, platform, study).lines()
     return [*lines, f"  {note}"] if note else lines
 
 
-def platform_pause(session: Session, running: LaunchedStudy) -> str | None:
-    """On a platform that pauses studies itself (Prolific), read whether the study is paused
-    there and record a pause or resume made there (`harness.platform.pause`); what was
-    recorded, or why the platform could not be read (the rest comes from the store)."""
+def _platform_pause(engine: sa.Engine, name: str, label: str) -> str | None:
+    """Read whether the study is paused on its platform and record a pause or resume made there
+    (`harness.platform.pause`); what was recorded, or why the platform could not be read (the
+    rest comes from the store)."""
     from harness.errors import HarnessError
-    from harness.platform.contract import pausing
-    from harness.platform.registry import platform_named, provider_for
-
-    platform = platform_named(running.platform.provider)
-    support = pausing(platform)
-    if not support.can or support.at_entry:
-        return None  # no pause, or harness's own (a study link): the store has it all
     from harness.platform.pause import read_platform_pause
+    from harness.platform.registry import provider_for
+    from harness.store import session_scope
+    from harness.store.studies import launched_study
 
-    try:
-        return read_platform_pause(session, provider_for(running), running)
-    except HarnessError as exc:
-        session.rollback()
-        return f"could not read the study's status from {platform.label}: {exc}"
+    with session_scope(engine) as session:
+        running = launched_study(session, name)
+        try:
+            return read_platform_pause(session, provider_for(running), running)
+        except HarnessError as exc:
+            session.rollback()
+            return f"could not read the study's status from {label}: {exc}"

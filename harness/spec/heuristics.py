@@ -146,3 +146,13 @@ def resolve_heuristic(name: str) -> HeuristicInfo:
 
 
 assert [h.key for h in CATALOGUE] == list(HeuristicKey)
+
+
+DecisionKey = tuple[int, HeuristicKey, int | None]
+
+
+def decision_key(worker: int, heuristic: HeuristicKey, assignment: int | None) -> DecisionKey:
+    """What a decision is about: its worker and heuristic, and its assignment when the
+    heuristic is judged per assignment (H7): each assignment's flag is then its own."""
+    info = BY_KEY.get(heuristic)
+    return (worker, heuristic, assignment if info is not None and info.per_assignment else None)

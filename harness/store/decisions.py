@@ -23,17 +23,13 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.clock import utcnow
-from harness.spec.heuristics import BY_KEY, HeuristicKey
+from harness.spec.heuristics import DecisionKey, HeuristicKey, decision_key
 from harness.spec.model import Action
 from harness.store.models import DecisionState, ScreeningDecision
 from harness.store.owners import CLAIM_TIMEOUT, abandoned, hold, new_claim, release
 
-DecisionKey = tuple[int, HeuristicKey, int | None]
-
 __all__ = [
     "CLAIM_TIMEOUT",
-    "DecisionKey",
-    "decision_key",
     "acts",
     "add_decisions",
     "claim",
@@ -77,13 +73,6 @@ def add_decisions(
     session.add_all(decisions)
     session.flush()
     return decisions
-
-
-def decision_key(worker: int, heuristic: HeuristicKey, assignment: int | None) -> DecisionKey:
-    """What a decision is about: its worker and heuristic, and its assignment when the
-    heuristic is judged per assignment (H7): each assignment's flag is then its own."""
-    info = BY_KEY.get(heuristic)
-    return (worker, heuristic, assignment if info is not None and info.per_assignment else None)
 
 
 def latest_flags(

@@ -125,16 +125,6 @@ def write_export(table: pd.DataFrame, path: Path, form: ExportFormat) -> None:
         partial.unlink(missing_ok=True)
 
 
-def read_export(path: Path, form: ExportFormat) -> pd.DataFrame:
-    """Read an export back (for checks and round trips)."""
-    if form is ExportFormat.CSV:
-        return pd.read_csv(path)
-    if form is ExportFormat.JSONL:
-        return pd.read_json(path, orient="records", lines=True)
-    _require_pyarrow()
-    return pd.read_parquet(path)
-
-
 def _require_pyarrow() -> None:
     try:
         import pyarrow  # noqa: F401

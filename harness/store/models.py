@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,6 +24,14 @@ from harness.page_signals import InputKind
 from harness.roles import ItemRole
 from harness.spec.heuristics import HeuristicKey
 from harness.spec.model import Action, StudyType
+from harness.store.states import AssignmentStatus as AssignmentStatus  # re-exported
+from harness.store.states import DecisionState as DecisionState
+from harness.store.states import EventKind as EventKind
+from harness.store.states import HitStatus as HitStatus
+from harness.store.states import QuarantineState as QuarantineState
+from harness.store.states import SlotState as SlotState
+from harness.store.states import StudyStatus as StudyStatus
+from harness.store.states import by_value
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -45,140 +52,6 @@ def _when(nullable: bool = False) -> Any:
     return sa.Column(sa.DateTime(timezone=True), nullable=nullable)
 
 
-def _by_value(kind: type[StrEnum], length: int) -> sa.Enum:
-    """A column of ``kind`` stored as its members' values (``"external"``), not their names:
-    for a closed set whose strings were stored before it was an enum, so old rows read back."""
-    return sa.Enum(
-        kind,
-        native_enum=False,
-        length=length,
-        values_callable=lambda members: [m.value for m in members],
-        validate_strings=True,
-    )
-
-
-class StudyStatus(StrEnum):
-    DRAFT = "draft"
-    LAUNCHING = "launching"
-    RUNNING = "running"
-    PAUSED = "paused"  # nobody new starts until it is resumed (`harness.platform.pause`)
-    FINISHED = "finished"
-    EXPIRED = "expired"
-
-
-class HitStatus(StrEnum):
-    PLANNED = "planned"  # intent recorded, not yet posted
-    ASSIGNABLE = "assignable"
-    UNASSIGNABLE = "unassignable"
-    REVIEWABLE = "reviewable"
-    REVIEWING = "reviewing"
-    DISPOSED = "disposed"
-
-
-class AssignmentStatus(StrEnum):
-    ACCEPTED = "accepted"
-    SUBMITTED = "submitted"
-    APPROVED = "approved"
-    REJECTED = "rejected"
-    RETURNED = "returned"
-    ABANDONED = "abandoned"
-
-
-class DecisionState(StrEnum):
-    """Where a screening decision stands. Only a raised flag whose action is not ``report`` is
-    ever carried out: it starts ``pending``; one process at a time ``claimed`` it (a claim
-    whose process is gone counts as abandoned, `harness.store.owners`); then ``applied``, or
-    ``overruled`` by a person. Every other decision is ``recorded`` (evidence, nothing to do)."""
-
-    RECORDED = "recorded"
-    PENDING = "pending"
-    CLAIMED = "claimed"
-    APPLIED = "applied"
-    OVERRULED = "overruled"
-
-
-class EventKind(StrEnum):
-    """Every kind of event harness logs (the ``kind`` column)."""
-
-    # instruments and studies
-    INSTRUMENT_FROZEN = "instrument.frozen"
-    STUDY_CREATED = "study.created"
-    STUDY_IMPORTED = "study.imported"  # a study brought home from a platform's files
-    STUDY_EXPIRED = "study.expired"
-    STUDY_PAUSE_INTENT = "study.pause.intent"
-    STUDY_PAUSED = "study.paused"
-    STUDY_PAUSE_FAILED = "study.pause.failed"
-    STUDY_RESUME_INTENT = "study.resume.intent"
-    STUDY_RESUMED = "study.resumed"
-    STUDY_RESUME_FAILED = "study.resume.failed"
-    HITS_PLANNED = "hits.planned"
-    # launch
-    PREPARE_INTENT = "platform.prepare.intent"
-    PREPARED = "platform.prepared"
-    NOTIFICATIONS = "platform.notifications"
-    HIT_CREATE_INTENT = "hit.create.intent"
-    HIT_CREATED = "hit.created"
-    HIT_COMPOSED = "hit.composed"  # adaptive collection added a HIT of the least certain items
-    HIT_RECONCILED = "hit.reconciled"
-    HIT_STATUS = "hit.status"
-    HIT_EXPIRE_INTENT = "hit.expire.intent"
-    HIT_EXPIRED = "hit.expired"
-    WORKER_EXCLUDED = "worker.excluded"
-    # submissions
-    ASSIGNMENT_SUBMITTED = "assignment.submitted"
-    ASSIGNMENT_RECOVERED = "assignment.recovered"
-    ASSIGNMENT_STATUS = "assignment.status"
-    ASSIGNMENT_INVALID = "assignment.invalid"
-    AFTER_SUBMISSION_FAILED = "assignment.after_submission_failed"
-    ASSIGNMENT_QUARANTINED = "assignment.quarantined"
-    QUARANTINE_RESOLVED = "assignment.quarantine.resolved"
-    # screening
-    SCREENING_DECISION = "screening.decision"
-    SCREENING_APPLIED = "screening.applied"
-    SCREENING_OVERRULED = "screening.overruled"
-    # review
-    APPROVE_INTENT = "review.approve.intent"
-    APPROVED = "review.approved"
-    REJECT_INTENT = "review.reject.intent"
-    REJECTED = "review.rejected"
-    REJECT_REFUSED = "review.reject.refused"
-    BONUS_INTENT = "review.bonus.intent"
-    BONUS_PAID = "review.bonus"
-    BLOCK_INTENT = "worker.block.intent"
-    BLOCKED = "worker.blocked"
-    UNBLOCK_INTENT = "worker.unblock.intent"
-    UNBLOCKED = "worker.unblocked"
-    REPLACE_INTENT = "review.replace.intent"
-    REPLACED = "review.replaced"
-    REPLACE_REFUSED = "review.replace.refused"
-    # places (platforms whose participants harness allocates work to: Prolific, a study link)
-    PLACES_OPEN_INTENT = "places.open.intent"
-    PLACES_OPENED = "places.opened"
-    PLACES_SET = "places.set"
-    SLOT_RESERVED = "slot.reserved"
-    SLOT_RELEASED = "slot.released"
-    SLOT_OTHER_BROWSER = "slot.other_browser"  # tried from a browser that did not start it
-    # a participant withdrew from the study (their judgments leave analysis and export)
-    PARTICIPANT_WITHDREW = "participant.withdrew"
-    WITHDRAWAL_RETURN = "participant.withdrew.return"  # the platform asked for the return
-    ALLOCATION_REFUSED = "allocation.refused"
-    RETURN_INTENT = "review.return.intent"
-    RETURN_REQUESTED = "review.return.requested"
-    BONUS_CREATED = "review.bonus.created"
-    BONUS_PAY_INTENT = "review.bonus.pay.intent"
-    BONUS_UNCERTAIN = "review.bonus.uncertain"
-    # an attempt at a platform action (block, reject, return) that failed after its intent
-    ACTION_FAILED = "platform.action.failed"
-    # arms on a platform listing units one by one (MTurk): groups of workers, one per arm
-    ARM_GROUP = "platform.arm.group"
-    ARM_JOINED = "worker.arm.joined"
-    ASSIGNMENT_OUT_OF_ARM = "assignment.out_of_arm"
-    # the dashboard's logins (`harness.store.dashboard_logins`), shared by its processes
-    DASHBOARD_LOGIN = "dashboard.login"
-    DASHBOARD_LOGIN_FAILED = "dashboard.login.failed"
-    DASHBOARD_LOGOUT = "dashboard.logout"
-
-
 class InstrumentVersion(SQLModel, table=True):
     """One frozen instrument: its hash and the spec it was made from."""
 
@@ -186,7 +59,7 @@ class InstrumentVersion(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     hash: str = Field(max_length=64, unique=True, index=True)
     name: str = Field(max_length=80)
-    study_type: StudyType = Field(sa_type=_by_value(StudyType, 20))
+    study_type: StudyType = Field(sa_type=by_value(StudyType, 20))
     spec: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     guidelines: str = Field(sa_column=sa.Column(sa.Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
@@ -226,7 +99,7 @@ class StudyPlatform(SQLModel, table=True):
     launch_id: str = Field(max_length=40)  # tells this study's HITs from another of its name
     endpoint_url: str | None = Field(default=None, max_length=500)  # local target only
     public_url: str | None = Field(default=None, max_length=500)  # task pages (external)
-    hosting: Hosting = Field(sa_type=_by_value(Hosting, 20))
+    hosting: Hosting = Field(sa_type=by_value(Hosting, 20))
     spec_path: str = Field(max_length=1000)
     reward: Decimal = Field(sa_type=sa.Numeric(12, 2))
     assignments_per_hit: int
@@ -243,7 +116,7 @@ class Item(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     instrument_id: int = Field(foreign_key="instrument_version.id", index=True)
     key: str = Field(max_length=200)  # the item_id of the long table
-    role: ItemRole = Field(sa_type=_by_value(ItemRole, 20))
+    role: ItemRole = Field(sa_type=by_value(ItemRole, 20))
     display: dict[str, Any] = Field(sa_column=sa.Column(sa.JSON, nullable=False))
     gold: float | None = None
     group: str | None = Field(default=None, max_length=100)
@@ -303,7 +176,7 @@ class Judgment(SQLModel, table=True):
     position: int
     value: float | None = None
     skipped: bool = False
-    role: ItemRole = Field(sa_type=_by_value(ItemRole, 20))
+    role: ItemRole = Field(sa_type=by_value(ItemRole, 20))
     shown_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     answered_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     seconds: float | None = None
@@ -313,7 +186,7 @@ class Judgment(SQLModel, table=True):
     hides: int | None = None
     blurs: int | None = None
     pastes: int | None = None
-    input_kind: InputKind | None = Field(default=None, sa_type=_by_value(InputKind, 20))
+    input_kind: InputKind | None = Field(default=None, sa_type=by_value(InputKind, 20))
     answered_hidden: bool | None = None
 
 
@@ -325,7 +198,7 @@ class ScreeningDecision(SQLModel, table=True):
     study_id: int = Field(foreign_key="study.id", index=True)
     worker_id: int = Field(foreign_key="worker.id", index=True)
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
-    heuristic: HeuristicKey = Field(sa_type=_by_value(HeuristicKey, 40))
+    heuristic: HeuristicKey = Field(sa_type=by_value(HeuristicKey, 40))
     score: float | None = None
     evidence: int = 0
     threshold: float | None = None
@@ -342,16 +215,6 @@ class ScreeningDecision(SQLModel, table=True):
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)
     )
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
-
-
-class SlotState(StrEnum):
-    """Where one place of a HIT (one rater of its items) stands: ``open`` for the next arriving
-    participant, ``reserved`` by one participant until ``expires_at`` (a reservation that
-    expired can be taken by the next), ``submitted`` once its answers are stored."""
-
-    OPEN = "open"
-    RESERVED = "reserved"
-    SUBMITTED = "submitted"
 
 
 class Withdrawal(SQLModel, table=True):
@@ -391,16 +254,6 @@ class Slot(SQLModel, table=True):
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
     reserved_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
     expires_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
-
-
-class QuarantineState(StrEnum):
-    """Where a submission the platform could not vouch for stands: ``pending`` until the
-    platform says who holds the assignment, then ``verified`` (its answers were stored as the
-    assignment's judgments) or ``refused`` (the platform gave the assignment to someone else)."""
-
-    PENDING = "pending"
-    VERIFIED = "verified"
-    REFUSED = "refused"
 
 
 class QuarantinedSubmission(SQLModel, table=True):
@@ -457,7 +310,7 @@ class Event(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     study_id: int | None = Field(default=None, foreign_key="study.id", index=True)
     at: datetime = Field(default_factory=utcnow, sa_column=_when())
-    kind: EventKind = Field(sa_type=_by_value(EventKind, 60), index=True)
+    kind: EventKind = Field(sa_type=by_value(EventKind, 60), index=True)
     subject: str | None = Field(default=None, max_length=200)
     payload: dict[str, Any] = Field(
         default_factory=dict, sa_column=sa.Column(sa.JSON, nullable=False)

@@ -10,7 +10,6 @@ assignment's judgments) or ``refused`` (the assignment is someone else's).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
@@ -92,15 +91,6 @@ def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSu
 def resolved_payload(worker_id: str, state: QuarantineState, reason: str) -> dict[str, str]:
     """The ``quarantine.resolved`` event's payload (``worker_id``: the submission's poster)."""
     return {"worker": worker_id, "state": state.value, "reason": reason[:500]}
-
-
-def quarantine_counts(session: Session, study_id: int) -> dict[QuarantineState, int]:
-    """How many of a study's quarantined submissions are in each state."""
-    rows = session.exec(
-        select(QuarantinedSubmission.state).where(QuarantinedSubmission.study_id == study_id)
-    )
-    counts = Counter(rows)
-    return {state: counts.get(state, 0) for state in QuarantineState}
 
 
 class Owner(StrEnum):

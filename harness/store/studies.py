@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.errors import InputError, StudyNotFound
+from harness.store.core import never_launched_message, unknown_study_message
 from harness.store.models import (
     Assignment,
     Hit,
@@ -34,13 +35,6 @@ def find_study(session: Session, name: str) -> Study:
     if study is None:
         raise StudyNotFound(unknown_study_message(session, name))
     return study
-
-
-def unknown_study_message(session: Session, name: str) -> str:
-    """The one message for a study name the store does not know."""
-    names = sorted(session.exec(select(Study.name)).all())
-    held = f"studies: {', '.join(names)}" if names else "it holds no study yet"
-    return f"no study named {name!r} in the store ({held})"
 
 
 def study_named(session: Session, name: str) -> Study | None:
@@ -82,7 +76,7 @@ def study_platform(session: Session, study: Study) -> StudyPlatform:
     """Where ``study`` runs, as its launch recorded it; `InputError` if it was never launched."""
     found = session.get(StudyPlatform, study.id)
     if found is None:
-        raise InputError(f"study {study.name!r} was never launched (no platform record)")
+        raise InputError(never_launched_message(study.name))
     return found
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 from sqlmodel import select
 
-from harness.archives.batch_layout import format_time, write_batch_results
 from harness.store import make_engine, session_scope, study_judgments
 from harness.store.models import Study
+from tests.archives.batch_download import format_time, write_batch_results
 
 START = datetime(2021, 1, 20, 16, 0, tzinfo=UTC)
 """When the batches below were worked on (a fixed past date: an archive's)."""

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.archives.batch_layout import format_time, parse_time
+from harness.archives.batch_layout import parse_time
+from tests.archives.batch_download import format_time
 from tests.archives.factories import MAPPING, START, mapped_batch, study_names, write_batch
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, small_spec

@@ -77,3 +77,18 @@ def test_every_command_names_an_unknown_study_in_one_message(tmp_path, mturk, ht
     assert "Error: 'smal' is no file, and no study named 'smal' in the store" in (
         characterize.output
     )
+
+
+def test_a_study_never_launched_is_named_as_such(tmp_path):
+    from harness.store import create_study
+    from tests.factories import migrated_sqlite
+
+    db = migrated_sqlite(tmp_path / "h.db")
+    engine = make_engine(db)
+    with session_scope(engine) as session:
+        create_study(session, load_spec(small_spec(tmp_path, items=4)))
+    engine.dispose()
+    for command in ("status", "sync", "review"):
+        result = harness_cli(command, "small", "--db", db)
+        assert result.exit_code == 1, (command, result.output)
+        assert "Error: study 'small' was never launched (no platform record)" in result.output

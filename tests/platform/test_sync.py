@@ -138,6 +138,7 @@ def test_sync_from_the_notification_queue_stores_everything_and_empties_it(
 ):
     queue = sqs.create_queue(QueueName="harness-small")["QueueUrl"]
     loaded, _ = launch_and_work(tmp_path, mturk, http, database_url, "--notify-queue", queue)
+    mturk.sent()
     synced = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
     assert synced.exit_code == 0, synced.output
     assert "8 stored now" in synced.output
@@ -209,6 +210,7 @@ def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sq
     queue = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "0"})["QueueUrl"]
     db = migrated_sqlite(tmp_path / "h.db")
     launch_and_work(tmp_path, mturk, http, db, "--notify-queue", queue)
+    mturk.sent()
     provider = MTurkProvider(make_client("local", mturk.url), "local")
 
     class FailsOnTheFifth:

@@ -38,15 +38,18 @@ def _export(database_url, out, *options):
     return done.output
 
 
+def _read_jsonl(path):
+    return pd.read_json(path, orient="records", lines=True)
+
+
 @pytest.mark.parametrize("form", ["csv", "jsonl", "parquet"])
 def test_an_export_reads_back_as_the_stored_long_table(tmp_path, stored, form):
     database_url, judgments = stored
     out = tmp_path / f"tiny.{form}"
     said = _export(database_url, out, "--format", form)
     assert f"tiny: {len(judgments)} rows written to {out}" in said
-    from harness.store.export import ExportFormat, read_export
-
-    back = read_export(out, ExportFormat(form))
+    read = {"csv": pd.read_csv, "jsonl": _read_jsonl, "parquet": pd.read_parquet}[form]
+    back = read(out)
     assert list(back.columns) == list(judgments.columns)
     for column in ("item_id", "worker_id", "assignment_id", "hit_id", "role"):
         assert back[column].astype(str).tolist() == judgments[column].astype(str).tolist()

@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import func, select
 
 from harness.platform.registry import platform_named
-from harness.platform.status import study_report
+from harness.platform.status import ReportedStudy, study_report
 from harness.platform.sync import SyncHooks, sync_study
 from harness.platform.verification import Verifier, verify
 from harness.render.answers import encode_answers
@@ -32,7 +32,6 @@ from harness.store.models import (
     StudyPlatform,
     Worker,
 )
-from harness.store.quarantine import quarantine_counts
 from harness.store.studies import launched
 from harness.web.tasks import NOT_YOURS
 from harness.web.tokens import token_in_page
@@ -181,13 +180,12 @@ def test_a_forged_assignment_is_quarantined_and_never_counts(posted):
         running = launched(session, session.exec(select(Study)).one())
     provider = Verifier().provider(running.platform, running.target)
     sync_study(posted.engine, provider, running, SyncHooks())  # nor does sync's settling
-    with session_scope(posted.engine) as session:
-        counts = quarantine_counts(session, running.id)
     assert posted.counted() == []
-    assert counts[QuarantineState.PENDING] == 5
     with session_scope(posted.engine) as session:
         study = session.exec(select(Study)).one()
-        report = study_report(session, platform_named("mturk"), launched(session, study))
+        running = ReportedStudy.of(launched(session, study))
+        report = study_report(session, platform_named("mturk"), running)
+    assert report.quarantined == {"pending": 5, "refused": 0, "verified": 0}
     assert report.assignments == {} and report.judgments == 0
     assert report.lines()[-1] == (
         "  quarantined submissions (not counted): 5 awaiting the platform, 0 refused "

@@ -19,9 +19,10 @@ from flask import abort
 from harness.errors import StudyNotFound
 from harness.spec.model import TaskSpec
 from harness.stats.sequential import Rule, item_precision, precision_history, still_needed
+from harness.store.core import unknown_study_message
 from harness.store.database import session_scope
 from harness.store.instruments import frozen_instrument
-from harness.store.studies import find_study, unknown_study_message
+from harness.store.studies import find_study
 from harness.web.dashboard.views import bp, dashboard_state, page
 
 

@@ -39,9 +39,10 @@ from werkzeug.wrappers import Response
 from harness.errors import StudyNotFound
 from harness.money import money, symbol
 from harness.resources import templates_dir
+from harness.store.core import unknown_study_message
 from harness.store.dashboard_logins import end_session, login_failed, login_succeeded, login_wait
 from harness.store.database import session_scope
-from harness.store.studies import find_study, unknown_study_message
+from harness.store.studies import find_study
 from harness.web.dashboard import access
 from harness.web.dashboard.access import DashboardSettings
 from harness.web.dashboard.figures import alpha_plot, consensus_points, scatter_plot

@@ -37,7 +37,7 @@ from harness.platform import money
 from harness.platform.contract import Pausing, pausing
 from harness.platform.registry import platform_named
 from harness.platform.review import unflagged_count
-from harness.platform.status import StudyReport, study_report
+from harness.platform.status import ReportedStudy, StudyReport, study_report
 from harness.screening.changes import effective_threshold
 from harness.screening.context import ScreeningContext, content
 from harness.screening.incremental import IncrementalScores
@@ -282,7 +282,7 @@ class Watcher:
         names = _worker_names(session, {d.worker_id for d in decisions})
         blocked = _blocked(session, state.study_id)
         platform = platform_named(running.platform.provider)
-        report = study_report(session, platform, running)
+        report = study_report(session, platform, ReportedStudy.of(running))
         hits = _hits(session, state.study_id)
         planned = sum(h["max_assignments"] for h in hits)
         finished = sum(
@@ -310,7 +310,7 @@ class Watcher:
             version=state.version,
             running=running,
             report=report,
-            fees=money.fees(session, platform, running),
+            fees=money.fees(session, platform, running.id, running.platform.reward),
             controls=list(state.controls),
             level=state.level,
             per_minute=per_minute,
@@ -780,6 +780,6 @@ def studies_overview(session: Session) -> list[dict[str, Any]]:
             continue
         platform = platform_named(running.platform.provider)
         entry["platform"] = platform.label
-        entry["report"] = study_report(session, platform, running)
+        entry["report"] = study_report(session, platform, ReportedStudy.of(running))
         out.append(entry)
     return out

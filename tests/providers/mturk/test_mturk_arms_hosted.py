@@ -149,6 +149,7 @@ def test_sync_from_the_notification_queue_hears_every_arms_group_and_keeps_worke
     assert driver.work(one, by_arm["short"][1], rng, report)  # the arm short first
     mturk.advance(1)
     assert driver.work(one, by_arm["long"][0], rng, report)
+    mturk.sent()
     synced = harness_cli("sync", "small", "--db", database_url, "--from-queue", queue)
     assert synced.exit_code == 0, synced.output
     assert "1 stored now" in synced.output  # both arms' HIT types send their events

@@ -9,8 +9,8 @@ start a local SQS. Messages are signed with placeholder credentials, so the envi
 credentials are never read or sent.
 
 An event is written to an outbox table in the same transaction as the change that caused it, and
-sent once after that transaction commits. A message that could not be sent is retried by a
-thread of its own, never on a request's path, after a delay growing from `FIRST_RETRY` seconds
+sent by the service's delivery thread, never on a request's path, once that transaction commits.
+A message that could not be sent is retried after a delay growing from `FIRST_RETRY` seconds
 (doubled after each failure, by the service's clock: a frozen clock holds retries back); after
 `MAX_TRIES` tries it is given up. `/_control/notifications` lists the messages not delivered
 (retrying or given up) and drops them. So delivery is at least once while the queue can be
@@ -241,13 +241,11 @@ def deliver_pending(
     return sent, len(rows) - sent
 
 
-def has_retries(engine: Engine) -> bool:
-    """Whether a message that failed is still to be tried again."""
+def has_waiting(engine: Engine) -> bool:
+    """Whether a message is still to be sent: new, or failed and to be tried again."""
     outbox = models.outbox
     with engine.connect() as conn, conn.begin():
-        found = conn.execute(
-            select(outbox.c.seq).where(_waiting() & (outbox.c.attempts > 0)).limit(1)
-        ).first()
+        found = conn.execute(select(outbox.c.seq).where(_waiting()).limit(1)).first()
     return found is not None
 
 

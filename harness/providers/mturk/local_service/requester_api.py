@@ -118,5 +118,4 @@ def dispatch() -> Response:
         log.exception("unexpected failure in the requester API")
         fault = ServiceFault("The local MTurk service failed to process the request.")
         return _reply(fault.status, fault.body(service.clock.now_ms()))
-    service.deliver()
     return _reply(200, result)

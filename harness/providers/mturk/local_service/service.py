@@ -12,9 +12,9 @@ outside a transaction (added latency, sending notifications) runs concurrently.
 Two things a request would otherwise look up every time are kept in memory: when the next
 deadline, auto-approval or expiry falls due (the lifecycle sweep is skipped until then; every
 transaction that sets such a time lowers it, and it is only raised by a sweep that committed),
-and whether the outbox may hold notifications never tried. A notification that failed is retried
-by a thread of its own (started when one fails, ended when none is left to retry), so a queue
-that cannot be reached never slows a request.
+Notifications are sent by a thread of its own, never on a request's path: a transaction that
+queued one wakes it; it sends what is new, retries what has fallen due, and ends when nothing is
+left to send or retry. So a queue that cannot be reached never slows a request.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from harness.providers.mturk.local_service.faults import FaultSwitches
 from harness.providers.mturk.local_service.notifications import (
     SqsSender,
     deliver_pending,
-    has_retries,
+    has_waiting,
 )
 from harness.providers.mturk.local_service.settings import Settings
 from harness.providers.mturk.local_service.state import (
@@ -49,7 +49,7 @@ from harness.providers.mturk.local_service.state import (
 
 log = logging.getLogger(__name__)
 RETRY_POLL = 0.5
-"""Seconds between the retry thread's looks for retries fallen due."""
+"""Seconds between the delivery thread's looks for retries fallen due."""
 
 
 class Service:
@@ -58,12 +58,10 @@ class Service:
         self.engine = open_engine(settings.db_path)
         self.read_engine = self.engine.execution_options(**{READ_ONLY: True})
         self.lock = threading.RLock()
-        self._delivering = threading.Lock()
-        self._more_to_deliver = False
-        self._outbox_dirty = True  # unknown until the first delivery looks
-        self._retrier: threading.Thread | None = None
-        self._retrier_lock = threading.Lock()  # starting or ending the retry thread
-        self._retrying = threading.Lock()  # one sender of retries at a time
+        self._sender: threading.Thread | None = None
+        self._sender_lock = threading.Lock()  # starting or ending the delivery thread
+        self._sending = threading.Lock()  # one sender at a time (the thread, a forced delivery)
+        self._news = threading.Event()  # a transaction queued a notification
         self._closing = threading.Event()
         self._next_due = -math.inf  # unknown until the first sweep looks
         self.faults = FaultSwitches(seed=settings.fault_seed)
@@ -78,8 +76,8 @@ class Service:
             except (ValueError, ClockError) as exc:
                 log.warning("the saved clock was unusable and is reset to real time: %s", exc)
                 self.save_clock()
-        if has_retries(self.engine):  # left by an earlier run of the service
-            self._start_retries()
+        if has_waiting(self.engine):  # left by an earlier run of the service
+            self._start_delivery()
 
     @contextmanager
     def transaction(self) -> Iterator[Ctx]:
@@ -95,7 +93,8 @@ class Service:
                 yield ctx
             # Committed: what this transaction did now holds.
             self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
-            self._outbox_dirty = self._outbox_dirty or ctx.queued
+            if ctx.queued:
+                self.notify()
 
     @contextmanager
     def reading(self) -> Iterator[Ctx]:
@@ -125,70 +124,56 @@ class Service:
         with self.lock, self.engine.begin() as conn:
             set_meta(conn, "clock", json.dumps(self.clock.saved()))
 
-    def deliver(self) -> int:
-        """Send the notifications never tried; while one thread sends, others leave it a note
-        to go on. One that fails goes to the retry thread.
-
-        A thread that finds the sender busy sets the note before giving up, and the sending
-        thread reads the note after it lets go, so no message waits for a later request.
-        """
-        if not self._outbox_dirty:
-            return 0
-        self._more_to_deliver = True
-        sent = failed = 0
-        while self._more_to_deliver and self._delivering.acquire(blocking=False):
-            try:
-                self._more_to_deliver = False
-                self._outbox_dirty = False  # set again by any request that queues meanwhile
-                went, missed = deliver_pending(
-                    self.engine, self.sender, self.lock, self.clock.now(), "new"
-                )
-                sent, failed = sent + went, failed + missed
-            finally:
-                self._delivering.release()
-        if failed:
-            self._start_retries()
-        return sent
+    def notify(self) -> None:
+        """Wake the delivery thread (starting it if it has ended): a notification is queued."""
+        self._news.set()
+        self._start_delivery()
 
     def deliver_now(self) -> int:
         """Try every notification not delivered and not given up, now (the control
         endpoint's forced delivery); how many went out."""
-        with self._retrying:
+        with self._sending:
             sent, failed = deliver_pending(
                 self.engine, self.sender, self.lock, self.clock.now(), "all"
             )
         if failed:
-            self._start_retries()
+            self._start_delivery()
         return sent
 
-    def _start_retries(self) -> None:
-        with self._retrier_lock:
-            if self._retrier is None and not self._closing.is_set():
-                self._retrier = threading.Thread(
-                    target=self._retry, name="mturk-local-retries", daemon=True
+    def _start_delivery(self) -> None:
+        with self._sender_lock:
+            if self._sender is None and not self._closing.is_set():
+                self._sender = threading.Thread(
+                    target=self._deliver, name="mturk-local-notifications", daemon=True
                 )
-                self._retrier.start()
+                self._sender.start()
 
-    def _retry(self) -> None:
-        """Retry failed notifications as they fall due; end when none is left to retry."""
-        while not self._closing.wait(RETRY_POLL):
+    def _deliver(self) -> None:
+        """Send new notifications and retry failed ones as they fall due; end when none is
+        left (a transaction that queues one later starts the thread again)."""
+        while not self._closing.is_set():
+            self._news.clear()
             try:
-                with self._retrying:
-                    deliver_pending(self.engine, self.sender, self.lock, self.clock.now(), "due")
-                with self._retrier_lock:
-                    if not has_retries(self.engine):
-                        self._retrier = None
+                with self._sending:
+                    now = self.clock.now()
+                    deliver_pending(self.engine, self.sender, self.lock, now, "new")
+                    deliver_pending(self.engine, self.sender, self.lock, now, "due")
+                with self._sender_lock:
+                    if not self._news.is_set() and not has_waiting(self.engine):
+                        self._sender = None
                         return
-            except Exception:  # the thread must not die with retries left: log, go on
-                log.exception("retrying notifications failed; trying again")
-        with self._retrier_lock:
-            self._retrier = None
+            except Exception:  # the thread must not die with messages left: log, go on
+                log.exception("delivering notifications failed; trying again")
+            self._news.wait(RETRY_POLL)
+        with self._sender_lock:
+            self._sender = None
 
     def close(self) -> None:
         self._closing.set()
-        retrier = self._retrier
-        if retrier is not None:
-            retrier.join(timeout=30)
+        self._news.set()  # no wait for the next look
+        sender = self._sender
+        if sender is not None:
+            sender.join(timeout=30)
         self.engine.dispose()
 
 

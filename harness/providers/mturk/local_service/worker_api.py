@@ -255,7 +255,6 @@ def accept(hit_id: str) -> Response:
                 409, "AlreadyAccepted", f"worker {worker_id} already has an assignment of {hit_id}"
             ) from exc
         queue_event(ctx, hit.id, "AssignmentAccepted", assignment_id)
-    service.deliver()
     view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
     return jsonify(view | _question_view(hit, assignment_id, worker_id))
 
@@ -277,7 +276,6 @@ def return_assignment(assignment_id: str) -> Response:
         lifecycle.set_status(ctx, a, "Returned")
         queue_event(ctx, a.hit_id, "AssignmentReturned", a.id)
         lifecycle.check_reviewable(ctx, a.hit_id)
-    service.deliver()
     return jsonify(AssignmentId=assignment_id, AssignmentStatus="Returned")
 
 
@@ -311,7 +309,6 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
         )
         queue_event(ctx, a.hit_id, "AssignmentSubmitted", a.id)
         lifecycle.check_reviewable(ctx, a.hit_id)
-    service.deliver()
     return jsonify(AssignmentId=assignment_id, AssignmentStatus="Submitted")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,14 @@ class LocalMTurk:
 
     def advance(self, seconds: float) -> None:
         self.control("clock", {"advance": seconds})
+
+    def sent(self, seconds: float = 60.0) -> None:
+        """Wait until the service has sent every notification it queued (its delivery thread
+        sends after the request that queued one has been answered)."""
+        deadline = time.monotonic() + seconds
+        while self.session.get(f"{self.url}/_control/notifications").json()["undelivered"]:
+            assert time.monotonic() < deadline, "the service did not send its notifications"
+            time.sleep(0.05)
 
     def get(self, path: str, **params: Any) -> requests.Response:
         return self.session.get(self.url + path, params=params)

@@ -6,7 +6,10 @@ example qualification type without a test is taken."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -55,6 +58,7 @@ def test_a_dead_queue_costs_each_message_one_try_not_one_per_request(mturk, clie
         )
     for _ in range(30):
         assert client.get_account_balance()["AvailableBalance"] == "10000.00"
+    until(lambda: {m["attempts"] for m in undelivered(mturk)} == {1})
     listed = undelivered(mturk)
     assert len(listed) == 20
     assert {(m["attempts"], m["state"], m["next_try"]) for m in listed} == {
@@ -63,11 +67,48 @@ def test_a_dead_queue_costs_each_message_one_try_not_one_per_request(mturk, clie
     assert all("127.0.0.1:9" in m["last_error"] for m in listed), listed[0]
 
 
+@pytest.fixture
+def hanging_queue() -> Iterator[str]:
+    """A queue URL on a loopback port that takes a connection and never answers (until the
+    test ends)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+    held: list[socket.socket] = []
+
+    def hold() -> None:
+        listener.settimeout(0.1)
+        while not done.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/123456789012/hangs"
+    done.set()
+    thread.join()
+    for connection in held:
+        connection.close()
+    listener.close()
+
+
+def test_a_queue_that_never_answers_holds_up_no_request(mturk, client, hanging_queue):
+    freeze(mturk)
+    client.send_test_event_notification(
+        Notification=notification(hanging_queue), TestEventType="AssignmentSubmitted"
+    )
+    # answered while the message's first try still waits on the queue: it is not yet tried
+    assert [(m["attempts"], m["state"]) for m in undelivered(mturk)] == [(0, "new")]
+    assert client.get_account_balance()["AvailableBalance"] == "10000.00"
+
+
 def test_a_message_is_retried_with_a_doubling_delay_then_given_up(mturk, client):
     now = freeze(mturk)
     client.send_test_event_notification(
         Notification=notification(), TestEventType="AssignmentSubmitted"
     )
+    until(lambda: undelivered(mturk)[0]["attempts"] == 1)
     delays = []
     for tries in range(2, MAX_TRIES + 1):
         (message,) = undelivered(mturk)
@@ -109,6 +150,7 @@ def test_retries_go_on_after_a_restart_and_given_up_messages_stay_given_up(tmp_p
     client.send_test_event_notification(
         Notification=notification(), TestEventType="AssignmentSubmitted"
     )
+    until(lambda: undelivered(service)[0]["attempts"] == 1)
     service.stop()
     again = LocalMTurk(tmp_path / "m.sqlite").start()
     try:

@@ -22,8 +22,10 @@ ALL_EVENTS = [
 ]
 
 
-def drain(sqs, queue_url):
-    """Every message in the queue, de-duplicated on EventDocId as MTurk advises."""
+def drain(sqs, queue_url, service):
+    """Every message in the queue once ``service`` has sent what it queued, de-duplicated on
+    EventDocId as MTurk advises."""
+    service.sent()
     docs = {}
     while True:
         got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10)
@@ -66,7 +68,7 @@ def test_assignment_and_hit_events_arrive_in_mturks_format(sqs, queue, mturk_sqs
     b = mturk_sqs.work(hit_id, "AWORKER3")
     client.approve_assignment(AssignmentId=a)
     client.reject_assignment(AssignmentId=b, RequesterFeedback="no")
-    docs = drain(sqs, queue)
+    docs = drain(sqs, queue, mturk_sqs)
     assert events(docs) == [
         ("AssignmentAccepted", a),
         ("AssignmentSubmitted", a),
@@ -96,7 +98,7 @@ def test_expiry_abandonment_and_auto_approval_events(sqs, queue, mturk_sqs):
     left = mturk_sqs.accept(hit["HITId"], "AWORKER2")["AssignmentId"]
     mturk_sqs.advance(1000)
     client.get_hit(HITId=hit["HITId"])
-    got = events(drain(sqs, queue))
+    got = events(drain(sqs, queue, mturk_sqs))
     assert got[:3] == [
         ("AssignmentAccepted", done),
         ("AssignmentSubmitted", done),
@@ -118,7 +120,7 @@ def test_only_the_requested_event_types_are_sent(sqs, queue, mturk_sqs):
     hit = client.create_hit(**hit_params())["HIT"]
     subscribe(client, queue, hit["HITTypeId"], ["AssignmentSubmitted"])
     a = mturk_sqs.work(hit["HITId"], "AWORKER1")
-    assert events(drain(sqs, queue)) == [("AssignmentSubmitted", a)]
+    assert events(drain(sqs, queue, mturk_sqs)) == [("AssignmentSubmitted", a)]
 
 
 def test_inactive_notification_sends_nothing(sqs, queue, mturk_sqs):
@@ -127,14 +129,14 @@ def test_inactive_notification_sends_nothing(sqs, queue, mturk_sqs):
     subscribe(client, queue, hit["HITTypeId"])
     client.update_notification_settings(HITTypeId=hit["HITTypeId"], Active=False)
     mturk_sqs.work(hit["HITId"], "AWORKER1")
-    assert drain(sqs, queue) == []
+    assert drain(sqs, queue, mturk_sqs) == []
 
 
 def test_send_test_event_notification(sqs, queue, mturk_sqs):
     mturk_sqs.client().send_test_event_notification(
         Notification=spec(queue, ["AssignmentSubmitted"]), TestEventType="AssignmentSubmitted"
     )
-    assert [e[0] for e in events(drain(sqs, queue))] == ["AssignmentSubmitted"]
+    assert [e[0] for e in events(drain(sqs, queue, mturk_sqs))] == ["AssignmentSubmitted"]
 
 
 def test_a_queue_url_naming_aws_is_delivered_to_the_local_sqs_all_the_same(sqs, queue, mturk_sqs):
@@ -143,7 +145,7 @@ def test_a_queue_url_naming_aws_is_delivered_to_the_local_sqs_all_the_same(sqs, 
     mturk_sqs.client().send_test_event_notification(
         Notification=spec(aws_url, ["HITExpired"]), TestEventType="HITExpired"
     )
-    assert [e[0] for e in events(drain(sqs, queue))] == ["HITExpired"]
+    assert [e[0] for e in events(drain(sqs, queue, mturk_sqs))] == ["HITExpired"]
 
 
 def test_undeliverable_messages_are_retried(sqs, mturk_sqs):
@@ -156,7 +158,7 @@ def test_undeliverable_messages_are_retried(sqs, mturk_sqs):
     assert mturk_sqs.control("deliver")["sent"] == 0
     sqs.create_queue(QueueName="comes-and-goes")
     assert mturk_sqs.control("deliver")["sent"] == 1
-    assert events(drain(sqs, queue)) == [("AssignmentAccepted", a)]
+    assert events(drain(sqs, queue, mturk_sqs)) == [("AssignmentAccepted", a)]
 
 
 def test_email_transport_is_refused(mturk_sqs):
@@ -202,7 +204,7 @@ def test_a_queue_of_a_local_sqs_needs_no_endpoint_setting(sqs, queue, mturk):
     hit = client.create_hit(**hit_params())["HIT"]
     subscribe(client, queue, hit["HITTypeId"], ["AssignmentAccepted"])
     a = mturk.accept(hit["HITId"], "AWORKER1")["AssignmentId"]
-    assert events(drain(sqs, queue)) == [("AssignmentAccepted", a)]
+    assert events(drain(sqs, queue, mturk)) == [("AssignmentAccepted", a)]
 
 
 @pytest.mark.parametrize(
