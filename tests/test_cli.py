@@ -58,6 +58,18 @@ def test_a_store_never_upgraded_gets_told_to_run_db_upgrade(empty_database_url, 
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", [["sync", "s"], ["status", "s"], ["review", "s"]])
+def test_a_store_made_by_an_older_harness_gets_told_to_run_db_upgrade(empty_database_url, command):
+    from harness.store.migrations import upgrade
+
+    upgrade(empty_database_url, "d5f5f90c6a44")  # before the study's currency column
+    result = CliRunner().invoke(main, [*command, "--db", empty_database_url])
+    assert result.exit_code == 1
+    assert "was made by an older harness" in result.output, result.output
+    assert "harness db upgrade" in result.output
+    assert "cannot connect" not in result.output and "Traceback" not in result.output
+
+
 def test_the_dashboard_starts_without_a_development_server_warning(tmp_path):
     """Issue 39: `harness dashboard` printed werkzeug's "development server" warning, which is
     about serving the public; the dashboard serves one researcher, on loopback by default."""

@@ -59,6 +59,11 @@ def describe_error(exc: BaseException, url: str | None) -> str | None:
             f"the store has no {table} table: create or update its schema with "
             "`harness db upgrade` (with the same --db)"
         )
+    if re.search(r'no such column: \S+|column "?[\w.]+"? does not exist', text):
+        return (
+            f"{where} was made by an older harness (its tables lack a column this one reads): "
+            "update its schema with `harness db upgrade` (with the same --db)"
+        )
     if re.search(r'database "[^"]+" does not exist', text):
         return f"{where}: the database does not exist; create it (e.g. createdb) or fix --db"
     if "unable to open database file" in text:
