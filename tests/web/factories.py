@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy as sa
+from flask import Flask
 
 from harness.platform.verification import Vouches
 from harness.render.instrument import Instrument
@@ -169,3 +171,24 @@ def on_platform(
                 assignments_per_hit=3,
             )
         )
+
+
+def launched_link(directory: Path) -> Iterator[tuple[Flask, sa.Engine]]:
+    """A study link with room for many participants (4 items, 2 to a HIT, 20 raters each), and
+    its task server's app; for a module-scoped fixture to yield from."""
+    from harness.store import make_engine
+    from harness.web import create_app
+    from tests.factories import migrated_sqlite
+    from tests.platform.factories import harness_cli, small_spec
+
+    db = migrated_sqlite(directory / "h.db")
+    spec = small_spec(directory, items=4, per_hit=2, raters=20, hosting="external")
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://t.test"
+    )
+    assert launched.exit_code == 0, launched.output
+    app = create_app(db)
+    engine = make_engine(db)
+    yield app, engine
+    app.extensions["harness"].close()
+    engine.dispose()

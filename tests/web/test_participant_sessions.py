@@ -11,29 +11,17 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from harness.store import make_engine, session_scope
+from harness.store import session_scope
 from harness.store.models import Event, EventKind, Judgment
-from harness.web import browsers, create_app
-from tests.factories import migrated_sqlite
-from tests.platform.factories import harness_cli, small_spec
+from harness.web import browsers
+from tests.web.factories import launched_link
 from tests.web.fuzzing import page_fields
 
 
 @pytest.fixture(scope="module")
 def link(tmp_path_factory):
     """A study link with room for many participants, and its task server."""
-    directory = tmp_path_factory.mktemp("link")
-    db = migrated_sqlite(directory / "h.db")
-    spec = small_spec(directory, items=4, per_hit=2, raters=20, hosting="external")
-    launched = harness_cli(
-        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://t.test"
-    )
-    assert launched.exit_code == 0, launched.output
-    app = create_app(db)
-    engine = make_engine(db)
-    yield app, engine
-    app.extensions["harness"].close()
-    engine.dispose()
+    yield from launched_link(tmp_path_factory.mktemp("link"))
 
 
 def start(app, participant, **headers):

@@ -10,31 +10,19 @@ import pandas as pd
 import pytest
 from sqlmodel import select
 
-from harness.store import make_engine, session_scope, study_judgments
+from harness.store import session_scope, study_judgments
 from harness.store.models import Event, EventKind, Judgment, Slot, SlotState, Worker
 from harness.store.studies import find_study
 from harness.store.withdrawals import withdrawn
-from harness.web import create_app
 from harness.web.withdrawals import WITHDRAWN
-from tests.factories import migrated_sqlite
-from tests.platform.factories import harness_cli, small_spec
+from tests.platform.factories import harness_cli
+from tests.web.factories import launched_link
 from tests.web.fuzzing import page_fields, token_in_page
 
 
 @pytest.fixture(scope="module")
 def link(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("withdraw")
-    db = migrated_sqlite(directory / "h.db")
-    spec = small_spec(directory, items=4, per_hit=2, raters=20, hosting="external")
-    launched = harness_cli(
-        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://t.test"
-    )
-    assert launched.exit_code == 0, launched.output
-    app = create_app(db)
-    engine = make_engine(db)
-    yield app, engine
-    app.extensions["harness"].close()
-    engine.dispose()
+    yield from launched_link(tmp_path_factory.mktemp("withdraw"))
 
 
 def _start(browser, participant):
