@@ -29,6 +29,7 @@ SHOTS = {  # file stem: (spec, how the first item is answered)
     "rating-buttons": ("sentence_similarity.yaml", lambda card: _click(card, ".scale-button", 3)),
     "likert": ("statements_likert.yaml", lambda card: _likert(card)),
     "pair-comparison": ("ws353_resolution.yaml", lambda card: _click(card, ".pair-choice", 0)),
+    "rating-hebrew": ("word_pairs_he.yaml", lambda card: _click(card, ".scale-button", 3)),
 }
 
 
