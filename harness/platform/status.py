@@ -118,6 +118,7 @@ class StudyReport:
     out_of_arm: int = 0  # submissions outside their worker's arm (counted in no arm)
     withdrawn: int = 0  # participants who withdrew (their judgments left out of analysis)
     currency: str = "USD"  # the study's, of every amount above
+    adaptive: bool = False  # raters grow past the target (then a floor) where items are imprecise
 
     @property
     def left(self) -> Decimal | None:
@@ -141,13 +142,16 @@ class StudyReport:
                 f"  HITs ({sum(self.hits.values())}): {counts(self.hits)}",
                 f"  assignments ({sum(self.assignments.values())}): {counts(self.assignments)}",
                 f"  judgments: {self.judgments:,}; "
-                f"raters per item (target {self.raters_per_item}): "
+                f"raters per item ({'floor' if self.adaptive else 'target'} "
+                f"{self.raters_per_item}): "
                 f"min {self.raters_min}, median {self.raters_median:g}, max {self.raters_max}; "
-                f"{self.items_at_target} of {self.items} items at target",
+                f"{self.items_at_target} of {self.items} items at "
+                + ("the floor" if self.adaptive else "target"),
                 f"  money: committed {money(self.committed)}, spent {money(self.spent)} ({budget})",
                 f"  screening: {self.blocked} workers blocked; {self.flagged} flags raised "
                 f"(decisions {counts(self.decisions)})",
             ]
+            + self._adaptive_line()
             + self._arms_line()
             + self._quarantine_line()
             + self._withdrawn_line()
@@ -157,6 +161,14 @@ class StudyReport:
         if self.status == "running" and self.hits and set(self.hits) == {"full"}:
             return f"running, every place taken (`harness expire {self.name}` ends it)"
         return self.status
+
+    def _adaptive_line(self) -> list[str]:
+        if not self.adaptive:
+            return []
+        return [
+            "  adaptive: items get raters past the floor until their mean is precise enough; "
+            "the dashboard's precision page says how many are"
+        ]
 
     def _arms_line(self) -> list[str]:
         """A study with arms: each arm's HITs and workers (raters above are per item and arm)."""
@@ -227,7 +239,15 @@ def study_report(db: Reader, platform: Platform, study: ReportedStudy) -> StudyR
         out_of_arm=_count_events(db, study.id, EventKind.ASSIGNMENT_OUT_OF_ARM),
         withdrawn=_count_events(db, study.id, EventKind.PARTICIPANT_WITHDREW),  # one each
         currency=study.currency,
+        adaptive=_adaptive(db, study.instrument_id),
     )
+
+
+def _adaptive(db: Reader, instrument_id: int) -> bool:
+    """Whether the study's frozen spec collects adaptively (has an ``adaptive:`` section)."""
+    v = core.instrument_version
+    spec = db.execute(sa.select(v.c.spec).where(v.c.id == instrument_id)).scalar()
+    return isinstance(spec, dict) and spec.get("adaptive") is not None
 
 
 def _hit_states(hits: Sequence[Any], assignments: Sequence[Any]) -> dict[str, int]:

@@ -109,6 +109,9 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
     assert '<b id="precision-needed">0 values</b>' in page.text
     shares = re.findall(r'<td class="num">(\d+)%</td>', page.text)
     assert shares[0] == "0" and shares[-1] == "100" and len(shares) > 2
+    # every item has its floor of raters, which does not make an adaptive study complete
+    study_page = http.get(f"{url}/dashboard/study/small").text
+    assert "collecting adaptively" in study_page and "nobody more is needed" not in study_page
 
 
 def test_an_mturk_study_gets_hits_of_the_items_short_at_each_sync(tmp_path, mturk, http):
@@ -163,6 +166,8 @@ def test_sync_composes_no_more_hits_than_the_budget_covers(tmp_path, mturk, http
     assert not any("adaptive: posted" in line for line in lines[1:])
     status = harness_cli("status", "small", "--db", db)
     assert "committed $1.32, spent $0.00 (budget $1.40, left $0.08)" in status.output
+    assert "raters per item (floor 3)" in status.output and "items at the floor" in status.output
+    assert "  adaptive: items get raters past the floor" in status.output
 
 
 @pytest.fixture
