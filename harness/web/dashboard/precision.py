@@ -14,16 +14,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import pandas as pd
-from flask import abort
 
-from harness.errors import StudyNotFound
 from harness.spec.model import TaskSpec
 from harness.stats.sequential import Rule, item_precision, precision_history, still_needed
-from harness.store.core import unknown_study_message
 from harness.store.database import session_scope
 from harness.store.instruments import frozen_instrument
-from harness.store.studies import find_study
-from harness.web.dashboard.views import bp, dashboard_state, page
+from harness.web.dashboard.views import bp, dashboard_state, page, study_or_404
 
 
 @dataclass(frozen=True)
@@ -63,10 +59,7 @@ def precision_page(name: str) -> str:
     from harness.platform.adaptive import content_items, rule_of, study_values
 
     with session_scope(dashboard_state().engine) as session:
-        try:
-            study = find_study(session, name)
-        except StudyNotFound:
-            abort(404, unknown_study_message(session, name))
+        study = study_or_404(session, name)
         assert study.id is not None
         spec = TaskSpec.model_validate(frozen_instrument(session, study.instrument_id).spec)
         rule = rule_of(spec)

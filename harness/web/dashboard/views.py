@@ -34,6 +34,7 @@ from flask import (
 )
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
+from sqlmodel import Session
 from werkzeug.wrappers import Response
 
 from harness.errors import StudyNotFound
@@ -42,6 +43,7 @@ from harness.resources import templates_dir
 from harness.store.core import unknown_study_message
 from harness.store.dashboard_logins import end_session, login_failed, login_succeeded, login_wait
 from harness.store.database import session_scope
+from harness.store.models import Study
 from harness.store.studies import find_study
 from harness.web.dashboard import access
 from harness.web.dashboard.access import DashboardSettings
@@ -278,15 +280,22 @@ def _render_sections(state: DashboardState, snapshot: Snapshot) -> dict[str, str
     }
 
 
+def study_or_404(session: Session, name: str) -> Study:
+    """The study named ``name`` (404 with the studies there, if none)."""
+    try:
+        found = find_study(session, name)
+    except StudyNotFound:
+        abort(404, unknown_study_message(session, name))
+    assert found.id is not None
+    return found
+
+
 def study_id_of(name: str) -> int:
     """The store id of the study named ``name`` (404 with the studies there, if none)."""
     with session_scope(dashboard_state().engine) as session:
-        try:
-            found = find_study(session, name)
-        except StudyNotFound:
-            abort(404, unknown_study_message(session, name))
-        assert found.id is not None
-        return found.id
+        found = study_or_404(session, name).id
+        assert found is not None
+        return found
 
 
 def _safe_next(target: str) -> str:
