@@ -159,10 +159,24 @@ def _room_for_one(session: Session, study_id: int) -> bool:
     study = session.get(Study, study_id)
     if study is None or study.budget is None:
         return True
-    running = launched(session, study)
+    left = affordable_hits(session, launched(session, study))
+    return left is None or left > 0
+
+
+def affordable_hits(session: Session, running: LaunchedStudy, pending: int = 0) -> int | None:
+    """How many more HITs of one rater the study's budget covers, beside what is committed
+    and ``pending`` HITs recorded but not committed yet; None when nothing limits them (no
+    budget, or HITs that cost nothing while the budget is not overspent)."""
+    study = session.get(Study, running.id)
+    if study is None or study.budget is None:
+        return None
     platform = platform_named(running.platform.provider)
-    each = hit_total(platform, running.platform.reward, 1)
-    return committed(session, platform, running.id, running.platform.reward) + each <= study.budget
+    reward = running.platform.reward
+    each = hit_total(platform, reward, 1)
+    room = study.budget - committed(session, platform, running.id, reward) - each * pending
+    if each == 0:
+        return None if room >= 0 else 0
+    return max(int(room // each), 0)
 
 
 def places_wanted(session: Session, running: LaunchedStudy, spec: TaskSpec) -> int | None:
@@ -177,11 +191,7 @@ def places_wanted(session: Session, running: LaunchedStudy, spec: TaskSpec) -> i
     items = content_items(session, running.study.instrument_id)
     needed = int(still_needed(precision_now(session, running.id, items, rule), rule).sum())
     hits = -(-needed // spec.items_per_hit)
-    if running.study.budget is not None and hits:
-        platform = platform_named(running.platform.provider)
-        each = hit_total(platform, running.platform.reward, 1)
-        room = running.study.budget - committed(
-            session, platform, running.id, running.platform.reward
-        )
-        hits = min(hits, max(int(room // each), 0))
+    left = affordable_hits(session, running) if hits else None
+    if left is not None:
+        hits = min(hits, left)
     return places_of(session, running.id) + hits if hits else None

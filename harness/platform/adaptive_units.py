@@ -13,22 +13,25 @@ and not posted. A study on a platform with places composes at arrival instead
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.platform.adaptive import add_hit, content_items, precision_now, rule_of
+from harness.platform.adaptive import (
+    add_hit,
+    affordable_hits,
+    content_items,
+    precision_now,
+    rule_of,
+)
 from harness.platform.contract import Provider, WorkUnit
 from harness.platform.launch_plan import hit_label, hit_token
-from harness.platform.money import committed, hit_total
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
 from harness.stats.sequential import compose
 from harness.store.database import session_scope
 from harness.store.events import EventKind, record_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Study
+from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus
 from harness.store.studies import LaunchedStudy
 
 GONE = (AssignmentStatus.RETURNED, AssignmentStatus.ABANDONED)
@@ -64,29 +67,18 @@ def compose_hits(
     rule = rule_of(spec)
     if rule is None:
         return []
-    platform = provider.platform
-    reward = running.platform.reward
-    each = hit_total(platform, reward, 1)
     with session_scope(engine) as session:
         items = content_items(session, running.study.instrument_id)
         precision = precision_now(session, running.id, items, rule)
         waiting = _asked(session, running.id)
         # an item still asked of someone is left out until its answers are in
         order = compose(precision, rule, len(items), pd.Series(dtype=int), waiting)
-        study = session.get(Study, running.id)
-        assert study is not None
-        room: Decimal | None = None
-        if study.budget is not None:
-            room = (
-                study.budget
-                - committed(session, platform, running.id, running.platform.reward)
-                - each * _unposted(session, running.id)
-            )
         chunks = [
             order[i : i + spec.items_per_hit] for i in range(0, len(order), spec.items_per_hit)
         ]
-        if room is not None:
-            chunks = chunks[: max(int(room // each), 0)]
+        left = affordable_hits(session, running, pending=_unposted(session, running.id))
+        if left is not None:
+            chunks = chunks[:left]
         for chunk in chunks:
             add_hit(session, running.id, chunk, None)
     return post_composed(engine, provider, running, instrument)

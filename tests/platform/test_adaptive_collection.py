@@ -231,3 +231,29 @@ def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolif
     assert finished(precision, rule)
     n = precision["n"]
     assert n.min() >= rule.floor and n.max() <= rule.cap
+
+
+def test_an_unpaid_link_study_with_a_budget_is_not_limited_by_it(tmp_path):
+    """A lab's own participants, paid nothing: HITs cost nothing, so the budget limits none."""
+    from harness.platform.adaptive import affordable_hits
+    from harness.store.studies import launched_study
+
+    db = migrated_sqlite(tmp_path / "h.db")
+    spec = small_spec(
+        tmp_path,
+        items=6,
+        per_hit=2,
+        raters=3,
+        hosting="external",
+        adaptive=ADAPTIVE,
+        reward="0",
+        budget="'1.00'",
+    )
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", "http://t.test"
+    )
+    assert launched.exit_code == 0, launched.output
+    with session_scope(make_engine(db)) as session:
+        assert affordable_hits(session, launched_study(session, "small")) is None
+    synced = harness_cli("sync", "small", "--db", db)
+    assert synced.exit_code == 0, synced.output
