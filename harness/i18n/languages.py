@@ -27,8 +27,10 @@ CATALOGS = Path(__file__).resolve().parent / "catalogs"
 _CURRENT: ContextVar[str] = ContextVar("harness_language", default=DEFAULT)
 
 
+@cache
 def languages() -> tuple[str, ...]:
-    """Every language the participant pages can speak: English and each shipped catalog."""
+    """Every language the participant pages can speak: English and each shipped catalog (read
+    once per process: the task server asks on every request)."""
     return (DEFAULT, *sorted(p.stem for p in CATALOGS.glob("*.po")))
 
 
@@ -57,6 +59,7 @@ def translations(language: str) -> NullTranslations:
     return GNUTranslations(compiled)
 
 
+@cache
 def direction(language: str) -> str:
     """``rtl`` for a language written right to left (Arabic, Hebrew, Persian, Urdu), else
     ``ltr``: the ``dir`` of its pages."""
