@@ -40,8 +40,10 @@ def take_recheck(session, row_id, done, now):
 
 @pytest.fixture
 def row(database_url, tmp_path):
-    """An engine and a submission quarantined now, its first recheck scheduled."""
+    """An engine, a submission quarantined with its first recheck scheduled, and the time
+    it was quarantined."""
     engine = make_engine(database_url)
+    quarantined = utcnow()
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
     loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
     with session_scope(engine) as session:
@@ -57,23 +59,24 @@ def row(database_url, tmp_path):
             worker_id="W1",
             fields=[("x", "1")],
             reason="not submitted yet",
-            recheck_at=first_recheck(),
+            recheck_at=first_recheck(quarantined),
         )
         assert created
-    yield engine, row_id
+    yield engine, row_id, quarantined
     engine.dispose()
 
 
 def test_a_recheck_is_due_when_its_time_comes(row):
-    engine, row_id = row
+    engine, row_id, quarantined = row
+    just_before = quarantined + timedelta(seconds=RECHECK_DELAYS[0] - 0.1)
+    just_after = quarantined + timedelta(seconds=RECHECK_DELAYS[0] + 0.1)
     with session_scope(engine) as session:
-        assert due_rechecks(session) == []  # half a second from now
-        later = utcnow() + timedelta(seconds=RECHECK_DELAYS[0] + 0.1)
-        assert due_rechecks(session, later) == [(row_id, 0)]
+        assert due_rechecks(session, just_before) == []
+        assert due_rechecks(session, just_after) == [(row_id, 0)]
 
 
 def test_each_recheck_is_taken_by_exactly_one_process_and_schedules_the_next(row):
-    engine, row_id = row
+    engine, row_id, _ = row
     now = utcnow() + timedelta(seconds=1)
     with session_scope(engine) as first, session_scope(engine) as second:
         taken = take_recheck(first, row_id, 0, now)
@@ -99,7 +102,7 @@ def test_each_recheck_is_taken_by_exactly_one_process_and_schedules_the_next(row
 
 
 def test_a_settled_or_stopped_submission_is_not_rechecked(row):
-    engine, row_id = row
+    engine, row_id, _ = row
     later = utcnow() + timedelta(seconds=5)
     with session_scope(engine) as session:
         stop_rechecks(session, row_id)
@@ -109,7 +112,7 @@ def test_a_settled_or_stopped_submission_is_not_rechecked(row):
 
 
 def test_a_quarantined_submission_is_settled_once(row):
-    engine, row_id = row
+    engine, row_id, _ = row
     with session_scope(engine) as first, session_scope(engine) as second:
         hit = first.get(Hit, first.get(QuarantinedSubmission, row_id).hit_id)
         mine = Verification(Verdict.REFUSED, "MTurk names another worker")
@@ -129,7 +132,7 @@ def test_a_quarantined_submission_is_settled_once(row):
 
 
 def test_due_rechecks_are_taken_together_each_once_with_its_own_next_delay(row):
-    engine, first_id = row
+    engine, first_id, _ = row
     with session_scope(engine) as session:
         study_id, hit_id = session.exec(
             select(QuarantinedSubmission.study_id, QuarantinedSubmission.hit_id)
