@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from harness.i18n import N_, _, format_time
 from harness.page_signals import PageSignals
 
 
@@ -30,6 +31,16 @@ class Answer:
         return (self.answered_at - self.shown_at).total_seconds()
 
 
+OUTSIDE_SHOWN = N_(
+    "answer {n}: shown at {when} UTC, outside the time this task was open ({earliest} to "
+    "{latest}); is this computer's clock right?"
+)
+OUTSIDE_ANSWERED = N_(
+    "answer {n}: answered at {when} UTC, outside the time this task was open ({earliest} to "
+    "{latest}); is this computer's clock right?"
+)
+
+
 def times_outside(
     answers: Sequence[Answer], opened: datetime, now: datetime, skew: timedelta
 ) -> list[str]:
@@ -39,11 +50,14 @@ def times_outside(
     earliest, latest = opened - skew, now + skew
     problems = []
     for a in answers:
-        for label, when in (("shown", a.shown_at), ("answered", a.answered_at)):
+        for said, when in ((OUTSIDE_SHOWN, a.shown_at), (OUTSIDE_ANSWERED, a.answered_at)):
             if when is not None and not earliest <= when <= latest:
                 problems.append(
-                    f"answer {a.position + 1}: {label} at {when:%Y-%m-%d %H:%M} UTC, outside "
-                    f"the time this task was open ({earliest:%Y-%m-%d %H:%M} to "
-                    f"{latest:%Y-%m-%d %H:%M}); is this computer's clock right?"
+                    _(said).format(
+                        n=a.position + 1,
+                        when=format_time(when),
+                        earliest=format_time(earliest),
+                        latest=format_time(latest),
+                    )
                 )
     return problems

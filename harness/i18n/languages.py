@@ -12,9 +12,11 @@ study, and until then the best of the participant's browser's languages (`harnes
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
 from gettext import GNUTranslations, NullTranslations
@@ -106,10 +108,30 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "translate later
     return message
 
 
-def format_number(value: float | int | Decimal, language: str | None = None) -> str:
+def format_number(
+    value: float | int | Decimal, language: str | None = None, *, every_decimal: bool = False
+) -> str:
     """``value`` as ``language`` writes numbers (default: the current language): ``7,5`` in
-    German, ``7.5`` in English; no grouping, as a scale's values are not amounts."""
+    German, ``7.5`` in English; no grouping, as a scale's values are not amounts. At most three
+    decimals, or ``every_decimal`` (a participant's own answer, quoted back to them); a value
+    that is not finite as Python writes it (``nan``, ``inf``)."""
     from babel.numbers import format_decimal
 
+    if not math.isfinite(value):
+        return f"{value:g}"
     locale = language or _CURRENT.get()
-    return format_decimal(value, format="#,##0.###", locale=locale, group_separator=False)
+    return format_decimal(
+        value,
+        format="#,##0.###",
+        locale=locale,
+        group_separator=False,
+        decimal_quantization=not every_decimal,
+    )
+
+
+def format_time(when: datetime, language: str | None = None) -> str:
+    """``when`` (in UTC) as ``language`` writes a date and time (default: the current language):
+    ``Nov 28, 2026, 10:50:00 PM`` in English, ``28.11.2026, 22:50:00`` in German."""
+    from babel.dates import format_datetime
+
+    return format_datetime(when, "medium", tzinfo=UTC, locale=language or _CURRENT.get())

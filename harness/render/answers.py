@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from harness.answer import Answer
 from harness.clock import utcnow
+from harness.i18n import _
 from harness.render.plan import HitPlan
 from harness.render.signals import encode_signals, read_signals
 
@@ -73,27 +74,38 @@ def decode_fields(fields: Iterable[tuple[str, str]]) -> list[Answer]:
             continue
         match = _FIELD.match(name)
         if match is None:
-            problems.append(f"unexpected field {name!r}: this page does not have it")
+            problems.append(
+                _("unexpected field {name}: this page does not have it").format(name=repr(name))
+            )
             continue
         kind, position = match[1], int(match[2])
         slot = by_position.setdefault(position, {})
         if kind in slot:
-            problems.append(f"field {name!r} was sent twice")
+            problems.append(_("field {name} was sent twice").format(name=repr(name)))
         slot[kind] = value.strip()
     answers = []
     for position in sorted(by_position):
         slot = by_position[position]
-        where = f"answer {position + 1}"
+        n = position + 1
+        where = _("answer {n}").format(n=n)
         key = slot.get("item", "")
         if not key:
-            problems.append(f"{where}: the item it answers is missing (field item-{position})")
+            problems.append(
+                _("{where}: the item it answers is missing (field {field})").format(
+                    where=where, field=f"item-{position}"
+                )
+            )
             continue
         number = _number(slot.get("value", ""), where, problems)
-        shown = read_millis(slot.get("shown", ""), f"{where} (shown)", problems)
-        answered = read_millis(slot.get("answered", ""), f"{where} (answered)", problems)
+        shown = read_millis(slot.get("shown", ""), _("answer {n} (shown)").format(n=n), problems)
+        answered = read_millis(
+            slot.get("answered", ""), _("answer {n} (answered)").format(n=n), problems
+        )
         if shown is not None and answered is not None and answered < shown:
             problems.append(
-                f"{where}: answered ({slot['answered']}) before it was shown ({slot['shown']})"
+                _("{where}: answered ({answered}) before it was shown ({shown})").format(
+                    where=where, answered=slot["answered"], shown=slot["shown"]
+                )
             )
         answers.append(
             Answer(
@@ -192,7 +204,11 @@ def _number(text: str, where: str, problems: list[str]) -> float | None:
     if text == "":
         return None
     if len(text) > MAX_NUMBER_CHARS or _DECIMAL.fullmatch(text) is None:
-        problems.append(f"{where}: {text[:MAX_NUMBER_CHARS]!r} is not a number (digits 0-9)")
+        problems.append(
+            _("{where}: {text} is not a number (digits 0-9)").format(
+                where=where, text=repr(text[:MAX_NUMBER_CHARS])
+            )
+        )
         return None
     return float(text.replace(",", "."))
 
@@ -208,8 +224,10 @@ def read_millis(text: str, where: str, problems: list[str]) -> datetime | None:
         if EARLIEST.timestamp() * 1000 <= millis <= latest.timestamp() * 1000:
             return datetime.fromtimestamp(millis / 1000, UTC)
     problems.append(
-        f"{where}: {text[:30]!r} is not a time in milliseconds between 2000 and now "
-        "(is this computer's clock right?)"
+        _(
+            "{where}: {text} is not a time in milliseconds between 2000 and now (is this "
+            "computer's clock right?)"
+        ).format(where=where, text=repr(text[:30]))
     )
     return None
 

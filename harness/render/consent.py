@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from harness.consent import Consent, consent_hash
+from harness.i18n import _, format_time
 from harness.render.answers import CONSENT_FIELDS, read_millis
 
 __all__ = ["CONSENT_FIELDS", "Consent", "consent_hash", "consent_of", "read_consent"]
@@ -35,15 +36,19 @@ def read_consent(
     posted = dict(fields)
     given, at = posted.get("consent", "").strip(), posted.get("consentedAt", "").strip()
     if not given:
-        return ["no consent was given: agree to the consent text before answering"]
+        return [_("no consent was given: agree to the consent text before answering")]
     if given != consent_hash(text):
-        return ["the consent given is to another text than this study's: reload the page"]
+        return [_("the consent given is to another text than this study's: reload the page")]
     problems: list[str] = []
     when = read_millis(at, "consent (consentedAt)", problems)
     if when is None:
-        return problems or ["consent (consentedAt): the time it was given is missing"]
+        return problems or [_("consent (consentedAt): the time it was given is missing")]
     if not opened - skew <= when <= now + skew:
-        return [f"consent (consentedAt): given at {when:%Y-%m-%d %H:%M}, outside the task's time"]
+        return [
+            _("consent (consentedAt): given at {when} UTC, outside the task's time").format(
+                when=format_time(when)
+            )
+        ]
     return Consent(given, when)
 
 

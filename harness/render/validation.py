@@ -1,7 +1,8 @@
 """Check one assignment's answers against its HIT before anything is stored.
 
 Every problem is reported at once, in words a worker can act on: which item (by its number on
-the page and what it shows), what was wrong, and what is allowed.
+the page and what it shows), what was wrong, and what is allowed; in the language in use
+(`harness.i18n`: the study's, on the task server), numbers written as it writes them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from harness.answer import Answer, times_outside
+from harness.i18n import _, format_number
 from harness.render.answers import SKEW, AnswerFormatError, decode_fields
 from harness.render.consent import read_consent
 from harness.render.instrument import Instrument
@@ -43,19 +45,30 @@ def check_answers(
     for position, count in sorted(positions.items()):
         if not 0 <= position < total:
             problems.append(
-                f"answer {position + 1}: there is no such question; this HIT has {total}"
+                _("answer {n}: there is no such question; this HIT has {total}").format(
+                    n=position + 1, total=total
+                )
             )
         elif count > 1:
-            problems.append(f"question {position + 1} was answered {count} times; answer it once")
+            problems.append(
+                _("question {n} was answered {count} times; answer it once").format(
+                    n=position + 1, count=count
+                )
+            )
 
     seen = Counter(a.item_key for a in answers)
     for key, count in sorted(seen.items()):
         if key not in expected:
-            problems.append(f"an answer names item {key!r}, which is not part of this HIT")
-        elif count > expected[key]:
-            shown = "once" if expected[key] == 1 else f"{expected[key]} times"
             problems.append(
-                f"{_name(instrument, key)} was answered {count} times but is shown {shown}"
+                _("an answer names item {key}, which is not part of this HIT").format(key=repr(key))
+            )
+        elif count > expected[key]:
+            problems.append(
+                (
+                    _("the item {label} was answered {count} times but is shown once")
+                    if expected[key] == 1
+                    else _("the item {label} was answered {count} times but is shown {shown} times")
+                ).format(label=_quoted(instrument, key), count=count, shown=expected[key])
             )
 
     for answer in sorted(answers, key=lambda a: a.position):
@@ -63,13 +76,25 @@ def check_answers(
             continue
         problem = _problem(instrument, scale, answer, worker_order, may_skip)
         if problem is not None:  # named only then: an item's label is work for a problem
-            where = f"question {answer.position + 1} ({_label(instrument, answer.item_key)})"
-            problems.append(f"{where}: {problem}")
+            problems.append(
+                _("question {n} ({label}): {problem}").format(
+                    n=answer.position + 1,
+                    label=_label(instrument, answer.item_key),
+                    problem=problem,
+                )
+            )
 
     missing = expected - seen
     for key in sorted(missing):
-        times = "" if missing[key] == 1 else f" ({missing[key]} showings)"
-        problems.append(f"{_name(instrument, key)} has no answer{times}; please answer every item")
+        problems.append(
+            (
+                _("the item {label} has no answer; please answer every item")
+                if missing[key] == 1
+                else _(
+                    "the item {label} has no answer ({count} showings); please answer every item"
+                )
+            ).format(label=_quoted(instrument, key), count=missing[key])
+        )
     return problems
 
 
@@ -83,17 +108,20 @@ def _problem(
     """What is wrong with one answer to an item of the HIT, or None."""
     if worker_order is not None and 0 <= answer.position < len(worker_order):
         if worker_order[answer.position] != answer.item_key:
-            return "this page showed another item there; reload the HIT page and answer again"
+            return _("this page showed another item there; reload the HIT page and answer again")
     if answer.skipped:
         if not may_skip:
-            return "skipping is not possible in this task; please answer"
+            return _("skipping is not possible in this task; please answer")
         if answer.value is not None:
-            return "marked as skipped but also answered; choose one"
+            return _("marked as skipped but also answered; choose one")
         return None
     if answer.value is None:
-        return f"no answer; {_allowed(instrument, scale)}"
+        return _("no answer; {allowed}").format(allowed=_allowed(instrument, scale))
     if not definition(instrument.spec.type).accepts(scale, answer.value):
-        return f"{answer.value:g} is not allowed; {_allowed(instrument, scale)}"
+        return _("{value} is not allowed; {allowed}").format(
+            value=format_number(answer.value, every_decimal=True),
+            allowed=_allowed(instrument, scale),
+        )
     return None
 
 
@@ -107,8 +135,8 @@ def _label(instrument: Instrument, key: str) -> str:
     return definition(instrument.spec.type).item_label(instrument.sides(key))
 
 
-def _name(instrument: Instrument, key: str) -> str:
-    return f"the item {_label(instrument, key)!r}"
+def _quoted(instrument: Instrument, key: str) -> str:
+    return repr(_label(instrument, key))
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,12 @@ the study's after (harness.web.language)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.web.factories import plan_study, write_task_spec
+from tests.web.test_task_server import accepted, answers, fields, order_for, refused
 
 
 @pytest.fixture
@@ -34,3 +37,38 @@ def test_a_refusal_for_a_known_study_speaks_the_studys_language(client, engine, 
     assert '<html lang="he" dir="rtl">' in page
     assert "<h1>מזהה העובד חסר</h1>" in page
     assert "בקישור יש assignmentId אך אין workerId." in page
+
+
+def test_a_german_studys_refused_answers_are_explained_in_german(client, engine, tmp_path):
+    spec = write_task_spec(tmp_path, "rating", **{"type: rating": "type: rating\nlanguage: de"})
+    study = plan_study(engine, spec)
+    accepted(client, study)
+    given = answers(study)
+    given[0] = replace(given[0], value=7.25)  # one decimal too many
+    given[1] = replace(given[1], value=11.0)  # off the scale
+    errors = refused(client, study, engine, fields(study, answer_list=given[:-1]), 422)
+    first, second, last = order_for(study)[0], order_for(study)[1], order_for(study)[-1]
+    label = {key: " – ".join(study.instrument.sides(key)) for key in (first, second, last)}
+    allowed = "geben Sie eine Zahl von 0 bis 10 mit höchstens einer Nachkommastelle ein"
+    assert errors == [
+        f"Frage 1 ({label[first]}): 7,25 ist nicht erlaubt; {allowed}",
+        f"Frage 2 ({label[second]}): 11 ist nicht erlaubt; {allowed}",
+        f"die Frage '{label[last]}' hat keine Antwort; bitte beantworten Sie jede Frage",
+    ]
+
+
+def test_a_hebrew_studys_refusal_is_in_hebrew_and_an_english_one_stays_english(
+    client, engine, tmp_path
+):
+    for language, said in (("he", "אין תשובה; יש להזין מספר מ-0 עד 10"), ("en", "no answer; ")):
+        folder = tmp_path / language
+        folder.mkdir()
+        spec = write_task_spec(
+            folder, "rating", **{"type: rating": f"type: rating\nlanguage: {language}"}
+        )
+        study = plan_study(engine, spec, name=f"words-{language}")
+        accepted(client, study)
+        given = answers(study)
+        given[0] = replace(given[0], value=None)
+        errors = refused(client, study, engine, fields(study, answer_list=given), 422)
+        assert len(errors) == 1 and said in errors[0]

@@ -3,8 +3,9 @@
 docs/methods.md section 2. Each study type (rating, Likert, pair comparison) is one module of this
 package holding a `StudyTypeDefinition`; `harness.spec.study_types.REGISTRY` maps `StudyType`
 to it, and spec, render, simulate and screening ask the registry instead of branching on the
-type. The package imports nothing from harness but `harness.spec.model`, so every stage may use
-it and none of them is imported by it.
+type. The package imports nothing from harness but `harness.spec.model` and `harness.i18n` (which
+imports nothing of harness: what a worker is told goes through the catalogs), so every stage may
+use it and none of them is imported by it.
 
 The defaults below are what rating and Likert share, and what a new type gets for free: a
 scale of points (a numeric range, or a list of options) answered by picking one point, and a
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from harness.i18n import _, format_number
 from harness.spec.model import ScaleSpec, StudyType
 
 if TYPE_CHECKING:
@@ -88,6 +90,13 @@ class Scale:
         steps = np.round((raw - self.min) / self.step)
         snapped: np.ndarray = np.clip(self.min + steps * self.step, self.min, self.max)
         return np.round(snapped, max(self.decimals, 9))
+
+
+def or_skip(allowed: str, scale: Scale, skip_label: str) -> str:
+    """``allowed`` (what a worker may answer), and the skip box where the scale has one."""
+    if not scale.skip:
+        return allowed
+    return _('{allowed}, or tick "{label}"').format(allowed=allowed, label=skip_label)
 
 
 def numeric_scale(kind: StudyType, spec: ScaleSpec) -> Scale:
@@ -160,20 +169,26 @@ class StudyTypeDefinition(ABC):
         return math.isfinite(value) and scale.accepts(value)
 
     def allowed_answers(self, scale: Scale, skip_label: str) -> str:
-        """What a worker may answer, for an error message ("enter a number from 0 to 10 ...")."""
-        skip = f', or tick "{skip_label}"' if scale.skip else ""
+        """What a worker may answer, for an error message ("enter a number from 0 to 10 ..."),
+        in the language in use."""
+        low, high = format_number(scale.min), format_number(scale.max)
         if scale.options:
-            return f"choose one of the options{skip}"
-        if scale.fractional:
-            grain = (
-                f"with at most {scale.decimals} decimal{'s' if scale.decimals != 1 else ''}"
-                if scale.decimals
-                else "a whole number"
+            allowed = _("choose one of the options")
+        elif scale.fractional and scale.decimals == 1:
+            allowed = _("enter a number from {min} to {max} with at most 1 decimal").format(
+                min=low, max=high
             )
-            return f"enter a number from {scale.min:g} to {scale.max:g} {grain}{skip}"
-        return (
-            f"enter a number from {scale.min:g} to {scale.max:g} in steps of {scale.step:g}{skip}"
-        )
+        elif scale.fractional and scale.decimals:
+            allowed = _("enter a number from {min} to {max} with at most {n} decimals").format(
+                min=low, max=high, n=scale.decimals
+            )
+        elif scale.fractional:
+            allowed = _("enter a whole number from {min} to {max}").format(min=low, max=high)
+        else:
+            allowed = _("enter a number from {min} to {max} in steps of {step}").format(
+                min=low, max=high, step=format_number(scale.step)
+            )
+        return or_skip(allowed, scale, skip_label)
 
     def item_label(self, sides: Sequence[str]) -> str:
         """An item as a worker's error message names it (its sides, cut to 60 characters)."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from harness.i18n import _
 from harness.spec.model import ScaleSpec, StudyType
 from harness.spec.study_types.base import (
     IDENTICAL_IS_FOR_RATING,
@@ -23,6 +24,7 @@ from harness.spec.study_types.base import (
     StudyTypeDefinition,
     Traits,
     fixed_scale,
+    or_skip,
 )
 
 if TYPE_CHECKING:
@@ -61,12 +63,13 @@ class PairComparison(StudyTypeDefinition):
         return fixed_scale(self.kind, PAIR_CHOICES, scale.skip)
 
     def allowed_answers(self, scale: Scale, skip_label: str) -> str:
-        skip = f', or tick "{skip_label}"' if scale.skip else ""
-        return f"choose one of the three answers{skip}"
+        return or_skip(_("choose one of the three answers"), scale, skip_label)
 
     def item_label(self, sides: Sequence[str]) -> str:
         if len(sides) == 4:
-            return f"{sides[0]} – {sides[1]} vs {sides[2]} – {sides[3]}"
+            return _("{first} vs {second}").format(
+                first=f"{sides[0]} – {sides[1]}", second=f"{sides[2]} – {sides[3]}"
+            )
         return super().item_label(sides)
 
     def example_answer(self, text: str, label: str | None) -> str:

@@ -1,5 +1,6 @@
 """The study-type registry: every `StudyType` has one definition, every stage asks it, and the
-package sits low enough that every stage may (it imports nothing but `harness.spec.model`)."""
+package sits low enough that every stage may (it imports nothing but `harness.spec.model`, and
+`harness.i18n` for what a worker is told)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_no_stage_branches_on_a_study_type():
     assert branching == []
 
 
-def test_the_study_type_package_imports_nothing_from_harness_but_the_spec_model():
+def test_the_study_type_package_imports_nothing_from_harness_but_the_spec_model_and_i18n():
     imported = set()
     for path in STUDY_TYPES.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -59,7 +60,8 @@ def test_the_study_type_package_imports_nothing_from_harness_but_the_spec_model(
                 imported.update(alias.name for alias in node.names)
     from_harness = {m for m in imported if m.split(".")[0] == "harness"}
     assert {m for m in from_harness if not m.startswith("harness.spec.study_types")} == {
-        "harness.spec.model"
+        "harness.spec.model",
+        "harness.i18n",
     }
 
 
