@@ -340,6 +340,11 @@ class Platform(Protocol):
         """A submission's answer document as answers (platform-hosted pages)."""
         ...
 
+    def read_fields(self, document: str) -> list[tuple[str, str]]:
+        """A submission's answer document as the fields its page posted, answers and all (the
+        consent is read from them: `harness.render.consent`)."""
+        ...
+
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:

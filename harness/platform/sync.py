@@ -3,8 +3,10 @@
 For every posted HIT, every submitted assignment (all pages) is reconciled with the store:
 with ``external`` hosting the task server has stored the judgments and sync records the
 platform's status; with platform hosting (MTurk's ``mturk``) sync reads the answer document into
-judgments. When the store has no judgments for an assignment the platform holds answers for
-(the task server missed it), they are recovered from the platform's answer document.
+judgments, and the consent the page posted with them (a study asking one refuses answers without
+it, as the task server does). When the store has no judgments for an assignment the platform
+holds answers for (the task server missed it), they are recovered from the platform's answer
+document.
 Idempotent: a second run writes nothing, not even an event.
 """
 
@@ -18,6 +20,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from harness.answer import Answer
+from harness.clock import utcnow
+from harness.consent import Consent
 from harness.hosting import Hosting
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
 from harness.platform.contract import EventTopic, Provider, Submission, SubmissionState
@@ -26,7 +30,7 @@ from harness.platform.submissions.settling import settle_submitted
 from harness.render.plan import HitPlan
 from harness.store.database import session_scope
 from harness.store.events import EventKind, event_logged, record_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment
+from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment, aware
 from harness.store.studies import LaunchedStudy
 from harness.store.submissions import accept, store_submission
 
@@ -37,6 +41,8 @@ AnswerParser = Callable[[str, HitPlan], list[Answer]]
 """Reads a platform answer document into answers (`Platform.read_answers`)."""
 AnswerChecker = Callable[[Hit, HitPlan, list[Answer]], list[str]]
 """Problems with a HIT's answers against its instrument (empty: valid)."""
+ConsentReader = Callable[[Hit, Submission], Consent | None | list[str]]
+"""The consent a submission's page posted (None: the study asks none), or what is wrong with it."""
 
 _STATUS = {
     SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
@@ -93,11 +99,13 @@ class SyncReport:
 
 @dataclass(frozen=True)
 class SyncHooks:
-    """How to read answers (platform-hosted pages), check them, and what to do after storing."""
+    """How to read answers (platform-hosted pages), check them, read the consent given with
+    them, and what to do after storing."""
 
     parse: AnswerParser | None = None
     check: AnswerChecker | None = None
     after_submission: AfterSubmission | None = None
+    consent: ConsentReader | None = None
 
     @classmethod
     def of(
@@ -108,14 +116,34 @@ class SyncHooks:
         by_hit: Mapping[int, Instrument] | None = None,
     ) -> SyncHooks:
         """Answers read with the platform's codec and checked against the stored instrument
-        (``by_hit``: a HIT's own, in a study with arms: its arm's)."""
+        (``by_hit``: a HIT's own, in a study with arms: its arm's), and the consent to its text
+        read as the task server reads it (`harness.render.consent`)."""
+        from harness.render.answers import SKEW
+        from harness.render.consent import read_consent
         from harness.render.validation import check_answers
 
         def check(hit: Hit, plan: HitPlan, answers: list[Answer]) -> list[str]:
             used = (by_hit or {}).get(hit.id or 0, instrument)
             return list(check_answers(used, plan, answers))
 
-        return cls(parse=provider.platform.read_answers, check=check, after_submission=after)
+        def consent(hit: Hit, submission: Submission) -> Consent | None | list[str]:
+            text = (by_hit or {}).get(hit.id or 0, instrument).spec.consent
+            if text is None:
+                return None
+            return read_consent(
+                provider.platform.read_fields(submission.answer),
+                text,
+                opened=aware(hit.created_at),
+                now=aware(submission.submitted_at) if submission.submitted_at else utcnow(),
+                skew=SKEW,
+            )
+
+        return cls(
+            parse=provider.platform.read_answers,
+            check=check,
+            after_submission=after,
+            consent=consent,
+        )
 
 
 def run_hooks(
@@ -210,8 +238,9 @@ def apply_submission(
     # a study with arms: work outside the worker's arm is counted in no arm
     outside = not has_judgments and arms and outside_arm(session, study, hit, submission, report)
     if not has_judgments and not outside and (hosting != Hosting.EXTERNAL or submission.answer):
-        answers = _read(session, study, hit, submission, hooks, report)
-        if answers is not None:
+        read = _read(session, study, hit, submission, hooks, report)
+        if read is not None:
+            answers, consent = read
             stored = store_submission(
                 session,
                 hit,
@@ -220,6 +249,7 @@ def apply_submission(
                 answers,
                 submitted_at=submission.submitted_at,
                 accepted_at=submission.accepted_at,
+                consent=consent,
             )
             if stored.created:
                 report.stored += 1
@@ -263,18 +293,25 @@ def _read(
     submission: Submission,
     hooks: SyncHooks,
     report: SyncReport,
-) -> list[Answer] | None:
-    """The submission's answers, or None (and an event, once) when they cannot be used."""
+) -> tuple[list[Answer], Consent | None] | None:
+    """The submission's answers and the consent given with them, or None (and an event, once)
+    when they cannot be used."""
     if hooks.parse is None:
         return None
     plan = HitPlan.from_showings(hit.index, hit.items)
+    consent = None
     try:
         answers = hooks.parse(submission.answer, plan)
         problems = hooks.check(hit, plan, answers) if hooks.check is not None else []
+        given = hooks.consent(hit, submission) if hooks.consent is not None else None
+        if isinstance(given, list):
+            problems += given
+        else:
+            consent = given
     except ValueError as exc:
         problems = [str(exc)]
     if not problems:
-        return answers
+        return answers, consent
     report.invalid.append(submission.assignment_id)
     if not event_logged(session, EventKind.ASSIGNMENT_INVALID, submission.assignment_id):
         record_event(

@@ -137,6 +137,16 @@ def answers_from_xml(answer_xml: str, plan: HitPlan) -> list[Answer]:
     return decode_fields(pairs)
 
 
+def fields_from_xml(answer_xml: str) -> list[tuple[str, str]]:
+    """The fields a page posted, from MTurk's QuestionFormAnswers XML: one per ``FreeText``, or
+    a crowd-form page's ``taskAnswers`` object's (its values as text)."""
+    pairs = _freetext_answers(answer_xml)
+    if len(pairs) == 1 and pairs[0][0] == "taskAnswers":
+        data = _crowd_form_object(pairs[0][1])
+        return [(str(k), _text(v)) for k, v in data.items()]
+    return pairs
+
+
 def _freetext_answers(answer_xml: str) -> list[tuple[str, str]]:
     try:
         root = ET.fromstring(answer_xml)
@@ -158,7 +168,7 @@ def _freetext_answers(answer_xml: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
+def _crowd_form_object(text: str) -> Mapping[str, object]:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:  # not JSON, a 5,000-digit number, deep nesting
@@ -167,7 +177,11 @@ def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
         data = data[0]
     if not isinstance(data, Mapping):
         raise AnswerFormatError(["taskAnswers should hold one object of fields"])
-    fields = {str(k): v for k, v in data.items()}
+    return data
+
+
+def _crowd_form_answers(text: str, plan: HitPlan) -> list[Answer]:
+    fields = {str(k): v for k, v in _crowd_form_object(text).items()}
     if "item-0" in fields:
         return decode_fields((k, _text(v)) for k, v in fields.items())
     problems: list[str] = []

@@ -121,6 +121,9 @@ class LinkPlatform:
     def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
         raise ValueError("a study link keeps no answers of its own: the task server stored them")
 
+    def read_fields(self, document: str) -> list[tuple[str, str]]:
+        raise ValueError("a study link keeps no answers of its own: the task server stored them")
+
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:

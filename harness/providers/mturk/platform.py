@@ -220,6 +220,11 @@ class MTurkPlatform:
 
         return answers_from_xml(document, plan)
 
+    def read_fields(self, document: str) -> list[tuple[str, str]]:
+        from harness.render.answers import fields_from_xml
+
+        return fields_from_xml(document)
+
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:

@@ -170,6 +170,9 @@ class ProlificPlatform:
     def read_answers(self, document: str, plan: HitPlan) -> list[Answer]:
         raise ValueError("Prolific keeps no answers: harness's task server stored them")
 
+    def read_fields(self, document: str) -> list[tuple[str, str]]:
+        raise ValueError("Prolific keeps no answers: harness's task server stored them")
+
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:

@@ -116,6 +116,9 @@ class NoopPlatform:
     def read_answers(self, document: str, plan: Any) -> list[Any]:
         raise ValueError("the no-op platform hosts no pages")
 
+    def read_fields(self, document: str) -> list[tuple[str, str]]:
+        raise ValueError("the no-op platform hosts no pages")
+
     def dry_run(
         self, settings: WorkSettings, units: Sequence[WorkUnit], queue: str | None, study_key: str
     ) -> list[Request]:
