@@ -5,6 +5,7 @@ Every action is idempotent (doing it twice does it once), records its intent bef
 platform call and its result after it, each with its reason, and commits both at once, so a
 crash between them is visible in the log. An assignment is never rejected after the platform
 approved it (automatically, after the auto-approval delay): the platform's state is read first.
+Nor is a participant's who withdrew from the study: withdrawing costs them nothing.
 A block, rejection or return left half done by a process that died is finished by the next
 process to try it, at once (`harness.store.action_claims`): what the platform shows done (an
 assignment rejected, a worker holding the exclusion) is logged as recovered, not done twice.
@@ -31,6 +32,13 @@ from harness.store.events import EventKind, event_logged, record_event, worker_b
 from harness.store.locks import lock_places
 from harness.store.models import Assignment, AssignmentStatus, Hit
 from harness.store.studies import LaunchedStudy
+from harness.store.withdrawals import withdrawn_workers
+
+APPROVED = "an approved assignment is never rejected"
+WITHDREW = (
+    "the participant withdrew from the study; withdrawing costs them nothing, so their work "
+    "is approved, never rejected"
+)
 
 
 class ActionKind(StrEnum):
@@ -207,7 +215,10 @@ def reject(
         return False
     aid = assignment.platform_assignment_id
     if assignment.status is AssignmentStatus.APPROVED:
-        _refuse_rejection(session, study.id, aid, reason, "it was approved already")
+        _refuse_rejection(session, study.id, aid, reason, f"it was approved already; {APPROVED}")
+        return False
+    if assignment.worker_id in withdrawn_workers(session, study.id):
+        _refuse_rejection(session, study.id, aid, reason, WITHDREW)
         return False
     current = provider.submission(aid)
     if current is None:
@@ -217,7 +228,11 @@ def reject(
     if current.state is SubmissionState.APPROVED:
         _settle(session, assignment, current.state, study.id)
         _refuse_rejection(
-            session, study.id, aid, reason, "the platform approved it already (auto-approval)"
+            session,
+            study.id,
+            aid,
+            reason,
+            f"the platform approved it already (auto-approval); {APPROVED}",
         )
         return False
     if current.state is SubmissionState.REJECTED:  # by a process that died before logging it?
@@ -281,16 +296,9 @@ def return_requested(session: Session, study_id: int, aid: str) -> bool:
 
 
 def _refuse_rejection(session: Session, study_id: int, aid: str, reason: str, why: str) -> None:
-    """Log (once per assignment) that a rejection was not done: approved work stays approved."""
+    """Log (once per assignment) that a rejection was not done, and ``why``."""
     if not event_logged(session, EventKind.REJECT_REFUSED, aid, study_id):
-        log(
-            session,
-            EventKind.REJECT_REFUSED,
-            study_id,
-            aid,
-            reason=reason,
-            why=f"{why}; an approved assignment is never rejected",
-        )
+        log(session, EventKind.REJECT_REFUSED, study_id, aid, reason=reason, why=why)
 
 
 def _settle(

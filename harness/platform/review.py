@@ -1,6 +1,11 @@
 """Review a study: carry out screening's decisions (block, reject with feedback, replace, ask
 for a return), then approve every other submitted assignment (in bulk where the platform can).
 
+A participant who withdrew from the study is paid for what they submitted and never penalised:
+screening's block, reject and return decisions about them are overruled (logged, with the
+reason), and their submitted work is approved. Their judgments are out of every analysis
+already (`harness.store.withdrawals`).
+
 Each pending decision is claimed in the database before its platform action
 (`harness.store.decisions.claim`), so of several processes carrying out decisions at once
 (task-server workers, a sync, `harness review`) exactly one does each. A claim whose process
@@ -47,6 +52,7 @@ from harness.store.models import (
 )
 from harness.store.owners import release
 from harness.store.studies import LaunchedStudy
+from harness.store.withdrawals import withdrawn_workers
 
 FEEDBACK = {
     HeuristicKey.QUICK: (
@@ -67,6 +73,9 @@ FEEDBACK_TAIL = (
     " If you think this is a mistake, please contact us through {platform} and we will look again."
 )
 UNFLAGGED = "submitted, not flagged"
+PENALTIES = frozenset({Action.BLOCK, Action.REJECT, Action.REQUEST_RETURN})
+"""The decisions never carried out on a participant who withdrew."""
+WITHDREW = "the participant withdrew from the study: withdrawing costs them nothing"
 
 
 def rejection_feedback(
@@ -197,7 +206,11 @@ def apply_decision(
 ) -> list[ReviewAction]:
     """Claim one pending decision, carry it out and mark it applied (what was done; nothing
     when another process holds it, or it must wait for the platform and is pending again).
-    ``by``: the person who asked (``dashboard``), named first in the actions' reasons."""
+    ``by``: the person who asked (``dashboard``), named first in the actions' reasons. A
+    penalty for a participant who withdrew is overruled instead."""
+    if _spared(session, study, decision):
+        overrule_decision(session, study, decision, WITHDREW)
+        return []
     if not claim(session, decision):
         return []
     held = decision.claimed_by
@@ -241,6 +254,13 @@ def _apply_claimed(
     return done
 
 
+def _spared(session: Session, study: LaunchedStudy, decision: ScreeningDecision) -> bool:
+    """Whether the decision penalises a participant who withdrew from the study."""
+    return decision.action in PENALTIES and decision.worker_id in withdrawn_workers(
+        session, study.id
+    )
+
+
 def overrule_decision(
     session: Session, study: LaunchedStudy, decision: ScreeningDecision, reason: str
 ) -> bool:
@@ -272,7 +292,10 @@ def overrule_decision(
 def decision_actions(
     session: Session, study: LaunchedStudy, decision: ScreeningDecision
 ) -> list[ReviewAction]:
-    """What applying a decision does (the plan a dry run prints)."""
+    """What applying a decision does (the plan a dry run prints): nothing for a penalty of a
+    participant who withdrew."""
+    if _spared(session, study, decision):
+        return []
     worker = session.get(Worker, decision.worker_id)
     assert worker is not None
     reason = _reason(decision)

@@ -1,6 +1,8 @@
 """Participants who withdrew from a study: recorded once, and left out of every reading of its
 judgments (analysis, screening, export, the dashboard), which is all that withdrawing asks of
-the store. What was stored stays, as the record that they took part and withdrew."""
+the store. What was stored stays, as the record that they took part and withdrew. Withdrawing
+costs a participant nothing: review approves their submitted work and never rejects, blocks or
+asks them to return it (`harness.platform.review`, `harness.platform.actions.reject`)."""
 
 from __future__ import annotations
 
@@ -51,6 +53,12 @@ def has_withdrawn(session: Session, study_id: int, platform_worker_id: str) -> b
         .where(Withdrawal.study_id == study_id, Worker.platform_worker_id == platform_worker_id)
     )
     return session.exec(query).first() is not None
+
+
+def withdrawn_workers(session: Session, study_id: int) -> set[int]:
+    """The store ids of the workers who withdrew from the study."""
+    query = select(Withdrawal.worker_id).where(Withdrawal.study_id == study_id)
+    return set(session.exec(query).all())
 
 
 def withdrawn(session: Session, study_id: int) -> list[tuple[str, Any]]:

@@ -1,5 +1,7 @@
-"""Review actions: each done once however often asked, each logged with its reason, and no
-assignment rejected after the platform auto-approved it."""
+"""Review actions: each done once however often asked, each logged with its reason, no
+assignment rejected after the platform auto-approved it, and a participant who withdrew approved
+(paid) and never penalised: screening's block, reject and return for them overruled with the
+reason."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from harness.errors import PlatformError
 from harness.platform import actions, bonuses, review
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.spec.model import Action
-from harness.store import make_engine, session_scope
+from harness.store import make_engine, session_scope, study_judgments
 from harness.store.decisions import pending_decisions
 from harness.store.models import (
     Assignment,
@@ -25,6 +27,7 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.studies import launched as launched_row
+from harness.store.withdrawals import withdraw
 from tests.factories import migrated_sqlite
 from tests.platform.test_sync import launch_and_work
 
@@ -344,3 +347,66 @@ def test_review_prints_the_counts_and_every_action_only_when_asked(tmp_path, mtu
     assert done.output.strip() == "small: approve 8"
     again = harness_cli("review", "small", "--db", db, "--verbose")
     assert again.output.strip() == "small: nothing to do"
+
+
+# -- a participant who withdrew: approved (paid), never penalised ---------------------------
+def _withdrawn_one(session, study, assignments):
+    """The first assignment's worker withdraws; their platform id and assignments."""
+    first = assignments[0]
+    worker = session.get(Worker, first.worker_id).platform_worker_id
+    assert withdraw(session, study.id, worker, first.platform_assignment_id)
+    theirs = [a for a in assignments if a.worker_id == first.worker_id]
+    return worker, theirs
+
+
+def test_a_withdrawn_participants_work_is_approved_and_their_penalties_overruled(launched, client):
+    engine, provider = launched
+    with session_scope(engine) as session:
+        study, assignments = study_and_assignments(session)
+        worker, theirs = _withdrawn_one(session, study, assignments)
+        decision(session, study, theirs[0], "reject")
+        decision(session, study, theirs[0], "block", "low_variance")
+        kept = next(a for a in assignments if a.worker_id != theirs[0].worker_id)
+        decision(session, study, kept, "reject")  # someone who did not withdraw
+        session.commit()
+
+        planned = review.review_study(session, provider, study, dry_run=True)
+        assert [(a.kind, a.subject) for a in planned if a.kind != "approve"] == [
+            ("reject", kept.platform_assignment_id)
+        ]
+        approved = {a.subject for a in planned if a.kind == "approve"}
+        assert {a.platform_assignment_id for a in theirs} <= approved
+
+        done = review.review_study(session, provider, study)
+        assert [a.kind for a in done if a.kind != "approve"] == ["reject"]
+        assert {a.platform_assignment_id for a in theirs} <= {a.subject for a in done}
+        states = {
+            (d.worker_id, d.action.value): d.state for d in session.exec(select(ScreeningDecision))
+        }
+        assert states == {
+            (theirs[0].worker_id, "reject"): DecisionState.OVERRULED,
+            (theirs[0].worker_id, "block"): DecisionState.OVERRULED,
+            (kept.worker_id, "reject"): DecisionState.APPLIED,
+        }
+        overruled = events(session, "screening.overruled")
+        assert [e.subject for e in overruled] == [worker, worker]
+        assert {e.payload["reason"] for e in overruled} == {review.WITHDREW}
+        assert events(session, "worker.blocked") == []
+        assert worker not in set(study_judgments(session, study.id)["worker_id"])
+    for assignment in theirs:
+        status = client.get_assignment(AssignmentId=assignment.platform_assignment_id)
+        assert status["Assignment"]["AssignmentStatus"] == "Approved"
+    assert client.list_worker_blocks()["WorkerBlocks"] == []
+
+
+def test_a_withdrawn_participants_submission_is_never_rejected_by_hand(launched, client):
+    engine, provider = launched
+    with session_scope(engine) as session:
+        study, assignments = study_and_assignments(session)
+        _, theirs = _withdrawn_one(session, study, assignments)
+        aid = theirs[0].platform_assignment_id
+        assert not actions.reject(session, provider, study, theirs[0], "bad", "by hand")
+        assert theirs[0].status is AssignmentStatus.SUBMITTED
+        (refused,) = events(session, "review.reject.refused")
+        assert (refused.subject, refused.payload["why"]) == (aid, actions.WITHDREW)
+    assert client.get_assignment(AssignmentId=aid)["Assignment"]["AssignmentStatus"] == "Submitted"

@@ -54,10 +54,12 @@ from harness.store.models import (
     Worker,
 )
 from harness.store.studies import LaunchedStudy, launched_study, study_status
+from harness.store.withdrawals import withdrawn_workers
 
 bp = Blueprint("dashboard_actions", __name__)
 
 REASON = "dashboard: {what}"
+WITHDREW = "their participant withdrew from the study, which costs nothing (review approves it)"
 RECORDED = (
     " Recorded only: {platform} pays and tells nobody through harness; the event log "
     "keeps it for you to act on."
@@ -246,6 +248,8 @@ def reject_submission(name: str) -> Response:
         provider = provider_for(running)
         done = reject(session, provider, running, assignment, feedback, reason)
         aid = assignment.platform_assignment_id
+        if not done and assignment.worker_id in withdrawn_workers(session, running.id):
+            return f"{aid} was not rejected: {WITHDREW}."
         if not done:
             return f"{aid} was not rejected (see the event feed)."
         return f"Rejected {aid}." + _recorded(provider)
@@ -283,9 +287,12 @@ def review_many(name: str) -> Response:
                 rejected += reject(session, provider, running, assignment, feedback, reason)
             except NotSubmittedYet:
                 waiting.append(assignment.platform_assignment_id)
-        undone = len(chosen) - rejected - len(waiting)
+        withdrew = withdrawn_workers(session, running.id)
+        spared = sum(1 for a in chosen if a.worker_id in withdrew)
+        undone = len(chosen) - rejected - len(waiting) - spared
         return (
             f"Rejected {rejected} of {len(chosen)} submissions."
+            + (f" {spared} not rejected: {WITHDREW}." if spared else "")
             + (f" {undone} were decided already (see the event feed)." if undone else "")
             + (f" Not submitted on the platform yet: {', '.join(waiting)}." if waiting else "")
             + _recorded(provider)

@@ -12,7 +12,8 @@ import pytest
 from sqlmodel import col, select
 
 from harness.store import make_engine, session_scope
-from harness.store.models import Assignment, AssignmentStatus
+from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
+from harness.store.withdrawals import withdraw
 from tests.platform.factories import harness_cli
 from tests.web.dashboard.stored import (
     PER_HIT,
@@ -183,3 +184,39 @@ def test_the_judgments_download_as_harness_export_writes_them(client, study, tmp
     assert done.exit_code == 0, done.output
     assert answer.get_data(as_text=True) == out.read_text(encoding="utf-8")
     assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + SUBMISSIONS * PER_HIT
+
+
+def test_a_participant_who_withdrew_is_not_rejected_with_the_others(client, study):
+    ticked = listed_on(client, 1)[0][:3]
+    engine = make_engine(study.db)
+    try:
+        with session_scope(engine) as session:
+            rows = {
+                a.platform_assignment_id: a
+                for a in session.exec(select(Assignment))
+                if a.platform_assignment_id in ticked
+            }
+            first = rows[ticked[0]]
+            worker = session.get(Worker, first.worker_id).platform_worker_id
+            study_id = session.get(Hit, first.hit_id).study_id
+            withdraw(session, study_id, worker, ticked[0])
+            theirs = [a for a in ticked if rows[a].worker_id == first.worker_id]
+    finally:
+        engine.dispose()
+    done = client.post(
+        study_url("/review-many"),
+        data={
+            "csrf_token": client.token,
+            "verdict": "reject",
+            "assignment": ticked,
+            "feedback": "Every answer was its position.",
+        },
+        follow_redirects=True,
+    )
+    said = text_of(done.get_data(as_text=True))
+    assert (
+        f"Rejected {3 - len(theirs)} of 3 submissions. {len(theirs)} not rejected: their "
+        "participant withdrew from the study, which costs nothing (review approves it)."
+    ) in said
+    shown = statuses(study.db)
+    assert {a: shown[a] for a in theirs} == dict.fromkeys(theirs, "submitted")
