@@ -15,10 +15,12 @@ import numpy as np
 from harness.answer import Answer
 from harness.clock import utcnow
 from harness.page_signals import InputKind, PageSignals
+from harness.render.answers import encode_answers
 from harness.simulate.archetypes import Archetype, Worker
 from harness.spec.scale import Scale
 
 _CARD = re.compile(r'<section class="card" data-key="([^"]*)"')
+_CONSENT = re.compile(r'"consent":\s*"([0-9a-f]*)"')
 
 
 @dataclass
@@ -87,6 +89,18 @@ def page_signals(archetype: Archetype, seconds: float) -> PageSignals:
         away = round(seconds * 0.7, 3)
         return PageSignals(seconds - away, away, 1, 1, 0, InputKind.KEYBOARD, False)
     return PageSignals(seconds, 0.0, 0, 0, 0, InputKind.POINTER, False)
+
+
+def posted_fields(page: str, answers: Sequence[Answer]) -> dict[str, str]:
+    """The form fields ``page`` posts for ``answers``: each answer's, and, when the study asks
+    for consent, the participant's agreement given just before the first item was shown."""
+    fields = encode_answers(answers)
+    consent = _CONSENT.search(page)
+    shown = [a.shown_at for a in answers if a.shown_at is not None]
+    if consent and consent[1] and shown:
+        agreed = min(shown)
+        fields |= {"consent": consent[1], "consentedAt": str(round(agreed.timestamp() * 1000))}
+    return fields
 
 
 def shown_keys(page: str) -> list[str]:

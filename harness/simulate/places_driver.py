@@ -20,8 +20,7 @@ from urllib.parse import urljoin
 
 import numpy as np
 
-from harness.render.answers import encode_answers
-from harness.simulate.answering import Answering, DriverReport, shown_keys
+from harness.simulate.answering import Answering, DriverReport, posted_fields, shown_keys
 from harness.simulate.archetypes import Worker
 from harness.simulate.door import Visit
 from harness.spec.scale import Scale
@@ -105,7 +104,7 @@ class PlacesWorkers:
             report.refused.append(f"page {page_url}: {page.status_code}")
             return False
         ref = page_url.rstrip("/").rsplit("/", 1)[1]
-        fields = encode_answers(answering.answers(worker, shown_keys(page.text), rng))
+        fields = posted_fields(page.text, answering.answers(worker, shown_keys(page.text), rng))
         stored = self.http.post(
             f"{page_url}/submit",
             data={"workerId": pid, "assignmentId": ref, "pageToken": token_in_page(page.text)}

@@ -28,8 +28,7 @@ import numpy as np
 
 from harness.answer import Answer
 from harness.clock import utcnow
-from harness.render.answers import encode_answers
-from harness.simulate.answering import Answering, DriverReport, shown_keys
+from harness.simulate.answering import Answering, DriverReport, posted_fields, shown_keys
 from harness.simulate.archetypes import Worker
 from harness.simulate.door import Visit
 from harness.spec.scale import Scale
@@ -142,7 +141,7 @@ class SimulatedWorkers:
                 return False
             text = page.text  # decoded once
             keys = shown_keys(text)
-            fields = encode_answers(self.answers(worker, keys, rng))
+            fields = posted_fields(text, self.answers(worker, keys, rng))
             answers_url = _answers_url(task["ExternalURL"])
             stored = self.http.post(
                 answers_url,
@@ -160,7 +159,7 @@ class SimulatedWorkers:
                 return False
         else:
             keys = shown_keys(task["HTMLContent"])
-            fields = encode_answers(self.answers(worker, keys, rng))
+            fields = posted_fields(task["HTMLContent"], self.answers(worker, keys, rng))
         submitted = self.http.post(task["SubmitURL"], data={"assignmentId": assignment_id} | fields)
         if submitted.status_code != 200:
             report.refused.append(f"externalSubmit {assignment_id}: {submitted.text}")

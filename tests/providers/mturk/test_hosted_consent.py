@@ -92,3 +92,21 @@ def test_sync_stores_the_consent_an_mturk_hosted_page_posted(tmp_path, mturk, ht
     }
     again = harness_cli("sync", "small", "--db", db)  # once: nothing stored twice
     assert "0 stored now" in again.output
+
+
+def test_simulated_workers_agree_to_the_consent_and_every_submission_is_stored(tmp_path, mturk):
+    db = f"sqlite:///{tmp_path / 'harness.db'}"
+    spec = small_spec(tmp_path, items=4, per_hit=2, raters=3, consent=json.dumps(CONSENT))
+    assert harness_cli(*launch_args(spec, mturk.url, db)).exit_code == 0
+    worked = harness_cli(
+        "simulate-workers", "small", "--db", db, "--size", "3", "--mix", "careful=1"
+    )
+    assert "small: 6 assignments submitted by 3 simulated workers" in worked.output
+    synced = harness_cli("sync", "small", "--db", db)
+    assert "6 stored now" in synced.output, synced.output
+    engine = make_engine(db)
+    try:
+        with session_scope(engine) as session:
+            assert {a.consent_hash for a in session.exec(select(Assignment))} == {DIGEST}
+    finally:
+        engine.dispose()
