@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import requests
-from sqlmodel import select
+from sqlmodel import col, select
 
 from harness.platform.adaptive import content_items, finished, precision_now, rule_of
 from harness.platform.registry import platform_of_target
@@ -18,7 +18,7 @@ from harness.simulate import Crowd
 from harness.simulate.crowds import run_crowd
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
-from harness.store.models import Event, EventKind, Hit, Study
+from harness.store.models import Event, EventKind, Hit, Study, StudyStatus
 from tests.factories import migrated_sqlite
 from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
 from tests.providers.prolific.conftest import prolific_spec
@@ -203,7 +203,7 @@ def prolific_study(tmp_path: Any) -> Any:
     prolific.extensions["prolific_local"].close()
 
 
-def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolific_study):
+def test_a_prolific_study_gets_the_places_its_hits_need_and_is_stopped_when_done(prolific_study):
     loaded, db, app, url, endpoint = prolific_study
     rule = rule_of(loaded.spec)
     assert rule is not None
@@ -227,10 +227,21 @@ def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolif
         study = session.exec(select(Study)).one()
         items = content_items(session, study.instrument_id)
         precision = precision_now(session, study.id, items, rule)
+        hits = session.exec(select(Hit).order_by(Hit.index)).all()
+        kinds = (EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED)
+        closing = session.exec(select(Event).where(col(Event.kind).in_(kinds))).all()
     engine.dispose()
     assert finished(precision, rule)
     n = precision["n"]
     assert n.min() >= rule.floor and n.max() <= rule.cap
+    # the submission that finished it closed it: Prolific's study was stopped, once
+    assert study.status is StudyStatus.FINISHED
+    ref = str(hits[0].platform_hit_id).rsplit("#", 1)[0]
+    there = requests.get(
+        f"{endpoint}/api/v1/studies/{ref}/", headers={"Authorization": "Token local"}, timeout=5
+    )
+    assert there.json()["status"] == "AWAITING REVIEW"
+    assert [e.kind for e in closing] == [EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED]
 
 
 def test_an_unpaid_link_study_with_a_budget_is_not_limited_by_it(tmp_path):
