@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
+from harness.hosting import Hosting
 from harness.money import money
 from harness.platform.contract import Platform
 from harness.spec import LoadedSpec
@@ -44,6 +45,7 @@ class AdaptiveRange:
     per_hit: Decimal  # one composed HIT, fees included
     currency: str
     unit: str  # what the platform calls a HIT (a place on Prolific and a study link)
+    pages_on_platform: bool = False  # hosting: mturk, no page of harness's to ask a worker
 
     def affordable(self, budget: Decimal) -> int:
         """Composed HITs ``budget`` covers after the floor."""
@@ -74,6 +76,12 @@ class AdaptiveRange:
             )
         else:
             out.append(f"  adaptive: the budget {money(budget, c)} covers the cap")
+        if self.pages_on_platform:
+            out.append(
+                "  warning: with hosting: mturk nothing keeps a worker from a later HIT holding "
+                "items they rated: those ratings are paid, stored as repeats and not counted; "
+                "with hosting: external the page asks them to return such a HIT"
+            )
         return out
 
 
@@ -104,7 +112,8 @@ def adaptive_range(loaded: LoadedSpec, platform: Platform) -> AdaptiveRange | No
     )
     per_hit = platform.estimate(reward, 1, 1).total
     currency = spec.platform.currency
-    return AdaptiveRange(floor, cap, composed, per_hit, currency, platform.unit_noun)
+    on_platform = spec.hosting is Hosting.MTURK
+    return AdaptiveRange(floor, cap, composed, per_hit, currency, platform.unit_noun, on_platform)
 
 
 def _hours(seconds: int) -> str:

@@ -22,7 +22,13 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Study, StudyStatus
 from harness.store.studies import launched_study
 from tests.factories import migrated_sqlite
-from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+from tests.platform.factories import (
+    harness_cli,
+    launch_args,
+    small_spec,
+    task_server,
+    truths_of,
+)
 from tests.serving import ServedApp
 
 ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
@@ -139,20 +145,27 @@ def test_a_closing_cut_short_is_finished_by_the_next_call_and_done_once(tmp_path
 
 def test_an_mturk_study_expires_its_hits_at_the_sync_that_finds_it_done(tmp_path, mturk, http):
     db = migrated_sqlite(tmp_path / "h.db")
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, adaptive=ADAPTIVE)
-    launched = harness_cli(*launch_args(spec, mturk.url, db))
+    server, app = task_server(db)
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
+    launched = harness_cli(*launch_args(spec, mturk.url, db, "--public-url", server.url))
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
     driver = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http)
     outputs = []
-    for _ in range(12):
-        driver.run()
-        synced = harness_cli("sync", "small", "--db", db)
-        assert synced.exit_code == 0, synced.output
-        outputs.append(synced.output)
-        if FINISHED in synced.output:
-            break
+    try:
+        for _ in range(12):
+            driver.run()
+            synced = harness_cli("sync", "small", "--db", db)
+            assert synced.exit_code == 0, synced.output
+            outputs.append(synced.output)
+            if FINISHED in synced.output:
+                break
+        fresh = Crowd({"careful": 1}, size=4, seed=9).workers(loaded.scale)
+        late = SimulatedWorkers(mturk.url, fresh, truths_of(loaded), loaded.scale, http).run()
+    finally:
+        server.stop()
+        app.extensions["harness"].close()
     assert FINISHED in outputs[-1] and re.search(r"adaptive: posted", outputs[-1]) is None
     assert _status(db) is StudyStatus.FINISHED
     engine = make_engine(db)
@@ -161,8 +174,6 @@ def test_an_mturk_study_expires_its_hits_at_the_sync_that_finds_it_done(tmp_path
         expired = session.exec(select(Event).where(Event.kind == EventKind.HIT_EXPIRED)).all()
     engine.dispose()
     assert len(expired) == hits  # every posted HIT
-    fresh = Crowd({"careful": 1}, size=4, seed=9).workers(loaded.scale)
-    late = SimulatedWorkers(mturk.url, fresh, truths_of(loaded), loaded.scale, http).run()
     assert late.submitted == []  # nobody new finds a HIT
     again = harness_cli("sync", "small", "--db", db)
     assert again.exit_code == 0 and FINISHED not in again.output

@@ -62,6 +62,13 @@ def test_validate_shows_the_range_and_what_the_budget_covers_of_it(tmp_path):
     ) in result.output
 
 
+def test_validate_warns_that_mturk_hosted_pages_cannot_keep_a_worker_from_an_item(tmp_path):
+    warning = "  warning: with hosting: mturk nothing keeps a worker from a later HIT holding"
+    assert warning in harness_cli("validate", str(_spec(tmp_path))).output
+    external = _spec(tmp_path, hosting="external")
+    assert warning not in harness_cli("validate", str(external)).output
+
+
 def test_validate_says_when_the_budget_covers_the_cap_or_there_is_none(tmp_path):
     covered = harness_cli("validate", str(_spec(tmp_path, budget="'3.60'")))
     assert "  adaptive: the budget $3.60 covers the cap\n" in covered.output
