@@ -30,6 +30,7 @@ from tests.platform.factories import (
     truths_of,
 )
 from tests.serving import ServedApp
+from tests.web.dashboard.factories import SETTINGS, logged_in
 
 ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
 FINISHED = "adaptive: every item reached its target or its cap: the study is finished"
@@ -56,11 +57,11 @@ def _status(db: str) -> StudyStatus:
     return StudyStatus(status)
 
 
-def _link_study(tmp_path: Any, after: Any) -> tuple[Any, str, Any, ServedApp]:
+def _link_study(tmp_path: Any, after: Any, **options: Any) -> tuple[Any, str, Any, ServedApp]:
     from harness.web import create_app
 
     db = migrated_sqlite(tmp_path / "h.db")
-    app = create_app(db, after_submission=after)
+    app = create_app(db, after_submission=after, **options)
     server = ServedApp(app).start()
     spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
     launched = harness_cli(
@@ -87,7 +88,7 @@ def _crowd(loaded: Any, url: str, http: requests.Session, size: int = 24) -> Any
 def test_a_link_study_closes_after_the_submission_that_finishes_it(tmp_path):
     from harness.platform.submissions.after_submission import hook
 
-    loaded, db, app, server = _link_study(tmp_path, hook(True))
+    loaded, db, app, server = _link_study(tmp_path, hook(True), dashboard=SETTINGS)
     try:
         with requests.Session() as http:
             report = _crowd(loaded, server.url, http)
@@ -98,6 +99,12 @@ def test_a_link_study_closes_after_the_submission_that_finishes_it(tmp_path):
         assert _closing_events(db) == [EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED]
         synced = harness_cli("sync", "small", "--db", db)  # closed already: not again
         assert synced.exit_code == 0 and FINISHED not in synced.output
+        status = harness_cli("status", "small", "--db", db).output
+        assert "study small on link: finished" in status
+        assert "  adaptive: every item reached its target or its cap: finished" in status
+        dashboard, _ = logged_in(server.url)
+        page = dashboard.get(f"{server.url}/dashboard/study/small").text
+        assert "every item reached its target or its cap: nobody new starts" in page
         assert _closing_events(db) == [EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED]
     finally:
         server.stop()
