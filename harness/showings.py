@@ -1,5 +1,6 @@
 """Which showing of an item is a repeat: the second (and any later) showing of an item to the
-same worker within one assignment (controls.repeated, docs/methods.md section 3).
+same worker within one assignment (controls.repeated, docs/methods.md section 3), and a content
+item's showing to a worker who judged it in another assignment of the study already.
 
 A repeated item is planned as one item shown twice (`harness.render.plan.place_repeats`): the
 first showing is the item's, the later one is the control ``repeat``, which content figures
@@ -11,6 +12,7 @@ where both showings carry the item's role, are read the same way (`mark_repeats`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Protocol
 
 from harness.answer import Answer
@@ -27,16 +29,30 @@ class HasRole(Protocol):
     def role(self) -> ItemRole: ...
 
 
-def showing_roles(answers: Sequence[Answer], items: Mapping[str, HasRole]) -> list[ItemRole]:
+REPEATABLE = frozenset({ItemRole.ITEM, ItemRole.GOLD, ItemRole.CONTROL_GROUP})
+"""Roles of the items a worker may be shown twice (content items, gold included): the first
+showing keeps the item's role, a later one is ``repeat``."""
+
+
+def showing_roles(
+    answers: Sequence[Answer],
+    items: Mapping[str, HasRole],
+    before: AbstractSet[str] = frozenset(),
+) -> list[ItemRole]:
     """The role of each answer's showing, in the answers' order: its item's role (``items``:
     item key -> item), except ``repeat`` for an item's later showing by position (equal
-    positions: the later answer)."""
+    positions: the later answer), and for every showing of a content item in ``before``: the
+    items the worker has judged in another assignment of the study already (an adaptive study
+    on MTurk composes HITs from the items still short, and a worker may take a later one
+    holding an item they judged: that second judgment is not independent of the first)."""
     order = sorted(range(len(answers)), key=lambda i: answers[i].position)
     out: list[ItemRole] = [ItemRole.ITEM] * len(answers)
     seen: set[str] = set()
     for i in order:
         key = answers[i].item_key
-        out[i] = ItemRole.REPEAT if key in seen else items[key].role
+        role = items[key].role
+        again = key in seen or (key in before and role in REPEATABLE)
+        out[i] = ItemRole.REPEAT if again else role
         seen.add(key)
     return out
 

@@ -126,7 +126,7 @@ def launch(
         click.echo(f"same instrument as {like}: {_like(like, study, db)[:12]}")
     if study.draft.note:
         click.echo(study.draft.note, err=True)
-    for line in study.lines():
+    for line in study.within(budget).lines():
         click.echo(line)
     if dry_run:
         if study.arms is not None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from harness.characterize.planning import Systems, Targets
+    from harness.platform.adaptive_range import AdaptiveRange
 
 
 @click.command("plan")
@@ -103,6 +104,7 @@ def plan(
     from harness.characterize.inputs import read_instrument
     from harness.characterize.planning import Targets, curves, needs, read_pilot
     from harness.money import money
+    from harness.platform.adaptive_range import adaptive_range
     from harness.platform.launch_plan import choose_target
     from harness.spec import load_spec
 
@@ -143,6 +145,7 @@ def plan(
         rows.append(row)
     spec_cost = platform.estimate(spec.hit.reward, loaded.n_hits, spec.raters_per_item).total
     currency = spec.platform.currency
+    adaptive = adaptive_range(loaded, platform)
     figures = {
         "spec": str(spec_path),
         "pilot": piloted.name,
@@ -157,6 +160,8 @@ def plan(
         "currency": currency,
         "targets": rows,
     }
+    if adaptive is not None:
+        figures["adaptive"] = _adaptive_figures(adaptive, piloted.seconds_per_judgment)
     if plot is not None:
         most = max([n.raters or 0 for n in planned] + [spec.raters_per_item])
         _plot(curves(piloted, items, coverage, most + 5), targets, plot)
@@ -169,8 +174,12 @@ def plan(
     )
     click.echo(
         f"study {spec.study.name}: {items} items on {figures['platform']}, now "
-        f"{spec.raters_per_item} raters per item for {money(spec_cost, currency)}"
+        f"{spec.raters_per_item} raters per item"
+        + (" (the adaptive floor)" if adaptive is not None else "")
+        + f" for {money(spec_cost, currency)}"
     )
+    if adaptive is not None:
+        click.echo(_adaptive_line(adaptive, piloted.seconds_per_judgment))
     for row in rows:
         now = row[f"at_{spec.raters_per_item}_raters"]
         sign = ">=" if row["at_least"] else "<="
@@ -186,6 +195,37 @@ def plan(
         )
     if plot is not None:
         click.echo(f"plot: {plot}")
+
+
+def _adaptive_figures(adaptive: AdaptiveRange, seconds: float | None) -> dict[str, object]:
+    """An adaptive spec's floor and cap: raters per item, judgments, money with fees and, from
+    the pilot's time per judgment, rater hours."""
+    return {
+        name: {
+            "raters_per_item": reach.raters,
+            "judgments": reach.judgments,
+            "cost": str(reach.cost),
+            "rater_hours": None if seconds is None else round(reach.judgments * seconds / 3600, 1),
+        }
+        for name, reach in (("floor", adaptive.floor), ("cap", adaptive.cap))
+    }
+
+
+def _adaptive_line(adaptive: AdaptiveRange, seconds: float | None) -> str:
+    from harness.money import money
+
+    lo, hi, c = adaptive.floor, adaptive.cap, adaptive.currency
+    hours = ""
+    if seconds is not None:
+        hours = (
+            f", about {lo.judgments * seconds / 3600:.1f} to "
+            f"{hi.judgments * seconds / 3600:.1f} rater hours"
+        )
+    return (
+        f"adaptive: {lo.raters} to {hi.raters} raters per item, {lo.judgments} to "
+        f"{hi.judgments} judgments, {money(lo.cost, c)} to {money(hi.cost, c)}{hours}; "
+        "each item stops at the target or the cap, the study when the budget is spent"
+    )
 
 
 def _systems(

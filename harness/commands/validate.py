@@ -18,8 +18,11 @@ def validate(specs: tuple[Path, ...]) -> None:
     """Check task specs; print items, HITs, judgments, cost and the instrument hash of each.
 
     Every problem of every spec is reported at once, as FILE:LINE: field: message, including
-    what the spec's platform cannot run; the cost is priced with that platform's fees.
+    what the spec's platform cannot run; the cost is priced with that platform's fees. An
+    adaptive spec's figures are its floor's, followed by the range up to its cap and what
+    its budget covers of it (collection stops when the budget is spent).
     """
+    from harness.platform.adaptive_range import adaptive_range
     from harness.platform.launch_plan import choose_target, platform_problems, work_settings
 
     problems: list[Problem] = []
@@ -44,12 +47,15 @@ def validate(specs: tuple[Path, ...]) -> None:
         counts = summary_counts(loaded)
         cost = platform.estimate(spec.hit.reward, counts["hits"], spec.raters_per_item)
         if spec.budget is not None and cost.total > spec.budget:
+            what = "the estimated cost"
+            if spec.adaptive is not None:
+                what = f"the cost of the adaptive floor ({spec.raters_per_item} raters per item)"
             problems.append(
                 Problem(
                     str(path),
-                    None,
+                    loaded.line_of("budget"),
                     "budget",
-                    f"the estimated cost {money(cost.total, spec.platform.currency)} exceeds "
+                    f"{what} {money(cost.total, spec.platform.currency)} exceeds "
                     f"the budget {money(spec.budget, spec.platform.currency)}",
                 )
             )
@@ -67,6 +73,9 @@ def validate(specs: tuple[Path, ...]) -> None:
             f"  cost: {money(cost.total, c)} = {money(cost.rewards, c)} rewards + "
             f"{money(cost.fees, c)} {platform.label} fees{budget}"
         )
+        adaptive = adaptive_range(loaded, platform)
+        for line in adaptive.lines(spec.budget) if adaptive is not None else []:
+            click.echo(line)
         click.echo(f"  instrument: {short_hash(loaded.instrument_hash)} ({loaded.instrument_hash})")
         settings = work_settings(loaded)
         for warning in platform.warnings(settings, spec.raters_per_item):

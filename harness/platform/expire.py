@@ -13,11 +13,26 @@ from harness.store.studies import LaunchedStudy
 
 
 def expire_study(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> int:
-    """Expire every posted HIT of the study (intent and result logged); how many were expired.
+    """Expire every posted HIT of the study (intent and result logged) and mark the study
+    expired; how many HITs were expired.
 
     Idempotent: expiring an expired HIT again changes nothing. Sync afterwards to collect the
     assignments workers were still doing when the HITs expired and submit later.
     """
+    expired = expire_units(engine, provider, running)
+    with session_scope(engine) as session:
+        study = session.get(Study, running.id)
+        assert study is not None
+        if study.status is not StudyStatus.EXPIRED:
+            study.status = StudyStatus.EXPIRED
+            session.add(study)
+            record_event(session, EventKind.STUDY_EXPIRED, study_id=study.id, subject=study.name)
+    return expired
+
+
+def expire_units(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> int:
+    """Expire every posted HIT of the study not disposed yet, each intent and result logged
+    (on a platform with places, the platform's study is stopped); how many. Idempotent."""
     study_id = running.id
     with session_scope(engine) as session:
         hits = [
@@ -45,11 +60,4 @@ def expire_study(engine: sa.Engine, provider: Provider, running: LaunchedStudy) 
                 subject=platform_id,
                 payload={"status": unit.state.value},
             )
-    with session_scope(engine) as session:
-        study = session.get(Study, study_id)
-        assert study is not None
-        if study.status is not StudyStatus.EXPIRED:
-            study.status = StudyStatus.EXPIRED
-            session.add(study)
-            record_event(session, EventKind.STUDY_EXPIRED, study_id=study.id, subject=study.name)
     return len(hits)

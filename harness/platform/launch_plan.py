@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from harness.errors import InputError, LaunchRefused, Problem
 from harness.hosting import Hosting
 from harness.money import money, typed_amount
+from harness.platform.adaptive_range import AdaptiveRange, adaptive_range
 from harness.platform.contract import CostEstimate, Platform, WorkSettings
 from harness.render.plan import HitPlan
 from harness.spec import LoadedSpec
@@ -39,6 +40,7 @@ class LaunchPlan:
     budget: Decimal | None
     warnings: list[str] = field(default_factory=list)
     reward_text: str | None = None  # what each assignment pays, when not one reward (arms)
+    adaptive: AdaptiveRange | None = None  # an adaptive study's floor (this plan) to its cap
 
     @property
     def assignments(self) -> int:
@@ -76,6 +78,7 @@ class LaunchPlan:
         if s.min_approved is not None:
             who.append(f">= {s.min_approved} approved HITs")
         out.append("  workers: " + ("; ".join(who) if who else "anyone") + "; blocked excluded")
+        out += self.adaptive.lines(self.budget) if self.adaptive is not None else []
         out += [f"  warning: {w}" for w in self.warnings]
         return out
 
@@ -119,6 +122,7 @@ def plan_launch(loaded: LoadedSpec, platform: Platform, target: str) -> LaunchPl
         cost=platform.estimate(spec.hit.reward, loaded.n_hits, per_unit),
         budget=spec.budget,
         warnings=platform.warnings(settings, per_unit),
+        adaptive=adaptive_range(loaded, platform),
     )
 
 
@@ -250,12 +254,14 @@ def draft_launch(
 
 
 def check_budget(plan: LaunchPlan, budget: Decimal | None = None) -> None:
-    """Refuse a plan whose full cost exceeds the spec's budget or the command line's."""
+    """Refuse a plan whose full cost exceeds the spec's budget or the command line's (of an
+    adaptive study, its floor's: past it the budget stops the collection, `adaptive_range`)."""
+    what = "the study costs" if plan.adaptive is None else "the adaptive floor costs"
     for limit, source in ((plan.budget, "the spec's budget"), (budget, "--budget")):
         if limit is not None and plan.cost.total > limit:
             c = plan.settings.currency
             raise LaunchRefused(
-                f"the study costs {money(plan.cost.total, c)} (rewards and fees), more than "
+                f"{what} {money(plan.cost.total, c)} (rewards and fees), more than "
                 f"{source} {money(limit, c)}; raise the budget, or plan fewer HITs or raters"
             )
 

@@ -165,6 +165,11 @@ class StudyReport:
     def _adaptive_line(self) -> list[str]:
         if not self.adaptive:
             return []
+        if self.status == "finished":
+            return [
+                "  adaptive: every item reached its target or its cap: finished, nobody new "
+                "starts (work under way is still collected)"
+            ]
         return [
             "  adaptive: items get raters past the floor until their mean is precise enough; "
             "the dashboard's precision page says how many are"

@@ -46,6 +46,7 @@ class SyncRun:
     report: SyncReport
     acted: list[str] = field(default_factory=list)
     composed: list[int] = field(default_factory=list)  # HITs adaptive collection posted
+    finished: bool = False  # adaptive collection found every item done and closed the study
 
     def lines(self, study: str) -> list[str]:
         composed = (
@@ -53,6 +54,11 @@ class SyncRun:
             if self.composed
             else []
         )
+        if self.finished:
+            composed.append(
+                "  adaptive: every item reached its target or its cap: the study is finished "
+                "and takes nobody new (work under way is still collected)"
+            )
         return [self.report.line(study), *(f"  {action}" for action in self.acted), *composed]
 
     def warnings(self, study: str) -> list[str]:
@@ -101,6 +107,9 @@ def sync_stored_study(
         with session_scope(engine) as session:
             run.acted = [a.line() for a in apply_pending_decisions(session, provider, running)]
         run.composed = _compose(engine, provider, running)
+        from harness.platform.adaptive_finish import finish_if_done
+
+        run.finished = finish_if_done(engine, provider, running)
     return run
 
 

@@ -14,7 +14,8 @@ whole), ``items_per_hit``, and keys of ``scale`` (options, their order and colou
 the half-way reminder, ...) and of ``hit`` (reward, title, description, keywords), which are
 merged into the base's. Everything the arms share stays in the base: the items, the raters per
 item (every item reaches that many raters in every arm), the controls, the qualifications,
-screening, the budget and the platform.
+screening, the budget and the platform. A spec with arms collects a fixed number of raters
+per item: ``adaptive:`` beside ``arms:`` is refused.
 
 Each arm resolves to its own `LoadedSpec` (`load_source` checks it like any spec), with its own
 instrument hash: the spec's instrument hash extended with the design fields an arm may change
@@ -107,6 +108,14 @@ def load_arms(path: str | Path) -> ArmedSpec:
         raise SpecError([src.problem((), "this spec declares no arms: add an `arms:` section")])
     base_data = {k: v for k, v in src.data.items() if k != "arms"}
     declared, problems = _arm_changes(src)
+    if "adaptive" in base_data:
+        problems.append(
+            src.problem(
+                ("adaptive",),
+                "adaptive collection does not run with arms yet (each arm would need its own "
+                "items' precision and places): remove `adaptive:` or `arms:`",
+            )
+        )
     base_problems: list[Problem] = []
     try:
         load_source(_source(src, base_data, {}))

@@ -71,6 +71,8 @@ class EventKind(StrEnum):
     STUDY_CREATED = "study.created"
     STUDY_IMPORTED = "study.imported"  # a study brought home from a platform's files
     STUDY_EXPIRED = "study.expired"
+    STUDY_FINISH_INTENT = "study.finish.intent"  # adaptive: every item done, work to close
+    STUDY_FINISHED = "study.finished"  # ... and its HITs expired (its platform study stopped)
     STUDY_PAUSE_INTENT = "study.pause.intent"
     STUDY_PAUSED = "study.paused"
     STUDY_PAUSE_FAILED = "study.pause.failed"

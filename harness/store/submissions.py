@@ -15,6 +15,7 @@ Exactly once stays the database's: the unique assignment id and the judgments' u
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,7 @@ from harness.store.models import (
     Assignment,
     AssignmentStatus,
     Hit,
+    Item,
     Judgment,
     Study,
     Worker,
@@ -164,12 +166,15 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     )
     if len(made) != len(batch):
         made.update(_accepted(session, [s for s in batch if s.assignment_id not in made], workers))
+    judged = _judged_before(session, batch, workers)
     rows = []
     for s in batch:
         instrument_id, found = items[s.assignment_id]
+        before = judged.setdefault((s.hit.study_id, workers[s.worker_id]), set())
         rows += judgment_rows(
-            made[s.assignment_id], workers[s.worker_id], instrument_id, s.answers, found
+            made[s.assignment_id], workers[s.worker_id], instrument_id, s.answers, found, before
         )
+        before.update(a.item_key for a in s.answers)  # a later one of the batch: judged before
     if rows:
         session.execute(sa.insert(_table(Judgment)), rows)
     log_events(
@@ -181,6 +186,32 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
         ],
     )
     return made
+
+
+def _judged_before(
+    session: Session, batch: Sequence[NewSubmission], workers: Mapping[str, int]
+) -> dict[tuple[int, int], set[str]]:
+    """The item keys each of the batch's workers has judgments of in the batch's studies
+    already, by (study, worker) store ids: one statement."""
+    studies = {s.hit.study_id for s in batch}
+    keys = {a.item_key for s in batch for a in s.answers}
+    query = (
+        sa.select(col(Hit.study_id), col(Judgment.worker_id), col(Item.key))
+        .select_from(Judgment)
+        .join(Item, col(Item.id) == col(Judgment.item_id))
+        .join(Assignment, col(Assignment.id) == col(Judgment.assignment_id))
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(
+            col(Hit.study_id).in_(studies),
+            col(Judgment.worker_id).in_(set(workers.values())),
+            col(Item.key).in_(keys),
+        )
+        .distinct()
+    )
+    judged: dict[tuple[int, int], set[str]] = {}
+    for study, worker, key in session.execute(query):
+        judged.setdefault((study, worker), set()).add(key)
+    return judged
 
 
 def _consent_columns(consent: Consent | None) -> dict[str, Any]:
@@ -286,10 +317,12 @@ def judgment_rows(
     instrument_id: int,
     answers: Sequence[Answer],
     items: Mapping[str, ItemRef],
+    before: AbstractSet[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """The judgment rows of one assignment's answers (``items``: its instrument's, by key)."""
+    """The judgment rows of one assignment's answers (``items``: its instrument's, by key;
+    ``before``: the items the worker judged in another assignment of the study)."""
     rows = []
-    for answer, role in zip(answers, showing_roles(answers, items), strict=True):
+    for answer, role in zip(answers, showing_roles(answers, items, before), strict=True):
         rows.append(
             {
                 "assignment_id": assignment_pk,
@@ -299,7 +332,7 @@ def judgment_rows(
                 "position": answer.position,
                 "value": answer.value,
                 "skipped": answer.skipped,
-                "role": role,  # an item's second showing: repeat (harness.showings)
+                "role": role,  # an item's second showing, or judged before: repeat
                 "shown_at": answer.shown_at,
                 "answered_at": answer.answered_at,
                 "seconds": answer.seconds,

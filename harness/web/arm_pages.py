@@ -1,5 +1,5 @@
 """The task server's part in keeping an MTurk worker to one arm of a study (docs/arms.md,
-"Arms on MTurk").
+"Arms on MTurk"), and to items they have not rated (adaptive collection).
 
 A worker who opens an accepted HIT of a study with arms is given their arm on their first
 arrival (`harness.store.arm_assignment.arrive_at_hit`). A HIT of another arm is not shown: the
@@ -32,6 +32,20 @@ OTHER_ARM = N_(
     "yours. Please return this HIT on MTurk and take a HIT of that group instead. Nothing was "
     "recorded from this page."
 )
+
+
+JUDGED_BEFORE = N_(
+    "You have rated some of this HIT's items in an earlier HIT of this study, and a second "
+    "rating of the same item cannot be used. Please return this HIT on MTurk and take another "
+    "HIT of this study. Returning is not held against you. Nothing was recorded from this page."
+)
+
+
+def judged_before_page() -> Response:
+    """The page shown instead of an adaptive study's HIT holding an item the worker rated in
+    an earlier HIT of the study (MTurk composes HITs from the items still short, and cannot
+    keep a worker from one: docs/methods.md, "Adaptive collection")."""
+    return message_page(_(OTHER_ARM_TITLE), _(JUDGED_BEFORE), 409)
 
 
 def other_arm_page(session: Session, study: KeptStudy, arrival: HitArrival) -> Response:

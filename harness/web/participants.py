@@ -44,6 +44,7 @@ from harness.store.allocation import (
     Allocation,
     Refusal,
     Refused,
+    holds_slot,
     paused_for_newcomers,
     settle,
 )
@@ -136,7 +137,8 @@ def arrive(name: str) -> Response:
             return entry
         status = study_status(session, entry.study.id)
         if status is StudyStatus.EXPIRED:
-            return message_page(_("Study closed"), _("This study is closed. Thank you."), 410)
+            return _closed_page()
+        finished = status is StudyStatus.FINISHED  # adaptive: all done, work under way goes on
         paused = status is StudyStatus.PAUSED and pausing(entry.platform).at_entry
         try:
             arrival = entry.platform.arrival(request.args)
@@ -152,7 +154,9 @@ def arrive(name: str) -> Response:
                     _("{reason}. Open the study's link again.").format(reason=exc),
                     400,
                 )
-            if paused:  # a new anonymous participant: nobody new starts
+            if finished:  # a new anonymous participant: nobody new starts
+                return _closed_page()
+            if paused:
                 return _paused_page()
             return redirect(f"{request.base_url}?{urlencode(query)}", 303)  # type: ignore[return-value]
         malformed = bad_id(
@@ -168,6 +172,10 @@ def arrive(name: str) -> Response:
             session, entry.study.id, arrival.worker_id, arrival.session_ref
         ):
             return _paused_page()  # early, before the platform is asked; decided under the lock
+        if finished and not holds_slot(
+            session, entry.study.id, arrival.worker_id, arrival.session_ref
+        ):
+            return _closed_page()
         ref = published_ref(session, entry.study.id)
         if arrival.study_ref is not None and arrival.study_ref != ref:
             return message_page(
@@ -235,6 +243,11 @@ def _refused_text(platform: PlacesPlatform, refused: Refused) -> str:
         '"Return" button), so that your place goes to someone else; returning is not held '
         "against you."
     ).format(refusal=_(refused.message), platform=platform.label)
+
+
+def _closed_page() -> Response:
+    """What a new arrival sees at a study expired, or finished by adaptive collection."""
+    return message_page(_("Study closed"), _("This study is closed. Thank you."), 410)
 
 
 def _paused_page() -> Response:

@@ -40,7 +40,12 @@ from harness.store.models import Hit, StudyPlatform, aware
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
 from harness.store.submissions import store_submission
-from harness.web.arm_pages import OTHER_ARM_TITLE, other_arm_page, tell_platform
+from harness.web.arm_pages import (
+    OTHER_ARM_TITLE,
+    judged_before_page,
+    other_arm_page,
+    tell_platform,
+)
 from harness.web.messages import message_page
 from harness.web.security import (
     UnknownHost,
@@ -50,7 +55,7 @@ from harness.web.security import (
     new_nonce,
     secure_headers,
 )
-from harness.web.state import find_task_hit, web_state
+from harness.web.state import TaskHit, find_task_hit, web_state
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
 
@@ -174,6 +179,8 @@ def task_page(key: str) -> Response:
         where = None if arrival is None else session.get(StudyPlatform, task.study.id)
         if arrival is not None and not arrival.in_arm:
             response = _secured(other_arm_page(session, task.study, arrival), origins)
+        elif not preview and _judged_before(session, task, worker_id):
+            response = _secured(judged_before_page(), origins)
         else:
             nonce = new_nonce()
             html = render_page(
@@ -198,6 +205,17 @@ def task_page(key: str) -> Response:
     if arrival is not None:  # the arm is recorded (committed): tell the platform
         tell_platform(where, task.study, arrival, worker_id)
     return response
+
+
+def _judged_before(session: Session, task: TaskHit, worker_id: str) -> bool:
+    """Whether an adaptive study's HIT holds an item the worker rated in another of its HITs
+    (composed at sync from the items still short, a later HIT may: the page asks them to
+    return it; what is stored anyway is a ``repeat``, `harness.showings`)."""
+    if task.instrument.spec.adaptive is None:
+        return False
+    from harness.store.judgment_table import judged_items  # pandas: an adaptive study's only
+
+    return bool(judged_items(session, task.study.id, worker_id, task.plan.items))
 
 
 def _secured(response: Response, origins: tuple[str, ...]) -> Response:

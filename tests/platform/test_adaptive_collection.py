@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import requests
-from sqlmodel import select
+from sqlmodel import col, select
 
 from harness.platform.adaptive import content_items, finished, precision_now, rule_of
 from harness.platform.registry import platform_of_target
@@ -18,9 +18,15 @@ from harness.simulate import Crowd
 from harness.simulate.crowds import run_crowd
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
-from harness.store.models import Event, EventKind, Hit, Study
+from harness.store.models import Event, EventKind, Hit, Judgment, Study, StudyStatus
 from tests.factories import migrated_sqlite
-from tests.platform.factories import harness_cli, launch_args, small_spec, truths_of
+from tests.platform.factories import (
+    harness_cli,
+    launch_args,
+    small_spec,
+    task_server,
+    truths_of,
+)
 from tests.providers.prolific.conftest import prolific_spec
 from tests.serving import ServedApp, until_rechecked
 from tests.web.dashboard.factories import SETTINGS, logged_in
@@ -116,23 +122,30 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
 
 def test_an_mturk_study_gets_hits_of_the_items_short_at_each_sync(tmp_path, mturk, http):
     db = migrated_sqlite(tmp_path / "h.db")
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, adaptive=ADAPTIVE)
-    launched = harness_cli(*launch_args(spec, mturk.url, db))
+    server, app = task_server(db)
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
+    launched = harness_cli(*launch_args(spec, mturk.url, db, "--public-url", server.url))
     assert launched.exit_code == 0, launched.output
     loaded = load_spec(spec)
     rule = rule_of(loaded.spec)
     assert rule is not None
     workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
     driver = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http)
-    posted = []
-    for _ in range(12):  # work, sync (which posts the next HITs), until nothing is posted
-        assert driver.run().refused == []
-        synced = harness_cli("sync", "small", "--db", db)
-        assert synced.exit_code == 0, synced.output
-        found = re.search(r"adaptive: posted (\d+) HITs", synced.output)
-        if found is None:
-            break
-        posted.append(int(found[1]))
+    posted, returned = [], []
+    try:
+        for _ in range(12):  # work, sync (which posts the next HITs), until nothing is posted
+            report = driver.run()
+            assert report.refused == []
+            returned += report.returned
+            synced = harness_cli("sync", "small", "--db", db)
+            assert synced.exit_code == 0, synced.output
+            found = re.search(r"adaptive: posted (\d+) HITs", synced.output)
+            if found is None:
+                break
+            posted.append(int(found[1]))
+    finally:
+        server.stop()
+        app.extensions["harness"].close()
     assert posted and all(n <= 3 for n in posted)  # 6 items, 2 to a HIT
     engine = make_engine(db)
     with session_scope(engine) as session:
@@ -141,12 +154,16 @@ def test_an_mturk_study_gets_hits_of_the_items_short_at_each_sync(tmp_path, mtur
             session, study.id, content_items(session, study.instrument_id), rule
         )
         hits = session.exec(select(Hit).order_by(Hit.index)).all()
+        roles = set(session.exec(select(Judgment.role)).all())
     engine.dispose()
     assert finished(precision, rule)
     n, half = precision["n"], precision["half_width"]
     assert n.min() >= rule.floor and n.max() <= rule.cap
     assert ((half <= rule.half_width) | (n == rule.cap)).all()
     assert len(hits) == 3 + sum(posted) and all(h.platform_hit_id for h in hits)
+    # the same workers come first for each new HIT: the page asked those who had rated one of
+    # its items to return it, so no worker's second rating of an item was taken
+    assert returned and roles == {"item"}
 
 
 def test_sync_composes_no_more_hits_than_the_budget_covers(tmp_path, mturk, http):
@@ -203,7 +220,7 @@ def prolific_study(tmp_path: Any) -> Any:
     prolific.extensions["prolific_local"].close()
 
 
-def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolific_study):
+def test_a_prolific_study_gets_the_places_its_hits_need_and_is_stopped_when_done(prolific_study):
     loaded, db, app, url, endpoint = prolific_study
     rule = rule_of(loaded.spec)
     assert rule is not None
@@ -227,10 +244,21 @@ def test_a_prolific_study_gets_the_places_its_next_hits_need_at_each_sync(prolif
         study = session.exec(select(Study)).one()
         items = content_items(session, study.instrument_id)
         precision = precision_now(session, study.id, items, rule)
+        hits = session.exec(select(Hit).order_by(Hit.index)).all()
+        kinds = (EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED)
+        closing = session.exec(select(Event).where(col(Event.kind).in_(kinds))).all()
     engine.dispose()
     assert finished(precision, rule)
     n = precision["n"]
     assert n.min() >= rule.floor and n.max() <= rule.cap
+    # the submission that finished it closed it: Prolific's study was stopped, once
+    assert study.status is StudyStatus.FINISHED
+    ref = str(hits[0].platform_hit_id).rsplit("#", 1)[0]
+    there = requests.get(
+        f"{endpoint}/api/v1/studies/{ref}/", headers={"Authorization": "Token local"}, timeout=5
+    )
+    assert there.json()["status"] == "AWAITING REVIEW"
+    assert [e.kind for e in closing] == [EventKind.STUDY_FINISH_INTENT, EventKind.STUDY_FINISHED]
 
 
 def test_an_unpaid_link_study_with_a_budget_is_not_limited_by_it(tmp_path):

@@ -91,6 +91,19 @@ def test_one_arm_and_bad_names_are_refused(tmp_path):
     assert problem.startswith(f"{tmp_path / 'spec.yaml'}:20: arms.Big Arm: arm name 'Big Arm'")
 
 
+def test_adaptive_collection_with_arms_is_refused_at_the_adaptive_line(tmp_path):
+    text = MINIMAL_RATING_SPEC.replace("raters_per_item: 3", "raters_per_item: 4")
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    adaptive = "adaptive: {half_width: 1, floor: 4, cap: 9}\n"
+    path = write_spec(tmp_path, text + adaptive + "arms:\n  a: {}\n  b: {items_per_hit: 1}\n")
+    assert _problems(path) == [
+        f"{path}:18: adaptive: adaptive collection does not run with arms yet (each arm would "
+        "need its own items' precision and places): remove `adaptive:` or `arms:`"
+    ]
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code != 0 and f"{path}:18: adaptive: adaptive collection" in result.output
+
+
 def test_a_base_problem_is_reported_once_not_once_per_arm(tmp_path):
     text = MINIMAL_RATING_SPEC.replace("raters_per_item: 3", "raters_per_item: 0")
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)

@@ -53,7 +53,9 @@ def screen(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -
 
 def screen_and_act(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
     """Screen, then carry out the study's pending decisions on its platform (none for a
-    study imported from a platform's files: there is no platform to act on)."""
+    study imported from a platform's files: there is no platform to act on), and close an
+    adaptive study whose items are all done (`harness.platform.adaptive_finish`)."""
+    from harness.platform.adaptive_finish import finish_if_done
     from harness.platform.registry import ARCHIVE_TARGET, provider_for
     from harness.platform.review import apply_pending_decisions
 
@@ -64,6 +66,7 @@ def screen_and_act(engine: sa.Engine, study: StudyRef, _assignment: int | None =
     provider = provider_for(running, shared=True)
     with session_scope(engine) as session:
         apply_pending_decisions(session, provider, running)
+    finish_if_done(engine, provider, running)
 
 
 def hook(apply: bool) -> AfterSubmission:
