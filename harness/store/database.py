@@ -86,9 +86,6 @@ POOL_TIMEOUT = 30
 """Seconds a request waits for a free connection before it fails."""
 
 
-_LAUNCH_MAKES = "give --db the store the study was launched with; `harness launch` creates a store"
-
-
 def _empty_sqlite(url: str) -> bool:
     """Whether ``url`` names a SQLite file with nothing in it (made by connecting to it)."""
     try:
