@@ -24,7 +24,7 @@ from harness.store.decisions import (
     studies_with_open_decisions,
 )
 from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
-from harness.store.owners import release_all
+from harness.store.owners import release
 from tests.factories import (
     MINIMAL_ITEMS,
     MINIMAL_RATING_SPEC,
@@ -56,7 +56,10 @@ def study(database_url, tmp_path):
         session.flush()
         ids = (study.id, worker.id)
     yield engine, ids
-    release_all(engine)
+    with session_scope(engine) as session:  # stop renewing the leases of claims left held
+        for held in session.exec(select(ScreeningDecision.claimed_by)).all():
+            if held is not None:
+                release(held)
     engine.dispose()
 
 
