@@ -28,9 +28,9 @@ _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
 
 
-def new_id(length: int = 30) -> str:
+def new_id() -> str:
     """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(30))
 
 
 BUSY_TIMEOUT_MS = 10_000
