@@ -1,7 +1,7 @@
 """The requester website's batch-results layout (``Batch_<id>_batch_results.csv``), as read.
 
 One row per submitted assignment. Its columns, in the website's order (docs/archives.md says
-what each holds): the HIT's (`HIT_COLUMNS`), the assignment's (`ASSIGNMENT_COLUMNS`), then one
+what each holds): the HIT's, the assignment's (`REQUIRED` are the ones read), then one
 ``Input.<name>`` column per variable of the batch's input file, one ``Answer.<name>`` column per
 answer field, and ``Approve`` and ``Reject`` (left empty; the website read them back when a
 requester uploaded decisions). Every cell is quoted. Times are written as the website showed
@@ -16,38 +16,6 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-HIT_COLUMNS = (
-    "HITId",
-    "HITTypeId",
-    "Title",
-    "Description",
-    "Keywords",
-    "Reward",
-    "CreationTime",
-    "MaxAssignments",
-    "RequesterAnnotation",
-    "AssignmentDurationInSeconds",
-    "AutoApprovalDelayInSeconds",
-    "Expiration",
-    "NumberOfSimilarHITs",
-    "LifetimeInSeconds",
-)
-ASSIGNMENT_COLUMNS = (
-    "AssignmentId",
-    "WorkerId",
-    "AssignmentStatus",
-    "AcceptTime",
-    "SubmitTime",
-    "AutoApprovalTime",
-    "ApprovalTime",
-    "RejectionTime",
-    "RequesterFeedback",
-    "WorkTimeInSeconds",
-    "LifetimeApprovalRate",
-    "Last30DaysApprovalRate",
-    "Last7DaysApprovalRate",
-)
-DECISION_COLUMNS = ("Approve", "Reject")
 REQUIRED = (
     "HITId",
     "HITTypeId",

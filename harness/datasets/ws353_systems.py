@@ -88,13 +88,3 @@ def ws353_system_scores(frame: pd.DataFrame, items: pd.DataFrame, *, source: str
         first = int(frame.index[duplicated.to_numpy()][0]) + 2
         raise DatasetError(f"{source}:{first}: row {out['item_id'][duplicated].iloc[0]} repeated")
     return out
-
-
-def read_ws353_system(path: str | Path, items: pd.DataFrame) -> pd.DataFrame:
-    """Read a WS353 row-and-words system file into ``item_id, score``."""
-    path = Path(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{path}: cannot read as CSV ({exc})") from None
-    return ws353_system_scores(frame, items, source=str(path))

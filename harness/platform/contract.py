@@ -166,7 +166,6 @@ class Submission:
     answer: str  # the platform's answer document (MTurk: QuestionFormAnswers XML)
     accepted_at: datetime | None = None
     submitted_at: datetime | None = None
-    auto_approves_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -148,16 +148,14 @@ def draft_study(
     return StudyDraft(spec, draft_launch(spec, target, endpoint_url, public_url))
 
 
-def work_units(
-    plan: LaunchPlan, questions: Sequence[str], launch_id: str, lifetime: int | None = None
-) -> list[WorkUnit]:
+def work_units(plan: LaunchPlan, questions: Sequence[str], launch_id: str) -> list[WorkUnit]:
     """The plan's HITs as units to publish, with their tokens and labels."""
     return [
         WorkUnit(
             index=i,
             question=question,
             assignments=plan.assignments_per_hit,
-            lifetime=lifetime or plan.settings.lifetime,
+            lifetime=plan.settings.lifetime,
             token=hit_token(plan.study_name, launch_id, i),
             label=hit_label(plan.study_name, launch_id, i),
         )

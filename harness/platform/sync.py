@@ -369,8 +369,6 @@ def sync_from_queue(
     hooks: SyncHooks,
     sqs: Any,
     queue_url: str,
-    *,
-    wait_seconds: int = 0,
 ) -> SyncReport:
     """Consume the study's notifications from an SQS queue until it is empty.
 
@@ -388,7 +386,7 @@ def sync_from_queue(
         }
     seen_hits: set[str] = set()
     arms = has_arms(engine, study)
-    for message in _messages(sqs, queue_url, wait_seconds):
+    for message in _messages(sqs, queue_url):
         events = provider.platform.events(message["Body"])
         if not events or any(e.unit_id not in ours for e in events):
             continue  # another study's (or a test event): not ours to delete
@@ -420,11 +418,9 @@ def sync_from_queue(
     return report
 
 
-def _messages(sqs: Any, queue_url: str, wait_seconds: int) -> Iterator[dict[str, Any]]:
+def _messages(sqs: Any, queue_url: str) -> Iterator[dict[str, Any]]:
     while True:
-        got = sqs.receive_message(
-            QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds
-        )
+        got = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
         messages: Sequence[dict[str, Any]] = got.get("Messages", [])
         if not messages:
             return

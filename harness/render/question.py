@@ -20,20 +20,20 @@ class QuestionTooLarge(ValueError):
     """The question document exceeds MTurk's 65,535-byte limit."""
 
 
-def external_question_xml(url: str, frame_height: int = 0) -> str:
+def external_question_xml(url: str) -> str:
     """ExternalQuestion XML pointing at ``url`` (MTurk appends its query parameters)."""
     return _checked(
         f'<ExternalQuestion xmlns="{EXTERNAL_NS}"><ExternalURL>{escape(url)}</ExternalURL>'
-        f"<FrameHeight>{int(frame_height)}</FrameHeight></ExternalQuestion>"
+        "<FrameHeight>0</FrameHeight></ExternalQuestion>"
     )
 
 
-def html_question_xml(html: str, frame_height: int = 0) -> str:
+def html_question_xml(html: str) -> str:
     """HTMLQuestion XML wrapping a whole HTML document in CDATA (``]]>`` split safely)."""
     content = html.replace("]]>", "]]]]><![CDATA[>")
     return _checked(
         f'<HTMLQuestion xmlns="{HTML_NS}"><HTMLContent><![CDATA[{content}]]></HTMLContent>'
-        f"<FrameHeight>{int(frame_height)}</FrameHeight></HTMLQuestion>"
+        "<FrameHeight>0</FrameHeight></HTMLQuestion>"
     )
 
 

@@ -78,7 +78,7 @@ def _number(value: object) -> str:
     return "-" if math.isnan(number) else f"{number:.2g}"
 
 
-def _wrap(text: str, width: int = 100) -> list[str]:
+def _wrap(text: str) -> list[str]:
     import textwrap
 
-    return [line.replace(_KEEP, " ") for line in textwrap.wrap(text, width)] or [""]
+    return [line.replace(_KEEP, " ") for line in textwrap.wrap(text, 100)] or [""]

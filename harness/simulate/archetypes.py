@@ -83,9 +83,6 @@ MODELS: dict[Archetype, ResponseModel] = {
     Archetype.BOT: ResponseModel(noise=0.0, bias_sd=0.0, median_seconds=2.5, seconds_sigma=0.01),
 }
 
-MACHINES = (Archetype.MODEL_ASSISTED, Archetype.BOT)
-"""The machine-made archetypes (docs/screening.md, "Machine-made answers")."""
-
 PATTERN = 3  # a bot's answers repeat a pattern of this many values
 
 

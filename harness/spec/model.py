@@ -32,7 +32,6 @@ def _file_name(value: str) -> str:
 
 
 FilePath = Annotated[str, AfterValidator(_file_name)]
-Count = Annotated[int, Field(ge=0)]
 Seed = Annotated[int, Field(ge=0, lt=2**32)]
 PerHit = Annotated[int, Field(ge=1, le=100)]
 Money = Annotated[Decimal, Field(le=Decimal(10**9))]  # negatives: checks.py says so

@@ -73,8 +73,6 @@ METHODS: tuple[Method, ...] = ("units", "kalpha")
 KALPHA_ALPHA_MINS: tuple[float, ...] = (0.9, 0.8, 0.7, 0.667, 0.6, 0.5)
 DEFAULT_RESAMPLES = 1000
 
-_BLOCK_CELLS = 4_000_000
-
 
 @dataclass(frozen=True)
 class BootstrapResult:

@@ -179,7 +179,6 @@ def assign_arm(
     study_id: int,
     worker_id: int,
     *,
-    seed: int | None = None,
     now: datetime | None = None,
 ) -> ArmRef:
     """The worker's arm: the one recorded, else the next in the study's sequence, recorded
@@ -187,18 +186,16 @@ def assign_arm(
     arms = study_arms(session, study_id)
     if not arms:
         raise StoreError(f"study {study_id} has no arms")
-    seed = assignment_seed(session, arms) if seed is None else seed
+    seed = assignment_seed(session, arms)
     return _record(
         session, study_id, worker_id, lambda n: arms[arm_for_arrival(seed, len(arms), n)], now
     )
 
 
-def record_arm(
-    session: Session, study_id: int, worker_id: int, arm: ArmRef, *, now: datetime | None = None
-) -> ArmRef:
+def record_arm(session: Session, study_id: int, worker_id: int, arm: ArmRef) -> ArmRef:
     """The worker's arm: the one recorded, else ``arm``, recorded now as the study's next
     arrival (the same constraints as `assign_arm`). The caller commits."""
-    return _record(session, study_id, worker_id, lambda _n: arm, now)
+    return _record(session, study_id, worker_id, lambda _n: arm, None)
 
 
 def _record(

@@ -122,22 +122,6 @@ worker_arm = sa.table(
     "worker_arm", sa.column("study_id", sa.Integer), sa.column("arm_id", sa.Integer)
 )
 
-TABLES = (
-    study,
-    study_platform,
-    instrument_version,
-    item,
-    hit,
-    assignment,
-    judgment,
-    screening_decision,
-    quarantined_submission,
-    event,
-    study_arm,
-    arm_hit,
-    worker_arm,
-)
-
 
 def unknown_study_message(db: Reader, name: str) -> str:
     """The one message for a study name the store does not know."""

@@ -86,9 +86,6 @@ POOL_TIMEOUT = 30
 """Seconds a request waits for a free connection before it fails."""
 
 
-_LAUNCH_MAKES = "give --db the store the study was launched with; `harness launch` creates a store"
-
-
 def _empty_sqlite(url: str) -> bool:
     """Whether ``url`` names a SQLite file with nothing in it (made by connecting to it)."""
     try:
@@ -155,16 +152,15 @@ def store_exists(db: str | None = None) -> bool:
     return path in ("", ":memory:") or path.startswith("file:") or os.path.exists(path)
 
 
-def open_store(db: str | None = None, *, must_exist: bool = True) -> sa.Engine:
+def open_store(db: str | None = None) -> sa.Engine:
     """An engine on the store named by ``db`` (see `database_url`); dispose it when done.
 
-    With ``must_exist`` (commands that read or update a launched study), a SQLite file that
-    does not exist is a `StoreError` saying so, and nothing is created: connecting would
-    create an empty file where the user mistyped a path.
+    A SQLite file that does not exist is a `StoreError` saying so, and nothing is created:
+    connecting would create an empty file where the user mistyped a path.
     """
-    if must_exist and not store_exists(db):
+    if not store_exists(db):
         raise StoreError(missing_store_message(db))
-    if must_exist and _empty_sqlite(database_url(db)):  # an empty file is no store either
+    if _empty_sqlite(database_url(db)):  # an empty file is no store either
         raise StoreError(missing_store_message(db, "an empty file"))
     return make_engine(database_url(db))
 

@@ -137,11 +137,6 @@ def release(claim: str) -> None:
     _HOLDS.release(claim)
 
 
-def release_all(engine: sa.Engine) -> None:
-    """Release every claim this process holds in ``engine``'s store (it is going away)."""
-    _HOLDS.release_all(str(engine.url))
-
-
 def renew_lease(engine: sa.Engine, process: str | None = None) -> None:
     """Record that ``process`` (default: this one) is alive now, and forget leases not
     renewed for `FORGET`."""
@@ -183,13 +178,6 @@ class _Holds:
     def release(self, claim: str) -> None:
         with self._lock:
             self._held.pop(claim, None)
-            if not self._held:
-                self._lock.notify_all()
-
-    def release_all(self, url: str) -> None:
-        with self._lock:
-            for claim in [c for c, e in self._held.items() if str(e.url) == url]:
-                del self._held[claim]
             if not self._held:
                 self._lock.notify_all()
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import StrEnum
 
 import sqlalchemy as sa
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from harness.clock import utcnow
 from harness.store.events import EventKind, log_event
@@ -76,16 +76,6 @@ def quarantine(
         )
     assert row.id is not None
     return row.id, created
-
-
-def pending(session: Session, study_id: int | None = None) -> list[QuarantinedSubmission]:
-    """Every quarantined submission not resolved yet (of one study, or all), oldest first."""
-    query = select(QuarantinedSubmission).where(
-        QuarantinedSubmission.state == QuarantineState.PENDING
-    )
-    if study_id is not None:
-        query = query.where(QuarantinedSubmission.study_id == study_id)
-    return list(session.exec(query.order_by(col(QuarantinedSubmission.id))))
 
 
 def resolved_payload(worker_id: str, state: QuarantineState, reason: str) -> dict[str, str]:

@@ -33,11 +33,9 @@ def first_recheck(now: datetime | None = None) -> datetime:
     return (now or utcnow()) + timedelta(seconds=RECHECK_DELAYS[0])
 
 
-def due_rechecks(
-    session: Session, now: datetime | None = None, limit: int = 100
-) -> list[tuple[int, int]]:
+def due_rechecks(session: Session, now: datetime | None = None) -> list[tuple[int, int]]:
     """Pending quarantined submissions whose recheck is due: (row id, rechecks done so far),
-    the longest due first."""
+    the longest due first (at most 100)."""
     query = (
         select(QuarantinedSubmission.id, QuarantinedSubmission.rechecks)
         .where(
@@ -45,7 +43,7 @@ def due_rechecks(
             col(QuarantinedSubmission.recheck_at) <= (now or utcnow()),
         )
         .order_by(col(QuarantinedSubmission.recheck_at))
-        .limit(limit)
+        .limit(100)
     )
     return [(int(i), int(n)) for i, n in session.exec(query) if i is not None]
 

@@ -6,8 +6,6 @@ asks them to return it (`harness.platform.review`, `harness.platform.actions.rej
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
@@ -59,17 +57,6 @@ def withdrawn_workers(session: Session, study_id: int) -> set[int]:
     """The store ids of the workers who withdrew from the study."""
     query = select(Withdrawal.worker_id).where(Withdrawal.study_id == study_id)
     return set(session.exec(query).all())
-
-
-def withdrawn(session: Session, study_id: int) -> list[tuple[str, Any]]:
-    """The study's withdrawn participants (platform ids) and when, in the order they left."""
-    query = (
-        select(Worker.platform_worker_id, Withdrawal.withdrawn_at)
-        .join(Worker, col(Worker.id) == col(Withdrawal.worker_id))
-        .where(Withdrawal.study_id == study_id)
-        .order_by(col(Withdrawal.id))
-    )
-    return [(str(w), at) for w, at in session.exec(query).all()]
 
 
 def not_withdrawn(study_id: int) -> sa.ColumnElement[bool]:

@@ -1,10 +1,11 @@
-"""Short pages the task server shows instead of a task: unknown HIT, wrong worker, done.
+"""Short pages the task server shows instead of a task: unknown HIT, wrong worker, done; and
+the JSON answer refusing a post (`refusal`).
 
 In the language in use (`harness.web.language`): callers pass their words translated."""
 
 from __future__ import annotations
 
-from flask import Response
+from flask import Response, jsonify
 from jinja2 import Environment, StrictUndefined
 
 from harness.i18n import _, current_language, direction
@@ -54,3 +55,8 @@ def message_page(
         link_text=link_text,
     )
     return Response(html, status, mimetype="text/html")
+
+
+def refusal(status: int, *errors: str) -> tuple[Response, int]:
+    """A post refused: ``{"ok": false, "errors": [...]}`` with ``status``."""
+    return jsonify(ok=False, errors=list(errors)), status

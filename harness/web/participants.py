@@ -58,7 +58,7 @@ from harness.store.withdrawals import has_withdrawn
 from harness.web import browsers
 from harness.web.browsers import bind, holds, other_browser, other_browser_page
 from harness.web.language import speak_studys_language
-from harness.web.messages import message_page
+from harness.web.messages import message_page, refusal
 from harness.web.security import (
     bad_id,
     checked_redirect,
@@ -303,18 +303,14 @@ def task(name: str, ref: str) -> Response:
     return secure_headers(response, nonce=nonce)
 
 
-def _refuse(status: int, *errors: str) -> tuple[Response, int]:
-    return jsonify(ok=False, errors=list(errors)), status
-
-
 @bp.post("/<name>/s/<ref>/submit")
 def submit(name: str, ref: str) -> tuple[Response, int]:
     if cross_site(request):
-        return _refuse(403, _("This submission came from another website; nothing was stored."))
+        return refusal(403, _("This submission came from another website; nothing was stored."))
     token = request.form.get(FIELD, "")
     given = request.form.get("workerId", "")
     if not trust().keys.valid(token, SCOPE, unit=name, assignment_id=ref, worker_id=given):
-        return _refuse(
+        return refusal(
             403,
             _(
                 "This page's token is missing or does not match this task and "
@@ -331,7 +327,7 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
     if isinstance(outcome, OtherBrowser):  # recorded in a transaction of its own
         with session_scope(state.engine) as session:
             other_browser(session, outcome.study_id, ref, outcome.participant, request, "submit")
-        return _refuse(403, _(browsers.REFUSED))
+        return refusal(403, _(browsers.REFUSED))
     if not isinstance(outcome, Stored):
         return outcome
     if state.after_submission is not None:
@@ -365,16 +361,16 @@ def _store(
 ) -> Stored | OtherBrowser | tuple[Response, int]:
     entry = entry_of(session, name)
     if isinstance(entry, Response):
-        return _refuse(404, _("There is no study {name} here.").format(name=name))
+        return refusal(404, _("There is no study {name} here.").format(name=name))
     slot = slot_of(session, entry, ref)
     if slot is None:
-        return _refuse(404, _("This task link is not valid here; your answers were not stored."))
+        return refusal(404, _("This task link is not valid here; your answers were not stored."))
     worker = session.get(Worker, slot.worker_id)
     hit = session.get(Hit, slot.hit_id)
     assert worker is not None and hit is not None
     given = dict(fields).get("workerId", "")
     if given != worker.platform_worker_id:
-        return _refuse(403, _("These answers belong to another participant; nothing was stored."))
+        return refusal(403, _("These answers belong to another participant; nothing was stored."))
     if not holds(request, name, ref, given):
         return OtherBrowser(entry.study.id, given)
     if slot.state is SlotState.SUBMITTED:
@@ -395,10 +391,10 @@ def _store(
         now=utcnow(),
     )
     if isinstance(read, AnswersRefused):
-        return _refuse(read.status, *read.problems)
+        return refusal(read.status, *read.problems)
     answers = read
     if not settle(session, ref):
-        return _refuse(409, _(LOST))
+        return refusal(409, _(LOST))
     try:
         stored = store_submission(
             session,
@@ -410,7 +406,7 @@ def _store(
         )
     except StoreError as exc:
         session.rollback()
-        return _refuse(409, _("Your answers could not be stored: {reason}").format(reason=exc))
+        return refusal(409, _("Your answers could not be stored: {reason}").format(reason=exc))
     if not stored.created:  # a concurrent request stored this session's answers first
         return _refuse_done(entry, ref)
     assert stored.assignment.id is not None

@@ -48,10 +48,10 @@ def chosen_plan(loaded: LoadedSpec, index: int) -> HitPlan:
     return plans[index]
 
 
-def page_file(loaded: LoadedSpec, index: int, worker: str = PREVIEW_WORKER) -> str:
+def page_file(loaded: LoadedSpec, index: int) -> str:
     """The HTML of one HIT for a file: ``mturk`` hosting gives the HTMLQuestion document itself
-    (open it with ``?assignmentId=A&workerId=W`` to answer), ``external`` the page in
-    ``worker``'s order."""
+    (open it with ``?assignmentId=A&workerId=W`` to answer), ``external`` the page in the
+    preview worker's order."""
     plan = chosen_plan(loaded, index)
     instrument = Instrument.from_loaded(loaded)
     name = loaded.spec.study.name
@@ -62,7 +62,7 @@ def page_file(loaded: LoadedSpec, index: int, worker: str = PREVIEW_WORKER) -> s
         plan,
         study_name=name,
         hosting=Hosting.EXTERNAL,
-        worker_id=worker,
+        worker_id=PREVIEW_WORKER,
         assignment_id="PREVIEW-ASSIGNMENT",
     )
 

@@ -30,11 +30,7 @@ if TYPE_CHECKING:
 
 def _release(app: Any) -> None:
     """Finish queued screening and close the database when the worker process ends."""
-    state = app.extensions["harness"]
-    close = getattr(state.after_submission, "close", None)
-    if close is not None:
-        close()
-    state.close()
+    app.extensions["harness"].close()
 
 
 def serve(build: Callable[[], Any], options: ServerOptions) -> None:
@@ -87,7 +83,8 @@ class TaskServer:
         from harness.web.warm import warm_up
 
         after = self.after_submission()
-        inline_or_queued = after if after is None or self.screen_inline else BackgroundHook(after)
+        queued = None if after is None or self.screen_inline else BackgroundHook(after)
+        inline_or_queued = after if queued is None else queued
         # verification, rechecks and the after-submission work share one client per platform
         app = create_app(
             self.database_url,
@@ -107,6 +104,8 @@ class TaskServer:
             state = app.extensions["harness"]
             sweep = Sweep(state.engine, inline_or_queued, acting=self.apply_decisions).start()
             state.closers.insert(0, sweep.close)
+        if queued is not None:  # finish the queued screening first
+            app.extensions["harness"].closers.insert(0, queued.close)
         return app
 
 

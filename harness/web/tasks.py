@@ -46,7 +46,7 @@ from harness.web.arm_pages import (
     other_arm_page,
     tell_platform,
 )
-from harness.web.messages import message_page
+from harness.web.messages import message_page, refusal
 from harness.web.security import (
     UnknownHost,
     bad_id,
@@ -222,30 +222,26 @@ def _secured(response: Response, origins: tuple[str, ...]) -> Response:
     return secure_headers(response, frame_origins=origins)
 
 
-def _refuse(status: int, *errors: str) -> tuple[Response, int]:
-    return jsonify(ok=False, errors=list(errors)), status
-
-
 @bp.post("/hit/<key>/submit")
 def submit(key: str) -> tuple[Response, int]:
     form = request.form
     assignment_id = form.get("assignmentId", "").strip()
     worker_id = form.get("workerId", "").strip()
     if cross_site(request):
-        return _refuse(403, _(CROSS_SITE))
+        return refusal(403, _(CROSS_SITE))
     if assignment_id in ("", PREVIEW_ASSIGNMENT):
-        return _refuse(
+        return refusal(
             400, _("This is a preview: accept the HIT on MTurk, then answer and submit.")
         )
     if not worker_id:
-        return _refuse(400, _("The submission has no workerId. Open the task from MTurk again."))
+        return refusal(400, _("The submission has no workerId. Open the task from MTurk again."))
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id)
     if malformed is not None:
-        return _refuse(400, malformed)
+        return refusal(400, malformed)
     keys = trust().keys
     token = form.get(FIELD, "")
     if not keys.valid(token, SCOPE, unit=key, assignment_id=assignment_id, worker_id=worker_id):
-        return _refuse(403, _(BAD_TOKEN))
+        return refusal(403, _(BAD_TOKEN))
     state = web_state()
     try:
         with session_scope(state.engine) as session:
@@ -293,11 +289,11 @@ def _store(
     refusal to send (nothing written)."""
     task = find_task_hit(session, key)
     if task is None:
-        return _refuse(404, _(NO_HIT).format(key=key))
+        return refusal(404, _(NO_HIT).format(key=key))
     use_language(task.instrument.spec.language)
     posted_hit = dict(fields).get("hitId", "").strip()
     if posted_hit and task.hit.platform_hit_id and posted_hit != task.hit.platform_hit_id:
-        return _refuse(
+        return refusal(
             400,
             _(
                 "These answers name HIT {hit}, but this page belongs to another HIT; they "
@@ -306,11 +302,11 @@ def _store(
         )
     done = submitted_by(session, assignment_id, worker_id)
     if done is Owner.OTHER:
-        return _refuse(403, _(NOT_YOURS).format(assignment=assignment_id))
+        return refusal(403, _(NOT_YOURS).format(assignment=assignment_id))
     if done is Owner.SAME:
         return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     if task.arm_id is not None and out_of_arm(session, task.study.id, task.hit.id, worker_id):
-        return _refuse(
+        return refusal(
             403,
             _(
                 "{title}: this HIT belongs to another group of the "
@@ -328,13 +324,13 @@ def _store(
         now=utcnow(),
     )
     if isinstance(read, AnswersRefused):
-        return _refuse(read.status, *read.problems)
+        return refusal(read.status, *read.problems)
     answers = read
     checked = trust().verifier.at_submission(
         session, task.study, task.hit, assignment_id, worker_id
     )
     if checked.verdict is Verdict.REFUSED:
-        return _refuse(
+        return refusal(
             403,
             _("{reason}; your answers were not stored.").format(reason=checked.reason)
             + " "
@@ -365,7 +361,7 @@ def _store(
         )
     except StoreError as exc:
         session.rollback()
-        return _refuse(409, _("Your answers could not be stored: {reason}").format(reason=exc))
+        return refusal(409, _("Your answers could not be stored: {reason}").format(reason=exc))
     if not stored.created:  # a concurrent request stored this assignment first
         return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     assert stored.assignment.id is not None

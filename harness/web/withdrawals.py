@@ -23,6 +23,7 @@ from harness.store.models import AssignmentStatus, SlotState, Worker
 from harness.store.withdrawals import has_withdrawn, withdraw
 from harness.web import participants, tasks
 from harness.web.browsers import holds
+from harness.web.messages import refusal
 from harness.web.security import bad_id, cross_site
 from harness.web.state import find_task_hit, web_state
 from harness.web.tokens import FIELD
@@ -45,34 +46,30 @@ NOT_HERE = N_("This task link is not valid here; nothing was changed.")
 NO_WORKER = N_("The page has no workerId; nothing was changed.")
 
 
-def _refuse(status: int, message: str) -> tuple[Response, int]:
-    return jsonify(ok=False, errors=[message]), status
-
-
 @bp.post("/p/<name>/s/<ref>/withdraw")
 def from_place(name: str, ref: str) -> tuple[Response, int]:
     """Withdraw the participant holding session ``ref`` of study ``name``."""
     given = request.form.get("workerId", "")
     if cross_site(request):
-        return _refuse(403, _(tasks.CROSS_SITE))
+        return refusal(403, _(tasks.CROSS_SITE))
     token = request.form.get(FIELD, "")
     if not trust().keys.valid(
         token, participants.SCOPE, unit=name, assignment_id=ref, worker_id=given
     ):
-        return _refuse(403, _(NOT_YOURS))
+        return refusal(403, _(NOT_YOURS))
     if not holds(request, name, ref, given):
-        return _refuse(403, _(OTHER_BROWSER))
+        return refusal(403, _(OTHER_BROWSER))
     state = web_state()
     with session_scope(state.engine) as session:
         entry = participants.entry_of(session, name)
         if isinstance(entry, Response):
-            return _refuse(404, _("There is no study {name} here.").format(name=name))
+            return refusal(404, _("There is no study {name} here.").format(name=name))
         if has_withdrawn(session, entry.study.id, given):  # again (the place freed already)
             return jsonify(ok=True, message=_(WITHDRAWN)), 200
         slot = participants.slot_of(session, entry, ref)
         worker = None if slot is None else session.get(Worker, slot.worker_id)
         if slot is None or worker is None or worker.platform_worker_id != given:
-            return _refuse(404, _(NOT_HERE))
+            return refusal(404, _(NOT_HERE))
         if slot.state is SlotState.RESERVED:  # the place goes to someone else (lock first)
             release(session, ref, AssignmentStatus.RETURNED, "withdrew")
         withdraw(session, entry.study.id, given, ref)
@@ -115,10 +112,10 @@ def from_hit(key: str) -> tuple[Response, int]:
     assignment_id = form.get("assignmentId", "").strip()
     worker_id = form.get("workerId", "").strip()
     if cross_site(request):
-        return _refuse(403, _(tasks.CROSS_SITE))
+        return refusal(403, _(tasks.CROSS_SITE))
     malformed = bad_id(assignmentId=assignment_id, workerId=worker_id)
     if malformed is not None or not worker_id:
-        return _refuse(400, malformed or _(NO_WORKER))
+        return refusal(400, malformed or _(NO_WORKER))
     if not trust().keys.valid(
         form.get(FIELD, ""),
         tasks.SCOPE,
@@ -126,11 +123,11 @@ def from_hit(key: str) -> tuple[Response, int]:
         assignment_id=assignment_id,
         worker_id=worker_id,
     ):
-        return _refuse(403, _(NOT_YOURS))
+        return refusal(403, _(NOT_YOURS))
     with session_scope(web_state().engine) as session:
         task = find_task_hit(session, key)
         if task is None:
-            return _refuse(404, _(tasks.NO_HIT).format(key=key))
+            return refusal(404, _(tasks.NO_HIT).format(key=key))
         use_language(task.instrument.spec.language)
         withdraw(session, task.study.id, worker_id, assignment_id)
     return jsonify(ok=True, message=_(WITHDRAWN) + " " + _(ON_MTURK)), 200

@@ -12,15 +12,40 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from harness.archives.batch_layout import (
-    ANSWER,
-    ASSIGNMENT_COLUMNS,
-    DECISION_COLUMNS,
-    HIT_COLUMNS,
-    INPUT,
-    MONTHS,
-    WEEKDAYS,
+from harness.archives.batch_layout import ANSWER, INPUT, MONTHS, WEEKDAYS
+
+HIT_COLUMNS = (
+    "HITId",
+    "HITTypeId",
+    "Title",
+    "Description",
+    "Keywords",
+    "Reward",
+    "CreationTime",
+    "MaxAssignments",
+    "RequesterAnnotation",
+    "AssignmentDurationInSeconds",
+    "AutoApprovalDelayInSeconds",
+    "Expiration",
+    "NumberOfSimilarHITs",
+    "LifetimeInSeconds",
 )
+ASSIGNMENT_COLUMNS = (
+    "AssignmentId",
+    "WorkerId",
+    "AssignmentStatus",
+    "AcceptTime",
+    "SubmitTime",
+    "AutoApprovalTime",
+    "ApprovalTime",
+    "RejectionTime",
+    "RequesterFeedback",
+    "WorkTimeInSeconds",
+    "LifetimeApprovalRate",
+    "Last30DaysApprovalRate",
+    "Last7DaysApprovalRate",
+)
+DECISION_COLUMNS = ("Approve", "Reject")
 
 
 def format_time(moment: datetime | None) -> str:

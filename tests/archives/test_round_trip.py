@@ -10,12 +10,16 @@ import json
 import pytest
 from sqlmodel import select
 
-from harness.archives.batch_layout import ASSIGNMENT_COLUMNS, HIT_COLUMNS
 from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Hit, Study
-from tests.archives.batch_download import batch_rows, write_batch_results
+from tests.archives.batch_download import (
+    ASSIGNMENT_COLUMNS,
+    HIT_COLUMNS,
+    batch_rows,
+    write_batch_results,
+)
 from tests.archives.factories import stored_judgments
 from tests.factories import migrated_sqlite
 from tests.platform.factories import crowd_workers, harness_cli, launch_args, small_spec, truths_of

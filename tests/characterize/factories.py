@@ -10,8 +10,8 @@ import pandas as pd
 from sqlmodel import Session, select
 
 from harness.datasets import load_ws353
+from harness.datasets.systems import read_system
 from harness.datasets.ws353 import WS353
-from harness.datasets.ws353_systems import read_ws353_system
 from harness.judgments import write_judgments
 from harness.simulate import Crowd
 from harness.simulate.studies import simulate_spec_study
@@ -67,12 +67,7 @@ def resolution_study(seed: int = 2) -> pd.DataFrame:
 
 def system_scores() -> dict[str, pd.Series]:
     items = ws353().items
-    return {
-        name: read_ws353_system(WS353_SYSTEMS_DIR / f"{name}.csv", items).set_index("item_id")[
-            "score"
-        ]
-        for name in SYSTEMS
-    }
+    return {name: read_system(WS353_SYSTEMS_DIR / f"{name}.csv", lambda: items) for name in SYSTEMS}
 
 
 def write_inputs(directory: Path) -> dict[str, Path]:

@@ -14,7 +14,7 @@ from scipy import stats
 
 from harness.characterize import instrument_systems
 from harness.characterize.systems import check_system_items
-from harness.datasets.ws353_systems import read_ws353_system
+from harness.datasets.systems import read_system
 from harness.errors import DatasetError, InputError
 from tests.characterize import factories
 from tests.factories import WS353_SYSTEMS_DIR
@@ -106,10 +106,10 @@ def test_ws353_cannot_tell_the_two_minilm_systems_apart(ws353_table, system_scor
 
 def test_the_ws353_adapter_maps_rows_to_item_ids_and_checks_words(ws353_dir, tmp_path):
     items = factories.ws353().items
-    table = read_ws353_system(WS353_SYSTEMS_DIR / "minilm.csv", items)
-    assert len(table) == 353
-    assert table["item_id"].iloc[2] == "ws353-003"
-    assert table["score"].iloc[2] == 1.0  # (tiger, tiger)
+    scores = read_system(WS353_SYSTEMS_DIR / "minilm.csv", lambda: items)
+    assert len(scores) == 353
+    assert scores.index[2] == "ws353-003"
+    assert scores.iloc[2] == 1.0  # (tiger, tiger)
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("row,word1,word2,score\n1,love,sex,0.5\n2,tiger,dog,0.4\n")
     with pytest.raises(
@@ -117,7 +117,7 @@ def test_the_ws353_adapter_maps_rows_to_item_ids_and_checks_words(ws353_dir, tmp
         match=r"wrong.csv:3: row 2 has words \('tiger', 'dog'\), "
         r"but WS353 row 2 is \('tiger', 'cat'\)",
     ):
-        read_ws353_system(wrong, items)
+        read_system(wrong, lambda: items)
 
 
 def test_a_system_missing_items_is_refused_naming_the_file(system_scores):

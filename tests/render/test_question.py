@@ -9,10 +9,10 @@ from harness.render.question import QuestionTooLarge, external_question_xml, htm
 
 
 def test_an_external_question_points_at_the_task_page():
-    question = parse_question(external_question_xml("https://example.org/hit/s-000?a=1&b=2", 600))
+    question = parse_question(external_question_xml("https://example.org/hit/s-000?a=1&b=2"))
     assert question.kind == "ExternalQuestion"
     assert question.external_url == "https://example.org/hit/s-000?a=1&b=2"
-    assert question.frame_height == 600
+    assert question.frame_height == 0  # 0: MTurk sizes the frame itself
 
 
 def test_an_html_question_keeps_the_document_even_with_a_cdata_terminator():

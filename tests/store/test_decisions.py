@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from harness.spec import load_spec
 from harness.spec.model import Action
-from harness.store import create_study, make_engine, session_scope
+from harness.store import create_study, decisions, make_engine, owners, session_scope
 from harness.store.decisions import (
     CLAIM_TIMEOUT,
     add_decisions,
@@ -24,7 +24,6 @@ from harness.store.decisions import (
     studies_with_open_decisions,
 )
 from harness.store.models import DecisionState, ScreeningDecision, Worker, utcnow
-from harness.store.owners import release_all
 from tests.factories import (
     MINIMAL_ITEMS,
     MINIMAL_RATING_SPEC,
@@ -45,7 +44,14 @@ time.sleep(120)
 
 
 @pytest.fixture
-def study(database_url, tmp_path):
+def study(database_url, tmp_path, monkeypatch):
+    held: list[str] = []
+
+    def holding(engine, claim: str) -> None:
+        held.append(claim)
+        owners.hold(engine, claim)
+
+    monkeypatch.setattr(decisions, "hold", holding)  # noted, to be let go of after the test
     engine = make_engine(database_url)
     (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
     loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
@@ -56,7 +62,8 @@ def study(database_url, tmp_path):
         session.flush()
         ids = (study.id, worker.id)
     yield engine, ids
-    release_all(engine)
+    for claim_held in held:  # stop renewing the leases of claims the test left held
+        owners.release(claim_held)
     engine.dispose()
 
 

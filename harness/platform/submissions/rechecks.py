@@ -68,10 +68,8 @@ class Rechecks:
         engine: sa.Engine,
         verifier: Verifier,
         after_submission: AfterSubmission | None,
-        gap: float = GAP,
     ) -> None:
         self._engine = engine
-        self._gap = gap
         self._verifier = verifier
         self._after = after_submission
         self._wakes: list[float] = []  # when rechecks scheduled here are due (monotonic)
@@ -82,11 +80,10 @@ class Rechecks:
         self._running = 0  # looks under way
         self._closed = False
 
-    def schedule(self, row_id: int, attempt: int = 0) -> None:
-        """Quarantined submission ``row_id`` was just scheduled for its ``attempt``-th recheck
-        (in the store): wake when it is due."""
-        if attempt < len(RECHECK_DELAYS):
-            self._wake(time.monotonic() + RECHECK_DELAYS[attempt])
+    def schedule(self, row_id: int) -> None:
+        """Quarantined submission ``row_id`` was just scheduled for its first recheck (in the
+        store): wake when it is due."""
+        self._wake(time.monotonic() + RECHECK_DELAYS[0])
 
     def watch(self, every: float = POLL) -> None:
         """From now on, look for due rechecks (any process's) every ``every`` seconds, the
@@ -235,7 +232,7 @@ class Rechecks:
             )
             if t is not None
         ]
-        return max(min(times), self._looked + self._gap) if times else None
+        return max(min(times), self._looked + GAP) if times else None
 
     def _run(self) -> None:
         while True:

@@ -41,7 +41,7 @@ def endpoint_for(target: str, endpoint_url: str | None = None) -> str:
     raise InputError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
 
 
-def make_client(target: str, endpoint_url: str | None = None, *, timeout: float = 60.0) -> Any:
+def make_client(target: str, endpoint_url: str | None = None) -> Any:
     """boto3's MTurk client for ``target`` (one attempt per call; harness retries)."""
     import boto3
     import botocore.session
@@ -50,7 +50,7 @@ def make_client(target: str, endpoint_url: str | None = None, *, timeout: float 
     config = Config(
         retries={"total_max_attempts": 1},
         connect_timeout=10,
-        read_timeout=timeout,
+        read_timeout=60,
         user_agent_extra="harness",
     )
     kwargs: dict[str, Any] = {

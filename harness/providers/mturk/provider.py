@@ -429,5 +429,4 @@ def _submission(a: dict[str, Any]) -> Submission:
         answer=str(a.get("Answer") or ""),
         accepted_at=a.get("AcceptTime"),
         submitted_at=a.get("SubmitTime"),
-        auto_approves_at=a.get("AutoApprovalTime"),
     )

@@ -113,7 +113,7 @@ def deliver() -> Any:
 
 @bp.get("/notifications")
 def notifications() -> Any:
-    with current_service().reading() as ctx:
+    with current_service().transaction() as ctx:
         return jsonify(undelivered=undelivered(ctx.conn))
 
 

@@ -22,7 +22,7 @@ class BodyError(ValueError):
     """A request body that is not bounded, finite JSON; the message says what is wrong."""
 
 
-def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+def check_depth(text: str) -> None:
     depth, pos = 0, 0
     while True:
         found = _STRUCTURE.search(text, pos)
@@ -36,8 +36,8 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
             pos = end.end()
         elif char in "[{":
             depth += 1
-            if depth > limit:
-                raise BodyError(f"the JSON body is nested more than {limit} levels deep")
+            if depth > MAX_DEPTH:
+                raise BodyError(f"the JSON body is nested more than {MAX_DEPTH} levels deep")
         else:
             depth -= 1
 
@@ -53,13 +53,13 @@ def _no_constant(name: str) -> Any:
     raise BodyError(f"{name} is not a JSON number")
 
 
-def parse_json(data: bytes | str, limit: int = MAX_DEPTH) -> Any:
+def parse_json(data: bytes | str) -> Any:
     """Parse a request body; BodyError saying why it is refused."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise BodyError(f"the body is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    check_depth(text, limit)
+    check_depth(text)
     try:
         return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except BodyError:

@@ -15,11 +15,10 @@ Unassignable while no slot can be taken but assignments are still being worked o
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, insert, select, text, update
+from sqlalchemy import ColumnElement, and_, insert, select, text, update
 
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.notifications import queue_event
@@ -104,8 +103,6 @@ def _move(ctx: Ctx, table: Any, row_id: str, old: str | None, new: str | None) -
 def set_status(ctx: Ctx, a: Any, new_status: str, **values: Any) -> None:
     """Change assignment `a` (as read in this transaction) to `new_status`, with its counts."""
     ctx.conn.execute(update(A).where(A.c.id == a.id).values(status=new_status, **values))
-    if values.get("auto_approval_time") is not None:
-        ctx.due(values["auto_approval_time"])
     _move(ctx, H, a.hit_id, HIT_COUNT.get(a.status), HIT_COUNT.get(new_status))
     _move(ctx, W, a.worker_id, WORKER_COUNT.get(a.status), WORKER_COUNT.get(new_status))
 
@@ -129,12 +126,10 @@ def take_slot(ctx: Ctx, hit_id: str) -> bool:
 def add_assignment(ctx: Ctx, **values: Any) -> None:
     """Insert a newly accepted assignment, whose slot `take_slot` took."""
     ctx.conn.execute(insert(A).values(status="Accepted", **values))
-    ctx.due(values["deadline"])
 
 
-def sweep(ctx: Ctx) -> float:
-    """Apply everything the clock has made due since the last request; return when the next
-    thing falls due (the service skips the sweep until then)."""
+def sweep(ctx: Ctx) -> None:
+    """Apply everything the clock has made due since the last request."""
     conn, now = ctx.conn, ctx.now
     touched: set[str] = set()
     overdue = conn.execute(select(A).where(DEADLINE_DUE, A.c.deadline <= now)).all()
@@ -154,17 +149,6 @@ def sweep(ctx: Ctx) -> float:
         touched.add(hit_id)
     for hit_id in sorted(touched):
         check_reviewable(ctx, hit_id)
-    return next_due(ctx)
-
-
-def next_due(ctx: Ctx) -> float:
-    """The earliest deadline, auto-approval or expiry still to come (three index lookups)."""
-    times = [
-        ctx.conn.execute(select(func.min(A.c.deadline)).where(DEADLINE_DUE)).scalar(),
-        ctx.conn.execute(select(func.min(A.c.auto_approval_time)).where(APPROVAL_DUE)).scalar(),
-        ctx.conn.execute(select(func.min(H.c.expiration)).where(EXPIRY_DUE)).scalar(),
-    ]
-    return min((t for t in times if t is not None), default=math.inf)
 
 
 def check_reviewable(ctx: Ctx, hit_id: str) -> None:

@@ -124,7 +124,6 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
         )
     )
     remember_token(ctx, "hit", token, hit_id)
-    ctx.due(ctx.now + p["LifetimeInSeconds"])
     return {"HIT": hit_json(get_hit(ctx, hit_id), ctx.now)}
 
 
@@ -195,7 +194,6 @@ def update_expiration(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     if expire_at > ctx.now:
         values.update(expired_notified=False, reviewable_notified=False, reviewing=False)
     ctx.conn.execute(update(H).where(H.c.id == hit.id).values(**values))
-    ctx.due(values["expiration"])
     return {}
 
 

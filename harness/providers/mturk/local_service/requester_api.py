@@ -1,8 +1,7 @@
 """The requester API: AWS JSON 1.1 on `POST /`, the operation named by `X-Amz-Target`.
 
 Each call: fault switches, then the operation name, then the body checked against botocore's
-model, then the operation in one transaction (a read-only one, taking no lock, for the
-operations in `READS`), then any notifications it caused are sent.
+model, then the operation in one transaction, then any notifications it caused are sent.
 """
 
 from __future__ import annotations
@@ -52,26 +51,6 @@ OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
     **ops_quals.OPERATIONS,
 }
 
-# Operations that only read: served from a snapshot without the write lock.
-READS = frozenset(
-    {
-        "GetAccountBalance",
-        "GetAssignment",
-        "ListAssignmentsForHIT",
-        "ListBonusPayments",
-        "GetHIT",
-        "ListHITs",
-        "ListHITsForQualificationType",
-        "ListReviewableHITs",
-        "GetQualificationType",
-        "ListQualificationTypes",
-        "ListWorkersWithQualificationType",
-        "GetQualificationScore",
-        "ListQualificationRequests",
-        "ListWorkerBlocks",
-    }
-)
-
 bp = Blueprint("requester", __name__)
 
 
@@ -99,8 +78,7 @@ def _call(service: Any) -> dict[str, Any]:
         raise SerializationException(f"The request body is refused: {exc}") from exc
     validate(model, params)
     params = without_nulls(params)
-    begin = service.reading if name in READS else service.transaction
-    with begin() as ctx:
+    with service.transaction() as ctx:
         return OPERATIONS[name](ctx, params)
 
 

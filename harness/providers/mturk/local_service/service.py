@@ -1,17 +1,13 @@
 """The running service: database, clock, fault switches, notification sender, locks.
 
-Requests are served by several threads (gunicorn's threaded worker). Write transactions run one
-at a time under one lock: SQLite lets one writer in at a time anyway (BEGIN IMMEDIATE), and a
-lock queues them without SQLite's busy-wait polling. What must happen once is not left to the
-lock: the database enforces it (a slot is taken by a conditional update, one live assignment
-per worker and HIT by a unique index). Reads (listing HITs, previews, the requester's Get and
-List calls) take no lock: each reads a consistent snapshot (WAL) while a writer commits, unless
-something has fallen due, when the request runs as a write transaction that first sweeps. Work
-outside a transaction (added latency, sending notifications) runs concurrently.
+Requests are served by several threads (gunicorn's threaded worker). Each request's
+transaction runs under one lock, one at a time: SQLite lets one writer in at a time anyway
+(BEGIN IMMEDIATE), and a lock queues them without SQLite's busy-wait polling. What must happen
+once is not left to the lock: the database enforces it (a slot is taken by a conditional update,
+one live assignment per worker and HIT by a unique index). Every transaction first sweeps: it
+applies the deadlines, auto-approvals and expiries the clock has made due. Work outside a
+transaction (added latency, sending notifications) runs concurrently.
 
-Two things a request would otherwise look up every time are kept in memory: when the next
-deadline, auto-approval or expiry falls due (the lifecycle sweep is skipped until then; every
-transaction that sets such a time lowers it, and it is only raised by a sweep that committed),
 Notifications are sent by a thread of its own, never on a request's path: a transaction that
 queued one wakes it; it sends what is new, retries what has fallen due, and ends when nothing is
 left to send or retry. So a queue that cannot be reached never slows a request.
@@ -21,13 +17,11 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import current_app
-from sqlalchemy import Connection
 
 from harness.providers.mturk.local_service import lifecycle
 from harness.providers.mturk.local_service.clock import Clock, ClockError
@@ -39,7 +33,6 @@ from harness.providers.mturk.local_service.notifications import (
 )
 from harness.providers.mturk.local_service.settings import Settings
 from harness.providers.mturk.local_service.state import (
-    READ_ONLY,
     Ctx,
     get_meta,
     init_balance,
@@ -56,14 +49,12 @@ class Service:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine = open_engine(settings.db_path)
-        self.read_engine = self.engine.execution_options(**{READ_ONLY: True})
         self.lock = threading.RLock()
         self._sender: threading.Thread | None = None
         self._sender_lock = threading.Lock()  # starting or ending the delivery thread
         self._sending = threading.Lock()  # one sender at a time (the thread, a forced delivery)
         self._news = threading.Event()  # a transaction queued a notification
         self._closing = threading.Event()
-        self._next_due = -math.inf  # unknown until the first sweep looks
         self.faults = FaultSwitches(seed=settings.fault_seed)
         self.sender = SqsSender(settings.sqs_endpoint_url)
         with self.engine.begin() as conn:
@@ -88,37 +79,11 @@ class Service:
         """
         with self.engine.connect() as conn, self.lock:
             with conn.begin():  # BEGIN IMMEDIATE (`state.open_engine`)
-                ctx = self._ctx(conn, self.clock.now())
-                swept = lifecycle.sweep(ctx) if ctx.now >= self._next_due else None
+                ctx = Ctx(conn=conn, now=self.clock.now(), sqs_endpoint=self.sender.endpoint_url)
+                lifecycle.sweep(ctx)
                 yield ctx
-            # Committed: what this transaction did now holds.
-            self._next_due = min(self._next_due if swept is None else swept, ctx.new_due)
-            if ctx.queued:
+            if ctx.queued:  # committed
                 self.notify()
-
-    @contextmanager
-    def reading(self) -> Iterator[Ctx]:
-        """A read-only request's transaction: no lock, a snapshot of what is committed.
-
-        When something has fallen due by the clock it is a write transaction instead (the sweep
-        must run first). Writing in it is a bug: it is rolled back and raised.
-        """
-        now = self.clock.now()
-        if now >= self._next_due:
-            with self.transaction() as ctx:
-                yield ctx
-            return
-        with self.read_engine.connect() as conn, conn.begin():  # a plain BEGIN
-            sqlite = conn.connection.driver_connection
-            assert sqlite is not None
-            changes = sqlite.total_changes
-            ctx = self._ctx(conn, now)
-            yield ctx
-            if sqlite.total_changes != changes or ctx.queued:
-                raise RuntimeError("a read-only request of the local MTurk service wrote")
-
-    def _ctx(self, conn: Connection, now: float) -> Ctx:
-        return Ctx(conn=conn, now=now, sqs_endpoint=self.sender.endpoint_url)
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:

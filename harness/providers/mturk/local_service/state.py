@@ -2,17 +2,15 @@
 
 Each request runs in one transaction (`Ctx.conn`); a restart (a new app on the same file) sees
 everything that was committed. SQLite is used safely from several threads: each thread gets its
-own connection from the pool, write transactions start with BEGIN IMMEDIATE (a writer waits for
-the write lock up front instead of failing to upgrade a read), read-only ones (connections with
-the `READ_ONLY` execution option) with a plain BEGIN, which in WAL mode never waits for a
-writer, and a busy timeout makes a second process on the same file wait rather than fail. The
-BEGIN is SQLAlchemy's documented recipe for pysqlite: the driver's own transaction handling is
-turned off and the "begin" event emits the statement.
+own connection from the pool, every transaction starts with BEGIN IMMEDIATE (it waits for the
+write lock up front instead of failing to upgrade a read), and a busy timeout makes a second
+process on the same file wait rather than fail. The BEGIN is SQLAlchemy's documented recipe for
+pysqlite: the driver's own transaction handling is turned off and the "begin" event emits the
+statement.
 """
 
 from __future__ import annotations
 
-import math
 import secrets
 from dataclasses import dataclass
 from decimal import Decimal
@@ -30,14 +28,13 @@ _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 REQUESTER_ID = "A1LOCALREQUESTER00000000000000"
 
 
-def new_id(length: int = 30) -> str:
+def new_id() -> str:
     """A random id in MTurk's format: upper-case letters and digits, 30 characters."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(30))
 
 
 BUSY_TIMEOUT_MS = 10_000
-READ_ONLY = "mturk_local_read_only"  # execution option: a read transaction (plain BEGIN)
-POOL_SIZE = 64  # connections kept open: one per serving thread (reads run side by side)
+POOL_SIZE = 64  # connections kept open: one per serving thread
 
 
 def open_engine(path: Path) -> Engine:
@@ -64,8 +61,7 @@ def open_engine(path: Path) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        read = conn.get_execution_options().get(READ_ONLY, False)
-        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     schema.upgrade(engine)
     return engine
@@ -74,18 +70,12 @@ def open_engine(path: Path) -> Engine:
 @dataclass
 class Ctx:
     """One request's view of the service: its transaction (`conn`), the clock's reading,
-    settings, and what the transaction makes the service do afterwards (a time something falls
-    due, a notification to send)."""
+    settings, and whether the transaction queued a notification to send afterwards."""
 
     conn: Connection
     now: float
     sqs_endpoint: str | None = None  # the local SQS notifications go to (None: refused)
-    new_due: float = math.inf  # the earliest deadline, approval or expiry this request set
     queued: bool = False  # a notification was put in the outbox
-
-    def due(self, at: float) -> None:
-        """Note that something falls due at `at` (the sweep must look again by then)."""
-        self.new_due = min(self.new_due, at)
 
 
 def get_meta(conn: Connection, key: str) -> str | None:

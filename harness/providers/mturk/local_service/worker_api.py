@@ -49,7 +49,6 @@ from harness.providers.mturk.local_service.worker_params import (
     next_token,
     params,
     record_worker,
-    recorded,
     stated_profile,
     worker_error_response,
 )
@@ -134,20 +133,14 @@ def _listing(
 
 @bp.get("/worker/hits")
 def list_hits() -> Response:
-    """A read: no lock and no write, unless the worker states a profile not yet recorded."""
     values = params()
     size = integer(values, "maxResults", 1, MOST_PAGE) or DEFAULT_PAGE
     after = next_token(values)
     only_acceptable = bool(flag(values, "acceptable"))
     stated = stated_profile(values)
-    service = current_service()
-    with service.reading() as ctx:
-        known = recorded(ctx, stated)
-        body = _listing(ctx, stated[0], after, size, only_acceptable) if known else None
-    if body is None:
-        with service.transaction() as ctx:
-            worker_id = record_worker(ctx, stated)
-            body = _listing(ctx, worker_id, after, size, only_acceptable)
+    with current_service().transaction() as ctx:
+        worker_id = record_worker(ctx, stated)
+        body = _listing(ctx, worker_id, after, size, only_acceptable)
     return jsonify(body)
 
 
@@ -186,13 +179,8 @@ def _worker_level(ctx: Ctx, worker_id: str, hit: Any) -> int:
 @bp.get("/worker/hits/<hit_id>")
 def preview(hit_id: str) -> Response:
     stated = stated_profile(params())
-    service = current_service()
-    with service.reading() as ctx:
-        seen = _preview(ctx, stated[0], hit_id) if recorded(ctx, stated) else None
-    if seen is None:
-        with service.transaction() as ctx:
-            seen = _preview(ctx, record_worker(ctx, stated), hit_id)
-    hit, summary = seen
+    with current_service().transaction() as ctx:
+        hit, summary = _preview(ctx, record_worker(ctx, stated), hit_id)
     return jsonify(summary | _question_view(hit, PREVIEW_ASSIGNMENT, None))
 
 

@@ -137,15 +137,6 @@ def stated_profile(values: dict[str, Any]) -> Stated:
     return wid, {k: v for k, v in profile.items() if v is not None}
 
 
-def recorded(ctx: Ctx, stated: Stated) -> bool:
-    """Whether the worker of this call is recorded with the profile it states (nothing to
-    write)."""
-    wid, given = stated
-    W = models.workers
-    row = ctx.conn.execute(select(W).where(W.c.id == wid)).first()
-    return row is not None and all(getattr(row, k) == v for k, v in given.items())
-
-
 def record_worker(ctx: Ctx, stated: Stated) -> str:
     """The worker id of this call; records (and updates) the profile the worker states."""
     wid, given = stated

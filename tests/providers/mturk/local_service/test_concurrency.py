@@ -1,8 +1,7 @@
 """Many workers at once: a HIT's MaxAssignments is never exceeded and a worker never holds two
 live assignments of one HIT, however the accepts interleave, and this is enforced by the
 database (a conditional update takes a slot, a unique index refuses a second live assignment),
-not by the service's write lock: the tests hold with the lock taken away. Reads (listing HITs,
-the requester's Get and List calls) take no lock and never write."""
+not by the service's write lock: the tests hold with the lock taken away."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
 from harness.providers.mturk.local_service import models
-from harness.providers.mturk.local_service.requester_api import OPERATIONS, READS
 from tests.providers.mturk.local_service.factories import LocalMTurk, hit_params
 
 PROFILE = {"country": "US"}
@@ -95,26 +93,6 @@ def test_the_database_refuses_a_second_live_assignment_of_a_worker_and_hit(
         conn.execute(insert(models.assignments).values(id="ATWO", status="Accepted", **row))
 
 
-def test_listing_hits_is_not_held_up_by_a_writer(mturk: LocalMTurk, client: Any) -> None:
-    hit_id = client.create_hit(**hit_params())["HIT"]["HITId"]
-    mturk.get("/worker/hits", workerId="AREADER", **PROFILE)  # records the profile
-    service = mturk.app.extensions["mturk_local"]
-    with service.lock:  # a write transaction in progress on another thread
-        with ThreadPoolExecutor(1) as pool:
-            listed = pool.submit(
-                lambda: requests.get(
-                    f"{mturk.url}/worker/hits",
-                    params={"workerId": "AREADER", **PROFILE},
-                    timeout=60,
-                )
-            ).result(timeout=60)
-            got = pool.submit(lambda: client.get_hit(HITId=hit_id)["HIT"]["HITStatus"]).result(
-                timeout=60
-            )
-    assert [h["HITId"] for h in listed.json()["HITs"]] == [hit_id]
-    assert got == "Assignable"
-
-
 def test_a_new_profile_is_recorded_when_listing(mturk: LocalMTurk, client: Any) -> None:
     client.create_hit(
         **hit_params(
@@ -136,16 +114,3 @@ def test_a_new_profile_is_recorded_when_listing(mturk: LocalMTurk, client: Any) 
         is True
     )
     assert mturk.get("/worker/hits", workerId="AMOVER").json()["HITs"][0]["canAccept"] is True
-
-
-def test_a_read_that_writes_is_rolled_back_and_refused(mturk: LocalMTurk) -> None:
-    mturk.get("/worker/hits", workerId="AFIRST")  # the first request sweeps (a write)
-    service = mturk.app.extensions["mturk_local"]
-    with pytest.raises(RuntimeError, match="wrote"), service.reading() as ctx:
-        ctx.conn.execute(insert(models.meta).values(key="k", value="v"))
-    with service.engine.connect() as conn:
-        assert conn.execute(models.meta.select().where(models.meta.c.key == "k")).first() is None
-
-
-def test_read_operations_are_requester_operations() -> None:
-    assert READS <= set(OPERATIONS)
