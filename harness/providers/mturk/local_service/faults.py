@@ -21,6 +21,7 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -37,6 +38,7 @@ class FaultSwitches:
     _random: random.Random = field(default_factory=random.Random, repr=False)
     _recent: deque[float] = field(default_factory=deque, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _clock: Callable[[], float] = field(default=time.monotonic, repr=False)  # a test's own
 
     def __post_init__(self) -> None:
         self._random.seed(self.seed)
@@ -68,7 +70,7 @@ class FaultSwitches:
             self._draw()
 
     def _draw(self) -> None:
-        now = time.monotonic()
+        now = self._clock()
         while self._recent and self._recent[0] <= now - 1.0:
             self._recent.popleft()
         if self.throttle_rate is not None and len(self._recent) >= self.throttle_rate:

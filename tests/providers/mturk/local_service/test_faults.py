@@ -7,6 +7,8 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
+from harness.providers.mturk.local_service.api_errors import ThrottlingException
+from harness.providers.mturk.local_service.faults import FaultSwitches
 from tests.providers.mturk.local_service.factories import LocalMTurk
 
 # botocore's `max_attempts` counts retries; `total_max_attempts` counts every attempt.
@@ -24,18 +26,32 @@ def test_throttle_share_of_one_throttles_every_call(mturk):
     assert client.get_account_balance()["AvailableBalance"] == "10000.00"
 
 
-def test_throttle_rate_refuses_calls_above_the_rate(mturk):
-    client = mturk.client(**NO_RETRY)
-    mturk.control("faults", {"throttle_rate": 3})
-    outcomes = []
-    for _ in range(6):
+def test_throttle_rate_refuses_calls_above_the_rate_within_a_second():
+    now = [100.0]
+    switches = FaultSwitches(throttle_rate=3, _clock=lambda: now[0])
+
+    def outcome() -> str:
         try:
-            client.get_account_balance()
-            outcomes.append("ok")
-        except ClientError as exc:
-            outcomes.append(exc.response["Error"]["Code"])
-    assert outcomes[:3] == ["ok", "ok", "ok"]
-    assert set(outcomes[3:]) == {"ThrottlingException"}
+            switches.check()
+        except ThrottlingException:
+            return "throttled"
+        return "ok"
+
+    assert [outcome() for _ in range(5)] == ["ok", "ok", "ok", "throttled", "throttled"]
+    now[0] += 0.999
+    assert outcome() == "throttled"  # the first three still within the last second
+    now[0] += 0.002
+    assert [outcome() for _ in range(4)] == ["ok", "ok", "ok", "throttled"]
+
+
+def test_a_throttled_call_reaches_boto3_as_mturks_throttling_error(mturk):
+    client = mturk.client(**NO_RETRY)
+    mturk.control("faults", {"throttle_rate": 0})  # every call is over the rate
+    with pytest.raises(ClientError) as info:
+        client.get_account_balance()
+    assert info.value.response["Error"]["Code"] == "ThrottlingException"
+    mturk.control("faults", {"throttle_rate": None})
+    assert client.get_account_balance()["AvailableBalance"] == "10000.00"
 
 
 def test_service_unavailable_share(mturk):
