@@ -119,12 +119,15 @@ class IncrementalScores:
         if len(rows):
             self._refresh(self._ingest(rows))
 
-    def scores(self, own: set[str], units: set[str]) -> dict[HeuristicKey, pd.DataFrame]:
+    def scores(
+        self, own: set[str], units: set[str], *, per_assignment: bool = False
+    ) -> dict[HeuristicKey, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
 
         Own-answer heuristics are scored for ``own`` (workers with new rows); agreement
         heuristics for those and every co-rater of the items of ``units`` (H7 units:
-        assignments).
+        assignments). ``per_assignment``: H7 as `assignment_flags` judges it, a row per
+        (worker, assignment), as live screening decides it; else a row per worker.
         """
         out: dict[HeuristicKey, pd.DataFrame] = {}
         own_keys = [k for k in self.keys if k not in AGREEMENT]
@@ -137,7 +140,7 @@ class IncrementalScores:
         agreement = [k for k in self.keys if k in AGREEMENT]
         affected = self._affected(own, units)
         if agreement and affected:
-            out.update(self._agreement_scores(agreement, affected))
+            out.update(self._agreement_scores(agreement, affected, per_assignment))
         return {key: out[key] for key in self.keys if key in out}
 
     def assignment_flags(self, names: Iterable[str]) -> pd.DataFrame:
@@ -171,9 +174,10 @@ class IncrementalScores:
         )
 
     def _agreement_scores(
-        self, keys: list[HeuristicKey], affected: set[int]
+        self, keys: list[HeuristicKey], affected: set[int], per_assignment: bool
     ) -> dict[HeuristicKey, pd.DataFrame]:
         workers = pd.Index(sorted(affected), name="worker_id")
+        names = self.workers.decode(workers)
         rows = self.content.rows("worker_id", workers)
         cell = cells(rows)
         assert self.aggregates is not None
@@ -184,7 +188,7 @@ class IncrementalScores:
         if HeuristicKey.DISAGREEABLE in keys:
             counts = self.aggregates.sides
             out[HeuristicKey.DISAGREEABLE] = disagreeable_of(workers, cell, counts, self.context)
-        if HeuristicKey.LOW_CORRELATION in keys:
+        if HeuristicKey.LOW_CORRELATION in keys and not per_assignment:
             assert self.unit_scores is not None
             mine = pd.DataFrame(
                 [
@@ -204,8 +208,10 @@ class IncrementalScores:
             out[HeuristicKey.MACHINE_AGREEMENT] = machine_agreement_of(
                 workers, cell, self.aggregates.totals, self.context, self._coded_references()
             )
-        for frame in out.values():
-            frame["worker_id"] = self.workers.decode(frame["worker_id"])
+        for frame in out.values():  # each frame has a row per worker of ``workers``, in order
+            frame["worker_id"] = names
+        if HeuristicKey.LOW_CORRELATION in keys and per_assignment:
+            out[HeuristicKey.LOW_CORRELATION] = self.assignment_flags(names)
         return out
 
     def _coded_references(self) -> dict[str, pd.Series]:

@@ -132,11 +132,7 @@ def _screen(
         return []
     units = {str(a) for a in rows["assignment_id"].unique()}
     mine = rows[rows["assignment_pk"].isin(pending)]
-    results = scores.scores(own, units)
-    # H7 is judged per assignment, as batch screening does
-    if HeuristicKey.LOW_CORRELATION in results:
-        moved = results[HeuristicKey.LOW_CORRELATION]["worker_id"]
-        results[HeuristicKey.LOW_CORRELATION] = scores.assignment_flags(str(w) for w in moved)
+    results = scores.scores(own, units, per_assignment=True)  # H7 as batch screening judges it
     workers = {str(w) for frame in results.values() for w in frame["worker_id"]}
     previous = latest_flags(session, study.id, [scores.worker_pk[w] for w in workers])
     own_assignment = _latest_by_worker(mine)
