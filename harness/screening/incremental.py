@@ -237,19 +237,19 @@ class IncrementalScores:
             skipped=rows["skipped"].fillna(False).astype(bool),
         ).sort_values("judgment_pk", kind="stable")
         self.rows.append(rows)
-        self.assignments.update(int(a) for a in rows["assignment_pk"].unique())
-        last = rows.sort_values("assignment_pk", kind="stable").drop_duplicates(
-            "worker_id", keep="last"
+        ids = zip(
+            rows["worker_id"].tolist(),
+            rows["worker_pk"].tolist(),
+            rows["assignment_id"].tolist(),
+            rows["assignment_pk"].tolist(),
+            strict=True,
         )
-        for name, worker, assignment in zip(
-            last["worker_id"], last["worker_pk"], last["assignment_pk"], strict=True
-        ):
-            self.worker_pk[name] = int(worker)
-            self.worker_name[int(worker)] = name
-            self.latest_assignment[name] = max(int(assignment), self.latest_assignment.get(name, 0))
-        units = rows[["assignment_id", "assignment_pk"]].drop_duplicates("assignment_pk")
-        for unit, pk in zip(units["assignment_id"], units["assignment_pk"], strict=True):
-            self.unit_assignment[str(unit)] = int(pk)
+        for name, worker, unit, assignment in ids:
+            self.assignments.add(assignment)
+            self.worker_pk[name] = worker
+            self.worker_name[worker] = name
+            self.latest_assignment[name] = max(assignment, self.latest_assignment.get(name, 0))
+            self.unit_assignment[str(unit)] = assignment
         content = _content_rows(rows, self.context)
         content = content.assign(
             item_id=self.items.encode(content["item_id"]),
