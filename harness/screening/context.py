@@ -199,7 +199,7 @@ def result(
 ) -> pd.DataFrame:
     """The standard result frame over ``workers`` (missing: NaN score, evidence 0, no flag)."""
     scores = _aligned(score.to_numpy(dtype=float), score.index, workers, np.nan)
-    flags = flag.astype("boolean").fillna(False).to_numpy(dtype=bool)
+    flags = flag.to_numpy(dtype=bool, na_value=False)
     columns = {
         "worker_id": workers.to_numpy(),
         "score": scores,
