@@ -14,10 +14,10 @@ set of rows added, not on the batches they came in (up to the order of floating-
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from harness.roles import ItemRole
@@ -143,20 +143,26 @@ class IncrementalScores:
             out.update(self._agreement_scores(agreement, affected, per_assignment))
         return {key: out[key] for key in self.keys if key in out}
 
-    def assignment_flags(self, names: Iterable[str]) -> pd.DataFrame:
+    def assignment_flags(self, names: list[str]) -> pd.DataFrame:
         """H7 per assignment of the workers ``names`` (as batch screening judges it,
         `harness.screening.correlation.low_correlation_assignments`): ``worker_id, unit,
         score, evidence, flag``, from the unit scores kept up to date by `add`."""
         assert self.unit_scores is not None
         rows = [
             (name, unit, score, evidence)
-            for name in names
-            for unit, (score, evidence) in self.unit_scores.get(
-                self.workers.encode([name])[0], {}
-            ).items()
+            for name, code in zip(names, self.workers.encode(names), strict=True)
+            for unit, (score, evidence) in self.unit_scores.get(code, {}).items()
         ]
-        per_unit = pd.DataFrame(rows, columns=["worker_id", "unit", "score", "evidence"])
-        return unit_flags(per_unit.astype({"score": float, "evidence": int}), self.context)
+        worker, unit, score, evidence = zip(*rows, strict=True) if rows else ((), (), (), ())
+        per_unit = pd.DataFrame(
+            {
+                "worker_id": np.array(worker, dtype=object),
+                "unit": np.array(unit, dtype=object),
+                "score": np.array(score, dtype=float),
+                "evidence": np.array(evidence, dtype=int),
+            }
+        )
+        return unit_flags(per_unit, self.context)
 
     def consensus_rho(self, names: list[str]) -> dict[str, Any]:
         """H8's leave-one-out Spearman rho of the workers ``names`` (for decision details)."""
@@ -273,7 +279,8 @@ class IncrementalScores:
 
     def _keep_unit_scores(self, fresh: pd.DataFrame) -> None:
         assert self.unit_scores is not None
-        for worker, unit, score, evidence in fresh.itertuples(index=False):
+        columns = (fresh[c].tolist() for c in ("worker_id", "unit", "score", "evidence"))
+        for worker, unit, score, evidence in zip(*columns, strict=True):
             self.unit_scores.setdefault(worker, {})[unit] = (score, evidence)
 
 
