@@ -17,13 +17,14 @@ Run from the project root:
    timed alone (median and max, wall and CPU).
    In the same run, a full recomputation: the stored long table read back and the policy's
    heuristics run on it.
-3. Live screening as a crowd works. The WS353 reproduction spec (353 items, 13 raters, 30
-   items per HIT) done by ``--crowd-workers`` simulated workers (30% bad); the assignments
-   arrive rater by rater across the HITs, in batches of one to three (seeded), and
-   `screen_pending` runs after each batch is stored, as the task server does. Printed: the
-   median and p95 ms per call (wall and CPU), and in the same run, as references on the
-   final table, a trivial pandas groupby (each worker's mean and sd) and the batch screening
-   of the policy's heuristics, with the ratio of the median call to each (machine-neutral).
+3. Live screening as a crowd works. The WS353 reproduction spec (353 items and its 12
+   identical pairs, 13 raters, 30 items per HIT) done by ``--crowd-workers`` simulated
+   workers (30% bad); the assignments arrive rater by rater across the HITs, in batches of
+   one to three (seeded), and `screen_pending` runs after each batch is stored, as the task
+   server does. Printed: the median and p95 ms per call (wall and CPU), and in the same run,
+   as references on the final table, a trivial pandas groupby (each worker's mean and sd)
+   and the batch screening of the policy's heuristics, with the ratio of the median call to
+   each (machine-neutral).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from harness.datasets import load_ws353
 from harness.screening import ScreeningContext, screen_workers
 from harness.screening.live import forget_states, screen_pending
 from harness.screening.stored import study_context
-from harness.simulate import Crowd, simulate_judgments
+from harness.simulate import Crowd, control_truths, simulate_judgments
 from harness.simulate.mixes import SCREENING_MIXES
 from harness.simulate.stored import store_assignments
 from harness.spec import load_spec
@@ -181,7 +182,10 @@ def live(n_judgments: int, n_workers: int, directory: Path) -> None:
 def crowd(n_workers: int, directory: Path) -> None:
     loaded = load_spec(SPEC)
     truths = load_ws353().judgments.groupby("item_id")["value"].mean()
-    table = simulate_judgments(truths, loaded.scale, Crowd(LIVE_MIX, n_workers, 3), 13, 30, 3)
+    truths = pd.concat([truths, control_truths(loaded.items, loaded.scale).dropna()])
+    roles = loaded.items.set_index("item_id")["role"]
+    people = Crowd(LIVE_MIX, n_workers, 3)
+    table = simulate_judgments(truths, loaded.scale, people, 13, 30, 3, roles)
     table = table.drop(columns="true_archetype")
     # a crowd works across the HITs: every HIT's first rater, then every HIT's second, ...
     parts = table["assignment_id"].str.rsplit("-", n=1, expand=True)
