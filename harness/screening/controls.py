@@ -32,18 +32,22 @@ def shown_twice(rows: pd.DataFrame) -> pd.DataFrame:
     return shown[shown.duplicated(["worker_id", "item_id"], keep=False)]
 
 
-def _spreads(shown: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per (worker, item) of ``shown``: the worker, and the largest minus the smallest value
-    (on integer codes: a grouping by two text columns costs more, live at every submission)."""
-    worker, workers = pd.factorize(shown["worker_id"])
-    item, items = pd.factorize(shown["item_id"])
-    pair, pairs = pd.factorize(worker.astype(np.int64) * len(items) + item)
-    values = shown["value"].to_numpy(dtype=float)
+def _repeat_spreads(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per (worker, item) of `shown_twice`: the worker, and the largest minus the smallest
+    value (on integer codes: grouping by two text columns costs more, live at every
+    submission)."""
+    shown = rows["role"].isin([*REPEATABLE, ItemRole.REPEAT.value]).to_numpy()
+    worker, workers = pd.factorize(rows["worker_id"].to_numpy()[shown])
+    item, items = pd.factorize(rows["item_id"].to_numpy()[shown])
+    width = max(len(items), 1)
+    pair, pairs = pd.factorize(worker.astype(np.int64) * width + item)
+    values = rows["value"].to_numpy(dtype=float)[shown]
     high = np.full(len(pairs), -np.inf)
     low = np.full(len(pairs), np.inf)
     np.maximum.at(high, pair, values)
     np.minimum.at(low, pair, values)
-    return np.asarray(workers)[np.asarray(pairs) // len(items)], high - low
+    twice = np.bincount(pair, minlength=len(pairs)) >= 2
+    return np.asarray(workers)[np.asarray(pairs)[twice] // width], (high - low)[twice]
 
 
 def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
@@ -98,12 +102,8 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     identical_fail = rows["value"].to_numpy()[identical] < (
         scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
     )
-    shown = shown_twice(rows)
-    repeated: np.ndarray = np.empty(0, dtype=object)
-    repeat_fail: np.ndarray = np.empty(0, dtype=bool)
-    if len(shown):
-        repeated, gap = _spreads(shown)
-        repeat_fail = gap > REPEAT_TOLERANCE * scale.range + 1e-9
+    repeated, gap = _repeat_spreads(rows)
+    repeat_fail = gap > REPEAT_TOLERANCE * scale.range + 1e-9
     checked = np.concatenate([rows["worker_id"].to_numpy()[identical], repeated])
     fails = np.concatenate([identical_fail, repeat_fail]).astype(float)
     codes, names = pd.factorize(checked)
