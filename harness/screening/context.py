@@ -102,7 +102,7 @@ class ScreeningContext:
         """Per row of ``judgments``: its own ``column`` if present, else the item table's."""
         if column in judgments.columns:
             own = judgments[column]
-            if column != "role" or (own.to_numpy(dtype=object).astype(str) != "").all():
+            if column != "role" or not _blank(own.to_numpy(dtype=object)).any():
                 return own
         if self.items is not None and column in self.items.columns:
             lookup = self.items.drop_duplicates("item_id").set_index("item_id")[column]
@@ -157,8 +157,17 @@ def _workers_of(judgments: pd.DataFrame) -> pd.Index:
 def roles_of(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Series:
     """Each row's role, ``item`` where neither the table nor the item table says otherwise."""
     role = context.item_column(judgments, "role").to_numpy(dtype=object)
-    named = pd.notna(role) & (role.astype(str) != "")  # numpy's text: cheaper than pandas
+    named = pd.notna(role) & ~_blank(role)
     return pd.Series(np.where(named, role, ItemRole.ITEM.value), index=judgments.index).astype(str)
+
+
+def _blank(values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` (objects) are the empty text; a missing value is not (on plain
+    objects: pandas' text columns cost more per call, and live screening calls often)."""
+    present = pd.notna(values)
+    blank = np.zeros(len(values), dtype=bool)
+    blank[present] = values[present] == ""
+    return blank
 
 
 def answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:

@@ -41,13 +41,14 @@ def _repeat_spreads(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     item, items = pd.factorize(rows["item_id"].to_numpy()[shown])
     width = max(len(items), 1)
     pair, pairs = pd.factorize(worker.astype(np.int64) * width + item)
-    values = rows["value"].to_numpy(dtype=float)[shown]
-    high = np.full(len(pairs), -np.inf)
-    low = np.full(len(pairs), np.inf)
+    twice = (np.bincount(pair, minlength=len(pairs)) >= 2)[pair]
+    pair, code = pd.factorize(pair[twice])  # the pairs shown twice, coded again
+    values = rows["value"].to_numpy(dtype=float)[shown][twice]
+    high = np.full(len(code), -np.inf)
+    low = np.full(len(code), np.inf)
     np.maximum.at(high, pair, values)
     np.minimum.at(low, pair, values)
-    twice = np.bincount(pair, minlength=len(pairs)) >= 2
-    return np.asarray(workers)[np.asarray(pairs)[twice] // width], (high - low)[twice]
+    return np.asarray(workers)[np.asarray(pairs)[code] // width], high - low
 
 
 def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
