@@ -96,9 +96,23 @@ class ItemAggregates:
 
     def replace(self, fresh: ItemAggregates) -> None:
         """Take ``fresh``'s aggregates (computed from every row of its items) for its items."""
-        items = fresh.totals.index
-        if (self.totals.index.get_indexer(items) < 0).any():
-            self.cover(items)
-        self.consensus.loc[fresh.consensus.index] = fresh.consensus.to_numpy()
-        self.totals.loc[items, ["sum", "size"]] = fresh.totals[["sum", "size"]].to_numpy()
-        self.sides.loc[fresh.sides.index, SIDES] = fresh.sides[SIDES].to_numpy()
+        at = self.totals.index.get_indexer(fresh.totals.index)
+        if (at < 0).any():
+            self.cover(fresh.totals.index)
+            at = self.totals.index.get_indexer(fresh.totals.index)
+        index = self.totals.index
+        self.consensus = pd.Series(_put(self.consensus, at, fresh.consensus), index=index)
+        self.totals = pd.DataFrame(
+            {c: _put(self.totals[c], at, fresh.totals[c]) for c in ("sum", "size")}, index=index
+        )
+        self.sides = pd.DataFrame(
+            {c: _put(self.sides[c], at, fresh.sides[c]) for c in SIDES}, index=index
+        )
+
+
+def _put(old: pd.Series, at: np.ndarray, new: pd.Series) -> np.ndarray:
+    """``old``'s values with ``new``'s at positions ``at`` (plain arrays: a few items of a
+    study are replaced at each update, and pandas' label assignment costs far more)."""
+    values = old.to_numpy(copy=True)
+    values[at] = new.to_numpy()
+    return values

@@ -102,7 +102,7 @@ class ScreeningContext:
         """Per row of ``judgments``: its own ``column`` if present, else the item table's."""
         if column in judgments.columns:
             own = judgments[column]
-            if column != "role" or (own.astype(str) != "").all():
+            if column != "role" or not _blank(own.to_numpy(dtype=object)).any():
                 return own
         if self.items is not None and column in self.items.columns:
             lookup = self.items.drop_duplicates("item_id").set_index("item_id")[column]
@@ -156,8 +156,18 @@ def _workers_of(judgments: pd.DataFrame) -> pd.Index:
 
 def roles_of(judgments: pd.DataFrame, context: ScreeningContext) -> pd.Series:
     """Each row's role, ``item`` where neither the table nor the item table says otherwise."""
-    role = context.item_column(judgments, "role")
-    return role.where(role.notna() & (role.astype(str) != ""), ItemRole.ITEM.value).astype(str)
+    role = context.item_column(judgments, "role").to_numpy(dtype=object)
+    named = pd.notna(role) & ~_blank(role)
+    return pd.Series(np.where(named, role, ItemRole.ITEM.value), index=judgments.index).astype(str)
+
+
+def _blank(values: np.ndarray) -> np.ndarray:
+    """Which of ``values`` (objects) are the empty text; a missing value is not (on plain
+    objects: pandas' text columns cost more per call, and live screening calls often)."""
+    present = pd.notna(values)
+    blank = np.zeros(len(values), dtype=bool)
+    blank[present] = values[present] == ""
+    return blank
 
 
 def answered(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
@@ -197,13 +207,24 @@ def result(
     **extra: pd.Series,
 ) -> pd.DataFrame:
     """The standard result frame over ``workers`` (missing: NaN score, evidence 0, no flag)."""
-    scores = score.reindex(workers).to_numpy(dtype=float)
-    flags = flag.astype("boolean").reindex(workers, fill_value=False).fillna(False)
+    scores = _aligned(score.to_numpy(dtype=float), score.index, workers, np.nan)
+    flags = flag.to_numpy(dtype=bool, na_value=False)
     columns = {
         "worker_id": workers.to_numpy(),
         "score": scores,
-        "evidence": evidence.reindex(workers, fill_value=0).fillna(0).to_numpy(dtype=int),
-        "flag": flags.to_numpy(dtype=bool) & np.isfinite(scores),
+        "evidence": _aligned(evidence.fillna(0).to_numpy(dtype=int), evidence.index, workers, 0),
+        "flag": _aligned(flags, flag.index, workers, False) & np.isfinite(scores),
     }
     columns.update({name: series.reindex(workers).to_numpy() for name, series in extra.items()})
     return pd.DataFrame(columns)
+
+
+def _aligned(values: np.ndarray, index: pd.Index, workers: pd.Index, missing: Any) -> np.ndarray:
+    """``values`` (labelled by ``index``) for each of ``workers``, ``missing`` where absent:
+    a reindex on plain arrays (every heuristic's result is built this way, live at each
+    submission)."""
+    at = index.get_indexer(workers)
+    out = np.full(len(workers), missing, dtype=values.dtype)
+    found = at >= 0
+    out[found] = values[at[found]]
+    return out

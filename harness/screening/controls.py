@@ -32,6 +32,25 @@ def shown_twice(rows: pd.DataFrame) -> pd.DataFrame:
     return shown[shown.duplicated(["worker_id", "item_id"], keep=False)]
 
 
+def _repeat_spreads(rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per (worker, item) of `shown_twice`: the worker, and the largest minus the smallest
+    value (on integer codes: grouping by two text columns costs more, live at every
+    submission)."""
+    shown = rows["role"].isin([*REPEATABLE, ItemRole.REPEAT.value]).to_numpy()
+    worker, workers = pd.factorize(rows["worker_id"].to_numpy()[shown])
+    item, items = pd.factorize(rows["item_id"].to_numpy()[shown])
+    width = max(len(items), 1)
+    pair, pairs = pd.factorize(worker.astype(np.int64) * width + item)
+    twice = (np.bincount(pair, minlength=len(pairs)) >= 2)[pair]
+    pair, code = pd.factorize(pair[twice])  # the pairs shown twice, coded again
+    values = rows["value"].to_numpy(dtype=float)[shown][twice]
+    high = np.full(len(code), -np.inf)
+    low = np.full(len(code), np.inf)
+    np.maximum.at(high, pair, values)
+    np.minimum.at(low, pair, values)
+    return np.asarray(workers)[np.asarray(pairs)[code] // width], high - low
+
+
 def high_random(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
     """H4: mean on random pairs minus mean on real items; flag above the threshold (0).
 
@@ -84,14 +103,8 @@ def calibration_failure(judgments: pd.DataFrame, context: ScreeningContext) -> p
     identical_fail = rows["value"].to_numpy()[identical] < (
         scale.max - IDENTICAL_TOLERANCE * scale.range - 1e-9
     )
-    shown = shown_twice(rows)
-    repeated: np.ndarray = np.empty(0, dtype=object)
-    repeat_fail: np.ndarray = np.empty(0, dtype=bool)
-    if len(shown):
-        spread = shown.groupby(["worker_id", "item_id"])["value"].agg(["max", "min"])
-        repeated = spread.index.get_level_values("worker_id").to_numpy()
-        gap = (spread["max"] - spread["min"]).to_numpy()
-        repeat_fail = gap > REPEAT_TOLERANCE * scale.range + 1e-9
+    repeated, gap = _repeat_spreads(rows)
+    repeat_fail = gap > REPEAT_TOLERANCE * scale.range + 1e-9
     checked = np.concatenate([rows["worker_id"].to_numpy()[identical], repeated])
     fails = np.concatenate([identical_fail, repeat_fail]).astype(float)
     codes, names = pd.factorize(checked)

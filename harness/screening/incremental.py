@@ -14,10 +14,10 @@ set of rows added, not on the batches they came in (up to the order of floating-
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from harness.roles import ItemRole
@@ -119,12 +119,15 @@ class IncrementalScores:
         if len(rows):
             self._refresh(self._ingest(rows))
 
-    def scores(self, own: set[str], units: set[str]) -> dict[HeuristicKey, pd.DataFrame]:
+    def scores(
+        self, own: set[str], units: set[str], *, per_assignment: bool = False
+    ) -> dict[HeuristicKey, pd.DataFrame]:
         """Per heuristic key of the policy: its result frame for the workers it may have moved.
 
         Own-answer heuristics are scored for ``own`` (workers with new rows); agreement
         heuristics for those and every co-rater of the items of ``units`` (H7 units:
-        assignments).
+        assignments). ``per_assignment``: H7 as `assignment_flags` judges it, a row per
+        (worker, assignment), as live screening decides it; else a row per worker.
         """
         out: dict[HeuristicKey, pd.DataFrame] = {}
         own_keys = [k for k in self.keys if k not in AGREEMENT]
@@ -137,23 +140,29 @@ class IncrementalScores:
         agreement = [k for k in self.keys if k in AGREEMENT]
         affected = self._affected(own, units)
         if agreement and affected:
-            out.update(self._agreement_scores(agreement, affected))
+            out.update(self._agreement_scores(agreement, affected, per_assignment))
         return {key: out[key] for key in self.keys if key in out}
 
-    def assignment_flags(self, names: Iterable[str]) -> pd.DataFrame:
+    def assignment_flags(self, names: list[str]) -> pd.DataFrame:
         """H7 per assignment of the workers ``names`` (as batch screening judges it,
         `harness.screening.correlation.low_correlation_assignments`): ``worker_id, unit,
         score, evidence, flag``, from the unit scores kept up to date by `add`."""
         assert self.unit_scores is not None
         rows = [
             (name, unit, score, evidence)
-            for name in names
-            for unit, (score, evidence) in self.unit_scores.get(
-                self.workers.encode([name])[0], {}
-            ).items()
+            for name, code in zip(names, self.workers.encode(names), strict=True)
+            for unit, (score, evidence) in self.unit_scores.get(code, {}).items()
         ]
-        per_unit = pd.DataFrame(rows, columns=["worker_id", "unit", "score", "evidence"])
-        return unit_flags(per_unit.astype({"score": float, "evidence": int}), self.context)
+        worker, unit, score, evidence = zip(*rows, strict=True) if rows else ((), (), (), ())
+        per_unit = pd.DataFrame(
+            {
+                "worker_id": np.array(worker, dtype=object),
+                "unit": np.array(unit, dtype=object),
+                "score": np.array(score, dtype=float),
+                "evidence": np.array(evidence, dtype=int),
+            }
+        )
+        return unit_flags(per_unit, self.context)
 
     def consensus_rho(self, names: list[str]) -> dict[str, Any]:
         """H8's leave-one-out Spearman rho of the workers ``names`` (for decision details)."""
@@ -171,9 +180,10 @@ class IncrementalScores:
         )
 
     def _agreement_scores(
-        self, keys: list[HeuristicKey], affected: set[int]
+        self, keys: list[HeuristicKey], affected: set[int], per_assignment: bool
     ) -> dict[HeuristicKey, pd.DataFrame]:
         workers = pd.Index(sorted(affected), name="worker_id")
+        names = self.workers.decode(workers)
         rows = self.content.rows("worker_id", workers)
         cell = cells(rows)
         assert self.aggregates is not None
@@ -184,7 +194,7 @@ class IncrementalScores:
         if HeuristicKey.DISAGREEABLE in keys:
             counts = self.aggregates.sides
             out[HeuristicKey.DISAGREEABLE] = disagreeable_of(workers, cell, counts, self.context)
-        if HeuristicKey.LOW_CORRELATION in keys:
+        if HeuristicKey.LOW_CORRELATION in keys and not per_assignment:
             assert self.unit_scores is not None
             mine = pd.DataFrame(
                 [
@@ -204,8 +214,10 @@ class IncrementalScores:
             out[HeuristicKey.MACHINE_AGREEMENT] = machine_agreement_of(
                 workers, cell, self.aggregates.totals, self.context, self._coded_references()
             )
-        for frame in out.values():
-            frame["worker_id"] = self.workers.decode(frame["worker_id"])
+        for frame in out.values():  # each frame has a row per worker of ``workers``, in order
+            frame["worker_id"] = names
+        if HeuristicKey.LOW_CORRELATION in keys and per_assignment:
+            out[HeuristicKey.LOW_CORRELATION] = self.assignment_flags(names)
         return out
 
     def _coded_references(self) -> dict[str, pd.Series]:
@@ -231,19 +243,19 @@ class IncrementalScores:
             skipped=rows["skipped"].fillna(False).astype(bool),
         ).sort_values("judgment_pk", kind="stable")
         self.rows.append(rows)
-        self.assignments.update(int(a) for a in rows["assignment_pk"].unique())
-        last = rows.sort_values("assignment_pk", kind="stable").drop_duplicates(
-            "worker_id", keep="last"
+        ids = zip(
+            rows["worker_id"].tolist(),
+            rows["worker_pk"].tolist(),
+            rows["assignment_id"].tolist(),
+            rows["assignment_pk"].tolist(),
+            strict=True,
         )
-        for name, worker, assignment in zip(
-            last["worker_id"], last["worker_pk"], last["assignment_pk"], strict=True
-        ):
-            self.worker_pk[name] = int(worker)
-            self.worker_name[int(worker)] = name
-            self.latest_assignment[name] = max(int(assignment), self.latest_assignment.get(name, 0))
-        units = rows[["assignment_id", "assignment_pk"]].drop_duplicates("assignment_pk")
-        for unit, pk in zip(units["assignment_id"], units["assignment_pk"], strict=True):
-            self.unit_assignment[str(unit)] = int(pk)
+        for name, worker, unit, assignment in ids:
+            self.assignments.add(assignment)
+            self.worker_pk[name] = worker
+            self.worker_name[worker] = name
+            self.latest_assignment[name] = max(assignment, self.latest_assignment.get(name, 0))
+            self.unit_assignment[str(unit)] = assignment
         content = _content_rows(rows, self.context)
         content = content.assign(
             item_id=self.items.encode(content["item_id"]),
@@ -267,7 +279,8 @@ class IncrementalScores:
 
     def _keep_unit_scores(self, fresh: pd.DataFrame) -> None:
         assert self.unit_scores is not None
-        for worker, unit, score, evidence in fresh.itertuples(index=False):
+        columns = (fresh[c].tolist() for c in ("worker_id", "unit", "score", "evidence"))
+        for worker, unit, score, evidence in zip(*columns, strict=True):
             self.unit_scores.setdefault(worker, {})[unit] = (score, evidence)
 
 

@@ -131,15 +131,10 @@ def _screen(
     if not own:
         return []
     units = {str(a) for a in rows["assignment_id"].unique()}
-    mine = rows[rows["assignment_pk"].isin(pending)]
-    results = scores.scores(own, units)
-    # H7 is judged per assignment, as batch screening does
-    if HeuristicKey.LOW_CORRELATION in results:
-        moved = results[HeuristicKey.LOW_CORRELATION]["worker_id"]
-        results[HeuristicKey.LOW_CORRELATION] = scores.assignment_flags(str(w) for w in moved)
+    results = scores.scores(own, units, per_assignment=True)  # H7 as batch screening judges it
     workers = {str(w) for frame in results.values() for w in frame["worker_id"]}
     previous = latest_flags(session, study.id, [scores.worker_pk[w] for w in workers])
-    own_assignment = _latest_by_worker(mine)
+    own_assignment = _latest_by_worker(rows, set(pending))
     changes = flag_changes(
         results,
         previous,
@@ -178,9 +173,11 @@ def _screen(
     return decisions
 
 
-def _latest_by_worker(rows: pd.DataFrame) -> dict[str, int]:
-    """Each worker's newest assignment (store id) among ``rows``."""
-    if rows.empty:
-        return {}
-    latest = rows.groupby(rows["worker_id"].astype(str))["assignment_pk"].max()
-    return {str(k): int(v) for k, v in latest.items()}
+def _latest_by_worker(rows: pd.DataFrame, assignments: set[int]) -> dict[str, int]:
+    """Each worker's newest assignment (store id) among ``assignments``, from ``rows``."""
+    latest: dict[str, int] = {}
+    pairs = zip(rows["worker_id"].tolist(), rows["assignment_pk"].tolist(), strict=True)
+    for name, assignment in pairs:
+        if assignment in assignments:
+            latest[str(name)] = max(int(assignment), latest.get(str(name), 0))
+    return latest

@@ -70,10 +70,6 @@ class RowStore:
         """The rows whose ``column`` is one of ``keys``."""
         return self.take(self.positions(column, keys))
 
-    def keys(self, column: str) -> list[object]:
-        """Every value of an indexed column seen so far."""
-        return list(self._index[column])
-
     def frame(self) -> pd.DataFrame:
         """The whole table."""
         return self.take(np.arange(self.size))

@@ -24,10 +24,10 @@ def _seconds(judgments: pd.DataFrame) -> pd.DataFrame:
 def _seconds_of(judgments: pd.DataFrame) -> pd.DataFrame:
     if "seconds" not in judgments.columns:
         return pd.DataFrame({"worker_id": pd.Series(dtype=str), "seconds": pd.Series(dtype=float)})
-    table = judgments[["worker_id", "seconds"]].copy()
-    table["worker_id"] = table["worker_id"].astype(str)
-    table["seconds"] = pd.to_numeric(table["seconds"], errors="coerce")
-    return table.dropna(subset=["seconds"])
+    seconds = pd.to_numeric(judgments["seconds"], errors="coerce")
+    timed = seconds.notna().to_numpy()
+    workers = judgments["worker_id"].astype(str).to_numpy()
+    return pd.DataFrame({"worker_id": workers[timed], "seconds": seconds.to_numpy()[timed]})
 
 
 def slow(judgments: pd.DataFrame, context: ScreeningContext) -> pd.DataFrame:
