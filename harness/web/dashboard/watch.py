@@ -12,6 +12,13 @@ is checked at most every `Watcher.check_every` seconds per study, and the judgme
 scores are read at most every `Watcher.figures_every` seconds: a busy study's page shows new
 submissions, decisions and events at once, and its workers table and alpha a moment later.
 
+A moved key does not make the whole study be read again: only the assignments and events
+stored since the last snapshot are (by id, `_quick`), added to the previous snapshot's; the
+rest (the report, HITs, money, decisions, workers: what grows with the study) is read again
+at most every `Watcher.full_every` seconds, and at once after a person's action (`moved`).
+`Snapshot.full` says which full reading a snapshot carries, so that the sections made only
+of those figures are rendered once per full reading (`Watcher.fragments`).
+
 A study with arms (docs/arms.md) is as many instruments as it has arms: each judgment read is
 labelled with its arm (by its assignment's HIT), and alpha, the progress of the work and the
 workers are shown per arm; alpha is never computed over the arms pooled.
@@ -22,7 +29,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -87,6 +94,7 @@ HISTORY_POINTS = 8
 """Points of the alpha plot computed for work stored before the dashboard opened the study."""
 
 EVENTS_SHOWN = 60
+SECTIONS = ("progress", "quality", "workers", "review", "events")
 BLOCK_KINDS = (EventKind.BLOCKED, EventKind.UNBLOCKED)
 PAUSE_KINDS = (EventKind.STUDY_PAUSE_INTENT, EventKind.STUDY_PAUSED)
 
@@ -123,6 +131,7 @@ class Snapshot:
     hourly: Decimal | None = None  # the reward per hour at the median time on task
     on_task: timedelta | None = None  # the median time from accepting to submitting
     budget_alert: bool = False  # the money committed reached `BUDGET_ALERT_SHARE` of the budget
+    full: int = 0  # the version of the full reading its slow figures come from (`_quick`)
 
     @property
     def latest(self) -> AlphaPoint | None:
@@ -161,9 +170,12 @@ class _StudyState:
     figures_lock: threading.Lock = field(default_factory=threading.Lock)
     key: tuple[int, int] | None = None
     checked_at: float = 0.0
+    full_at: float = 0.0  # when the whole study was last read (`Watcher.full_every`)
+    full_due: bool = True  # read it all next time (a person's action, new figures)
+    listed: list[dict[str, Any]] = field(default_factory=list)  # `_assignments` so far
     snapshot: Snapshot | None = None
     version: int = 0
-    fragments: dict[int, dict[str, str]] = field(default_factory=dict)
+    fragments: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name: (`_shows`, html)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -175,6 +187,7 @@ class Watcher:
     check_every: float = 0.25
     figures_every: float = 1.0
     alpha_every: float = 2.0
+    full_every: float = 1.0
     resamples: int = DASHBOARD_RESAMPLES
     background: bool = True
     _studies: dict[int, _StudyState] = field(default_factory=dict)
@@ -204,7 +217,18 @@ class Watcher:
                 if state.snapshot is not None and key == state.key and not figures_due:
                     return state.snapshot
                 state.key = key
-                state.snapshot = self._refresh(session, state)
+                previous = state.snapshot
+                if (
+                    previous is None
+                    or figures_due
+                    or state.full_due
+                    or not self.background
+                    or now - state.full_at >= self.full_every
+                ):
+                    state.full_due, state.full_at = False, now
+                    state.snapshot = self._refresh(session, state)
+                else:
+                    state.snapshot = self._quick(session, state, previous)
                 return state.snapshot
 
     def moved(self, study_id: int) -> None:
@@ -215,7 +239,7 @@ class Watcher:
             state = self._studies.get(study_id)
         if state is not None:
             with state.lock:
-                state.checked_at = 0.0
+                state.checked_at, state.full_due = 0.0, True
 
     def rows(self, study_id: int) -> pd.DataFrame:
         """The study's judgments read so far (screening's lean long table)."""
@@ -233,15 +257,16 @@ class Watcher:
             return [a for a in _assignments(session, study_id) if a["worker"] == worker]
 
     def fragments(self, snapshot: Snapshot, render: Any) -> dict[str, str]:
-        """The page's sections for ``snapshot`` rendered once (``render(snapshot)``) and kept
-        while it is the study's latest."""
+        """The page's sections for ``snapshot``, each rendered once (``render(snapshot,
+        names)`` gives the named ones) and kept while what it shows stays (`_shows`)."""
         state = self._state(snapshot.running.id)
         with state.lock:
-            found = state.fragments.get(snapshot.version)
-            if found is None:
-                found = render(snapshot)
-                state.fragments = {snapshot.version: found}
-            return found
+            wanted = _shows(snapshot)
+            stale = [n for n, v in wanted.items() if state.fragments.get(n, (-1, ""))[0] != v]
+            if stale:
+                for name, html in render(snapshot, stale).items():
+                    state.fragments[name] = (wanted[name], html)
+            return {name: state.fragments[name][1] for name in SECTIONS}
 
     def _state(self, study_id: int) -> _StudyState:
         with self._lock:
@@ -277,7 +302,7 @@ class Watcher:
             self._figures_later(state)
         rows = state.rows if state.rows is not None else pd.DataFrame()
         worker_scores = dict(state.worker_scores)
-        assignments = _assignments(session, state.study_id)
+        assignments = state.listed = _assignments(session, state.study_id)
         decisions = latest_decisions(session, state.study_id)
         names = _worker_names(session, {d.worker_id for d in decisions})
         blocked = _blocked(session, state.study_id)
@@ -345,6 +370,26 @@ class Watcher:
             hourly=hourly_pay(on_task, running.platform.reward),
             on_task=timedelta(seconds=statistics.median(on_task)) if on_task else None,
             budget_alert=budget_alert(report.committed, report.budget),
+            full=state.version,
+        )
+
+    def _quick(self, session: Session, state: _StudyState, previous: Snapshot) -> Snapshot:
+        """``previous`` with the assignments and events stored since it was read (by id: two
+        small queries, whatever the study's size); the rest is read again by `_refresh`."""
+        last = state.listed[-1]["pk"] if state.listed else 0
+        new = _assignments(session, state.study_id, after=last)
+        state.listed = state.listed + new
+        newest = previous.events[0]["id"] if previous.events else 0
+        events = _events(session, state.study_id, after=newest) + previous.events
+        submitted = AssignmentStatus.SUBMITTED.value
+        state.version += 1
+        return replace(
+            previous,
+            version=state.version,
+            pending=previous.pending + [a for a in new if a["status"] == submitted],
+            events=events[:EVENTS_SHOWN],
+            seen=state.key[1] if state.key is not None else previous.seen,
+            made_at=utcnow(),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -361,7 +406,7 @@ class Watcher:
                 state.figures_busy = False
             if moved:
                 with state.lock:
-                    state.key = None
+                    state.key, state.full_due = None, True
 
         threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
 
@@ -475,6 +520,20 @@ class Watcher:
         return points
 
 
+def _shows(snapshot: Snapshot) -> dict[str, Any]:
+    """What each section shows, as a key that moves when it does: a quick snapshot
+    (`Watcher._quick`) moves only the events and the submissions awaiting review, so the
+    other sections are rendered once per full reading."""
+    newest = snapshot.events[0]["id"] if snapshot.events else 0
+    return {
+        "progress": snapshot.full,
+        "quality": snapshot.full,
+        "workers": snapshot.full,
+        "review": (snapshot.full, len(snapshot.pending)),
+        "events": (snapshot.full, newest),
+    }
+
+
 def _auto_approval_delay(
     session: Session, study: Study, running: LaunchedStudy
 ) -> timedelta | None:
@@ -535,7 +594,8 @@ def _key(session: Session, study_id: int) -> tuple[int, int]:
     return int(count), int(newest or 0)
 
 
-def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
+def _assignments(session: Session, study_id: int, after: int = 0) -> list[dict[str, Any]]:
+    """The study's assignments stored after the one with store id ``after``, oldest first."""
     rows = session.execute(
         sa.select(
             col(Assignment.id),
@@ -548,7 +608,7 @@ def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
         )
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .join(Worker, col(Worker.id) == col(Assignment.worker_id))
-        .where(col(Hit.study_id) == study_id)
+        .where(col(Hit.study_id) == study_id, col(Assignment.id) > after)
         .order_by(col(Assignment.id))
     ).all()
     return [
@@ -672,10 +732,12 @@ def _worker_records(
     return records
 
 
-def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
+def _events(session: Session, study_id: int, after: int = 0) -> list[dict[str, Any]]:
+    """The study's newest `EVENTS_SHOWN` events logged after the one with id ``after``,
+    newest first."""
     events = session.exec(
         select(Event)
-        .where(Event.study_id == study_id)
+        .where(Event.study_id == study_id, col(Event.id) > after)
         .order_by(col(Event.id).desc())
         .limit(EVENTS_SHOWN)
     ).all()
