@@ -214,7 +214,12 @@ class Watcher:
                     and len(state.rows) != state.alpha_rows
                     and now - state.alpha_at >= self.alpha_every
                 )
-                if state.snapshot is not None and key == state.key and not figures_due:
+                if (
+                    state.snapshot is not None
+                    and key == state.key
+                    and not figures_due
+                    and not state.full_due
+                ):
                     return state.snapshot
                 state.key = key
                 previous = state.snapshot
