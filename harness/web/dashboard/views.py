@@ -301,7 +301,7 @@ def _render(state: DashboardState, snapshot: Snapshot, names: list[str]) -> dict
     (each page's own, and the newest event, which moves with every event)."""
     values = {"s": snapshot, "csrf": CSRF_SENTINEL, "seen": SEEN_SENTINEL}
     if "quality" in names:
-        values["plot"] = alpha_plot(snapshot.alpha)
+        values["plot"] = alpha_plot(snapshot.alpha, snapshot.alpha_min)
     return {name: state.templates.get_template(f"_{name}.html").render(**values) for name in names}
 
 

@@ -51,6 +51,7 @@ from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
 from harness.spec.study_types import definition
 from harness.stats.alpha import Level
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.database import session_scope
 from harness.store.decisions import acts, latest_decisions
@@ -132,6 +133,7 @@ class Snapshot:
     on_task: timedelta | None = None  # the median time from accepting to submitting
     budget_alert: bool = False  # the money committed reached `BUDGET_ALERT_SHARE` of the budget
     full: int = 0  # the version of the full reading its slow figures come from (`_quick`)
+    alpha_min: float = DEFAULT_ALPHA_MIN  # the spec's smallest acceptable alpha
 
     @property
     def latest(self) -> AlphaPoint | None:
@@ -154,6 +156,7 @@ class _StudyState:
     arm_items: dict[str, set[str]] = field(default_factory=dict)  # arm -> its HITs' items
     target: int = 0  # raters per item (in every arm)
     auto_approval_delay: timedelta | None = None  # None: the platform never approves by itself
+    alpha_min: float = DEFAULT_ALPHA_MIN
     worker_arms: dict[str, str] = field(default_factory=dict)
     arm_progress: list[ArmProgress] = field(default_factory=list)
     controls: list[ControlResult] = field(default_factory=list)
@@ -284,6 +287,8 @@ class Watcher:
                     items = _arm_items(session, study_id)
                     running = launched(session, study)
                     delay = _auto_approval_delay(session, study, running)
+                    version = session.get(InstrumentVersion, study.instrument_id)
+                    spec = version.spec if version is not None else {}
                 level = definition(context.scale.kind).alpha_level
                 state = self._studies[study_id] = _StudyState(
                     study_id,
@@ -293,6 +298,7 @@ class Watcher:
                     arm_items=items,
                     target=running.platform.assignments_per_hit,
                     auto_approval_delay=delay,
+                    alpha_min=float(spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
                 )
             return state
 
@@ -376,6 +382,7 @@ class Watcher:
             on_task=timedelta(seconds=statistics.median(on_task)) if on_task else None,
             budget_alert=budget_alert(report.committed, report.budget),
             full=state.version,
+            alpha_min=state.alpha_min,
         )
 
     def _quick(self, session: Session, state: _StudyState, previous: Snapshot) -> Snapshot:
