@@ -351,6 +351,8 @@ def _duration(value: timedelta | None) -> str:
     seconds = int(value.total_seconds())
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
+    if hours >= 24:
+        return f"{hours // 24} d {hours % 24:02d} h"
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
 
 

@@ -549,9 +549,13 @@ def _shows(snapshot: Snapshot) -> dict[str, Any]:
 def _auto_approval_delay(
     session: Session, study: Study, running: LaunchedStudy
 ) -> timedelta | None:
-    """How long after a submission its platform approves it by itself (the spec's
-    ``hit.auto_approval_delay``, as frozen); None where the platform never does."""
-    if not platform_named(running.platform.provider).capabilities.auto_approves:
+    """How long after a submission its platform approves it by itself (the platform's own
+    window, e.g. Prolific's 21 days, else the spec's ``hit.auto_approval_delay``, as frozen);
+    None where the platform never does."""
+    capabilities = platform_named(running.platform.provider).capabilities
+    if capabilities.auto_approval_window is not None:
+        return capabilities.auto_approval_window
+    if not capabilities.auto_approves:
         return None
     version = session.get(InstrumentVersion, study.instrument_id)
     seconds = (version.spec.get("hit") or {}).get("auto_approval_delay") if version else None
