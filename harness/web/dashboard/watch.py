@@ -15,9 +15,10 @@ submissions, decisions and events at once, and its workers table and alpha a mom
 A moved key does not make the whole study be read again: only the assignments and events
 stored since the last snapshot are (by id, `_quick`), added to the previous snapshot's; the
 rest (the report, HITs, money, decisions, workers: what grows with the study) is read again
-at most every `Watcher.full_every` seconds, and at once after a person's action (`moved`).
-`Snapshot.full` says which full reading a snapshot carries, so that the sections made only
-of those figures are rendered once per full reading (`Watcher.fragments`).
+at most every `Watcher.full_every` seconds in a thread of its own (`_refresh_later`), so no
+page waits for it, and at once after a person's action (`moved`), so the page after it shows
+what was done. `Snapshot.full` says which full reading a snapshot carries, so that the
+sections made only of those figures are rendered once per full reading (`fragments`).
 
 A study with arms (docs/arms.md) is as many instruments as it has arms: each judgment read is
 labelled with its arm (by its assignment's HIT), and alpha, the progress of the work and the
@@ -174,7 +175,9 @@ class _StudyState:
     key: tuple[int, int] | None = None
     checked_at: float = 0.0
     full_at: float = 0.0  # when the whole study was last read (`Watcher.full_every`)
-    full_due: bool = True  # read it all next time (a person's action, new figures)
+    full_due: bool = False  # read it all soon, in a thread (new figures)
+    full_busy: bool = False  # being read in a thread (`Watcher._refresh_later`)
+    acted: bool = False  # read it all now: a person acted (`Watcher.moved`)
     listed: list[dict[str, Any]] = field(default_factory=list)  # `_assignments` so far
     snapshot: Snapshot | None = None
     version: int = 0
@@ -222,21 +225,22 @@ class Watcher:
                     and key == state.key
                     and not figures_due
                     and not state.full_due
+                    and not state.acted
                 ):
                     return state.snapshot
                 state.key = key
                 previous = state.snapshot
+                if previous is None or state.acted or not self.background:
+                    state.acted = state.full_due = False
+                    state.full_at = now
+                    state.snapshot = self._install(state, *self._refresh(session, state))
+                    return state.snapshot
                 if (
-                    previous is None
-                    or figures_due
-                    or state.full_due
-                    or not self.background
-                    or now - state.full_at >= self.full_every
-                ):
+                    figures_due or state.full_due or now - state.full_at >= self.full_every
+                ) and not state.full_busy:
                     state.full_due, state.full_at = False, now
-                    state.snapshot = self._refresh(session, state)
-                else:
-                    state.snapshot = self._quick(session, state, previous)
+                    self._refresh_later(state)
+                state.snapshot = self._quick(session, state, previous)
                 return state.snapshot
 
     def moved(self, study_id: int) -> None:
@@ -247,7 +251,7 @@ class Watcher:
             state = self._studies.get(study_id)
         if state is not None:
             with state.lock:
-                state.checked_at, state.full_due = 0.0, True
+                state.checked_at, state.acted = 0.0, True
 
     def rows(self, study_id: int) -> pd.DataFrame:
         """The study's judgments read so far (screening's lean long table)."""
@@ -302,7 +306,36 @@ class Watcher:
                 )
             return state
 
-    def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
+    def _install(
+        self, state: _StudyState, made: Snapshot, listed: list[dict[str, Any]]
+    ) -> Snapshot:
+        """A full reading (`_refresh`) as the study's next version (under ``state.lock``)."""
+        state.version += 1
+        state.listed = listed
+        return replace(made, version=state.version, full=state.version)
+
+    def _refresh_later(self, state: _StudyState) -> None:
+        """Read the whole study in a thread (under ``state.lock``); meanwhile, and while it
+        is installed, pages get quick snapshots, so a new submission never waits for it."""
+        state.full_busy = True
+
+        def work() -> None:
+            try:
+                with session_scope(self.engine) as session:
+                    made, listed = self._refresh(session, state)
+                with state.lock:
+                    state.snapshot = self._install(state, made, listed)
+                    state.key = None  # the next snapshot adds what was stored since
+            finally:
+                state.full_busy = False
+
+        threading.Thread(target=work, daemon=True, name="dashboard-full").start()
+
+    def _refresh(
+        self, session: Session, state: _StudyState
+    ) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """The whole study read again (version 0: `_install` numbers it), and its
+        assignments."""
         study = session.get(Study, state.study_id)
         assert study is not None
         running = launched(session, study)
@@ -313,7 +346,7 @@ class Watcher:
             self._figures_later(state)
         rows = state.rows if state.rows is not None else pd.DataFrame()
         worker_scores = dict(state.worker_scores)
-        assignments = state.listed = _assignments(session, state.study_id)
+        assignments = _assignments(session, state.study_id)
         decisions = latest_decisions(session, state.study_id)
         names = _worker_names(session, {d.worker_id for d in decisions})
         blocked = _blocked(session, state.study_id)
@@ -341,9 +374,8 @@ class Watcher:
         table = worker_rows(rows, worker_scores, thresholds)
         if state.arm_items:
             table["arm"] = [state.worker_arms.get(str(w)) for w in table["worker_id"]]
-        state.version += 1
-        return Snapshot(
-            version=state.version,
+        made = Snapshot(
+            version=0,
             running=running,
             report=report,
             fees=money.fees(session, platform, running.id, running.platform.reward),
@@ -381,9 +413,9 @@ class Watcher:
             hourly=hourly_pay(on_task, running.platform.reward),
             on_task=timedelta(seconds=statistics.median(on_task)) if on_task else None,
             budget_alert=budget_alert(report.committed, report.budget),
-            full=state.version,
             alpha_min=state.alpha_min,
         )
+        return made, assignments
 
     def _quick(self, session: Session, state: _StudyState, previous: Snapshot) -> Snapshot:
         """``previous`` with the assignments and events stored since it was read (by id: two
@@ -418,7 +450,7 @@ class Watcher:
                 state.figures_busy = False
             if moved:
                 with state.lock:
-                    state.key, state.full_due = None, True
+                    state.key, state.full_due = None, True  # read in a thread, not waited for
 
         threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
 
