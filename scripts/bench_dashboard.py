@@ -94,6 +94,7 @@ class Dashboard(threading.Thread):
                         data = json.loads(line[6:])
                         version = data.get("version", version)
                         events = data.get("sections", {}).get("events", "")
+                        events += data.get("events", "")  # the feed's new rows
                         for assignment in SUBMITTED.findall(events):
                             self.seen.setdefault(assignment, now)
             except requests.RequestException:

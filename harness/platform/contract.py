@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -256,6 +256,8 @@ class Capabilities:
     blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
     demo: DemoEntry | None = None  # how `harness demo` runs on it (None: it does not)
     auto_approves: bool = False  # approves what nobody decided, the spec's auto_approval_delay on
+    # approves what nobody decided this long after it was submitted, whatever the spec says
+    auto_approval_window: timedelta | None = None
 
 
 class Platform(Protocol):

@@ -77,7 +77,7 @@ def test_an_unknown_top_level_key_is_an_error_not_ignored(tmp_path):
         f"{tmp_path / 'spec.yaml'}:18: rater_per_item: unknown key; allowed here: "
         "study, type, items, guidelines, consent, debrief, scale, controls, raters_per_item, "
         "items_per_hit, order, hosting, language, template, hit, qualifications, "
-        "screening, budget, adaptive, platform, imports"
+        "screening, budget, alpha_min, adaptive, platform, imports"
     ]
 
 
@@ -216,3 +216,12 @@ def test_a_bonus_ceiling_must_be_positive(tmp_path):
     text = MINIMAL_RATING_SPEC.replace('  reward: "0.10"', '  reward: "0.10"\n  max_bonus: 0')
     [problem] = _problems(tmp_path, text)
     assert problem.endswith(": hit.max_bonus: must be a positive amount")
+
+
+def test_alpha_min_is_a_share_of_perfect_agreement_and_not_part_of_the_instrument(tmp_path):
+    [problem] = _problems(tmp_path, MINIMAL_RATING_SPEC + "alpha_min: 1.5\n")
+    assert problem.endswith(":18: alpha_min: input should be less than or equal to 1 (got 1.5)")
+    plain = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
+    strict = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + "alpha_min: 0.8\n"))
+    assert (plain.spec.alpha_min, strict.spec.alpha_min) == (0.667, 0.8)
+    assert plain.instrument_hash == strict.instrument_hash

@@ -10,6 +10,7 @@ heavy (no HTTP client).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -51,6 +52,9 @@ class ProlificPlatform:
     capabilities = Capabilities(
         asks_returns=True,  # screening's request_return: the provider's request_return
         one_submission_per_study=True,  # a participant takes part in a Prolific study once
+        # "Submissions that are awaiting review are automatically approved after 21 days"
+        # (docs.prolific.com, API reference, submissions guide); the local service never does
+        auto_approval_window=timedelta(days=21),
         crowd_door="harness.providers.prolific.crowd:prolific_door",  # the local service's side
         demo=DemoEntry(  # participants take one part each: more of them
             "prolific-local", "prolific-local", "the local Prolific service", crowd_size=200, rank=1

@@ -48,13 +48,18 @@ from harness.store.studies import find_study
 from harness.web.dashboard import access
 from harness.web.dashboard.access import DashboardSettings
 from harness.web.dashboard.figures import alpha_plot, consensus_points, scatter_plot
-from harness.web.dashboard.watch import Snapshot, Watcher, studies_overview
+from harness.web.dashboard.watch import (
+    EVENTS_SHOWN,
+    Snapshot,
+    Watcher,
+    studies_overview,
+)
 from harness.web.security import new_nonce
 
 bp = Blueprint("dashboard", __name__)
 
-SECTIONS = ("progress", "quality", "workers", "review", "events")
 CSRF_SENTINEL = "__HARNESS_CSRF__"
+SEEN_SENTINEL = "__HARNESS_SEEN__"
 STREAM_SECONDS = 300.0
 """An event stream ends after this long; the browser reconnects at once (bounds a stuck one)."""
 KEEP_ALIVE = 15.0
@@ -198,14 +203,22 @@ def study(name: str) -> str:
     state = dashboard_state()
     snapshot = state.watcher.snapshot(study_id_of(name))
     sections = _sections(state, snapshot)
-    return page("study.html", s=snapshot, sections=sections, version=snapshot.version)
+    return page(
+        "study.html",
+        s=snapshot,
+        sections=sections,
+        version=snapshot.version,
+        events_shown=EVENTS_SHOWN,
+    )
 
 
 @bp.get("/study/<name>/stream")
 def stream(name: str) -> Response:
     """Server-sent events: an ``update`` whenever the study's snapshot moves past the version
-    the page has (``since``), with the sections that changed since the last one sent (all of
-    them the first time)."""
+    the page has (``since``), with what changed since the last one sent: the sections that
+    changed (all of them the first time), the events' rows the page lacks (``events``, newest
+    first, rather than the whole feed again) and the newest event (``seen``), which the
+    page's forms post back."""
     state = dashboard_state()
     study_id = study_id_of(name)
     token = access.csrf_token()
@@ -219,6 +232,7 @@ def stream(name: str) -> Response:
         last, quiet, start = since, time.monotonic(), time.monotonic()
         checked = start
         sent: dict[str, str] = {}  # what this page shows: only changed sections are sent
+        shown: set[int] = set()  # the events whose rows it has
         yield "retry: 1000\n\n"
         while time.monotonic() - start < STREAM_SECONDS:
             if time.monotonic() - checked > SESSION_CHECK:
@@ -228,12 +242,19 @@ def stream(name: str) -> Response:
                     return
             snapshot = state.watcher.snapshot(study_id)
             if snapshot.version != last:
-                fresh = _sections(state, snapshot, token)
+                fresh = state.watcher.fragments(snapshot, lambda s, n: _render(state, s, n))
                 changed = {k: v for k, v in fresh.items() if sent.get(k) != v}
+                rows = [e for e in snapshot.events if e["id"] not in shown]
+                if "events" in sent and rows:  # the page has the feed: only its new rows
+                    changed.pop("events", None)
                 sent.update(fresh)
+                shown |= {e["id"] for e in snapshot.events}
                 last = snapshot.version
-                if changed:
-                    payload = {"version": snapshot.version, "sections": changed}
+                payload: dict[str, Any] = {"version": snapshot.version, "seen": snapshot.seen}
+                payload["sections"] = {k: _filled(v, token, snapshot) for k, v in changed.items()}
+                if rows and "events" not in changed:
+                    payload["events"] = _event_rows(state, rows)
+                if changed or rows:
                     yield f"event: update\ndata: {json.dumps(payload)}\n\n"
                     quiet = time.monotonic()
             elif time.monotonic() - quiet > KEEP_ALIVE:
@@ -263,21 +284,30 @@ def worker(name: str, worker: str) -> str:
     )
 
 
-def _sections(
-    state: DashboardState, snapshot: Snapshot, token: str | None = None
-) -> dict[str, Markup]:
-    """The study page's live sections for ``snapshot``, with ``token`` (default: this
-    session's) as the CSRF token of their forms."""
-    rendered = state.watcher.fragments(snapshot, lambda s: _render_sections(state, s))
-    csrf = token or access.csrf_token()
-    return {k: Markup(v.replace(CSRF_SENTINEL, csrf)) for k, v in rendered.items()}
+def _sections(state: DashboardState, snapshot: Snapshot) -> dict[str, Markup]:
+    """The study page's live sections for ``snapshot``, with this session's CSRF token."""
+    rendered = state.watcher.fragments(snapshot, lambda s, n: _render(state, s, n))
+    csrf = access.csrf_token()
+    return {k: Markup(_filled(v, csrf, snapshot)) for k, v in rendered.items()}
 
 
-def _render_sections(state: DashboardState, snapshot: Snapshot) -> dict[str, str]:
-    values = {"s": snapshot, "csrf": CSRF_SENTINEL, "plot": alpha_plot(snapshot.alpha)}
-    return {
-        name: state.templates.get_template(f"_{name}.html").render(**values) for name in SECTIONS
-    }
+def _filled(html: str, csrf: str, snapshot: Snapshot) -> str:
+    """A section as shared by every page, with one page's CSRF token and ``seen`` put in."""
+    return html.replace(CSRF_SENTINEL, csrf).replace(SEEN_SENTINEL, str(snapshot.seen))
+
+
+def _render(state: DashboardState, snapshot: Snapshot, names: list[str]) -> dict[str, str]:
+    """The named sections of ``snapshot``, with placeholders for the CSRF token and ``seen``
+    (each page's own, and the newest event, which moves with every event)."""
+    values = {"s": snapshot, "csrf": CSRF_SENTINEL, "seen": SEEN_SENTINEL}
+    if "quality" in names:
+        values["plot"] = alpha_plot(snapshot.alpha, snapshot.alpha_min)
+    return {name: state.templates.get_template(f"_{name}.html").render(**values) for name in names}
+
+
+def _event_rows(state: DashboardState, events: list[dict[str, Any]]) -> str:
+    """The events feed's rows of ``events`` (sent to a page that has the feed)."""
+    return state.templates.get_template("_event_rows.html").render(events=events)
 
 
 def study_or_404(session: Session, name: str) -> Study:
@@ -321,6 +351,8 @@ def _duration(value: timedelta | None) -> str:
     seconds = int(value.total_seconds())
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
+    if hours >= 24:
+        return f"{hours // 24} d {hours % 24:02d} h"
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
 
 

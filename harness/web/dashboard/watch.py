@@ -12,6 +12,14 @@ is checked at most every `Watcher.check_every` seconds per study, and the judgme
 scores are read at most every `Watcher.figures_every` seconds: a busy study's page shows new
 submissions, decisions and events at once, and its workers table and alpha a moment later.
 
+A moved key does not make the whole study be read again: only the assignments and events
+stored since the last snapshot are (by id, `_quick`), added to the previous snapshot's; the
+rest (the report, HITs, money, decisions, workers: what grows with the study) is read again
+at most every `Watcher.full_every` seconds in a thread of its own (`_refresh_later`), so no
+page waits for it, and at once after a person's action (`moved`), so the page after it shows
+what was done. `Snapshot.full` says which full reading a snapshot carries, so that the
+sections made only of those figures are rendered once per full reading (`fragments`).
+
 A study with arms (docs/arms.md) is as many instruments as it has arms: each judgment read is
 labelled with its arm (by its assignment's HIT), and alpha, the progress of the work and the
 workers are shown per arm; alpha is never computed over the arms pooled.
@@ -22,7 +30,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -44,6 +52,7 @@ from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
 from harness.spec.study_types import definition
 from harness.stats.alpha import Level
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.database import session_scope
 from harness.store.decisions import acts, latest_decisions
@@ -87,6 +96,7 @@ HISTORY_POINTS = 8
 """Points of the alpha plot computed for work stored before the dashboard opened the study."""
 
 EVENTS_SHOWN = 60
+SECTIONS = ("progress", "quality", "workers", "review", "events")
 BLOCK_KINDS = (EventKind.BLOCKED, EventKind.UNBLOCKED)
 PAUSE_KINDS = (EventKind.STUDY_PAUSE_INTENT, EventKind.STUDY_PAUSED)
 
@@ -123,6 +133,8 @@ class Snapshot:
     hourly: Decimal | None = None  # the reward per hour at the median time on task
     on_task: timedelta | None = None  # the median time from accepting to submitting
     budget_alert: bool = False  # the money committed reached `BUDGET_ALERT_SHARE` of the budget
+    full: int = 0  # the version of the full reading its slow figures come from (`_quick`)
+    alpha_min: float = DEFAULT_ALPHA_MIN  # the spec's smallest acceptable alpha
 
     @property
     def latest(self) -> AlphaPoint | None:
@@ -145,6 +157,7 @@ class _StudyState:
     arm_items: dict[str, set[str]] = field(default_factory=dict)  # arm -> its HITs' items
     target: int = 0  # raters per item (in every arm)
     auto_approval_delay: timedelta | None = None  # None: the platform never approves by itself
+    alpha_min: float = DEFAULT_ALPHA_MIN
     worker_arms: dict[str, str] = field(default_factory=dict)
     arm_progress: list[ArmProgress] = field(default_factory=list)
     controls: list[ControlResult] = field(default_factory=list)
@@ -161,9 +174,14 @@ class _StudyState:
     figures_lock: threading.Lock = field(default_factory=threading.Lock)
     key: tuple[int, int] | None = None
     checked_at: float = 0.0
+    full_at: float = 0.0  # when the whole study was last read (`Watcher.full_every`)
+    full_due: bool = False  # read it all soon, in a thread (new figures)
+    full_busy: bool = False  # being read in a thread (`Watcher._refresh_later`)
+    acted: bool = False  # read it all now: a person acted (`Watcher.moved`)
+    listed: list[dict[str, Any]] = field(default_factory=list)  # `_assignments` so far
     snapshot: Snapshot | None = None
     version: int = 0
-    fragments: dict[int, dict[str, str]] = field(default_factory=dict)
+    fragments: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name: (`_shows`, html)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -175,6 +193,7 @@ class Watcher:
     check_every: float = 0.25
     figures_every: float = 1.0
     alpha_every: float = 2.0
+    full_every: float = 1.0
     resamples: int = DASHBOARD_RESAMPLES
     background: bool = True
     _studies: dict[int, _StudyState] = field(default_factory=dict)
@@ -201,10 +220,27 @@ class Watcher:
                     and len(state.rows) != state.alpha_rows
                     and now - state.alpha_at >= self.alpha_every
                 )
-                if state.snapshot is not None and key == state.key and not figures_due:
+                if (
+                    state.snapshot is not None
+                    and key == state.key
+                    and not figures_due
+                    and not state.full_due
+                    and not state.acted
+                ):
                     return state.snapshot
                 state.key = key
-                state.snapshot = self._refresh(session, state)
+                previous = state.snapshot
+                if previous is None or state.acted or not self.background:
+                    state.acted = state.full_due = False
+                    state.full_at = now
+                    state.snapshot = self._install(state, *self._refresh(session, state))
+                    return state.snapshot
+                if (
+                    figures_due or state.full_due or now - state.full_at >= self.full_every
+                ) and not state.full_busy:
+                    state.full_due, state.full_at = False, now
+                    self._refresh_later(state)
+                state.snapshot = self._quick(session, state, previous)
                 return state.snapshot
 
     def moved(self, study_id: int) -> None:
@@ -215,7 +251,7 @@ class Watcher:
             state = self._studies.get(study_id)
         if state is not None:
             with state.lock:
-                state.checked_at = 0.0
+                state.checked_at, state.acted = 0.0, True
 
     def rows(self, study_id: int) -> pd.DataFrame:
         """The study's judgments read so far (screening's lean long table)."""
@@ -233,15 +269,16 @@ class Watcher:
             return [a for a in _assignments(session, study_id) if a["worker"] == worker]
 
     def fragments(self, snapshot: Snapshot, render: Any) -> dict[str, str]:
-        """The page's sections for ``snapshot`` rendered once (``render(snapshot)``) and kept
-        while it is the study's latest."""
+        """The page's sections for ``snapshot``, each rendered once (``render(snapshot,
+        names)`` gives the named ones) and kept while what it shows stays (`_shows`)."""
         state = self._state(snapshot.running.id)
         with state.lock:
-            found = state.fragments.get(snapshot.version)
-            if found is None:
-                found = render(snapshot)
-                state.fragments = {snapshot.version: found}
-            return found
+            wanted = _shows(snapshot)
+            stale = [n for n, v in wanted.items() if state.fragments.get(n, (-1, ""))[0] != v]
+            if stale:
+                for name, html in render(snapshot, stale).items():
+                    state.fragments[name] = (wanted[name], html)
+            return {name: state.fragments[name][1] for name in SECTIONS}
 
     def _state(self, study_id: int) -> _StudyState:
         with self._lock:
@@ -254,6 +291,8 @@ class Watcher:
                     items = _arm_items(session, study_id)
                     running = launched(session, study)
                     delay = _auto_approval_delay(session, study, running)
+                    version = session.get(InstrumentVersion, study.instrument_id)
+                    spec = version.spec if version is not None else {}
                 level = definition(context.scale.kind).alpha_level
                 state = self._studies[study_id] = _StudyState(
                     study_id,
@@ -263,10 +302,40 @@ class Watcher:
                     arm_items=items,
                     target=running.platform.assignments_per_hit,
                     auto_approval_delay=delay,
+                    alpha_min=float(spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
                 )
             return state
 
-    def _refresh(self, session: Session, state: _StudyState) -> Snapshot:
+    def _install(
+        self, state: _StudyState, made: Snapshot, listed: list[dict[str, Any]]
+    ) -> Snapshot:
+        """A full reading (`_refresh`) as the study's next version (under ``state.lock``)."""
+        state.version += 1
+        state.listed = listed
+        return replace(made, version=state.version, full=state.version)
+
+    def _refresh_later(self, state: _StudyState) -> None:
+        """Read the whole study in a thread (under ``state.lock``); meanwhile, and while it
+        is installed, pages get quick snapshots, so a new submission never waits for it."""
+        state.full_busy = True
+
+        def work() -> None:
+            try:
+                with session_scope(self.engine) as session:
+                    made, listed = self._refresh(session, state)
+                with state.lock:
+                    state.snapshot = self._install(state, made, listed)
+                    state.key = None  # the next snapshot adds what was stored since
+            finally:
+                state.full_busy = False
+
+        threading.Thread(target=work, daemon=True, name="dashboard-full").start()
+
+    def _refresh(
+        self, session: Session, state: _StudyState
+    ) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """The whole study read again (version 0: `_install` numbers it), and its
+        assignments."""
         study = session.get(Study, state.study_id)
         assert study is not None
         running = launched(session, study)
@@ -305,9 +374,8 @@ class Watcher:
         table = worker_rows(rows, worker_scores, thresholds)
         if state.arm_items:
             table["arm"] = [state.worker_arms.get(str(w)) for w in table["worker_id"]]
-        state.version += 1
-        return Snapshot(
-            version=state.version,
+        made = Snapshot(
+            version=0,
             running=running,
             report=report,
             fees=money.fees(session, platform, running.id, running.platform.reward),
@@ -345,6 +413,27 @@ class Watcher:
             hourly=hourly_pay(on_task, running.platform.reward),
             on_task=timedelta(seconds=statistics.median(on_task)) if on_task else None,
             budget_alert=budget_alert(report.committed, report.budget),
+            alpha_min=state.alpha_min,
+        )
+        return made, assignments
+
+    def _quick(self, session: Session, state: _StudyState, previous: Snapshot) -> Snapshot:
+        """``previous`` with the assignments and events stored since it was read (by id: two
+        small queries, whatever the study's size); the rest is read again by `_refresh`."""
+        last = state.listed[-1]["pk"] if state.listed else 0
+        new = _assignments(session, state.study_id, after=last)
+        state.listed = state.listed + new
+        newest = previous.events[0]["id"] if previous.events else 0
+        events = _events(session, state.study_id, after=newest) + previous.events
+        submitted = AssignmentStatus.SUBMITTED.value
+        state.version += 1
+        return replace(
+            previous,
+            version=state.version,
+            pending=previous.pending + [a for a in new if a["status"] == submitted],
+            events=events[:EVENTS_SHOWN],
+            seen=state.key[1] if state.key is not None else previous.seen,
+            made_at=utcnow(),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -361,7 +450,7 @@ class Watcher:
                 state.figures_busy = False
             if moved:
                 with state.lock:
-                    state.key = None
+                    state.key, state.full_due = None, True  # read in a thread, not waited for
 
         threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
 
@@ -475,12 +564,30 @@ class Watcher:
         return points
 
 
+def _shows(snapshot: Snapshot) -> dict[str, Any]:
+    """What each section shows, as a key that moves when it does: a quick snapshot
+    (`Watcher._quick`) moves only the events and the submissions awaiting review, so the
+    other sections are rendered once per full reading."""
+    newest = snapshot.events[0]["id"] if snapshot.events else 0
+    return {
+        "progress": snapshot.full,
+        "quality": snapshot.full,
+        "workers": snapshot.full,
+        "review": (snapshot.full, len(snapshot.pending)),
+        "events": (snapshot.full, newest),
+    }
+
+
 def _auto_approval_delay(
     session: Session, study: Study, running: LaunchedStudy
 ) -> timedelta | None:
-    """How long after a submission its platform approves it by itself (the spec's
-    ``hit.auto_approval_delay``, as frozen); None where the platform never does."""
-    if not platform_named(running.platform.provider).capabilities.auto_approves:
+    """How long after a submission its platform approves it by itself (the platform's own
+    window, e.g. Prolific's 21 days, else the spec's ``hit.auto_approval_delay``, as frozen);
+    None where the platform never does."""
+    capabilities = platform_named(running.platform.provider).capabilities
+    if capabilities.auto_approval_window is not None:
+        return capabilities.auto_approval_window
+    if not capabilities.auto_approves:
         return None
     version = session.get(InstrumentVersion, study.instrument_id)
     seconds = (version.spec.get("hit") or {}).get("auto_approval_delay") if version else None
@@ -535,7 +642,8 @@ def _key(session: Session, study_id: int) -> tuple[int, int]:
     return int(count), int(newest or 0)
 
 
-def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
+def _assignments(session: Session, study_id: int, after: int = 0) -> list[dict[str, Any]]:
+    """The study's assignments stored after the one with store id ``after``, oldest first."""
     rows = session.execute(
         sa.select(
             col(Assignment.id),
@@ -548,7 +656,7 @@ def _assignments(session: Session, study_id: int) -> list[dict[str, Any]]:
         )
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .join(Worker, col(Worker.id) == col(Assignment.worker_id))
-        .where(col(Hit.study_id) == study_id)
+        .where(col(Hit.study_id) == study_id, col(Assignment.id) > after)
         .order_by(col(Assignment.id))
     ).all()
     return [
@@ -672,10 +780,12 @@ def _worker_records(
     return records
 
 
-def _events(session: Session, study_id: int) -> list[dict[str, Any]]:
+def _events(session: Session, study_id: int, after: int = 0) -> list[dict[str, Any]]:
+    """The study's newest `EVENTS_SHOWN` events logged after the one with id ``after``,
+    newest first."""
     events = session.exec(
         select(Event)
-        .where(Event.study_id == study_id)
+        .where(Event.study_id == study_id, col(Event.id) > after)
         .order_by(col(Event.id).desc())
         .limit(EVENTS_SHOWN)
     ).all()

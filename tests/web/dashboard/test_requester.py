@@ -12,6 +12,7 @@ from decimal import Decimal
 import pytest
 from sqlmodel import col, select
 
+from harness.platform.registry import platform_named
 from harness.providers.link.platform import LINK
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, AssignmentStatus
@@ -106,3 +107,21 @@ def test_the_page_warns_once_the_committed_money_passes_eighty_percent_of_the_bu
     # 4 HITs x 3 assignments x $0.10 on a study link (no fees): $1.20 committed
     said = "Committed $1.20, 86% of the budget $1.40: $0.20 left."
     assert (said in page) is alert
+
+
+def test_a_platform_approving_after_its_own_window_counts_down_from_it(
+    tmp_path, database_url, monkeypatch
+):
+    auto = dataclasses.replace(LINK.capabilities, auto_approval_window=timedelta(days=21))
+    monkeypatch.setattr(LINK, "capabilities", auto)
+    page = study_page(tmp_path, database_url)
+    # 21 days, not the spec's 1 day; the oldest of the 9 awaiting review was submitted 14
+    # minutes ago: 20 days 23 h 46 min to go; none within a day
+    assert "auto-approval in 20 d 23 h the oldest awaiting review; 0 within a day" in page
+    assert "approves what is not decided 21 d 00 h after it was submitted" in page
+
+
+def test_prolific_approves_what_nobody_decided_21_days_after_submission():
+    # docs.prolific.com, submissions guide: "Submissions that are awaiting review are
+    # automatically approved after 21 days"
+    assert platform_named("prolific").capabilities.auto_approval_window == timedelta(days=21)
