@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from functools import cache
 from gettext import GNUTranslations, NullTranslations
 from io import BytesIO
@@ -120,13 +120,16 @@ def format_number(
     if not math.isfinite(value):
         return f"{value:g}"
     locale = language or _CURRENT.get()
-    return format_decimal(
-        value,
-        format="#,##0.###",
-        locale=locale,
-        group_separator=False,
-        decimal_quantization=not every_decimal,
-    )
+    number = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    with localcontext() as context:  # room for every digit a participant may type
+        context.prec = max(context.prec, len(number.as_tuple().digits), number.adjusted()) + 8
+        return format_decimal(
+            number,
+            format="#,##0.###",
+            locale=locale,
+            group_separator=False,
+            decimal_quantization=not every_decimal,
+        )
 
 
 def format_time(when: datetime, language: str | None = None) -> str:

@@ -4,6 +4,7 @@ what a spec's ``language`` and a browser's languages choose."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,11 @@ def test_numbers_are_written_as_the_language_writes_them():
     # CLDR: German's decimal separator is a comma, English's and Hebrew's a point
     assert [format_number(7.5, lang) for lang in ("de", "en", "he")] == ["7,5", "7.5", "7.5"]
     assert format_number(12345, "de") == "12345"  # a scale's value, not an amount: no grouping
+
+
+def test_a_number_longer_than_decimals_default_precision_is_written_not_an_error():
+    # a participant may post any digits: quoting them back must not fail (it answered 500)
+    typed = "9" * 40
+    assert format_number(float(typed), "de") == "1" + "0" * 40
+    assert format_number(Decimal(typed + ".125"), "en", every_decimal=True) == typed + ".125"
+    assert format_number(Decimal(typed + ".125"), "de") == typed + ",125"
