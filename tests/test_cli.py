@@ -70,6 +70,7 @@ def test_a_store_made_by_an_older_harness_gets_told_to_run_db_upgrade(empty_data
     assert "cannot connect" not in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_the_dashboard_starts_without_a_development_server_warning(tmp_path):
     """Issue 39: `harness dashboard` printed werkzeug's "development server" warning, which is
     about serving the public; the dashboard serves one researcher, on loopback by default."""

@@ -170,6 +170,7 @@ def judgment_csvs(draw: st.DrawFn) -> bytes:
     return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + text.encode("utf-8")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(judgment_csvs(), st.booleans())
 def test_the_typed_read_gives_what_the_text_read_gives(data, numeric):

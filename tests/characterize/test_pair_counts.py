@@ -82,6 +82,7 @@ def test_bounds_step_past_long_runs_of_equal_values_at_once():
     assert first_at_least_above(ordered, np.array([0.0]), 0.3)[0] == 5000
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(means_arrays(), st.data())
 def test_distance_correlation_equals_the_quadratic_definition(means, data):

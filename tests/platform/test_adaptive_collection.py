@@ -220,6 +220,7 @@ def prolific_study(tmp_path: Any) -> Any:
     prolific.extensions["prolific_local"].close()
 
 
+@pytest.mark.slow
 def test_a_prolific_study_gets_the_places_its_hits_need_and_is_stopped_when_done(prolific_study):
     loaded, db, app, url, endpoint = prolific_study
     rule = rule_of(loaded.spec)

@@ -58,6 +58,8 @@ from tests.processes import forked
 from tests.serving import until_healthy
 from tests.web.test_serve_command import free_port
 
+pytestmark = pytest.mark.slow  # each kills a process or a server and waits on the next
+
 
 def killed_mid_action(db: str, endpoint: str, operation: str, moment: str, marker: str) -> None:
     """In a process of its own: carry out the study's decisions, stopping at ``operation``

@@ -112,6 +112,7 @@ def judgments_of(db: str, assignment: str) -> list[Judgment] | None:
         engine.dispose()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=12,
     deadline=None,
@@ -135,6 +136,7 @@ def test_sync_stores_an_assignment_whole_or_not_at_all(study, data):
         ), judgment.value
 
 
+@pytest.mark.slow
 def test_the_fuzzing_reached_both_outcomes():
     """Runs after the property test (same module, file order): some examples were stored and
     some refused, so the property was not vacuous."""

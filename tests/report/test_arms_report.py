@@ -87,6 +87,7 @@ def _arm_judgments(db: str, arm: str) -> pd.DataFrame:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_study_with_arms_is_characterized_one_arm_with_an_arms_section(tmp_path, database_url):
     built = build_arms_study(tmp_path, database_url)
     out = tmp_path / "report"

@@ -363,6 +363,7 @@ def test_a_missing_file_and_an_unknown_study_are_named(inputs, tmp_path):
     ) in result.output
 
 
+@pytest.mark.slow
 def test_stored_studies_are_characterized_with_their_card(database_url, inputs, tmp_path):
     engine = make_engine(database_url)
     with session_scope(engine) as session:
@@ -515,6 +516,7 @@ def test_screen_and_flagged_together_are_refused(inputs, tmp_path):
     assert "give one of --screened, --flagged or --screen" in result.output
 
 
+@pytest.mark.slow
 def test_a_study_in_pounds_is_reported_in_pounds(database_url, inputs, tmp_path):
     loaded = factories.reproduction_spec()
     platform = loaded.spec.platform.model_copy(update={"currency": "GBP"})

@@ -135,6 +135,7 @@ def arms_report_html(tmp_path_factory) -> Path:
     return directory / "report" / "report.html"
 
 
+@pytest.mark.slow
 def test_the_arms_section_reads_on_a_phone_verdict_first(arms_report_html, tmp_path):
     with chromium(PHONE) as driver:
         driver.get(arms_report_html.as_uri())

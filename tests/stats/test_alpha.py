@@ -141,6 +141,7 @@ def test_big_items_take_the_distinct_value_path_for_ratio(monkeypatch):
     assert krippendorff_alpha(long_table(data), "ratio") == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("zeros", [False, True])
 def test_ratio_alpha_over_many_distinct_values_agrees_with_the_package(monkeypatch, zeros):
     # Continuous values: with the direct-sum limit lowered to 4 values, both D_e and the big
@@ -221,6 +222,7 @@ def pairable(data: np.ndarray) -> np.ndarray:
     return data[:, counts >= 2]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reliability_data())
 def test_alpha_agrees_with_the_krippendorff_package(case):

@@ -238,6 +238,7 @@ def test_each_shipped_spec_s_page_passes_axe_and_fits_a_360_px_phone(spec):
     assert found == []
 
 
+@pytest.mark.slow
 def test_a_rating_scale_of_buttons_names_its_words(site):
     with chromium(NARROW_PHONE) as driver:
         driver.get(site.link("buttons", "BUTTONS"))
@@ -368,6 +369,7 @@ def _stored(db: str, participant: str) -> int:
         engine.dispose()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_study_type_is_completed_with_the_keyboard_alone(kind, site):
     """From the study link to the completion page with Tab, Space, arrows and Enter only; the
@@ -482,6 +484,7 @@ def _events(db: str, kind: Any) -> list[dict[str, Any]]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_participant_withdraws_mid_task_by_keyboard_on_every_platform(site):
     """On a study link (nobody to tell), from Prolific (asked for the return of the
     submission) and on MTurk (the worker is asked to return the HIT; a page MTurk hosts has

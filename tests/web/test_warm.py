@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlmodel import select
 
 from harness.platform.registry import connect
@@ -46,6 +47,7 @@ def _launched(engine, tmp_path):
     return study
 
 
+@pytest.mark.slow
 def test_a_worker_process_imports_scipy_and_makes_its_client_before_serving(
     engine, database_url, tmp_path
 ):

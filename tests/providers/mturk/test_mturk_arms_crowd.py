@@ -51,6 +51,7 @@ def screening_tasks(database_url):
     app.extensions["harness"].close()
 
 
+@pytest.mark.slow
 def test_a_crowd_fills_every_arm_and_sync_review_status_compare_and_expire_see_the_arms(
     tmp_path, mturk, client, screening_tasks, database_url, http
 ):

@@ -38,6 +38,7 @@ def _events(database_url, kind):
     return found
 
 
+@pytest.mark.slow
 def test_sync_gives_each_worker_the_arm_they_took_first_and_replaces_work_outside_it(
     tmp_path, mturk, client, database_url, http
 ):

@@ -103,10 +103,14 @@ def test_a_pause_of_harness_under_way_is_left_to_finish(prolific, launched):
     assert _prolific_study(prolific)["status"] == "PAUSED"
 
 
-def test_status_prints_the_stores_figures_when_prolific_cannot_be_read(prolific, launched):
+def test_status_prints_the_stores_figures_when_prolific_cannot_be_read(
+    prolific, launched, monkeypatch
+):
     from tests.providers.prolific.conftest import faults
 
     _spec, db, _output = launched
+    # every retry is still made; only the waits between them (seconds in all) are left out
+    monkeypatch.setattr(ProlificClient, "_backoff", lambda self, attempt: 0.0)
     faults(prolific.url, unavailable_share=1.0)
     status = harness_cli("status", "small", "--db", db)
     assert status.exit_code == 0, status.output

@@ -28,6 +28,7 @@ def post(http, base, token, action, **data):
     return http.post(f"{base}/dashboard/study/{STUDY}/{action}", data={"csrf_token": token, **data})
 
 
+@pytest.mark.slow
 def test_blocking_approving_rejecting_and_paying_from_the_page_act_on_the_platform(
     tmp_path, database_url
 ):
@@ -155,6 +156,7 @@ AGAIN = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_expiring_and_adding_raters_are_done_once_per_page(live):
     """A second click, a second tab posting at the same moment, or a stale tab is told what
     happened since its page was read; a page read afterwards may ask again."""
@@ -397,6 +399,7 @@ def test_many_submissions_are_approved_or_rejected_at_once(live):
     } == {"Rejected"}
 
 
+@pytest.mark.slow
 def test_a_bonus_is_paid_after_approval_from_the_workers_page(live):
     report = live.crowd(rounds=1)
     http, token = logged_in(live.url)

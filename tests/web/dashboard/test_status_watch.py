@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.platform.factories import harness_cli
 
 
+@pytest.mark.slow
 def test_status_shows_blocks_and_screening_and_watch_adds_alpha_and_events(live):
     live.crowd()
     once = harness_cli("status", "small", "--db", live.db)
