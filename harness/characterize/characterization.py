@@ -137,7 +137,13 @@ def instrument_figures(
     p = precision(instrument.judgments)
     return InstrumentFigures(
         card=procedure_card(instrument),
-        repeatability=repeatability(instrument.judgments, level, resamples=resamples, seed=seed),
+        repeatability=repeatability(
+            instrument.judgments,
+            level,
+            resamples=resamples,
+            seed=seed,
+            alpha_min=instrument.alpha_min,
+        ),
         precision=p,
         rank_stability=rank_stability_se(p.summaries),
         rank_stability_resolution=None
@@ -182,6 +188,7 @@ def characterize(
         original.judgments,
         new_name=new.name,
         original_name=original.name,
+        alpha_mins=(new.alpha_min, original.alpha_min),
         level=level,
         resamples=resamples,
         seed=seed,
@@ -275,6 +282,7 @@ def _screened(
         known=new.known,
         scale_range=new.scale_range,
         controls_left_out=new.controls_left_out,
+        alpha_min=new.alpha_min,
     )
     removed = sorted(set(new.judgments["worker_id"]) - set(table["worker_id"]))
     return Screened(
@@ -288,6 +296,7 @@ def _screened(
             original.judgments,
             new_name=kept.name,
             original_name=original.name,
+            alpha_mins=(kept.alpha_min, original.alpha_min),
             level=level,
             resamples=resamples,
             seed=seed,

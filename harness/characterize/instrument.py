@@ -22,6 +22,7 @@ from harness.datasets.ws353 import VERSION as WS353_VERSION
 from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
 from harness.money import money
 from harness.roles import ItemRole
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 
 CONTENT_ROLES = frozenset({ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value})
 _NOT_DISPLAY = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, "true_archetype", "display"}
@@ -39,6 +40,7 @@ class Instrument:
     scale_range: tuple[float, float] | None = None
     controls_left_out: int = 0
     given: pd.DataFrame | None = None  # the table as read, controls included (for screening)
+    alpha_min: float = DEFAULT_ALPHA_MIN  # smallest acceptable alpha: a study's spec, else 0.667
 
     def label(self, item: str) -> str:
         """An item named for a reader: its display columns when known, else its id."""
@@ -58,6 +60,7 @@ def instrument_from_table(
     kind: str,
     known: dict[str, Any] | None = None,
     scale_range: tuple[float, float] | None = None,
+    alpha_min: float = DEFAULT_ALPHA_MIN,
 ) -> Instrument:
     """An `Instrument` from a long table: controls left out, display columns gathered per item."""
     table = judgments
@@ -78,6 +81,7 @@ def instrument_from_table(
         scale_range=scale_range,
         controls_left_out=left_out,
         given=judgments,
+        alpha_min=alpha_min,
     )
 
 
@@ -207,6 +211,7 @@ def instrument_from_study(
         kind="study",
         known={k: v for k, v in known.items() if v not in (None, "")},
         scale_range=scale_range,
+        alpha_min=float(spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
     )
 
 

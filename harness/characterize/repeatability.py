@@ -13,6 +13,7 @@ import pandas as pd
 
 from harness.stats.agreement import summarize_agreement
 from harness.stats.alpha import Level
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,16 @@ class Repeatability:
 
 
 def repeatability(
-    judgments: pd.DataFrame, level: Level = "interval", *, resamples: int = 1000, seed: int = 0
+    judgments: pd.DataFrame,
+    level: Level = "interval",
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    alpha_min: float = DEFAULT_ALPHA_MIN,
 ) -> Repeatability:
-    """Alpha of ``judgments`` at ``level`` with a seeded item bootstrap of ``resamples``."""
-    s = summarize_agreement(judgments, level, resamples=resamples, seed=seed)
+    """Alpha of ``judgments`` at ``level`` with a seeded item bootstrap of ``resamples``;
+    q and the interval warning against ``alpha_min`` (the study's own, when it has one)."""
+    s = summarize_agreement(judgments, level, resamples=resamples, seed=seed, alpha_min=alpha_min)
     b = s.bootstrap
     return Repeatability(
         alpha=s.alpha,

@@ -24,6 +24,7 @@ from harness.characterize.precision import Precision, precision
 from harness.characterize.repeatability import Repeatability, repeatability
 from harness.errors import InputError
 from harness.stats.alpha import Level
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 
 MIN_SHARED_ITEMS = 30
 EXTREMES = 5
@@ -118,8 +119,10 @@ def reproducibility(
     resamples: int = 1000,
     seed: int = 0,
     minimum: int = MIN_SHARED_ITEMS,
+    alpha_mins: tuple[float, float] = (DEFAULT_ALPHA_MIN, DEFAULT_ALPHA_MIN),
 ) -> Reproducibility:
-    """The reproducibility figures of ``new`` against ``original`` (long tables)."""
+    """The reproducibility figures of ``new`` against ``original`` (long tables); each
+    alpha's q against its own instrument's smallest acceptable alpha (``alpha_mins``)."""
     p_new, p_original = precision(new), precision(original)
     overlap = item_overlap(
         p_new, p_original, new_name=new_name, original_name=original_name, minimum=minimum
@@ -142,8 +145,12 @@ def reproducibility(
     keep_original = original[original["item_id"].isin(ids)]
     return Reproducibility(
         overlap=overlap,
-        alpha_new=repeatability(keep_new, level, resamples=resamples, seed=seed),
-        alpha_original=repeatability(keep_original, level, resamples=resamples, seed=seed),
+        alpha_new=repeatability(
+            keep_new, level, resamples=resamples, seed=seed, alpha_min=alpha_mins[0]
+        ),
+        alpha_original=repeatability(
+            keep_original, level, resamples=resamples, seed=seed, alpha_min=alpha_mins[1]
+        ),
         spearman_means=float(stats.spearmanr(a["mean"], b["mean"]).statistic),
         pearson_means=float(stats.pearsonr(a["mean"], b["mean"]).statistic),
         pearson_sds=float(stats.pearsonr(sd_a, sd_b).statistic),

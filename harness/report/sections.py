@@ -68,10 +68,18 @@ def repeatability_section(c: Characterization) -> Section:
         + "."
     )
     first = c.new.repeatability
+    mins = {n: f.repeatability.alpha_min for n, f in columns(c).items()}
+    below = (
+        f"alpha_min = {first.alpha_min:.3f}"
+        if len(set(mins.values())) == 1
+        else "each instrument's alpha_min ("
+        + ", ".join(f"{n} {a:.3f}" for n, a in mins.items())
+        + ")"
+    )
     paragraph = (
         f"Alpha at the {first.level} level, from all pairable values; {first.resamples} "
         f"bootstrap resamples of items (seed {first.seed}), percentile 95% interval; q is the "
-        f"share of bootstrap alphas below alpha_min = {first.alpha_min:.3f}. Verdict: >= 0.800 "
+        f"share of bootstrap alphas below {below}. Verdict: >= 0.800 "
         f"reliable, 0.667-0.800 tentative, below unreliable ({METHODS_CITATION}, section 5)."
     )
     warnings = [

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 
 from harness.characterize import (
+    characterize,
+    instrument_from_study,
     instrument_from_table,
     instrument_from_ws353,
     precision,
@@ -20,6 +22,7 @@ from harness.characterize import (
     rank_stability_se,
     repeatability,
 )
+from harness.stats.agreement import summarize_agreement
 from tests.characterize import factories
 
 
@@ -142,3 +145,35 @@ def test_the_card_tells_raters_per_item_from_judgments_per_item():
     assert card.rows["judgments per item"].startswith(
         "min 2, median 2.5, max 3 (1 repeat judgment(s) by a rater who judged the item again"
     )
+
+
+def _ratings_near_alpha_0_8() -> pd.DataFrame:
+    """40 items on 0-10, five raters each with noise: alpha about 0.80, its interval from about
+    0.72, so q below 0.667 and below 0.8 differ."""
+    rng = np.random.default_rng(7)
+    truth = rng.uniform(0, 10, 40)
+    rows = [
+        (f"i{i:02d}", f"w{w}", float(np.clip(np.round(t + rng.normal(0, 1.6)), 0, 10)))
+        for i, t in enumerate(truth)
+        for w in range(5)
+    ]
+    return pd.DataFrame(rows, columns=["item_id", "worker_id", "value"])
+
+
+@pytest.mark.parametrize("alpha_min", [None, 0.8])
+def test_a_studys_alpha_min_sets_its_q_and_interval_warning(alpha_min):
+    table = _ratings_near_alpha_0_8()
+    spec = {} if alpha_min is None else {"alpha_min": alpha_min}
+    study = instrument_from_study({"name": "s"}, {"spec": spec}, table)
+    csv = instrument_from_table(table, name="csv", kind="csv")
+    data = characterize(study, csv, resamples=200, seed=0).to_dict()
+    q_table = summarize_agreement(table, "interval", resamples=200, seed=0).bootstrap.q_table
+    expected = 0.667 if alpha_min is None else 0.8
+    new, original = data["new"]["repeatability"], data["original"]["repeatability"]
+    assert new["alpha_min"] == expected
+    assert new["q_below_min"] == q_table[expected]
+    assert q_table[0.8] > q_table[0.667]  # the two can be told apart
+    assert (new["warning"] is not None) == (alpha_min is not None)  # low end ~0.72
+    assert data["reproducibility"]["alpha_new"]["alpha_min"] == expected
+    # the original, a CSV, has no spec: the default, whatever the new study says
+    assert (original["alpha_min"], original["q_below_min"]) == (0.667, q_table[0.667])

@@ -534,3 +534,22 @@ def test_a_study_in_pounds_is_reported_in_pounds(database_url, inputs, tmp_path)
         text = (tmp_path / written).read_text(encoding="utf-8")
         assert "£0.75 per HIT" in text and "£1,500.00" in text, written
         assert "$0.75" not in text, written
+
+
+@pytest.mark.slow
+def test_a_stored_studys_alpha_min_is_the_one_its_report_uses(database_url, inputs, tmp_path):
+    loaded = factories.reproduction_spec()
+    spec = loaded.spec.model_copy(update={"alpha_min": 0.8})
+    engine = make_engine(database_url)
+    with session_scope(engine) as session:
+        factories.store_study(session, replace(loaded, spec=spec), factories.reproduction(), "a8")
+    engine.dispose()
+    args = ("--original", str(inputs["ws353"]), "--db", database_url, "--bootstrap", "20")
+    result = run("--new", "a8", *args, "--quiet", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "report.json").read_text())
+    new, original = data["new"]["repeatability"], data["original"]["repeatability"]
+    assert (new["alpha_min"], original["alpha_min"]) == (0.8, 0.667)  # the CSV: the default
+    assert "below alpha_min = 0.800" in new["warning"]
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "each instrument's alpha_min (a8 (new, all judgments) 0.800, " in text
