@@ -15,7 +15,6 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from harness.hosting import Hosting
 from harness.spec.durations import parse_duration
-from harness.stats.reliability import DEFAULT_ALPHA_MIN
 
 Seconds = Annotated[int, BeforeValidator(parse_duration)]
 
@@ -283,8 +282,10 @@ class TaskSpec(Strict):
     qualifications: QualificationsSpec = QualificationsSpec()
     screening: dict[str, HeuristicPolicy] = {}
     budget: Money | None = None
-    # the smallest acceptable alpha (docs/methods.md): the dashboard's rule on the alpha chart
-    alpha_min: Annotated[float, Field(gt=0, le=1)] = DEFAULT_ALPHA_MIN
+    # the smallest acceptable alpha (docs/methods.md): q, the interval's warning and the
+    # dashboard's rule; the default is harness.stats.reliability.DEFAULT_ALPHA_MIN, written
+    # out here because importing the stats package loads pandas and scipy
+    alpha_min: Annotated[float, Field(gt=0, le=1)] = 0.667
     adaptive: AdaptiveSpec | None = None
     platform: PlatformSpec = PlatformSpec()
     imports: ImportsSpec = ImportsSpec()

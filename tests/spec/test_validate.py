@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from harness.cli import main
 from harness.errors import SpecError
 from harness.spec import load_spec
+from harness.stats.reliability import DEFAULT_ALPHA_MIN
 from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, TASK_SPECS, write_spec
 
 
@@ -223,5 +224,5 @@ def test_alpha_min_is_a_share_of_perfect_agreement_and_not_part_of_the_instrumen
     assert problem.endswith(":18: alpha_min: input should be less than or equal to 1 (got 1.5)")
     plain = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC))
     strict = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + "alpha_min: 0.8\n"))
-    assert (plain.spec.alpha_min, strict.spec.alpha_min) == (0.667, 0.8)
+    assert (plain.spec.alpha_min, strict.spec.alpha_min) == (DEFAULT_ALPHA_MIN, 0.8)
     assert plain.instrument_hash == strict.instrument_hash
