@@ -52,6 +52,8 @@ __all__ = [
     "ListingProvider",
     "LocalCommand",
     "LocalService",
+    "Messages",
+    "Messaging",
     "Pauses",
     "Pausing",
     "PlacesPlatform",
@@ -71,6 +73,7 @@ __all__ = [
     "WorkSettings",
     "WorkUnit",
     "WorkerSites",
+    "messaging",
     "pausing",
 ]
 
@@ -251,6 +254,7 @@ class Capabilities:
     arm_groups: bool = False  # keeps a worker to one arm's units (`GroupsProvider`)
     one_submission_per_study: bool = False  # a participant takes part in a study once
     pausing: Pausing | None = None  # what a pause does (None: it cannot pause; `pausing`)
+    messaging: Messaging | None = None  # how a worker is written to (None: not; `messaging`)
     crowd_door: str | None = None  # "module:attribute" of how simulated participants arrive
     local_command: LocalCommand | None = None  # the command running its local service
     blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
@@ -591,3 +595,41 @@ class Pauses(Protocol):
     def pause(self, study_ref: str) -> None: ...
 
     def resume(self, study_ref: str) -> None: ...
+
+
+# -- messages to a worker ---------------------------------------------------------------------
+# Writing to one worker is a capability: MTurk e-mails them (NotifyWorkers), Prolific shows it
+# in their messages; a study link knows no address. The platform says what a message may hold
+# (``Capabilities.messaging``, read by `messaging`) and its provider implements `Messages`.
+
+
+@dataclass(frozen=True)
+class Messaging:
+    """How a platform carries a message from the researcher to one worker, or why it cannot:
+    ``subject``, the longest subject (None: its messages have none); ``text``, the longest
+    text; ``says``, where the worker reads it (or why there is no message)."""
+
+    can: bool
+    says: str
+    subject: int | None = None
+    text: int = 0
+
+
+def messaging(platform: Platform) -> Messaging:
+    """How ``platform`` messages a worker (one whose capabilities name none cannot)."""
+    found = platform.capabilities.messaging
+    return found or Messaging(
+        False, f"{platform.label} has no message to a worker harness can send"
+    )
+
+
+@runtime_checkable
+class Messages(Protocol):
+    """A provider that can send one worker a message (not idempotent: the caller records it
+    before and after, `harness.platform.messages`). ``study_ref`` is the platform's id of the
+    study the message is about, where the platform asks for one (Prolific), else None;
+    `PlatformError` when the platform did not deliver it."""
+
+    def message(
+        self, worker_id: str, subject: str | None, text: str, study_ref: str | None
+    ) -> None: ...

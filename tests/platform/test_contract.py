@@ -21,6 +21,7 @@ from harness.platform.contract import (
     GroupPages,
     GroupsProvider,
     ListingProvider,
+    Messages,
     Pauses,
     PlacesPlatform,
     PlacesProvider,
@@ -32,6 +33,7 @@ from harness.platform.contract import (
     WorkerSites,
     WorkSettings,
     WorkUnit,
+    messaging,
     pausing,
 )
 from harness.platform.registry import PLATFORMS, connect, load, platform_named, platform_of_target
@@ -206,6 +208,7 @@ def test_what_the_capabilities_say_the_provider_can_do(platform, provider):
     assert isinstance(provider, GroupsProvider) == capabilities.arm_groups
     assert isinstance(provider, ReturnAsker) == capabilities.asks_returns
     assert isinstance(provider, Pauses) == pausing(platform).can
+    assert isinstance(provider, Messages) == messaging(platform).can
     assert isinstance(provider, PlacesProvider) == isinstance(platform, PlacesPlatform)
 
 

@@ -25,6 +25,7 @@ from harness.platform.contract import (
     Capabilities,
     CostEstimate,
     DemoEntry,
+    Messaging,
     Pausing,
     PlatformEvent,
     Provider,
@@ -55,6 +56,11 @@ class LinkPlatform:
     hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL,)
     capabilities = Capabilities(
         pays=False,  # approvals, rejections and bonuses are recorded for the researcher to act on
+        messaging=Messaging(
+            False,
+            "a study link knows no address of its participants: write to them the way you "
+            "recruited them",
+        ),
         crowd_door="harness.providers.link.crowd:link_door",  # how simulated participants come
         demo=DemoEntry(
             "link", "link", "a study link for your own participants", crowd_size=30, rank=2

@@ -21,6 +21,7 @@ from harness.platform.contract import (
     EventTopic,
     LocalCommand,
     LocalService,
+    Messaging,
     Pausing,
     PlatformEvent,
     Provider,
@@ -72,6 +73,9 @@ class MTurkPlatform:
             "MTurk has no pause: its API can only expire a HIT, which stops new workers for good "
             "(workers already on it can still submit). To stop new workers, expire the study; "
             "to collect more work later, launch a new study.",
+        ),
+        messaging=Messaging(  # NotifyWorkers' documented limits
+            True, "MTurk e-mails it to the worker, from MTurk", subject=200, text=4096
         ),
         arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
         auto_approves=True,  # AutoApprovalDelayInSeconds after a submission

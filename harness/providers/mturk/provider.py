@@ -329,6 +329,25 @@ class MTurkProvider:
             if error_code(exc) != DUPLICATE:
                 raise _platform_error(exc, f"pay a bonus on {assignment_id}") from exc
 
+    def message(
+        self, worker_id: str, subject: str | None, text: str, study_ref: str | None
+    ) -> None:
+        """E-mail the worker (NotifyWorkers; sent once, never retried: MTurk has no token for
+        it); `PlatformError` with MTurk's reason when it could not be sent to them."""
+        answer = self._call(
+            "notify_workers",
+            f"message worker {worker_id}",
+            safe=False,
+            Subject=subject or "",
+            MessageText=text,
+            WorkerIds=[worker_id],
+        )
+        for failed in answer.get("NotifyWorkersFailureStatuses", []):
+            why = failed.get("NotifyWorkersFailureMessage") or failed.get(
+                "NotifyWorkersFailureCode"
+            )
+            raise PlatformError(f"MTurk did not message worker {worker_id}: {why}")
+
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
         self._call(
             "associate_qualification_with_worker",

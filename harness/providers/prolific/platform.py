@@ -24,6 +24,7 @@ from harness.platform.contract import (
     DemoEntry,
     LocalCommand,
     LocalService,
+    Messaging,
     Pausing,
     PlatformEvent,
     Provider,
@@ -50,6 +51,8 @@ class ProlificPlatform:
     targets: tuple[str, ...] = ("prolific-local", "prolific")
     hostings: tuple[Hosting, ...] = (Hosting.EXTERNAL,)
     capabilities = Capabilities(
+        # a message has no subject; its API documents no length: harness's bound
+        messaging=Messaging(True, "Prolific shows it in the participant's messages", text=10_000),
         asks_returns=True,  # screening's request_return: the provider's request_return
         one_submission_per_study=True,  # a participant takes part in a Prolific study once
         # "Submissions that are awaiting review are automatically approved after 21 days"

@@ -397,6 +397,20 @@ class ProlificProvider:
     ) -> None:
         raise NotImplementedError("Prolific bonuses are two steps (create_bonus, pay_bonus)")
 
+    def message(
+        self, worker_id: str, subject: str | None, text: str, study_ref: str | None
+    ) -> None:
+        """Send the participant a message about the study (Prolific's messages have no
+        subject; sending is not idempotent: never repeated)."""
+        if study_ref is None:
+            raise ProlificError("a message on Prolific is about a study: it has none yet")
+        self.client.call(
+            "POST",
+            "messages/",
+            safe=False,
+            json={"recipient_id": worker_id, "body": text, "study_id": study_ref},
+        )
+
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
         self.client.call(
             "POST",

@@ -413,3 +413,19 @@ def test_answer_timestamps_are_the_instants_botocore_reads_in_utc():
         assert ours[name] == botocores[name]
         assert ours[name].utcoffset() == timedelta(0)
     assert ours["SubmitTime"].tzinfo is UTC
+
+
+def test_a_message_is_one_notify_workers_call_and_a_failure_names_the_worker(stubbed):
+    provider, stub = stubbed
+    sent = {"Subject": "About HIT 3", "MessageText": "Thanks!", "WorkerIds": ["AWORKER1"]}
+    stub.add_response("notify_workers", {"NotifyWorkersFailureStatuses": []}, sent)
+    provider.message("AWORKER1", "About HIT 3", "Thanks!", None)
+    failure = {
+        "NotifyWorkersFailureCode": "HardFailure",
+        "NotifyWorkersFailureMessage": "the worker is unknown.",
+        "WorkerId": "AWORKER1",
+    }
+    stub.add_response("notify_workers", {"NotifyWorkersFailureStatuses": [failure]}, sent)
+    with pytest.raises(PlatformError) as info:
+        provider.message("AWORKER1", "About HIT 3", "Thanks!", None)
+    assert str(info.value) == "MTurk did not message worker AWORKER1: the worker is unknown."

@@ -259,6 +259,7 @@ def test_every_request_harness_sends_is_one_the_schema_describes(prolific, tmp_p
     provider.exclude(study["filters"][-1]["selected_values"][0], "5fdone")
     provider.include(study["filters"][-1]["selected_values"][0], "5fdone")
     provider.approve_many([])
+    provider.message("5fdone", None, "Thanks for taking part.", study["id"])
     problems = [p for method, path, body in sent for p in request_problems(method, path, body)]
     assert problems == []
     writes = {(m, re.sub(r"[0-9a-f]{24}", "<id>", p)) for m, p, _b in sent if m != "GET"}
@@ -273,7 +274,13 @@ def test_every_request_harness_sends_is_one_the_schema_describes(prolific, tmp_p
         ("POST", "submissions/bonus-payments/"),
         ("POST", "participant-groups/<id>/participants/"),
         ("DELETE", "participant-groups/<id>/participants/"),
+        ("POST", "messages/"),
     }
+    told = provider.client.call("GET", "messages/", safe=True, params={"user_id": "5fdone"})
+    told = told["results"]
+    assert [(m["body"], m["data"]["study_id"]) for m in told] == [
+        ("Thanks for taking part.", study["id"])
+    ]
     assert study["project"] in {
         p["id"]
         for p in provider.client.pages(f"workspaces/{provider.workspace()}/projects/")

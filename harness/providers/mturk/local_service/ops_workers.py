@@ -41,11 +41,11 @@ def list_worker_blocks(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def notify_workers(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    """Message up to 100 workers; a worker this service has never seen is a HardFailure."""
+    """Message 1 to 100 workers; a worker this service has never seen is a HardFailure."""
     ids = p["WorkerIds"]
-    if len(ids) > MAX_NOTIFY:
+    if not 1 <= len(ids) <= MAX_NOTIFY:
         raise invalid_value(
-            f"{len(ids)} worker ids", "WorkerIds", f"At most {MAX_NOTIFY} can be given."
+            f"{len(ids)} worker ids", "WorkerIds", f"1 to {MAX_NOTIFY} can be given."
         )
     _length = {"Subject": 200, "MessageText": 4096}  # MTurk's documented limits
     for name, most in _length.items():

@@ -277,7 +277,7 @@ def test_notify_workers_takes_at_most_100_ids(client):
         client.notify_workers(
             Subject="s", MessageText="m", WorkerIds=[f"AW{i}" for i in range(101)]
         )
-    assert "At most 100 can be given" in str(info.value)
+    assert "1 to 100 can be given" in str(info.value)
 
 
 def test_groups_closed_to_each_other_by_does_not_exist_hide_and_refuse_the_other_group(
@@ -320,3 +320,24 @@ def test_groups_closed_to_each_other_by_does_not_exist_hide_and_refuse_the_other
     assert set(visible(mturk, "AINB")) & set(hits.values()) == {hits["b"]}
     client.disassociate_qualification_from_worker(QualificationTypeId=groups["b"], WorkerId="AINB")
     assert can_accept(mturk, hits["a"], "AINB")
+
+
+def test_notify_workers_refuses_a_long_subject_or_text_and_no_worker(client):
+    """MTurk's limits: a subject of at most 200 characters, a text of at most 4,096, one to
+    100 worker ids."""
+    for subject, text in (("s" * 201, "m"), ("s", "m" * 4097)):
+        with pytest.raises(ClientError) as info:
+            client.notify_workers(Subject=subject, MessageText=text, WorkerIds=["AKNOWN"])
+        assert "It must be at most" in str(info.value)
+    with pytest.raises(ClientError) as info:
+        client.notify_workers(Subject="s", MessageText="m", WorkerIds=[])
+    assert "1 to 100 can be given" in str(info.value)
+
+
+def test_notify_workers_keeps_each_message_at_its_longest(mturk, client):
+    mturk.get("/worker/hits", workerId="AKNOWN")
+    subject, text = "s" * 200, "m" * 4096
+    answer = client.notify_workers(Subject=subject, MessageText=text, WorkerIds=["AKNOWN"])
+    assert answer["NotifyWorkersFailureStatuses"] == []
+    messages = mturk.get("/worker/messages", workerId="AKNOWN").json()["Messages"]
+    assert [(m["Subject"], m["MessageText"]) for m in messages] == [(subject, text)]
