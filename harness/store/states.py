@@ -116,6 +116,8 @@ class EventKind(StrEnum):
     BLOCKED = "worker.blocked"
     UNBLOCK_INTENT = "worker.unblock.intent"
     UNBLOCKED = "worker.unblocked"
+    MESSAGE_INTENT = "worker.message.intent"
+    MESSAGED = "worker.messaged"
     REPLACE_INTENT = "review.replace.intent"
     REPLACED = "review.replaced"
     REPLACE_REFUSED = "review.replace.refused"

@@ -1,6 +1,6 @@
-"""What a person does from a study page: block or unblock a worker, approve or reject a
-submission with feedback, pay a bonus, pause, resume or expire the study, add raters to a HIT,
-carry out or overrule a screening decision.
+"""What a person does from a study page: block or unblock a worker, send a worker a message,
+approve or reject a submission with feedback, pay a bonus, pause, resume or expire the study,
+add raters to a HIT, carry out or overrule a screening decision.
 
 Each goes through the same functions as the command line (`harness.platform.actions`,
 `harness.platform.review`, `harness.platform.pause`, `harness.platform.expire`), so it is
@@ -35,6 +35,7 @@ from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_
 from harness.platform.contract import Provider, pausing
 from harness.platform.expire import expire_study
 from harness.platform.launch_plan import action_token
+from harness.platform.messages import message_worker
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
 from harness.platform.review import apply_decision, overrule_decision, unflagged_submissions
@@ -220,6 +221,32 @@ def unblock(name: str) -> Response:
             if once
             else ""
         )
+
+    return _act(name, work)
+
+
+@bp.post("/study/<name>/message")
+def message(name: str) -> Response:
+    """Send a worker a message (a subject where the platform has one, and a text), once per
+    (worker, subject, text): a second click or tab is told it was sent."""
+
+    def work(session: Session, running: LaunchedStudy) -> str:
+        worker = _field("worker")
+        subject = request.form.get("subject", "")
+        text = request.form.get("text", "")
+        reason = REASON.format(what="a message by hand")
+        try:
+            sent = message_worker(
+                session, provider_for(running), running, worker, subject, text, reason
+            )
+        except ActionInProgress:
+            raise Refused(
+                f"this message to {worker} is being sent now (another tab, a second click or "
+                "another process asked first)"
+            ) from None
+        if not sent:
+            return f"This message was sent to {worker} already: not sent again."
+        return f"Message sent to {worker}."
 
     return _act(name, work)
 

@@ -42,7 +42,7 @@ from sqlmodel import Session, col, func, select
 from harness.clock import utcnow
 from harness.errors import InputError
 from harness.platform import money
-from harness.platform.contract import Pausing, pausing
+from harness.platform.contract import Messaging, Pausing, messaging, pausing
 from harness.platform.registry import platform_named
 from harness.platform.review import unflagged_count
 from harness.platform.status import ReportedStudy, StudyReport, study_report
@@ -125,6 +125,7 @@ class Snapshot:
     scale: tuple[float, float]
     made_at: datetime
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
+    messaging: Messaging  # what a message to a worker may hold there, or why there is none
     paused_since: datetime | None = None
     seen: int = 0  # the study's newest event when the snapshot was read: forms post it back
     unflagged: int = 0  # submissions awaiting review from workers screening has not flagged
@@ -399,6 +400,7 @@ class Watcher:
             scale=(state.context.scale.min, state.context.scale.max),
             made_at=utcnow(),
             pausing=pausing(platform),
+            messaging=messaging(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
             seen=state.key[1] if state.key is not None else 0,
             unflagged=unflagged_count(session, state.study_id),
@@ -813,6 +815,8 @@ def _subject(event: Event) -> str:
         return str(payload["assignment"]) + (f" (worker {worker})" if worker else "")
     if payload.get("hit"):
         return f"HIT {payload['hit']}"
+    if payload.get("worker"):  # a message
+        return f"worker {payload['worker']}"
     return subject
 
 

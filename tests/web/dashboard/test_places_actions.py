@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 import requests
-from sqlmodel import select
+from sqlmodel import col, select
 
 from harness.providers.prolific.crowd import ProlificDoor
 from harness.simulate import Crowd
 from harness.simulate.answering import Answering, DriverReport
 from harness.simulate.places_driver import PlacesWorkers, participant_id
 from harness.store import make_engine, session_scope
-from harness.store.models import Hit
+from harness.store.models import Assignment, Hit, Worker
 from tests.platform.factories import harness_cli, truths_of
 from tests.web.dashboard.factories import (
     STUDY,
@@ -53,6 +53,19 @@ def on_prolific(live: LivePlacesStudy, path: str) -> Any:
     got = requests.get(f"{live.endpoint}/api/v1/{path}", headers=AUTH, timeout=10)
     got.raise_for_status()
     return got.json()
+
+
+def worker_of(live: LivePlacesStudy, aid: str) -> str:
+    """The participant who submitted assignment ``aid``."""
+    engine = make_engine(live.db)
+    with session_scope(engine) as session:
+        found = session.exec(
+            select(Worker.platform_worker_id)
+            .join(Assignment, col(Assignment.worker_id) == col(Worker.id))
+            .where(Assignment.platform_assignment_id == aid)
+        ).one()
+    engine.dispose()
+    return found
 
 
 def prolific_study(live: LivePlacesStudy) -> dict[str, Any]:
@@ -91,6 +104,21 @@ def test_approve_reject_bonus_and_raters_are_done_on_prolific_or_recorded_on_a_l
     }, told
     added = flashed(post(http, live, token, "raters", hit="0", count="1"))
     assert added == "HIT 0: 1 more raters."
+    worker = worker_of(live, first)
+    said = flashed(post(http, live, token, "message", worker=worker, text="Thanks for coming."))
+    page = http.get(f"{live.url}/dashboard/study/{STUDY}/worker/{worker}").text
+    if prolific:  # Prolific's messages have no subject
+        assert said == f"Message sent to {worker}."
+        assert 'id="message-worker"' in page and 'name="subject"' not in page
+        told = on_prolific(live, f"messages/?user_id={worker}")["results"]
+        assert [m["body"] for m in told] == ["Thanks for coming."]
+    else:
+        why = (
+            "a study link knows no address of its participants: write to them the way you "
+            "recruited them"
+        )
+        assert said == f"Not done: no message sent: {why}"
+        assert f"No message here: {why}" in page and 'id="message-worker"' not in page
 
     assert [e.subject for e in events(live.db, "review.approved")] == [first]
     [rejection] = events(live.db, "review.rejected")
