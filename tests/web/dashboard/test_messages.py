@@ -44,6 +44,8 @@ def test_a_message_posted_twice_from_the_workers_page_is_sent_once(live):
         "Thank you for the careful work.",
     )
     assert logged.payload["reason"] == "dashboard: a message by hand"
+    feed = http.get(f"{live.url}/dashboard/study/{STUDY}").text
+    assert f"<td>worker.messaged</td><td>worker {WORKER}</td>" in feed  # not its token
     again = message(live, subject="Your HIT", text="Another batch is up.")
     assert again == f"Message sent to {WORKER}."  # another text is another message
     assert len(inbox(live)) == 2
