@@ -12,6 +12,7 @@ page) leaves the showing's signals unknown.
 
 from __future__ import annotations
 
+from harness.i18n import _
 from harness.page_signals import InputKind, PageSignals
 
 DAY_MS = 86_400_000
@@ -41,7 +42,11 @@ def read_signals(text: str, where: str, problems: list[str]) -> PageSignals | No
         return None
     parts = text.split(",")
     if len(parts) != 7:
-        problems.append(f"{where} (signals): {text[:60]!r} is not 7 comma-separated parts")
+        problems.append(
+            _("{where} (signals): {text} is not 7 comma-separated parts").format(
+                where=where, text=repr(text[:60])
+            )
+        )
         return None
     numbers = [
         _whole(p, limit)
@@ -50,16 +55,26 @@ def read_signals(text: str, where: str, problems: list[str]) -> PageSignals | No
     bad = [parts[i] for i, n in enumerate(numbers) if n is None]
     if bad:
         problems.append(
-            f"{where} (signals): {bad[0][:20]!r} is not a whole number of milliseconds (at most "
-            f"a day) or events (at most {MAX_EVENTS:,})"
+            _(
+                "{where} (signals): {text} is not a whole number of milliseconds (at most a "
+                "day) or events (at most 10,000)"
+            ).format(where=where, text=repr(bad[0][:20]))
         )
     try:
         kind = InputKind(parts[5])
     except ValueError:
-        problems.append(f"{where} (signals): input {parts[5][:20]!r} is not one of {_KINDS}")
+        problems.append(
+            _("{where} (signals): input {text} is not one of {kinds}").format(
+                where=where, text=repr(parts[5][:20]), kinds=_KINDS
+            )
+        )
         return None
     if parts[6] not in ("0", "1"):
-        problems.append(f"{where} (signals): answered while hidden {parts[6][:20]!r} is not 0 or 1")
+        problems.append(
+            _("{where} (signals): answered while hidden {text} is not 0 or 1").format(
+                where=where, text=repr(parts[6][:20])
+            )
+        )
         return None
     if bad:
         return None

@@ -72,3 +72,12 @@ def test_a_hebrew_studys_refusal_is_in_hebrew_and_an_english_one_stays_english(
         given[0] = replace(given[0], value=None)
         errors = refused(client, study, engine, fields(study, answer_list=given), 422)
         assert len(errors) == 1 and said in errors[0]
+
+
+def test_a_german_studys_unreadable_page_signal_is_explained_in_german(client, engine, tmp_path):
+    spec = write_task_spec(tmp_path, "rating", **{"type: rating": "type: rating\nlanguage: de"})
+    study = plan_study(engine, spec)
+    accepted(client, study)
+    errors = refused(client, study, engine, fields(study, **{"signal-0": "5320,0,0"}), 400)
+    assert len(errors) == 1
+    assert "(Signale): '5320,0,0' besteht nicht aus 7 durch Kommas getrennten Teilen" in errors[0]
