@@ -136,3 +136,47 @@ def until_verified(database_url: str, seconds: float = 300.0) -> int:
             time.sleep(0.2)
     finally:
         engine.dispose()
+
+
+ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
+"""An adaptive section small enough for a test crowd to finish."""
+
+
+def adaptive_link_study(
+    tmp_path: Path, **app_options: Any
+) -> tuple[LoadedSpec, str, Any, ServedApp]:
+    """A served task server (``app_options`` to `create_app`) and an adaptive study `small` of 6
+    items, 2 to a HIT, launched on it as a study link: the spec, the store, the app, the server."""
+    from harness.spec import load_spec
+    from harness.web import create_app
+    from tests.factories import migrated_sqlite
+
+    db = migrated_sqlite(tmp_path / "h.db")
+    app = create_app(db, **app_options)
+    server = ServedApp(app).start()
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
+    launched = harness_cli(
+        "launch", str(spec), "--target", "link", "--db", db, "--public-url", server.url
+    )
+    assert launched.exit_code == 0, launched.output
+    return load_spec(spec), db, app, server
+
+
+def link_crowd(
+    loaded: LoadedSpec, url: str, http: Any, mix: dict[str, float], size: int = 24
+) -> Any:
+    """What a seeded crowd of ``size`` (archetype shares ``mix``) did on study `small`'s link."""
+    from harness.platform.registry import platform_of_target
+    from harness.simulate.crowds import run_crowd
+
+    workers = Crowd(mix, size=size, seed=4).workers(loaded.scale)
+    return run_crowd(
+        platform_of_target("link"),
+        None,
+        url,
+        "small",
+        workers,
+        truths_of(loaded),
+        loaded.scale,
+        http,
+    )

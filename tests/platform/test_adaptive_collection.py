@@ -21,8 +21,11 @@ from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Judgment, Study, StudyStatus
 from tests.factories import migrated_sqlite
 from tests.platform.factories import (
+    ADAPTIVE,
+    adaptive_link_study,
     harness_cli,
     launch_args,
+    link_crowd,
     small_spec,
     task_server,
     truths_of,
@@ -31,22 +34,11 @@ from tests.providers.prolific.conftest import prolific_spec
 from tests.serving import ServedApp, until_rechecked
 from tests.web.dashboard.factories import SETTINGS, logged_in
 
-ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
-
 
 @pytest.fixture
 def link_study(tmp_path: Any) -> Any:
-    from harness.web import create_app
-
-    db = migrated_sqlite(tmp_path / "h.db")
-    app = create_app(db, dashboard=SETTINGS)
-    server = ServedApp(app).start()
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
-    launched = harness_cli(
-        "launch", str(spec), "--target", "link", "--db", db, "--public-url", server.url
-    )
-    assert launched.exit_code == 0, launched.output
-    yield load_spec(spec), db, server.url
+    loaded, db, app, server = adaptive_link_study(tmp_path, dashboard=SETTINGS)
+    yield loaded, db, server.url
     server.stop()
     app.extensions["harness"].close()
 
@@ -55,18 +47,8 @@ def test_a_link_study_collects_until_every_item_reaches_its_target_or_cap(link_s
     loaded, db, url = link_study
     rule = rule_of(loaded.spec)
     assert rule is not None
-    workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
     with requests.Session() as http:
-        report = run_crowd(
-            platform_of_target("link"),
-            None,
-            url,
-            "small",
-            workers,
-            truths_of(loaded),
-            loaded.scale,
-            http,
-        )
+        report = link_crowd(loaded, url, http, {"careful": 0.7, "sloppy": 0.3})
         assert not report.refused, report.refused
         late = http.get(f"{url}/p/small?participant=latecomer")
         assert "There is no work left in this study" in late.text
@@ -99,17 +81,7 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
     assert '<b id="precision-at-target">0 of 6</b>' in page.text  # nothing collected yet
     # no sd yet: each item is projected at its cap, 6 x 10 values, 2 to a HIT at $0.10
     assert '<b id="precision-needed">60 values</b>about 30 HITs, $3.00 in rewards' in page.text
-    workers = Crowd({"careful": 1}, size=24, seed=4).workers(loaded.scale)
-    run_crowd(
-        platform_of_target("link"),
-        None,
-        url,
-        "small",
-        workers,
-        truths_of(loaded),
-        loaded.scale,
-        http,
-    )
+    link_crowd(loaded, url, http, {"careful": 1})
     page = http.get(f"{url}/dashboard/study/small/precision")
     assert '<b id="precision-at-target">6 of 6</b>' in page.text
     assert '<b id="precision-needed">0 values</b>' in page.text

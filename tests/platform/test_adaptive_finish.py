@@ -13,26 +13,27 @@ from sqlmodel import col, select
 
 from harness.errors import PlatformError
 from harness.platform.adaptive_finish import finish_if_done
-from harness.platform.registry import platform_of_target, provider_for
+from harness.platform.registry import provider_for
 from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.simulate import Crowd
-from harness.simulate.crowds import run_crowd
 from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Study, StudyStatus
 from harness.store.studies import launched_study
 from tests.factories import migrated_sqlite
 from tests.platform.factories import (
+    ADAPTIVE,
+    adaptive_link_study,
     harness_cli,
     launch_args,
+    link_crowd,
     small_spec,
     task_server,
     truths_of,
 )
-from tests.serving import ServedApp
 from tests.web.dashboard.factories import SETTINGS, logged_in
 
-ADAPTIVE = "{half_width: 2.5, floor: 3, cap: 10}"
+MIX = {"careful": 0.7, "sloppy": 0.3}
 FINISHED = "adaptive: every item reached its target or its cap: the study is finished"
 
 
@@ -57,41 +58,15 @@ def _status(db: str) -> StudyStatus:
     return StudyStatus(status)
 
 
-def _link_study(tmp_path: Any, after: Any, **options: Any) -> tuple[Any, str, Any, ServedApp]:
-    from harness.web import create_app
-
-    db = migrated_sqlite(tmp_path / "h.db")
-    app = create_app(db, after_submission=after, **options)
-    server = ServedApp(app).start()
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
-    launched = harness_cli(
-        "launch", str(spec), "--target", "link", "--db", db, "--public-url", server.url
-    )
-    assert launched.exit_code == 0, launched.output
-    return load_spec(spec), db, app, server
-
-
-def _crowd(loaded: Any, url: str, http: requests.Session, size: int = 24) -> Any:
-    workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=size, seed=4).workers(loaded.scale)
-    return run_crowd(
-        platform_of_target("link"),
-        None,
-        url,
-        "small",
-        workers,
-        truths_of(loaded),
-        loaded.scale,
-        http,
-    )
-
-
 def test_a_link_study_closes_after_the_submission_that_finishes_it(tmp_path):
     from harness.platform.submissions.after_submission import hook
 
-    loaded, db, app, server = _link_study(tmp_path, hook(True), dashboard=SETTINGS)
+    loaded, db, app, server = adaptive_link_study(
+        tmp_path, after_submission=hook(True), dashboard=SETTINGS
+    )
     try:
         with requests.Session() as http:
-            report = _crowd(loaded, server.url, http)
+            report = link_crowd(loaded, server.url, http, MIX)
             assert report.submitted and not report.refused
             late = http.get(f"{server.url}/p/small?participant=latecomer")
         assert late.status_code == 410 and "This study is closed" in late.text
@@ -125,10 +100,11 @@ class _Unreachable:
 
 
 def test_a_closing_cut_short_is_finished_by_the_next_call_and_done_once(tmp_path):
-    loaded, db, app, server = _link_study(tmp_path, None)  # nothing acts after a submission
+    # nothing acts after a submission
+    loaded, db, app, server = adaptive_link_study(tmp_path, after_submission=None)
     try:
         with requests.Session() as http:
-            _crowd(loaded, server.url, http)
+            link_crowd(loaded, server.url, http, MIX)
             engine = make_engine(db)
             with session_scope(engine) as session:
                 running = launched_study(session, "small")
