@@ -211,7 +211,7 @@ def instrument_from_study(
         kind="study",
         known={k: v for k, v in known.items() if v not in (None, "")},
         scale_range=scale_range,
-        alpha_min=float(spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
+        alpha_min=float(study.get("alpha_min") or spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
     )
 
 

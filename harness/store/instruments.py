@@ -73,6 +73,7 @@ def create_study(
         budget=loaded.spec.budget,
         max_bonus=loaded.spec.hit.max_bonus,
         currency=loaded.spec.platform.currency,
+        alpha_min=loaded.spec.alpha_min,
     )
     session.add(study)
     session.flush()

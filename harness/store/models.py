@@ -82,6 +82,9 @@ class Study(SQLModel, table=True):
     # of every amount of the study (reward, budget, bonuses): the spec's platform.currency,
     # an ISO 4217 code; studies stored before it was kept are in US dollars
     currency: str = Field(default="USD", max_length=3, sa_column_kwargs={"server_default": "USD"})
+    # the spec's smallest acceptable alpha: kept with the study, since two studies of one
+    # instrument share its frozen spec (None: stored before it was kept: the frozen spec's)
+    alpha_min: float | None = Field(default=None)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_when())
 
 

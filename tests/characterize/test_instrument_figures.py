@@ -177,3 +177,31 @@ def test_a_studys_alpha_min_sets_its_q_and_interval_warning(alpha_min):
     assert data["reproducibility"]["alpha_new"]["alpha_min"] == expected
     # the original, a CSV, has no spec: the default, whatever the new study says
     assert (original["alpha_min"], original["q_below_min"]) == (0.667, q_table[0.667])
+
+
+def test_two_studies_of_one_instrument_each_keep_their_own_alpha_min(tmp_path, database_url):
+    """alpha_min is not part of the instrument: the second study shares the first's frozen
+    spec, so each study keeps its own."""
+    from harness.spec import load_spec
+    from harness.store import create_study, make_engine, session_scope
+    from harness.store.studies import instrument_of
+    from tests.factories import MINIMAL_ITEMS, MINIMAL_RATING_SPEC, write_spec
+
+    (tmp_path / "items.csv").write_text(MINIMAL_ITEMS)
+    engine = make_engine(database_url)
+    table = _ratings_near_alpha_0_8()
+    try:
+        with session_scope(engine) as session:
+            got = {}
+            for name, extra in (("plain", ""), ("strict", "alpha_min: 0.8\n")):
+                loaded = load_spec(write_spec(tmp_path, MINIMAL_RATING_SPEC + extra))
+                study = create_study(session, loaded, name=name)
+                version = instrument_of(session, study).model_dump(mode="json")
+                got[name] = (
+                    version["hash"],
+                    instrument_from_study(study.model_dump(mode="json"), version, table).alpha_min,
+                )
+    finally:
+        engine.dispose()
+    assert got["plain"][0] == got["strict"][0]  # one instrument
+    assert (got["plain"][1], got["strict"][1]) == (0.667, 0.8)

@@ -303,7 +303,7 @@ class Watcher:
                     arm_items=items,
                     target=running.platform.assignments_per_hit,
                     auto_approval_delay=delay,
-                    alpha_min=float(spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
+                    alpha_min=float(study.alpha_min or spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
                 )
             return state
 
