@@ -51,4 +51,4 @@ def dashboard(host: str, port: int, db: str | None, secure_cookie: bool) -> None
         pass
     finally:
         server.server_close()
-        app.extensions["harness.web.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].close()

@@ -81,7 +81,8 @@ def create_app(
     if dashboard is not None:
         from harness.web.dashboard import init_dashboard
 
-        init_dashboard(app, app.extensions["harness"].engine, dashboard)
+        watched = init_dashboard(app, state.engine, dashboard)
+        state.closers.append(watched.watcher.close)
     app.wsgi_app = RetryOnDisconnect(app)  # type: ignore[method-assign]
 
     @app.errorhandler(RequestEntityTooLarge)

@@ -83,7 +83,7 @@ def test_the_dashboard_shows_an_imported_study(tmp_path):
         assert '<h1>small <span class="muted">on archive</span>' in text
         assert "disposed 2" in text
     finally:
-        app.extensions["harness.web.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].close()
 
 
 def test_several_files_of_one_batch_count_each_assignment_once(tmp_path, database_url):

@@ -13,7 +13,7 @@ from harness.web.dashboard.views import init_dashboard
 
 def create_dashboard_app(database_url: str, settings: DashboardSettings) -> Flask:
     """The dashboard on the (migrated) store at ``database_url``; release it with
-    ``app.extensions["harness.web.dashboard"].engine.dispose()``."""
+    ``app.extensions["harness.web.dashboard"].close()``."""
     app = Flask(__name__)
     engine = make_engine(resolve_url(database_url))
     init_dashboard(app, engine, settings)

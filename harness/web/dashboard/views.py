@@ -84,6 +84,11 @@ class DashboardState:
     poll: float = 0.1
     templates: Environment = field(init=False)
 
+    def close(self) -> None:
+        """Let the readings under way finish, then release the store's connections."""
+        self.watcher.close()
+        self.engine.dispose()
+
     def __post_init__(self) -> None:
         self.templates = Environment(
             loader=FileSystemLoader(str(templates_dir() / "dashboard")),

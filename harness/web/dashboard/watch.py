@@ -30,6 +30,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -199,6 +200,20 @@ class Watcher:
     background: bool = True
     _studies: dict[int, _StudyState] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _readings: list[threading.Thread] = field(default_factory=list)  # under way in threads
+
+    def close(self) -> None:
+        """Wait for the readings under way: they use the engine, which is disposed next."""
+        with self._lock:
+            readings, self._readings = self._readings, []
+        for reading in readings:
+            reading.join(timeout=60)
+
+    def _in_thread(self, work: Callable[[], None], name: str) -> None:
+        reading = threading.Thread(target=work, daemon=True, name=name)
+        with self._lock:
+            self._readings = [r for r in self._readings if r.is_alive()] + [reading]
+        reading.start()
 
     def snapshot(self, study_id: int) -> Snapshot:
         """The study's snapshot, recomputed only when its work or events moved."""
@@ -330,7 +345,7 @@ class Watcher:
             finally:
                 state.full_busy = False
 
-        threading.Thread(target=work, daemon=True, name="dashboard-full").start()
+        self._in_thread(work, "dashboard-full")
 
     def _refresh(
         self, session: Session, state: _StudyState
@@ -454,7 +469,7 @@ class Watcher:
                 with state.lock:
                     state.key, state.full_due = None, True  # read in a thread, not waited for
 
-        threading.Thread(target=work, daemon=True, name="dashboard-figures").start()
+        self._in_thread(work, "dashboard-figures")
 
     def _figures(self, session: Session, state: _StudyState) -> bool:
         """Read new judgments, rescore, and add a point of alpha when due; whether anything

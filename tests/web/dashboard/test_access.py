@@ -30,7 +30,7 @@ def app(tmp_path: Path) -> Iterator[Any]:
     url = migrated_sqlite(tmp_path / "h.db")
     app = create_dashboard_app(url, SETTINGS)
     yield app
-    app.extensions["harness.web.dashboard"].engine.dispose()
+    app.extensions["harness.web.dashboard"].close()
 
 
 def token_of(client: Any, path: str = "/dashboard/login") -> str:
@@ -266,7 +266,7 @@ def test_failed_logins_are_counted_in_the_store_and_each_makes_the_wait_longer(t
         assert b"Too many failed attempts: wait 1 s before trying again." in refused.data
     finally:
         for app in (first, second):
-            app.extensions["harness.web.dashboard"].engine.dispose()
+            app.extensions["harness.web.dashboard"].close()
     engine = make_engine(url)
     try:
         with session_scope(engine) as session:

@@ -100,4 +100,4 @@ def _study_page(db: str) -> str:
         assert page.status_code == 200
         return page.get_data(as_text=True)
     finally:
-        app.extensions["harness.web.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].close()

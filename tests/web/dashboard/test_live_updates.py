@@ -79,6 +79,7 @@ def test_a_new_submission_is_added_to_the_snapshot_without_reading_the_study_aga
         assert sum(full.report.assignments.values()) == sum(first.report.assignments.values()) + 1
         assert [a["id"] for a in full.pending] == [a["id"] for a in quick.pending]
     finally:
+        watcher.close()  # its readings in threads use the engine
         engine.dispose()
 
 
@@ -123,4 +124,4 @@ def test_an_open_page_is_sent_the_new_events_row_not_the_whole_feed(study):
     assert "events" not in update["sections"]
     assert update["events"].count("<tr") == 1 and 'data-kind="hit.status"' in update["events"]
     response.close()
-    client.application.extensions["harness.web.dashboard"].engine.dispose()
+    client.application.extensions["harness.web.dashboard"].close()

@@ -26,7 +26,7 @@ def page(tmp_path, database_url, alpha_min):
     try:
         yield client.get(study_url()).get_data(as_text=True)
     finally:
-        client.application.extensions["harness.web.dashboard"].engine.dispose()
+        client.application.extensions["harness.web.dashboard"].close()
 
 
 def test_the_alpha_chart_shows_both_bands_a_y_label_and_the_alpha_min_rule(page, alpha_min):

@@ -72,7 +72,7 @@ def study_page(tmp_path, database_url, **extra: str) -> str:
     try:
         return text_of(client.get(study_url()).get_data(as_text=True))
     finally:
-        client.application.extensions["harness.web.dashboard"].engine.dispose()
+        client.application.extensions["harness.web.dashboard"].close()
 
 
 def test_the_study_page_shows_pay_per_hour_returns_time_outs_and_no_countdown_on_a_link(

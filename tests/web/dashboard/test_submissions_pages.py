@@ -42,7 +42,7 @@ def client(study):
     client, token = dashboard_client(study.db)
     client.token = token
     yield client
-    client.application.extensions["harness.web.dashboard"].engine.dispose()
+    client.application.extensions["harness.web.dashboard"].close()
 
 
 def statuses(db: str) -> dict[str, str]:

@@ -37,7 +37,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
         yield server.url, db
     finally:
         server.stop()
-        app.extensions["harness.web.dashboard"].engine.dispose()
+        app.extensions["harness.web.dashboard"].close()
 
 
 def approved(db: str) -> list[str]:
