@@ -57,8 +57,8 @@ def encode_answers(answers: Iterable[Answer]) -> dict[str, str]:
         fields[f"item-{p}"] = a.item_key
         fields[f"value-{p}"] = "" if a.value is None else f"{a.value:g}"
         fields[f"skip-{p}"] = "1" if a.skipped else ""
-        fields[f"shown-{p}"] = _millis(a.shown_at)
-        fields[f"answered-{p}"] = _millis(a.answered_at)
+        fields[f"shown-{p}"] = write_millis(a.shown_at)
+        fields[f"answered-{p}"] = write_millis(a.answered_at)
         if a.signals is not None:
             fields[f"signal-{p}"] = encode_signals(a.signals)
     return fields
@@ -250,7 +250,8 @@ SKEW = timedelta(days=1)
 """How far a browser's clock may be ahead of the server's."""
 
 
-def _millis(when: datetime | None) -> str:
+def write_millis(when: datetime | None) -> str:
+    """A time as a page posts it (`read_millis` reads it): milliseconds since 1970, "" for none."""
     return "" if when is None else str(round(when.timestamp() * 1000))
 
 

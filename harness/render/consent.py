@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from harness.consent import Consent, consent_hash
 from harness.i18n import _, format_time
-from harness.render.answers import CONSENT_FIELDS, read_millis
+from harness.render.answers import CONSENT_FIELDS, read_millis, write_millis
 
 __all__ = ["CONSENT_FIELDS", "Consent", "consent_hash", "consent_of", "read_consent"]
 
@@ -61,3 +61,9 @@ def consent_of(fields: Iterable[tuple[str, str]], asked: bool = True) -> Consent
     if not asked or not given or when is None:
         return None
     return Consent(given, when)
+
+
+def encode_consent(given: str, at: datetime) -> dict[str, str]:
+    """The fields a page posts for a consent ``given`` (the text's hash) at ``at``, as
+    `read_consent` reads them (what simulated workers and tests post)."""
+    return {"consent": given, "consentedAt": write_millis(at)}

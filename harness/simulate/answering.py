@@ -16,6 +16,7 @@ from harness.answer import Answer
 from harness.clock import utcnow
 from harness.page_signals import InputKind, PageSignals
 from harness.render.answers import encode_answers
+from harness.render.consent import encode_consent
 from harness.simulate.archetypes import Archetype, Worker
 from harness.spec.scale import Scale
 
@@ -98,8 +99,7 @@ def posted_fields(page: str, answers: Sequence[Answer]) -> dict[str, str]:
     consent = _CONSENT.search(page)
     shown = [a.shown_at for a in answers if a.shown_at is not None]
     if consent and consent[1] and shown:
-        agreed = min(shown)
-        fields |= {"consent": consent[1], "consentedAt": str(round(agreed.timestamp() * 1000))}
+        fields |= encode_consent(consent[1], min(shown))
     return fields
 
 

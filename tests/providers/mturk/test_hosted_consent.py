@@ -7,13 +7,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 
 from sqlmodel import select
 
 from harness.answer import Answer
 from harness.clock import utcnow
-from harness.render.answers import encode_answers
+from harness.render.answers import encode_answers, write_millis
 from harness.simulate.answering import shown_keys
 from harness.store import make_engine, session_scope
 from harness.store.models import Assignment, Event, EventKind, Judgment
@@ -21,10 +21,6 @@ from tests.platform.factories import WORKER_PROFILE, harness_cli, launch_args, s
 
 CONSENT = "I agree to take part, and know I can **withdraw** at any time."
 DIGEST = hashlib.sha256(CONSENT.encode()).hexdigest()
-
-
-def _millis(when: datetime) -> str:
-    return str(round(when.timestamp() * 1000))
 
 
 def _work(mturk, http, hit_id: str, worker: str, **consent: str) -> str:
@@ -57,9 +53,9 @@ def test_sync_stores_the_consent_an_mturk_hosted_page_posted(tmp_path, mturk, ht
     page = client.get_hit(HITId=hit_id)["HIT"]["Question"]
     assert re.search(rf'"consent": "{DIGEST}"', page)  # the page posts the hash it shows
     given = utcnow().replace(microsecond=0) - timedelta(seconds=90)
-    agreed = _work(mturk, http, hit_id, "A1AGREES", consent=DIGEST, consentedAt=_millis(given))
+    agreed = _work(mturk, http, hit_id, "A1AGREES", consent=DIGEST, consentedAt=write_millis(given))
     silent = _work(mturk, http, hit_id, "A2SILENT")
-    other = _work(mturk, http, hit_id, "A3OTHER", consent="0" * 64, consentedAt=_millis(given))
+    other = _work(mturk, http, hit_id, "A3OTHER", consent="0" * 64, consentedAt=write_millis(given))
 
     synced = harness_cli("sync", "small", "--db", db)
     assert synced.exit_code == 0, synced.output
