@@ -33,23 +33,22 @@ def checked_message(found: Messaging, subject: str, text: str) -> tuple[str | No
     and why the platform has no message at all."""
     if not found.can:
         raise MessageRefused(f"no message sent: {found.says}")
-    text = text.strip()
-    if not text:
-        raise MessageRefused("message text: empty; write what the worker should read")
-    if len(text) > found.text:
-        raise MessageRefused(
-            f"message text: {len(text)} characters, over the platform's {found.text}"
-        )
+    text = _within("message text", text, found.text, "write what the worker should read")
     if found.subject is None:
         return None, text
-    subject = subject.strip()
-    if not subject:
-        raise MessageRefused("message subject: empty; the platform sends it as the title")
-    if len(subject) > found.subject:
-        raise MessageRefused(
-            f"message subject: {len(subject)} characters, over the platform's {found.subject}"
-        )
-    return subject, text
+    why = "the platform sends it as the title"
+    return _within("message subject", subject, found.subject, why), text
+
+
+def _within(field: str, value: str, most: int, needed: str) -> str:
+    """``value`` without its outer spaces; `MessageRefused` naming ``field`` when it is empty
+    (``needed`` says why it may not be) or longer than ``most`` characters."""
+    value = value.strip()
+    if not value:
+        raise MessageRefused(f"{field}: empty; {needed}")
+    if len(value) > most:
+        raise MessageRefused(f"{field}: {len(value)} characters, over the platform's {most}")
+    return value
 
 
 def message_token(worker_id: str, subject: str | None, text: str) -> str:
