@@ -186,24 +186,3 @@ def assignment_answers(session: Session, study_id: int, assignment_pk: int) -> p
         Item.display,
     ).where(col(Judgment.assignment_id) == assignment_pk)
     return mark_repeats(_frame(session, query.order_by(None).order_by(col(Judgment.position))))
-
-
-def judged_items(
-    session: Session, study_id: int, platform_worker_id: str, keys: Sequence[str]
-) -> set[str]:
-    """Which of ``keys`` the worker has stored judgments of in the study (any assignment)."""
-    query = (
-        sa.select(col(Item.key))
-        .select_from(Judgment)
-        .join(Item, col(Item.id) == col(Judgment.item_id))
-        .join(Worker, col(Worker.id) == col(Judgment.worker_id))
-        .join(Assignment, col(Assignment.id) == col(Judgment.assignment_id))
-        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-        .where(
-            col(Hit.study_id) == study_id,
-            col(Worker.platform_worker_id) == platform_worker_id,
-            col(Item.key).in_(list(keys)),
-        )
-        .distinct()
-    )
-    return {str(key) for key in session.execute(query).scalars()}

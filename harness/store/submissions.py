@@ -14,7 +14,7 @@ Exactly once stays the database's: the unique assignment id and the judgments' u
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
@@ -166,7 +166,12 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     )
     if len(made) != len(batch):
         made.update(_accepted(session, [s for s in batch if s.assignment_id not in made], workers))
-    judged = _judged_before(session, batch, workers)
+    judged = judged_before(
+        session,
+        {s.hit.study_id for s in batch},
+        set(workers),
+        {a.item_key for s in batch for a in s.answers},
+    )
     rows = []
     for s in batch:
         instrument_id, found = items[s.assignment_id]
@@ -188,23 +193,22 @@ def store_new_submissions(session: Session, batch: Sequence[NewSubmission]) -> d
     return made
 
 
-def _judged_before(
-    session: Session, batch: Sequence[NewSubmission], workers: Mapping[str, int]
+def judged_before(
+    session: Session, studies: Collection[int], workers: Collection[str], keys: Collection[str]
 ) -> dict[tuple[int, int], set[str]]:
-    """The item keys each of the batch's workers has judgments of in the batch's studies
-    already, by (study, worker) store ids: one statement."""
-    studies = {s.hit.study_id for s in batch}
-    keys = {a.item_key for s in batch for a in s.answers}
+    """Which of ``keys`` each of ``workers`` (platform worker ids) has stored judgments of in
+    ``studies``, by (study, worker) store ids: one statement."""
     query = (
         sa.select(col(Hit.study_id), col(Judgment.worker_id), col(Item.key))
         .select_from(Judgment)
         .join(Item, col(Item.id) == col(Judgment.item_id))
+        .join(Worker, col(Worker.id) == col(Judgment.worker_id))
         .join(Assignment, col(Assignment.id) == col(Judgment.assignment_id))
         .join(Hit, col(Hit.id) == col(Assignment.hit_id))
         .where(
-            col(Hit.study_id).in_(studies),
-            col(Judgment.worker_id).in_(set(workers.values())),
-            col(Item.key).in_(keys),
+            col(Hit.study_id).in_(list(studies)),
+            col(Worker.platform_worker_id).in_(list(workers)),
+            col(Item.key).in_(list(keys)),
         )
         .distinct()
     )

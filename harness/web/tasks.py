@@ -39,7 +39,7 @@ from harness.store.database import session_scope
 from harness.store.models import Hit, StudyPlatform, aware
 from harness.store.quarantine import Owner, quarantine, submitted_by
 from harness.store.rechecks import first_recheck
-from harness.store.submissions import store_submission
+from harness.store.submissions import judged_before, store_submission
 from harness.web.arm_pages import (
     OTHER_ARM_TITLE,
     judged_before_page,
@@ -213,9 +213,7 @@ def _judged_before(session: Session, task: TaskHit, worker_id: str) -> bool:
     return it; what is stored anyway is a ``repeat``, `harness.showings`)."""
     if task.instrument.spec.adaptive is None:
         return False
-    from harness.store.judgment_table import judged_items  # pandas: an adaptive study's only
-
-    return bool(judged_items(session, task.study.id, worker_id, task.plan.items))
+    return bool(judged_before(session, [task.study.id], [worker_id], task.plan.items))
 
 
 def _secured(response: Response, origins: tuple[str, ...]) -> Response:
