@@ -123,6 +123,7 @@ def test_careful_workers_are_never_flagged_by_a_blocking_heuristic(crowd_run):
     assert all(truth[names[d.worker_id]] != "careful" for d in raised)
 
 
+@pytest.mark.slow
 def test_screening_twice_or_from_a_fresh_process_stores_nothing_new(engine):
     study, returned = _run_study(engine, _crowd_table())
     with session_scope(engine) as session:
@@ -189,6 +190,7 @@ def _control_row(worker: str, assignment: str, value: float, pair: int = 1) -> d
     }
 
 
+@pytest.mark.slow
 def test_a_failed_calibration_is_reported_and_never_pending(engine):
     table = _crowd_table()
     first = table.iloc[0]
@@ -265,6 +267,7 @@ def _with_careless_assignments(table: pd.DataFrame, count: int = 2) -> tuple[pd.
     return table, careless
 
 
+@pytest.mark.slow
 def test_live_screening_judges_h7_per_assignment_as_batch_screening_does(engine):
     table, careless = _with_careless_assignments(_crowd_table())
     study, _ = _run_study(engine, table)
