@@ -137,32 +137,20 @@ def summarize_agreement(
             )
     pairable = pairable_values(judgments, numeric=level != "nominal")
     parts = alpha_parts(pairable, level)
-    boot = (
-        bootstrap_alpha(
+
+    def bootstrap(by: Method) -> BootstrapResult:
+        return bootstrap_alpha(
             pairable,
             level,
-            method=method,
+            method=by,
             resamples=resamples,
             seed=seed,
             confidence=confidence,
             alpha_min=alpha_min,
         )
-        if resamples > 0
-        else None
-    )
-    units_check = (
-        bootstrap_alpha(
-            pairable,
-            level,
-            method="units",
-            resamples=resamples,
-            seed=seed,
-            confidence=confidence,
-            alpha_min=alpha_min,
-        )
-        if boot is not None and method == "kalpha"
-        else None
-    )
+
+    boot = bootstrap(method) if resamples > 0 else None
+    units_check = bootstrap("units") if boot is not None and method == "kalpha" else None
     n_skipped = len(judgments) - pairable.n_judgments
     return AgreementSummary(
         level=level,
