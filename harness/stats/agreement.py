@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from harness.errors import JudgmentsError
+from harness.stats._table import carries_value
 from harness.stats.alpha import Level, alpha_parts
 from harness.stats.bootstrap import BootstrapResult, Method, bootstrap_alpha
 from harness.stats.pairable import pairable_values
@@ -127,10 +128,7 @@ def summarize_agreement(
     Raises `JudgmentsError` when fewer than two workers gave a value (agreement needs two).
     """
     if "worker_id" in judgments.columns and "value" in judgments.columns:
-        valued = judgments["value"].notna()
-        if "skipped" in judgments.columns:
-            valued &= ~judgments["skipped"].fillna(False).astype(bool)
-        workers = judgments.loc[valued, "worker_id"].nunique()
+        workers = judgments.loc[carries_value(judgments), "worker_id"].nunique()
         if workers < 2:
             raise JudgmentsError(
                 f"agreement needs at least two workers with a value; found {workers}"
