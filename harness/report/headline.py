@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.characterize import Characterization
-from harness.report.arms import headline_lines
+from harness.report.arms import arms_meaning
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
 from harness.report.resolution import resolution_figure, with_interval
@@ -37,7 +37,7 @@ def headline(c: Characterization) -> str:
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
     if c.arms is not None:
-        lines += headline_lines(c.arms)
+        lines.append(f"arms of {c.arms.study}: {arms_meaning(c.arms)}")
     verdict = reproduction_verdict(c)
     lines.insert(0, verdict.sentence().replace(" (criteria below)", ""))
     lines.insert(
