@@ -26,6 +26,7 @@ import numpy as np
 
 from harness.characterize.arm_alpha import ArmValues
 from harness.errors import StatsError
+from harness.stats.bootstrap import unit_draw_counts
 
 BLOCK_CELLS = 2_000_000
 """Upper bound on the float cells one block of resamples holds per arm (~16 MB)."""
@@ -49,9 +50,7 @@ def two_way_bootstrap(
     out = np.empty((resamples, len(arms)))
     for start in range(0, resamples, step):
         b = min(step, resamples - start)
-        draws = rng.integers(0, n_units, size=(b, n_units))
-        flat = (draws + n_units * np.arange(b)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=b * n_units).reshape(b, n_units).astype(float)
+        counts = unit_draw_counts(rng, b, n_units)
         for j, arm in enumerate(arms):
             if reweight_workers:
                 weights = rng.exponential(1.0, size=(b, arm.n_workers))

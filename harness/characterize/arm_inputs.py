@@ -134,25 +134,18 @@ def arms_figures(
         rated = set(stored.data.judgments["item_id"].astype(str))
         if len(rated & set(means)) < 4:
             means = None
-    data = stored.data
+    comparison, problem, name = None, None, None
     try:
         comparison = compare_stored(stored, reference=means, resamples=resamples, seed=seed)
+        name = None if means is None or reference is None else reference.name
     except StatsError as exc:
-        return ArmsFigures(
-            data.study,
-            data.arms,
-            characterized,
-            None,
-            str(exc),
-            fees_of=stored.platform,
-            currency=stored.currency,
-        )
-    name = None if means is None or reference is None else reference.name
+        problem = str(exc)
     return ArmsFigures(
-        data.study,
-        data.arms,
+        stored.data.study,
+        stored.data.arms,
         characterized,
         comparison,
+        problem,
         reference=name,
         fees_of=stored.platform,
         currency=stored.currency,

@@ -111,7 +111,7 @@ def relabeling_test(
         raise StatsError(f"worker {torn[0]} has values in both arms; a worker is in one arm")
     counts = np.bincount(codes)
     target = int(counts[arm_share == 1].sum())
-    sides = _Sides(unit, np.asarray(values), n_units, level)
+    sides = Sides(unit, np.asarray(values), n_units, level)
     observed = sides.differences(in_arm[None, :].astype(float))[0]
     width = len(unit) * 3 + n_units * sides.labels
     step = max(1, BLOCK_CELLS // width)
@@ -131,16 +131,6 @@ def relabeling_test(
     return Relabeled(float(observed), float(low), float(high), float(p), confidence, relabeled)
 
 
-def split_difference(
-    unit: np.ndarray, values: np.ndarray, in_arm: np.ndarray, n_units: int, level: Level
-) -> float:
-    """The statistic of one split: alpha of the values ``in_arm`` minus alpha of the rest
-    (NaN if a side has no pairable variation)."""
-    check_level(level)
-    sides = _Sides(np.asarray(unit, dtype=np.int64), np.asarray(values), n_units, level)
-    return float(sides.differences(np.asarray(in_arm, dtype=float)[None, :])[0])
-
-
 def draw_splits(counts: np.ndarray, target: int, b: int, rng: np.random.Generator) -> np.ndarray:
     """b x workers, 1 for the workers a relabeling puts in the arm: workers in a random order,
     each taken while the arm's values stay within ``target``."""
@@ -156,7 +146,7 @@ def draw_splits(counts: np.ndarray, target: int, b: int, rng: np.random.Generato
     return taken
 
 
-class _Sides:
+class Sides:
     """Alpha of the arm side and the base side of many splits of the same pooled values."""
 
     def __init__(self, unit: np.ndarray, values: np.ndarray, n_units: int, level: Level):

@@ -56,6 +56,7 @@ from harness.characterize.arm_bootstrap import two_way_bootstrap
 from harness.characterize.arm_controls import ArmControls, controls_passed
 from harness.characterize.arm_relabel import relabeling_test
 from harness.errors import JudgmentsError, StatsError
+from harness.stats._table import carries_value
 from harness.stats.alpha import Level, alpha_parts
 from harness.stats.dependent import williams_t
 from harness.stats.pairable import Pairable, pairable_from_codes
@@ -167,38 +168,6 @@ class ArmComparison:
             return None
         return max(self.reference, key=lambda r: r.rho).arm
 
-    def table(self) -> pd.DataFrame:
-        """One row per arm: its figures, and its difference from the base (NaN for the base)."""
-        rows = pd.DataFrame([vars(a) for a in self.arms]).set_index("arm")
-        diffs = pd.DataFrame(
-            [
-                {
-                    "arm": d.arm,
-                    "difference": d.difference,
-                    "diff_low": d.ci_low,
-                    "diff_high": d.ci_high,
-                    "diff_p": d.p_value,
-                    "raters_needed": d.raters_needed,
-                    "rho_base": d.rho,
-                    "rho_low": d.rho_low,
-                    "rho_high": d.rho_high,
-                }
-                for d in self.differences
-            ],
-            columns=[
-                "arm",
-                "difference",
-                "diff_low",
-                "diff_high",
-                "diff_p",
-                "raters_needed",
-                "rho_base",
-                "rho_low",
-                "rho_high",
-            ],
-        ).set_index("arm")
-        return rows.join(diffs)
-
 
 def compare_arms(
     judgments: pd.DataFrame,
@@ -234,9 +203,7 @@ def compare_arms(
     excluded = set(map(str, screened or ()))
     workers = {a: set(table.loc[table["arm"] == a, "worker_id"]) for a in names}
     kept = table[~table["worker_id"].isin(excluded)]
-    valued = kept[kept["value"].notna()]
-    if "skipped" in valued.columns:
-        valued = valued[~valued["skipped"].fillna(False).astype(bool)]
+    valued = kept[carries_value(kept)]
     common = _common_items(valued, names)
     valued = valued[valued["item_id"].isin(common)]
     codes = {item: i for i, item in enumerate(common)}

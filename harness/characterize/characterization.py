@@ -10,7 +10,7 @@ kept beside the figures for all judgments (the report never shows the screened a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -183,16 +183,8 @@ def characterize(
         screened = new.judgments[~new.judgments["worker_id"].isin(flagged)].reset_index(drop=True)
     scale_range = _scale_range(original)
     say("reproducibility: comparing item means and sds on shared items")
-    repro = reproducibility(
-        new.judgments,
-        original.judgments,
-        new_name=new.name,
-        original_name=original.name,
-        alpha_mins=(new.alpha_min, original.alpha_min),
-        level=level,
-        resamples=resamples,
-        seed=seed,
-        minimum=min_shared_items,
+    repro = _reproduction(
+        new, original, level=level, resamples=resamples, seed=seed, minimum=min_shared_items
     )
     res = None
     if resolution_study is not None:
@@ -274,16 +266,7 @@ def _screened(
     minimum: int,
     impact: pd.DataFrame | None,
 ) -> Screened:
-    kept = Instrument(
-        name=f"{new.name} ({policy})",
-        kind=new.kind,
-        judgments=table,
-        items=new.items,
-        known=new.known,
-        scale_range=new.scale_range,
-        controls_left_out=new.controls_left_out,
-        alpha_min=new.alpha_min,
-    )
+    kept = replace(new, name=f"{new.name} ({policy})", judgments=table, given=None)
     removed = sorted(set(new.judgments["worker_id"]) - set(table["worker_id"]))
     return Screened(
         policy=policy,
@@ -291,21 +274,30 @@ def _screened(
         new=instrument_figures(
             kept, level=level, resamples=resamples, seed=seed, threshold=threshold
         ),
-        reproducibility=reproducibility(
-            table,
-            original.judgments,
-            new_name=kept.name,
-            original_name=original.name,
-            alpha_mins=(kept.alpha_min, original.alpha_min),
-            level=level,
-            resamples=resamples,
-            seed=seed,
-            minimum=minimum,
+        reproducibility=_reproduction(
+            kept, original, level=level, resamples=resamples, seed=seed, minimum=minimum
         ),
         systems=None
         if not scores
         else systems({"new": table}, scores, scale_range=scale_range, resolution=threshold),
         impact=impact,
+    )
+
+
+def _reproduction(
+    new: Instrument, original: Instrument, *, level: Level, resamples: int, seed: int, minimum: int
+) -> Reproducibility:
+    """`reproducibility` of two instruments, each alpha against its own alpha_min."""
+    return reproducibility(
+        new.judgments,
+        original.judgments,
+        new_name=new.name,
+        original_name=original.name,
+        alpha_mins=(new.alpha_min, original.alpha_min),
+        level=level,
+        resamples=resamples,
+        seed=seed,
+        minimum=minimum,
     )
 
 

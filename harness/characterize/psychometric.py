@@ -19,7 +19,7 @@ the resamples whose fit failed and leaves them out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -57,18 +57,8 @@ class Psychometric:
         return _logistic(self.intercept + self.slope * np.asarray(distance, dtype=float))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "intercept": self.intercept,
-            "slope": self.slope,
-            "target": self.target,
-            "d_target": self.d_target,
-            "ci": None if self.ci is None else list(self.ci),
-            "resamples": self.resamples,
-            "failed": self.failed,
-            "n": self.n,
-            "max_distance": self.max_distance,
-            "extrapolated": self.extrapolated,
-        }
+        ci = None if self.ci is None else list(self.ci)
+        return asdict(self) | {"ci": ci, "extrapolated": self.extrapolated}
 
 
 def fit_logistic(distance: np.ndarray, agrees: np.ndarray) -> tuple[float, float] | None:
@@ -165,6 +155,3 @@ def _fit_many(d: np.ndarray, y: np.ndarray) -> np.ndarray:
     ok &= done & (b[:, 1] > 0)
     b[~ok] = np.nan
     return b
-
-
-__all__ = ["Psychometric", "bootstrap_indices", "fit_logistic", "psychometric"]

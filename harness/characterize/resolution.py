@@ -179,9 +179,7 @@ def resolution(
     distance = decisions["distance"].to_numpy()
     agrees = decisions["agrees"].to_numpy()
     thresholds = np.arange(0, int(np.floor(distance.max() / step + TOLERANCE)) + 1) * step
-    above = distance[None, :] >= thresholds[:, None] - TOLERANCE
-    n = above.sum(axis=1)
-    agreement = (above & agrees[None, :]).sum(axis=1) / np.maximum(n, 1)
+    n, agreement = _cumulative(distance, agrees, thresholds)
     curve = pd.DataFrame({"threshold": np.round(thresholds, 10), "agreement": agreement, "n": n})
     eligible = (curve["n"] >= min_pairs).to_numpy()
     reached = np.flatnonzero(eligible & (agreement >= target))
@@ -239,14 +237,21 @@ def _resampled_thresholds(
     """The resolution of each resample (rows of ``indices``); NaN where it is not reached."""
     out = np.full(len(indices), np.nan)
     for k, rows in enumerate(indices):
-        d, a = distance[rows], agrees[rows]
-        above = d[None, :] >= thresholds[:, None] - TOLERANCE
-        n = above.sum(axis=1)
-        agreement = (above & a[None, :]).sum(axis=1) / np.maximum(n, 1)
+        n, agreement = _cumulative(distance[rows], agrees[rows], thresholds)
         reached = np.flatnonzero((n >= min_pairs) & (agreement >= target))
         if len(reached):
             out[k] = round(float(thresholds[reached[0]]), 10)
     return out
+
+
+def _cumulative(
+    distance: np.ndarray, agrees: np.ndarray, thresholds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per threshold t: how many pairs of pairs lie at distance >= t, and the share of them
+    that agree (0 when none do)."""
+    above = distance[None, :] >= thresholds[:, None] - TOLERANCE
+    n = above.sum(axis=1)
+    return n, (above & agrees[None, :]).sum(axis=1) / np.maximum(n, 1)
 
 
 def agreement_bands(decisions: pd.DataFrame, width: float) -> pd.DataFrame:

@@ -200,24 +200,16 @@ def _per_rater(values: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     kept = enough[raters]
     by_item = frame.reindex(pd.Index(item_names)).to_numpy(dtype=float)  # items x systems
     scores = by_item[cell_items]
-    if not np.isnan(scores[kept]).any():  # every system scores every item: one ranking
-        rho = grouped_spearman(raters[kept], own[kept], scores[kept], len(names))
-    else:  # a system without a score on some item: its rhos leave that item out
-        rho = (
-            np.column_stack(
-                [
-                    grouped_spearman(raters[ok], own[ok], scores[ok, s], len(names))
-                    for s in range(scores.shape[1])
-                    for ok in [kept & ~np.isnan(scores[:, s])]
-                ]
-            )
-            if scores.shape[1]
-            else np.empty((len(names), 0))
-        )
-    table = pd.DataFrame(
+    rho = np.column_stack(
+        [  # a system without a score on some item: its rhos leave that item out
+            grouped_spearman(raters[ok], own[ok], scores[ok, s], len(names))
+            for s in range(scores.shape[1])
+            for ok in [kept & ~np.isnan(scores[:, s])]
+        ]
+    )
+    return pd.DataFrame(
         rho[enough], index=pd.Index(names[enough], name="worker_id"), columns=list(frame.columns)
     )
-    return table
 
 
 def _rater_stats(per_rater: pd.DataFrame) -> pd.DataFrame:

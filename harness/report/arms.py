@@ -125,11 +125,6 @@ def arms_meaning(a: ArmsFigures) -> str:
     return " ".join(sentences)
 
 
-def headline_lines(a: ArmsFigures) -> list[str]:
-    """What `harness characterize` prints about the arms: the verdicts, or why there are none."""
-    return [f"arms of {a.study}: {arms_meaning(a)}"]
-
-
 def summary_row(a: ArmsFigures) -> list[str]:
     """The Summary table's row on the arms."""
     return [

@@ -10,13 +10,12 @@ from harness.report.compare import (
     mrds_section,
     pair_verdicts,
     reproducibility_section,
-    resolution_section,
     screening_section,
     systems_section,
 )
 from harness.report.document import METHODS_CITATION, Document, Section, Table
 from harness.report.numbers import interval, num
-from harness.report.resolution import resolution_figure
+from harness.report.resolution import resolution_figure, resolution_section
 from harness.report.sections import (
     card_section,
     precision_section,

@@ -1,17 +1,16 @@
-"""The report's sections that compare: reproducibility, resolution, systems, MRDS, screening."""
+"""The report's sections that compare: reproducibility, systems, MRDS, screening."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
 
 from harness.characterize import Characterization, Reproducibility
 from harness.characterize.systems import InstrumentSystems
 from harness.report import plots
 from harness.report.document import Block, Plot, Section, Table
-from harness.report.numbers import change_percent, count, interval, num, pvalue, share, signed
+from harness.report.numbers import change_percent, count, interval, num, pvalue, signed
 from harness.spec.heuristics import BY_KEY
 from harness.stats.mrds import formula_table, mrds_table
 from harness.stats.spearman_difference import spearman_mrds
@@ -100,47 +99,6 @@ def _repro_rows(c: Characterization) -> list[list[str]]:
         (f"sd of sds {new} / {orig}", lambda r: f"{num(r.sd_sd_new)} / {num(r.sd_sd_original)}"),
     ]
     return [[label, *[get(v) for v in views]] for label, get in figures]
-
-
-def resolution_section(c: Characterization) -> Section:
-    res = c.resolution
-    if res is None:
-        return Section(
-            "Resolution",
-            "Without a pair-comparison study the smallest difference this instrument can order "
-            "is unknown, so no threshold below which system disagreements are noise can be "
-            "given.",
-            ["No resolution study was given (--resolution)."],
-            anchor="resolution",
-        )
-    t = res.threshold_95
-    every = 10
-    thresholds = res.curve["threshold"].to_numpy(dtype=float)
-    around = np.zeros(len(thresholds), dtype=bool)
-    if t is not None:
-        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
-    keep = (np.arange(len(thresholds)) % every == 0) | around
-    curve_rows = [
-        [num(row.threshold, 2), share(row.agreement), count(row.n)]
-        for row in res.curve[keep].itertuples()
-    ]
-    # imported here: harness.report.resolution holds the rest of this section
-    from harness.report.resolution import resolution_blocks, resolution_meaning
-
-    return Section(
-        "Resolution",
-        resolution_meaning(res),
-        [
-            *resolution_blocks(res, c.original_instrument.name),
-            Table(
-                ["t", "cumulative agreement", "pairs of pairs"],
-                curve_rows,
-                caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
-                f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
-            ),
-        ],
-        anchor="resolution",
-    )
 
 
 def systems_section(c: Characterization) -> Section:
@@ -525,13 +483,3 @@ def _impact_body(impact: pd.DataFrame) -> list[Block]:
 def _catalogue_order(key: str) -> int:
     keys = list(BY_KEY)
     return keys.index(key) if key in BY_KEY else len(keys)
-
-
-__all__ = [
-    "closest_pair_verdict",
-    "mrds_section",
-    "reproducibility_section",
-    "resolution_section",
-    "screening_section",
-    "systems_section",
-]

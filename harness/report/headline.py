@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from harness.characterize import Characterization
-from harness.report.arms import headline_lines
+from harness.report.arms import arms_meaning
 from harness.report.compare import closest_pair_verdict
 from harness.report.numbers import interval, num
-from harness.report.resolution import resolution_figure
+from harness.report.resolution import resolution_figure, with_interval
 from harness.report.verdict import reproduction_verdict
 
 
@@ -37,7 +37,7 @@ def headline(c: Characterization) -> str:
     if c.systems is not None:
         lines.append(closest_pair_verdict(c))
     if c.arms is not None:
-        lines += headline_lines(c.arms)
+        lines.append(f"arms of {c.arms.study}: {arms_meaning(c.arms)}")
     verdict = reproduction_verdict(c)
     lines.insert(0, verdict.sentence().replace(" (criteria below)", ""))
     lines.insert(
@@ -67,12 +67,10 @@ def _resolution_line(c: Characterization) -> str:
     res = c.resolution
     assert res is not None
     curve = res.psychometric
-    fitted = (
-        ""
-        if curve is None
-        else f"; the fitted curve reaches {res.target:.0%} at {num(curve.d_target, 2)}"
-        + ("" if curve.ci is None else f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]")
-    )
+    fitted = ""
+    if curve is not None:
+        reach = with_interval(curve.d_target, curve.ci)
+        fitted = f"; the fitted curve reaches {res.target:.0%} at {reach}"
     if res.threshold_95 is None:
         return f"resolution: not reached{fitted}"
     return (

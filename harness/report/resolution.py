@@ -1,11 +1,12 @@
 """The report's resolution section: the cumulative resolution as the headline, then agreement
-per distance band with counts and the fitted psychometric curve (docs/characterize.md).
-
-`harness.report.compare.resolution_section` assembles the section from these blocks and the
-cumulative curve's table."""
+per distance band with counts, the fitted psychometric curve and the cumulative curve's table
+(docs/characterize.md)."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from harness.characterize import Characterization
 from harness.characterize.item_pairs import (
     PUBLISHED_ABOVE,
     PUBLISHED_PAIRS,
@@ -13,8 +14,46 @@ from harness.characterize.item_pairs import (
 )
 from harness.characterize.resolution import Resolution
 from harness.report import plots
-from harness.report.document import Block, Plot, Table
+from harness.report.document import Block, Plot, Section, Table
 from harness.report.numbers import count, num, share
+
+
+def resolution_section(c: Characterization) -> Section:
+    res = c.resolution
+    if res is None:
+        return Section(
+            "Resolution",
+            "Without a pair-comparison study the smallest difference this instrument can order "
+            "is unknown, so no threshold below which system disagreements are noise can be "
+            "given.",
+            ["No resolution study was given (--resolution)."],
+            anchor="resolution",
+        )
+    t = res.threshold_95
+    every = 10
+    thresholds = res.curve["threshold"].to_numpy(dtype=float)
+    around = np.zeros(len(thresholds), dtype=bool)
+    if t is not None:
+        around = np.abs(thresholds - t) <= 3 * res.step + 1e-9
+    keep = (np.arange(len(thresholds)) % every == 0) | around
+    curve_rows = [
+        [num(row.threshold, 2), share(row.agreement), count(row.n)]
+        for row in res.curve[keep].itertuples()
+    ]
+    return Section(
+        "Resolution",
+        resolution_meaning(res),
+        [
+            *resolution_blocks(res, c.original_instrument.name),
+            Table(
+                ["t", "cumulative agreement", "pairs of pairs"],
+                curve_rows,
+                caption=f"The cumulative curve at every {num(every * res.step, 2)} and around "
+                f"the resolution (JSON: resolution.curve at every {num(res.step, 2)}).",
+            ),
+        ],
+        anchor="resolution",
+    )
 
 
 def resolution_meaning(res: Resolution) -> str:
@@ -110,12 +149,9 @@ def _figures(res: Resolution, original: str) -> list[list[str]]:
 
 def resolution_figure(res: Resolution) -> str:
     """The cumulative resolution with its 95% bootstrap interval, e.g. ``1.70 [1.20, 2.40]``."""
-    t = res.threshold_95
-    if t is None:
+    if res.threshold_95 is None:
         return "not reached"
-    text = num(t, 2)
-    if res.threshold_ci is not None:
-        text += f" [{num(res.threshold_ci[0], 2)}, {num(res.threshold_ci[1], 2)}]"
+    text = with_interval(res.threshold_95, res.threshold_ci)
     if res.threshold_unreached:
         text += f" ({res.threshold_unreached} resamples never reach {res.target:.0%})"
     return text
@@ -125,12 +161,16 @@ def _curve_figure(res: Resolution) -> str:
     curve = res.psychometric
     if curve is None:
         return "no fit (agreement does not rise with distance, or is separable by it)"
-    text = num(curve.d_target, 2)
-    if curve.ci is not None:
-        text += f" [{num(curve.ci[0], 2)}, {num(curve.ci[1], 2)}]"
+    text = with_interval(curve.d_target, curve.ci)
     if curve.extrapolated:
         text += f" (beyond the largest distance, {num(curve.max_distance, 2)})"
     return text
+
+
+def with_interval(x: float, ci: tuple[float, float] | None) -> str:
+    """A distance with its 95% interval to 2 decimals, e.g. ``1.70 [1.20, 2.40]``."""
+    text = num(x, 2)
+    return text if ci is None else f"{text} [{num(ci[0], 2)}, {num(ci[1], 2)}]"
 
 
 def _bands_table(res: Resolution) -> Table:
@@ -167,6 +207,3 @@ def _bands_table(res: Resolution) -> Table:
         "two pairs like the original, call them equally similar, or order them the other way "
         "(or order two pairs the original scores alike).",
     )
-
-
-__all__ = ["resolution_blocks", "resolution_meaning"]

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from harness.errors import JudgmentsError
+from harness.stats._table import carries_value
 from harness.stats.alpha import Level, alpha_parts
 from harness.stats.bootstrap import BootstrapResult, Method, bootstrap_alpha
 from harness.stats.pairable import pairable_values
@@ -127,42 +128,27 @@ def summarize_agreement(
     Raises `JudgmentsError` when fewer than two workers gave a value (agreement needs two).
     """
     if "worker_id" in judgments.columns and "value" in judgments.columns:
-        valued = judgments["value"].notna()
-        if "skipped" in judgments.columns:
-            valued &= ~judgments["skipped"].fillna(False).astype(bool)
-        workers = judgments.loc[valued, "worker_id"].nunique()
+        workers = judgments.loc[carries_value(judgments), "worker_id"].nunique()
         if workers < 2:
             raise JudgmentsError(
                 f"agreement needs at least two workers with a value; found {workers}"
             )
     pairable = pairable_values(judgments, numeric=level != "nominal")
     parts = alpha_parts(pairable, level)
-    boot = (
-        bootstrap_alpha(
+
+    def bootstrap(by: Method) -> BootstrapResult:
+        return bootstrap_alpha(
             pairable,
             level,
-            method=method,
+            method=by,
             resamples=resamples,
             seed=seed,
             confidence=confidence,
             alpha_min=alpha_min,
         )
-        if resamples > 0
-        else None
-    )
-    units_check = (
-        bootstrap_alpha(
-            pairable,
-            level,
-            method="units",
-            resamples=resamples,
-            seed=seed,
-            confidence=confidence,
-            alpha_min=alpha_min,
-        )
-        if boot is not None and method == "kalpha"
-        else None
-    )
+
+    boot = bootstrap(method) if resamples > 0 else None
+    units_check = bootstrap("units") if boot is not None and method == "kalpha" else None
     n_skipped = len(judgments) - pairable.n_judgments
     return AgreementSummary(
         level=level,

@@ -178,12 +178,17 @@ def units_bootstrap(
     stats = UnitStats(p, parts)
     out = np.empty(resamples)
     for rows in _blocks(resamples, n_units):
-        b = rows.stop - rows.start
-        draws = rng.integers(0, n_units, size=(b, n_units))
-        flat = (draws + n_units * np.arange(b)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=b * n_units).reshape(b, n_units)
-        out[rows] = stats.alphas(counts.astype(np.float64))
+        out[rows] = stats.alphas(unit_draw_counts(rng, rows.stop - rows.start, n_units))
     return out
+
+
+def unit_draw_counts(rng: np.random.Generator, resamples: int, n_units: int) -> np.ndarray:
+    """resamples x units: how often each resample draws each of n_units units, when it draws
+    n_units of them with replacement."""
+    draws = rng.integers(0, n_units, size=(resamples, n_units))
+    flat = (draws + n_units * np.arange(resamples)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=resamples * n_units).reshape(resamples, n_units)
+    return counts.astype(np.float64)
 
 
 class UnitStats:

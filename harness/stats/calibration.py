@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from harness.stats.spearman_difference import normal_cholesky
+
 TESTS = ("spearman", "steiger_on_spearman", "steiger_on_pearson")
 _BATCH_VALUES = 600_000  # samples x items per batch, to bound memory
 
@@ -41,7 +43,7 @@ class Rejections:
 
 def feasible(rho: float, r_ab: float, difference: float = 0.0) -> bool:
     """Whether three normal variables can have these Spearman correlations."""
-    return _cholesky(rho, rho + difference, r_ab) is not None
+    return normal_cholesky(rho, rho + difference, r_ab) is not None
 
 
 def rejection_rates(
@@ -55,7 +57,7 @@ def rejection_rates(
     seed: int = 0,
 ) -> Rejections:
     """The share of ``samples`` samples of n items in which each test rejects at p0."""
-    root = _cholesky(rho, rho + difference, r_ab)
+    root = normal_cholesky(rho, rho + difference, r_ab)
     if root is None:
         raise ValueError(f"no normal variables with rho {rho}, {rho + difference}, r_AB {r_ab}")
     rng = np.random.default_rng(seed)
@@ -128,13 +130,3 @@ def _steiger_p(r_a: np.ndarray, r_b: np.ndarray, r_ab: np.ndarray, n: int) -> np
     s = psi / (1 - r_bar**2) ** 2
     z = (np.arctanh(r_a) - np.arctanh(r_b)) * math.sqrt(n - 3) / np.sqrt(2 - 2 * s)
     return np.asarray(2 * stats.norm.sf(np.abs(z)))
-
-
-def _cholesky(rho_a: float, rho_b: float, r_ab: float) -> np.ndarray | None:
-    if not all(-1 < r < 1 for r in (rho_a, rho_b, r_ab)):
-        return None
-    p = [2 * math.sin(math.pi * r / 6) for r in (rho_a, rho_b, r_ab)]
-    cov = np.array([[1, p[0], p[1]], [p[0], 1, p[2]], [p[1], p[2], 1]])
-    if np.linalg.eigvalsh(cov).min() <= 1e-9:
-        return None
-    return np.linalg.cholesky(cov)

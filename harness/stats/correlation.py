@@ -93,17 +93,11 @@ def grouped_spearman(
     """Per group code 0..n_groups-1: Spearman's rho of ``x`` and ``y`` over the group's rows.
 
     Pearson's r of the mid-ranks (ties averaged) within the group, as `scipy.stats.spearmanr`;
-    NaN for a group with fewer than ``min_n`` rows or where either side does not vary. ``y``
-    may be 2-D (rows x columns): one rho per group and column, ranked in one pass.
+    NaN for a group with fewer than ``min_n`` rows or where either side does not vary.
     """
-    ys = np.asarray(y, dtype=float)
-    flat = ys.ndim == 1
-    ys = ys[:, None] if flat else ys
-    out = np.full((n_groups, ys.shape[1]), np.nan)
+    out = np.full((n_groups, 1), np.nan)
     if len(groups):
-        ranks = np.column_stack(
-            [ranks_within(groups, column) for column in [np.asarray(x, dtype=float), *ys.T]]
-        )
+        ranks = np.column_stack([ranks_within(groups, np.asarray(v, dtype=float)) for v in (x, y)])
         size = np.bincount(groups, minlength=n_groups)
         with np.errstate(divide="ignore", invalid="ignore"):
             dev = ranks - (_group_sums(groups, ranks, n_groups) / size[:, None])[groups]
@@ -113,7 +107,7 @@ def grouped_spearman(
         # mid-ranks are halves: they vary exactly when the values do, and sum without error
         usable = (size[:, None] >= min_n) & (squares[:, :1] > 0) & (squares[:, 1:] > 0)
         out[usable] = np.clip(r[usable], -1.0, 1.0)
-    return out[:, 0] if flat else out
+    return out[:, 0]
 
 
 def _group_sums(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:

@@ -27,7 +27,7 @@ instrument needs; a Monte Carlo of the test agrees with Steiger's value
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ def mrds(
     n: int, r: float, p0: float, *, r_ab: float | None = None, two_tailed: bool = True
 ) -> float:
     """The smallest sigma with Steiger's p(r, r + sigma, r_ab; n) < p0 (r_ab defaults to r)."""
-    _check(r, p0)
+    check_r_p0(r, p0)
     between = r if r_ab is None else r_ab
     if not -1 < between < 1:
         raise InputError(f"r_ab: expected a correlation between -1 and 1, got {between}")
@@ -67,13 +67,12 @@ def mrds_table(
     two_tailed: bool = True,
 ) -> pd.DataFrame:
     """MRDS for each r (rows) and p0 (columns) at n items, with r_AB = r (for planning)."""
-    data = np.array([[mrds(n, r, p0, two_tailed=two_tailed) for p0 in p0s] for r in rs])
-    return _frame(data, rs, p0s)
+    return r_p0_table(lambda r, p0: mrds(n, r, p0, two_tailed=two_tailed), rs, p0s)
 
 
 def formula_mrds(n: int, r: float, p0: float) -> float:
     """The published tables' closed form: z(1 - p0) sqrt(2 (1 - r) / n), one-tailed."""
-    _check(r, p0)
+    check_r_p0(r, p0)
     if n < 1:
         raise InputError(f"n: at least 1 item is needed, got {n}")
     return float(stats.norm.ppf(1 - p0) * math.sqrt(2 * (1 - r) / n))
@@ -83,19 +82,21 @@ def formula_table(
     n: int, rs: Sequence[float] = DEFAULT_RS, p0s: Sequence[float] = DEFAULT_P0S
 ) -> pd.DataFrame:
     """`formula_mrds` for each r (rows) and p0 (columns) at n items."""
-    data = np.array([[formula_mrds(n, r, p0) for p0 in p0s] for r in rs])
-    return _frame(data, rs, p0s)
+    return r_p0_table(lambda r, p0: formula_mrds(n, r, p0), rs, p0s)
 
 
-def _frame(data: np.ndarray, rs: Sequence[float], p0s: Sequence[float]) -> pd.DataFrame:
+def r_p0_table(
+    figure: Callable[[float, float], float], rs: Sequence[float], p0s: Sequence[float]
+) -> pd.DataFrame:
+    """``figure(r, p0)`` for each r (rows, index ``r``) and p0 (columns, ``p0``)."""
+    data = np.array([[figure(r, p0) for p0 in p0s] for r in rs])
     return pd.DataFrame(
-        data,
-        index=pd.Index(list(rs), name="r"),
-        columns=pd.Index(list(p0s), name="p0"),
+        data, index=pd.Index(list(rs), name="r"), columns=pd.Index(list(p0s), name="p0")
     )
 
 
-def _check(r: float, p0: float) -> None:
+def check_r_p0(r: float, p0: float) -> None:
+    """`InputError` unless 0 < p0 < 1 and -1 < r < 1."""
     if not 0 < p0 < 1:
         raise InputError(f"p0: expected a probability between 0 and 1, got {p0}")
     if not -1 < r < 1:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import JudgmentsError, StatsError
+from harness.stats._table import carries_value
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,7 @@ def pairable_values(
     if len(judgments) == 0:
         raise JudgmentsError("no judgments: the table is empty")
     raw = judgments["value"]
-    keep = raw.notna().to_numpy()
-    if "skipped" in judgments.columns:
-        keep = keep & ~judgments["skipped"].fillna(False).astype(bool).to_numpy()
+    keep = carries_value(judgments).to_numpy()
     items, item_uniques = pd.factorize(judgments["item_id"])
     n_workers = None
     if count_workers:

@@ -34,13 +34,12 @@ from scipy import stats
 from scipy.optimize import brentq
 
 from harness.errors import InputError
+from harness.stats.mrds import DEFAULT_P0S, DEFAULT_RS, check_r_p0, r_p0_table
 
 REFERENCE_SIZE = 20_000
 REFERENCE_SEED = 33
 _ITERATIONS = 20
 _MAX_Z = math.atanh(1 - 1e-9)
-DEFAULT_RS: tuple[float, ...] = (0.5, 0.7, 0.9)
-DEFAULT_P0S: tuple[float, ...] = (0.01, 0.05)
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ def spearman_mrds(n: int, r: float, p0: float, *, r_ab: float | None = None) -> 
     fixed point: sigma = tanh(atanh r + z(1 - p0/2) sqrt(var(sigma) / n)) - r; NaN when the
     three correlations admit no normal variables on the way.
     """
-    _check(r, p0)
+    check_r_p0(r, p0)
     between = r if r_ab is None else r_ab
     if not -1 < between < 1:
         raise InputError(f"r_ab: expected a correlation between -1 and 1, got {between}")
@@ -126,10 +125,7 @@ def spearman_mrds_table(
     n: int, rs: Sequence[float] = DEFAULT_RS, p0s: Sequence[float] = DEFAULT_P0S
 ) -> pd.DataFrame:
     """`spearman_mrds` for each r (rows) and p0 (columns) at n items, r_AB = r."""
-    data = np.array([[spearman_mrds(n, r, p0) for p0 in p0s] for r in rs])
-    return pd.DataFrame(
-        data, index=pd.Index(list(rs), name="r"), columns=pd.Index(list(p0s), name="p0")
-    )
+    return r_p0_table(lambda r, p0: spearman_mrds(n, r, p0), rs, p0s)
 
 
 def _solve(excess: Callable[[float], float], low: float) -> float:
@@ -196,13 +192,10 @@ def _above(key: np.ndarray, weight: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=4096)
 def _reference_variance(rho_a: float, rho_b: float, r_ab: float) -> float:
     """n var(w) on the reference sample: the test's variance per item, for planning."""
-    pearson = [2 * math.sin(math.pi * r / 6) for r in (rho_a, rho_b, r_ab)]
-    cov = np.array(
-        [[1, pearson[0], pearson[1]], [pearson[0], 1, pearson[2]], [pearson[1], pearson[2], 1]]
-    )
-    if np.linalg.eigvalsh(cov).min() <= 1e-9:
+    root = normal_cholesky(rho_a, rho_b, r_ab)
+    if root is None:
         return float("nan")  # no such three variables
-    x = _reference_normals() @ np.linalg.cholesky(cov).T
+    x = _reference_normals() @ root.T
     n = len(x)
     ranks = [np.empty(n, dtype=np.int64) for _ in range(3)]
     for k in range(3):
@@ -229,24 +222,30 @@ def _ranked_influence(rank_x: np.ndarray, rank_y: np.ndarray) -> np.ndarray:
     return influence
 
 
+def normal_cholesky(rho_a: float, rho_b: float, r_ab: float) -> np.ndarray | None:
+    """The Cholesky factor of the correlations of three normal variables (T, A, B) whose
+    Spearman correlations are rho_a (T, A), rho_b (T, B) and r_ab (A, B), with Pearson
+    r = 2 sin(pi rho / 6); None when no three normal variables have them."""
+    if not all(-1 < r < 1 for r in (rho_a, rho_b, r_ab)):
+        return None
+    p = [2 * math.sin(math.pi * r / 6) for r in (rho_a, rho_b, r_ab)]
+    cov = np.array([[1, p[0], p[1]], [p[0], 1, p[2]], [p[1], p[2], 1]])
+    if np.linalg.eigvalsh(cov).min() <= 1e-9:
+        return None
+    return np.linalg.cholesky(cov)
+
+
 @lru_cache(maxsize=1)
 def _reference_normals() -> np.ndarray:
     return np.random.default_rng(REFERENCE_SEED).standard_normal((REFERENCE_SIZE, 3))
-
-
-def _check(r: float, p0: float) -> None:
-    if not 0 < p0 < 1:
-        raise InputError(f"p0: expected a probability between 0 and 1, got {p0}")
-    if not -1 < r < 1:
-        raise InputError(f"r: expected a correlation between -1 and 1, got {r}")
 
 
 def difference_power(n: int, rho_a: float, rho_b: float, r_ab: float, p0: float = 0.05) -> float:
     """The chance that `compare_spearman` on n items tells rho_a from rho_b at p < p0
     (two-tailed), with the test's variance per item taken from the reference sample; nan when
     no three variables have these correlations."""
-    _check(rho_a, p0)
-    _check(rho_b, p0)
+    check_r_p0(rho_a, p0)
+    check_r_p0(rho_b, p0)
     variance = _reference_variance(round(rho_a, 4), round(rho_b, 4), round(r_ab, 4))
     if not math.isfinite(variance) or n < 4:
         return float("nan")

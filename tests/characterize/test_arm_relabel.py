@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from harness.characterize.arm_alpha import midranks, weighted_alphas
-from harness.characterize.arm_relabel import draw_splits, relabeling_test, split_difference
+from harness.characterize.arm_relabel import Sides, draw_splits, relabeling_test
 from harness.errors import StatsError
 from harness.simulate.arms import simulate_arms
 
@@ -49,7 +49,8 @@ def test_the_difference_of_any_split_is_the_difference_of_krippendorffs_alphas(t
         side = set(rng.choice(workers, size=int(rng.integers(3, 13)), replace=False))
         in_arm = two_arms["worker_id"].isin(side).to_numpy()
         expected = _kalpha(two_arms[in_arm], level) - _kalpha(two_arms[~in_arm], level)
-        got = split_difference(units, two_arms["value"].to_numpy(), in_arm, n_units, level)
+        sides = Sides(units, two_arms["value"].to_numpy(), n_units, level)
+        got = sides.differences(in_arm[None, :].astype(float))[0]
         assert got == pytest.approx(expected, abs=1e-10)
 
 

@@ -344,18 +344,3 @@ def test_the_cost_of_a_reliable_item_mean_is_spearman_brown_times_the_cost_per_j
     assert a.cost_reliable == pytest.approx(0.8 * (1 - a.alpha) / (a.alpha * 0.2) * 0.02)
     assert b.cost_reliable == pytest.approx(0.8 * (1 - b.alpha) / (b.alpha * 0.2) * 0.01)
     assert compare_arms(noisy, resamples=20, relabelings=20).arms[0].cost_reliable is None
-
-
-def test_the_table_has_one_row_per_arm_and_the_difference_on_the_compared_arm(noisy):
-    result = compare_arms(noisy, resamples=20, relabelings=50)
-    table = result.table()
-    assert list(table.index) == ["a", "b"]
-    (diff,) = result.differences
-    assert table.loc["b", ["difference", "diff_low", "diff_high", "diff_p"]].tolist() == [
-        diff.difference,
-        diff.ci_low,
-        diff.ci_high,
-        diff.p_value,
-    ]
-    assert table.loc["a", ["difference", "diff_p"]].isna().all()
-    assert table.loc["a", "alpha"] == result.arms[0].alpha
