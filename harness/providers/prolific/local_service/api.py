@@ -142,7 +142,7 @@ def changed(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
 def settle_study(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> None:
     """ACTIVE with every place taken and nobody working -> AWAITING REVIEW; AWAITING REVIEW
     (not stopped) with a place free again -> ACTIVE, as Prolific moves a study by itself."""
-    free = int(study["total_available_places"]) - _count(db, study["id"], TAKES_PLACE)
+    free = free_places(db, study)
     if study["status"] == "ACTIVE" and free <= 0 and not _count(db, study["id"], WORKING):
         study["status"] = "AWAITING REVIEW"
     elif study["status"] == "AWAITING REVIEW" and free > 0 and not study.get("stopped"):
@@ -150,6 +150,10 @@ def settle_study(store: Store, db: sqlite3.Connection, study: dict[str, Any]) ->
     else:
         return
     store.save_study(db, study)
+
+
+def free_places(db: sqlite3.Connection, study: dict[str, Any]) -> int:
+    return int(study["total_available_places"]) - _count(db, study["id"], TAKES_PLACE)
 
 
 def _count(db: sqlite3.Connection, study_id: str, states: tuple[str, ...]) -> int:
@@ -170,14 +174,9 @@ def pay_due_bonuses(store: Store, db: sqlite3.Connection, now: float) -> None:
     ).fetchall():
         bonus = db.execute("SELECT rows FROM bonus WHERE id = ?", (row["bonus_id"],)).fetchone()
         for sub_id, cents in json.loads(bonus["rows"]):
-            paid = json.loads(_submission_or_404(db, sub_id)["bonuses"]) + [cents]
+            paid = json.loads(submission_or_404(db, sub_id)["bonuses"]) + [cents]
             db.execute("UPDATE submission SET bonuses = ? WHERE id = ?", (json.dumps(paid), sub_id))
         db.execute("UPDATE bonus_payment SET paid = ? WHERE id = ?", (now, row["id"]))
-
-
-def body() -> dict[str, Any]:
-    """The request's JSON object (bounded, finite numbers), or 400."""
-    return inputs.json_object()
 
 
 def paginate(rows: list[dict[str, Any]]) -> Response:
@@ -327,7 +326,7 @@ def _study_problems(db: sqlite3.Connection, data: dict[str, Any]) -> dict[str, l
 
 @bp.post("/studies/")
 def create_study() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     missing = {f: ["This field is required."] for f in STUDY_REQUIRED if data.get(f) in (None, "")}
     if missing:
         raise ApiError(400, missing)
@@ -367,7 +366,7 @@ def create_study() -> tuple[Response, int]:
     return jsonify(out), 201
 
 
-def _study_or_404(store: Store, db: sqlite3.Connection, sid: str) -> dict[str, Any]:
+def study_or_404(store: Store, db: sqlite3.Connection, sid: str) -> dict[str, Any]:
     study = store.study(db, sid)
     if study is None:
         raise ApiError(404, f"Study {sid} not found.")
@@ -384,7 +383,7 @@ def studies_in(project: str | None = None) -> list[dict[str, Any]]:
     store = service().store
     with store.tx() as db:
         ids = [r[0] for r in db.execute("SELECT id FROM study ORDER BY created").fetchall()]
-        rows = [_study_out(store, db, _study_or_404(store, db, i)) for i in ids]
+        rows = [_study_out(store, db, study_or_404(store, db, i)) for i in ids]
     return [r for r in rows if project is None or r.get("project") == project]
 
 
@@ -392,7 +391,7 @@ def studies_in(project: str | None = None) -> list[dict[str, Any]]:
 def get_study(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
-        return jsonify(_study_out(store, db, _study_or_404(store, db, sid)))
+        return jsonify(_study_out(store, db, study_or_404(store, db, sid)))
 
 
 def place_cost(reward_cents: int) -> int:
@@ -416,10 +415,10 @@ def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
 
 @bp.patch("/studies/<sid>/")
 def update_study(sid: str) -> Response:
-    data = body()
+    data = inputs.json_object()
     store = service().store
     with store.tx() as db:
-        study = _study_or_404(store, db, sid)
+        study = study_or_404(store, db, sid)
         if study["status"] == "UNPUBLISHED":
             return jsonify(_edit_draft(store, db, study, data))
         places = data.get("total_available_places")
@@ -432,8 +431,7 @@ def update_study(sid: str) -> Response:
         if places is not None:
             if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
                 raise ApiError(400, {"total_available_places": ["Places can only be increased."]})
-            if study["status"] != "UNPUBLISHED":
-                _charge(store, db, (places - study["total_available_places"]) * _place_cost(study))
+            _charge(store, db, (places - study["total_available_places"]) * _place_cost(study))
             study["total_available_places"] = places
         for key in ("internal_name", "description"):
             if key in data:
@@ -472,12 +470,12 @@ MOVES = {
 
 @bp.post("/studies/<sid>/transition/")
 def transition_study(sid: str) -> Response:
-    action = body().get("action")
+    action = inputs.json_object().get("action")
     if not isinstance(action, str) or action not in MOVES:
         raise ApiError(400, {"action": [f"Must be one of {', '.join(MOVES)}."]})
     store = service().store
     with store.tx() as db:
-        study = _study_or_404(store, db, sid)
+        study = study_or_404(store, db, sid)
         allowed, to = MOVES[action]
         if study["status"] == to:
             return jsonify(_study_out(store, db, study))  # repeating a move changes nothing
@@ -555,14 +553,14 @@ def list_submissions() -> Response:
 def study_submissions(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
-        _study_or_404(store, db, sid)
+        study_or_404(store, db, sid)
         rows = db.execute(
             "SELECT * FROM submission WHERE study_id = ? ORDER BY seq", (sid,)
         ).fetchall()
     return paginate([_submission_short(r) for r in rows])
 
 
-def _submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
+def submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
     row: sqlite3.Row | None = db.execute(
         "SELECT * FROM submission WHERE id = ?", (sub_id,)
     ).fetchone()
@@ -574,7 +572,7 @@ def _submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
 @bp.get("/submissions/<sub_id>/")
 def get_submission(sub_id: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> None:
@@ -608,19 +606,19 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
 
 @bp.post("/submissions/<sub_id>/transition/")
 def transition_submission(sub_id: str) -> Response:
-    data = body()
+    data = inputs.json_object()
     with service().store.tx() as db:
-        _decide(db, _submission_or_404(db, sub_id), data)
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        _decide(db, submission_or_404(db, sub_id), data)
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 @bp.post("/submissions/bulk-approve/")
 def bulk_approve() -> Response:
-    data = body()
+    data = inputs.json_object()
     with service().store.tx() as db:
         if "submission_ids" in data:
             rows = [
-                _submission_or_404(db, s)
+                submission_or_404(db, s)
                 for s in inputs.id_list(data["submission_ids"], "submission_ids")
             ]
         elif "study_id" in data and "participant_ids" in data:
@@ -644,12 +642,12 @@ def bulk_approve() -> Response:
 
 @bp.post("/submissions/<sub_id>/request-return/")
 def request_return(sub_id: str) -> Response:
-    reasons = body().get("request_return_reasons")
+    reasons = inputs.json_object().get("request_return_reasons")
     if not isinstance(reasons, list) or not reasons or not all(map(inputs.is_text, reasons)):
         raise ApiError(400, {"request_return_reasons": ["At least one reason is required."]})
     store = service().store
     with store.tx() as db:
-        row = _submission_or_404(db, sub_id)
+        row = submission_or_404(db, sub_id)
         if row["status"] not in ("ACTIVE", "AWAITING REVIEW"):
             raise ApiError(
                 400,
@@ -659,13 +657,13 @@ def request_return(sub_id: str) -> Response:
         db.execute(
             "UPDATE submission SET return_requested = ? WHERE id = ?", (store.now(db), sub_id)
         )
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 # -- bonuses ------------------------------------------------------------------------------------
 @bp.post("/submissions/bonus-payments/")
 def set_up_bonuses() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     sid, csv = data.get("study_id"), data.get("csv_bonuses")
     if (
         not isinstance(sid, str)
@@ -676,7 +674,7 @@ def set_up_bonuses() -> tuple[Response, int]:
         raise ApiError(400, "study_id and csv_bonuses are required.")
     store = service().store
     with store.tx() as db:
-        _study_or_404(store, db, sid)
+        study_or_404(store, db, sid)
         rows, wrong, amount = [], [], Decimal(0)
         for line in filter(None, (x.strip() for x in csv.splitlines())):
             who, _, value = line.partition(",")
@@ -702,12 +700,7 @@ def set_up_bonuses() -> tuple[Response, int]:
                 f"These ids did not take part in the study, or their amounts "
                 f"are not positive: {', '.join(wrong)}",
             )
-        regime = pricing.vat_regime()
-        fee = sum((pricing.service_fee(pricing.from_cents(c)) for _, c in rows), Decimal(0))
-        vat = sum(
-            (pricing.vat(pricing.service_fee(pricing.from_cents(c)), regime) for _, c in rows),
-            Decimal(0),
-        )
+        fee, vat = fee_and_vat([c for _, c in rows])
         bonus_id = new_id()
         db.execute(
             "INSERT INTO bonus VALUES (?, ?, ?, ?, ?, ?, 0)",
@@ -731,6 +724,13 @@ def set_up_bonuses() -> tuple[Response, int]:
     ), 201
 
 
+def fee_and_vat(amounts: list[int]) -> tuple[Decimal, Decimal]:
+    """Prolific's fee on each of ``amounts`` (minor units), and the VAT on those fees, summed."""
+    regime = pricing.vat_regime()
+    fees = [pricing.service_fee(pricing.from_cents(a)) for a in amounts]
+    return sum(fees, Decimal(0)), sum((pricing.vat(f, regime) for f in fees), Decimal(0))
+
+
 @bp.post("/bulk-bonus-payments/<bonus_id>/pay/")
 def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
     """Pays every time it is called, as Prolific warns: the endpoint is not idempotent. The
@@ -752,7 +752,7 @@ def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
 # -- participant groups -------------------------------------------------------------------------
 @bp.post("/participant-groups/")
 def create_group() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     if not data.get("name") or not inputs.is_text(data["name"], 200):
         raise ApiError(400, {"name": ["This field is required: text of at most 200 characters."]})
     workspace = data.get("workspace_id") or WORKSPACE
@@ -818,8 +818,7 @@ def _group_or_404(db: sqlite3.Connection, gid: str) -> sqlite3.Row:
 
 
 def _group_members(db: sqlite3.Connection, gid: str) -> Response:
-    if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-        raise ApiError(404, f"Participant group {gid} not found.")
+    _group_or_404(db, gid)
     rows = db.execute(
         "SELECT participant_id FROM group_member WHERE group_id = ? ORDER BY participant_id", (gid,)
     ).fetchall()
@@ -834,10 +833,9 @@ def group_members(gid: str) -> Response:
 
 @bp.post("/participant-groups/<gid>/participants/")
 def add_members(gid: str) -> Response:
-    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
+    ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-            raise ApiError(404, f"Participant group {gid} not found.")
+        _group_or_404(db, gid)
         for pid in ids:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
         return _group_members(db, gid)
@@ -847,10 +845,9 @@ def add_members(gid: str) -> Response:
 def remove_members(gid: str) -> Response:
     """Prolific's "remove participants from a participant group": members named are removed,
     others ignored; the answer lists who is in the group now."""
-    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
+    ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-            raise ApiError(404, f"Participant group {gid} not found.")
+        _group_or_404(db, gid)
         for pid in ids:
             db.execute(
                 "DELETE FROM group_member WHERE group_id = ? AND participant_id = ?", (gid, pid)

@@ -60,7 +60,7 @@ def list_secrets() -> Response:
 @bp.post("/secrets/")
 def create_secret() -> tuple[Response, int]:
     """Create the workspace's secret, replacing the one it had (Prolific: one per workspace)."""
-    workspace = _workspace(api.body().get("workspace_id"))
+    workspace = _workspace(inputs.json_object().get("workspace_id"))
     made = {"id": new_id(), "value": new_id() + new_id(), "workspace_id": workspace}
     store = service().store
     with store.tx() as db:
@@ -104,7 +104,7 @@ def list_subscriptions() -> Response:
 
 @bp.post("/subscriptions/")
 def create_subscription() -> tuple[Response, int]:
-    data = api.body()
+    data = inputs.json_object()
     workspace = _workspace(data.get("workspace_id"))
     event_type, target = data.get("event_type"), data.get("target_url")
     if event_type not in {e["event_type"] for e in EVENT_TYPES}:
@@ -149,7 +149,7 @@ def get_subscription(hook_id: str) -> Response:
 
 @bp.post("/subscriptions/<hook_id>/")
 def confirm_subscription(hook_id: str) -> Response:
-    given = api.body().get("secret")
+    given = inputs.json_object().get("secret")
     with service().store.tx() as db:
         row = _subscription(db, hook_id)
         if not isinstance(given, str) or given != row["confirm_secret"]:

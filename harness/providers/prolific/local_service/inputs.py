@@ -24,20 +24,14 @@ MAX_PLACES = 10**6
 MAX_MINUTES = 10**5
 
 
-def json_body() -> Any:
-    """The request's JSON body (None when it has none), bounded; 400 when it is not JSON."""
-    data = request.get_data(cache=True)
-    if not data.strip():
-        return None
+def json_object() -> dict[str, Any]:
+    """The request's JSON body as an object (bounded, finite numbers), or 400: when it is
+    not JSON, or not an object (an empty body is neither)."""
+    raw = request.get_data(cache=True)
     try:
-        return parse_json(data)
+        data = parse_json(raw) if raw.strip() else None
     except BodyError as exc:
         raise ApiError(400, f"The request body is refused: {exc}.") from None
-
-
-def json_object() -> dict[str, Any]:
-    """The body as a JSON object, or 400."""
-    data = json_body()
     if not isinstance(data, dict):
         raise ApiError(400, "The request body must be a JSON object.")
     return data

@@ -19,11 +19,12 @@ from flask import Blueprint, Response, jsonify, request
 from harness.providers.prolific import pricing
 from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.api import (
-    body,
+    fee_and_vat,
     iso,
     paginate,
     place_cost,
     studies_in,
+    study_or_404,
     workspace_or_404,
 )
 from harness.providers.prolific.local_service.app import ApiError, service
@@ -60,7 +61,7 @@ def projects(wid: str) -> Response:
 @bp.post("/workspaces/<wid>/projects/")
 def create_project(wid: str) -> tuple[Response, int]:
     workspace_or_404(wid)
-    title = body().get("title")
+    title = inputs.json_object().get("title")
     if not isinstance(title, str) or not title.strip() or not inputs.is_text(title, 200):
         raise ApiError(400, {"title": ["This field is required: text of at most 200 characters."]})
     store = service().store
@@ -86,7 +87,7 @@ def project_studies(pid: str) -> Response:
 # -- messages -----------------------------------------------------------------------------------
 @bp.post("/messages/")
 def send_message() -> tuple[str, int]:
-    data = body()
+    data = inputs.json_object()
     problems = {
         name: [f"This field is required: text of at most {limit} characters."]
         for name, limit in (("recipient_id", 200), ("study_id", 200), ("body", inputs.MAX_TEXT))
@@ -146,7 +147,7 @@ def messages() -> Response:
 @bp.post("/study-cost-calculator/")
 def cost_calculator() -> Response:
     """What a study of ``total_available_places`` paying ``reward`` each would cost."""
-    data = body()
+    data = inputs.json_object()
     problems = {
         name: [f"Must be a whole number from 1 to {high}."]
         for name, high in (
@@ -162,17 +163,11 @@ def cost_calculator() -> Response:
 
 def _breakdown(amounts: list[int], currency: str) -> dict[str, Any]:
     """Rewards, fees and tax on each of ``amounts`` (minor units), in Prolific's shape."""
-    regime = pricing.vat_regime()
-    paid = [pricing.from_cents(a) for a in amounts]
-    fees = [pricing.service_fee(p) for p in paid]
-    tax = sum((pricing.vat(f, regime) for f in fees), Decimal(0))
+    rewards = sum((pricing.from_cents(a) for a in amounts), Decimal(0))
+    fees, tax = fee_and_vat(amounts)
     return {
         name: {"amount": pricing.cents(value), "currency": currency}
-        for name, value in (
-            ("rewards", sum(paid, Decimal(0))),
-            ("fees", sum(fees, Decimal(0))),
-            ("tax", tax),
-        )
+        for name, value in (("rewards", rewards), ("fees", fees), ("tax", tax))
     }
 
 
@@ -182,9 +177,7 @@ def study_cost(sid: str) -> Response:
     and the bonuses paid so far, each with fee and tax."""
     store = service().store
     with store.tx() as db:
-        study = store.study(db, sid)
-        if study is None:
-            raise ApiError(404, f"Study {sid} not found.")
+        study = study_or_404(store, db, sid)
         currency = store.currency(db)
         rows = db.execute(
             "SELECT b.rows FROM bonus_payment p JOIN bonus b ON b.id = p.bonus_id "
