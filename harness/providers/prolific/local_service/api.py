@@ -31,27 +31,13 @@ from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.app import ApiError, service
 from harness.providers.prolific.local_service.outbox import notify
 from harness.providers.prolific.local_service.state import RESEARCHER, WORKSPACE, Store, new_id
+from harness.providers.prolific.requests import COUNTRY_NAMES
 
 bp = Blueprint("prolific_api", __name__, url_prefix="/api/v1")
 
-COUNTRIES = {
-    "0": "United Kingdom",
-    "1": "United States",
-    "2": "Ireland",
-    "3": "Germany",
-    "4": "France",
-    "5": "Spain",
-    "6": "Italy",
-    "7": "Netherlands",
-    "8": "Canada",
-    "9": "Australia",
-    "10": "New Zealand",
-    "11": "South Africa",
-    "12": "Portugal",
-    "13": "Poland",
-    "14": "Mexico",
-    "15": "India",
-}
+COUNTRIES = {str(n): name for n, name in enumerate(COUNTRY_NAMES.values())}
+"""The country filter's choices: the names Prolific lists (as harness's requests know them),
+by choice ids of the service's own."""
 FILTERS: list[dict[str, Any]] = [
     {
         "filter_id": "current-country-of-residence",
@@ -336,21 +322,18 @@ def create_study() -> tuple[Response, int]:
         if problems:
             raise ApiError(400, problems)
         default_project = db.execute("SELECT id FROM project ORDER BY seq").fetchone()[0]
-        study = {
+        given = {f: data[f] for f in STUDY_FIELDS if f in data}
+        defaults = {
+            "internal_name": "",
+            "prolific_id_option": "url_parameters",
+            "filters": [],
+            "device_compatibility": [],
+        }
+        study = defaults | given
+        study |= {
             "id": new_id(),
-            "name": data["name"],
-            "internal_name": data.get("internal_name", ""),
-            "description": data["description"],
-            "external_study_url": data["external_study_url"],
-            "prolific_id_option": data.get("prolific_id_option", "url_parameters"),
-            "completion_codes": data["completion_codes"],
-            "total_available_places": data["total_available_places"],
-            "estimated_completion_time": data["estimated_completion_time"],
             "maximum_allowed_time": data.get("maximum_allowed_time")
             or 3 * data["estimated_completion_time"],
-            "reward": data["reward"],
-            "filters": data.get("filters", []),
-            "device_compatibility": data.get("device_compatibility", []),
             "project": data.get("project") or default_project,
             "currency_code": store.currency(db),
             "study_type": "SINGLE",
@@ -400,10 +383,6 @@ def place_cost(reward_cents: int) -> int:
     return pricing.cents(reward + pricing.fees_on(reward, pricing.vat_regime()))
 
 
-def _place_cost(study: dict[str, Any]) -> int:
-    return place_cost(int(study["reward"]))
-
-
 def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
     left = int(store.meta(db, "balance"))
     if amount > left:
@@ -431,7 +410,9 @@ def update_study(sid: str) -> Response:
         if places is not None:
             if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
                 raise ApiError(400, {"total_available_places": ["Places can only be increased."]})
-            _charge(store, db, (places - study["total_available_places"]) * _place_cost(study))
+            _charge(
+                store, db, (places - study["total_available_places"]) * place_cost(study["reward"])
+            )
             study["total_available_places"] = places
         for key in ("internal_name", "description"):
             if key in data:
@@ -483,7 +464,7 @@ def transition_study(sid: str) -> Response:
             raise ApiError(400, f"Cannot {action} a study that is {study['status']}.")
         if action == "PUBLISH":
             _check_pay(store, db, study)
-            _charge(store, db, study["total_available_places"] * _place_cost(study))
+            _charge(store, db, study["total_available_places"] * place_cost(study["reward"]))
             study["published_at"] = iso(store.now(db))
         if action == "STOP":
             study["stopped"] = True
@@ -683,13 +664,8 @@ def set_up_bonuses() -> tuple[Response, int]:
                 "(id = ? OR participant_id = ?)",
                 (sid, who, who),
             ).fetchone()
-            try:
-                plain = value.strip().isascii() and "_" not in value
-                money = Decimal(value.strip()) if plain else Decimal(-1)
-            except ArithmeticError:
-                money = Decimal(-1)
-            ceiling = Decimal(inputs.MAX_CENTS) / 100
-            if took_part is None or not money.is_finite() or not 0 < money <= ceiling:
+            money = inputs.amount(value)
+            if took_part is None or money is None:
                 wrong.append(who)
                 continue
             rows.append([took_part["id"], pricing.cents(money)])

@@ -9,6 +9,7 @@ error shape when it arrives, never a 500 then or on every later request that rea
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 from flask import request
@@ -63,6 +64,19 @@ def number(value: Any, low: float, high: float) -> float | None:
         return None
     result = float(value)
     return result if math.isfinite(result) and low <= result <= high else None
+
+
+def amount(text: str) -> Decimal | None:
+    """``text`` (ASCII digits) as an amount of money above 0 and at most `MAX_CENTS` cents;
+    None when it is anything else."""
+    text = text.strip()
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        money = Decimal(text)
+    except ArithmeticError:
+        return None
+    return money if money.is_finite() and 0 < money <= Decimal(MAX_CENTS) / 100 else None
 
 
 def study_problems(data: dict[str, Any], filter_ids: set[str]) -> dict[str, list[str]]:
