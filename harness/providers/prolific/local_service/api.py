@@ -541,13 +541,19 @@ def study_submissions(sid: str) -> Response:
     return paginate([_submission_short(r) for r in rows])
 
 
-def submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
+def row_or_404(db: sqlite3.Connection, table: str, row_id: str, what: str) -> sqlite3.Row:
+    """The row of ``table`` with id ``row_id``, or 404 as Prolific says it ("<what> <id> not
+    found.")."""
     row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM submission WHERE id = ?", (sub_id,)
+        f"SELECT * FROM {table} WHERE id = ?", (row_id,)
     ).fetchone()
     if row is None:
-        raise ApiError(404, f"Submission {sub_id} not found.")
+        raise ApiError(404, f"{what} {row_id} not found.")
     return row
+
+
+def submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
+    return row_or_404(db, "submission", sub_id, "Submission")
 
 
 @bp.get("/submissions/<sub_id>/")
@@ -714,9 +720,7 @@ def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
     the answer is 202, and ``bonus_payments`` shows the payment only once it is made."""
     store = service().store
     with store.tx() as db:
-        row = db.execute("SELECT * FROM bonus WHERE id = ?", (bonus_id,)).fetchone()
-        if row is None:
-            raise ApiError(404, f"Bulk bonus payment {bonus_id} not found.")
+        row = row_or_404(db, "bonus", bonus_id, "Bulk bonus payment")
         _charge(store, db, row["amount"] + row["fees"] + row["vat"])
         db.execute(
             "INSERT INTO bonus_payment (bonus_id, asked) VALUES (?, ?)", (bonus_id, store.now(db))
@@ -770,7 +774,9 @@ def list_groups() -> Response:
 @bp.get("/participant-groups/<gid>/")
 def get_group(gid: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(_group_out(db, _group_or_404(db, gid)))
+        return jsonify(
+            _group_out(db, row_or_404(db, "participant_group", gid, "Participant group"))
+        )
 
 
 @bp.delete("/participant-groups/<gid>/")
@@ -778,23 +784,14 @@ def delete_group(gid: str) -> tuple[str, int]:
     """Prolific deletes a group (204); a study whose blocklist named it no longer blocks by
     it."""
     with service().store.tx() as db:
-        _group_or_404(db, gid)
+        row_or_404(db, "participant_group", gid, "Participant group")
         db.execute("DELETE FROM group_member WHERE group_id = ?", (gid,))
         db.execute("DELETE FROM participant_group WHERE id = ?", (gid,))
     return "", 204
 
 
-def _group_or_404(db: sqlite3.Connection, gid: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM participant_group WHERE id = ?", (gid,)
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, f"Participant group {gid} not found.")
-    return row
-
-
 def _group_members(db: sqlite3.Connection, gid: str) -> Response:
-    _group_or_404(db, gid)
+    row_or_404(db, "participant_group", gid, "Participant group")
     rows = db.execute(
         "SELECT participant_id FROM group_member WHERE group_id = ? ORDER BY participant_id", (gid,)
     ).fetchall()
@@ -811,7 +808,7 @@ def group_members(gid: str) -> Response:
 def add_members(gid: str) -> Response:
     ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        _group_or_404(db, gid)
+        row_or_404(db, "participant_group", gid, "Participant group")
         for pid in ids:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
         return _group_members(db, gid)
@@ -823,7 +820,7 @@ def remove_members(gid: str) -> Response:
     others ignored; the answer lists who is in the group now."""
     ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        _group_or_404(db, gid)
+        row_or_404(db, "participant_group", gid, "Participant group")
         for pid in ids:
             db.execute(
                 "DELETE FROM group_member WHERE group_id = ? AND participant_id = ?", (gid, pid)

@@ -23,6 +23,7 @@ from harness.providers.prolific.local_service.api import (
     iso,
     paginate,
     place_cost,
+    row_or_404,
     studies_in,
     study_or_404,
     workspace_or_404,
@@ -43,13 +44,6 @@ def _project_out(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def _project_or_404(db: sqlite3.Connection, pid: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = db.execute("SELECT * FROM project WHERE id = ?", (pid,)).fetchone()
-    if row is None:
-        raise ApiError(404, f"Project {pid} not found.")
-    return row
-
-
 @bp.get("/workspaces/<wid>/projects/")
 def projects(wid: str) -> Response:
     workspace_or_404(wid)
@@ -68,19 +62,19 @@ def create_project(wid: str) -> tuple[Response, int]:
     with store.tx() as db:
         pid = new_id()
         db.execute("INSERT INTO project VALUES (?, ?, ?, ?)", (pid, title, wid, store.seq(db)))
-        return jsonify(_project_out(_project_or_404(db, pid))), 201
+        return jsonify(_project_out(row_or_404(db, "project", pid, "Project"))), 201
 
 
 @bp.get("/projects/<pid>/")
 def project(pid: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(_project_out(_project_or_404(db, pid)))
+        return jsonify(_project_out(row_or_404(db, "project", pid, "Project")))
 
 
 @bp.get("/projects/<pid>/studies/")
 def project_studies(pid: str) -> Response:
     with service().store.tx() as db:
-        _project_or_404(db, pid)
+        row_or_404(db, "project", pid, "Project")
     return paginate(studies_in(pid))
 
 
