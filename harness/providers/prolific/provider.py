@@ -238,21 +238,13 @@ class ProlificProvider:
             if found.get("is_enabled"):
                 return workspace, secret
             self._unsubscribe(str(found["id"]))
-        answer = self.client.response(
-            "POST",
-            "hooks/subscriptions/",
-            safe=False,
-            json={
-                "workspace_id": workspace,
-                "event_type": SUBMISSION_EVENT,
-                "target_url": target_url,
-            },
-        )
-        body = answer.json()
+        body = {"workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url}
+        answer = self.client.response("POST", "hooks/subscriptions/", safe=False, json=body)
+        listed = answer.json()
         made = next(
             (
                 s
-                for s in body.get("results", [body])
+                for s in listed.get("results", [listed])
                 if (s.get("event_type"), s.get("target_url")) == wanted
             ),
             None,
@@ -262,12 +254,8 @@ class ProlificProvider:
                 f"Prolific's answer to subscribing {target_url} named no such "
                 "subscription; run the launch again to subscribe"
             )
-        self.client.call(
-            "POST",
-            f"hooks/subscriptions/{made['id']}/",
-            safe=True,
-            json={"secret": answer.headers.get("X-Hook-Secret", "")},
-        )
+        confirm = {"secret": answer.headers.get("X-Hook-Secret", "")}
+        self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True, json=confirm)
         return workspace, secret
 
     def _hook_secret(self, workspace: str) -> str:
@@ -326,49 +314,29 @@ class ProlificProvider:
 
     # -- review ---------------------------------------------------------------------------------
     def approve(self, assignment_id: str, feedback: str | None = None) -> None:
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/transition/",
-            safe=True,
-            json={"action": "APPROVE"},
-        )  # idempotent on Prolific
+        path = f"submissions/{assignment_id}/transition/"
+        self.client.call("POST", path, safe=True, json={"action": "APPROVE"})  # idempotent
 
     def approve_many(self, assignment_ids: list[str]) -> None:
         """Approve in one call (Prolific's bulk approve, by submission ids)."""
         if assignment_ids:
-            self.client.call(
-                "POST",
-                "submissions/bulk-approve/",
-                safe=True,
-                json={"submission_ids": assignment_ids},
-            )
+            body = {"submission_ids": assignment_ids}
+            self.client.call("POST", "submissions/bulk-approve/", safe=True, json=body)
 
     def reject(self, assignment_id: str, feedback: str) -> None:
         message = feedback if len(feedback) >= MIN_MESSAGE else feedback + PAD
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/transition/",
-            safe=True,
-            json={"action": "REJECT", "message": message, "rejection_category": REJECTION_CATEGORY},
-        )
+        body = {"action": "REJECT", "message": message, "rejection_category": REJECTION_CATEGORY}
+        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True, json=body)
 
     def request_return(self, assignment_id: str, reason: str = RETURN_REASON) -> None:
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/request-return/",
-            safe=True,
-            json={"request_return_reasons": [reason]},
-        )
+        path = f"submissions/{assignment_id}/request-return/"
+        self.client.call("POST", path, safe=True, json={"request_return_reasons": [reason]})
 
     def create_bonus(self, assignment_id: str, amount: Decimal) -> str:
         """Set up a bonus (nothing is paid yet); the bulk bonus payment's id."""
         sub = self._get(f"submissions/{assignment_id}/")
-        answer = self.client.call(
-            "POST",
-            "submissions/bonus-payments/",
-            safe=False,
-            json={"study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"},
-        )
+        body = {"study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"}
+        answer = self.client.call("POST", "submissions/bonus-payments/", safe=False, json=body)
         return str(answer["id"])
 
     def pay_bonus(self, bonus_id: str) -> None:
@@ -393,12 +361,8 @@ class ProlificProvider:
         subject; sending is not idempotent: never repeated)."""
         if study_ref is None:
             raise ProlificError("a message on Prolific is about a study: it has none yet")
-        self.client.call(
-            "POST",
-            "messages/",
-            safe=False,
-            json={"recipient_id": worker_id, "body": text, "study_id": study_ref},
-        )
+        body = {"recipient_id": worker_id, "body": text, "study_id": study_ref}
+        self.client.call("POST", "messages/", safe=False, json=body)
 
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
         self._members("POST", exclude_ref, worker_id)
