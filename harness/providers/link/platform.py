@@ -88,7 +88,7 @@ class LinkPlatform:
     def connect(self, target: str, endpoint_url: str | None) -> Provider:
         from harness.providers.link.provider import LinkProvider
 
-        return LinkProvider(self)
+        return LinkProvider()
 
     def start_local(self, endpoint_url: str | None) -> str:
         return "the study link needs no service: participants use the task server (harness serve)"

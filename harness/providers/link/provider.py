@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from harness.platform.contract import (
     PlacesStudy,
@@ -24,23 +23,15 @@ from harness.platform.contract import (
     WorkSettings,
     WorkUnit,
 )
-
-if TYPE_CHECKING:
-    from harness.providers.link.platform import LinkPlatform
+from harness.providers.link.platform import LINK
 
 NO_LIMIT = Decimal("1000000000.00")
 """The balance a study link reports: harness spends nothing on it (the budget still guards)."""
 
 
 class LinkProvider:
+    platform = LINK
     target = "link"
-
-    def __init__(self, platform: LinkPlatform) -> None:
-        self._platform = platform
-
-    @property
-    def platform(self) -> LinkPlatform:
-        return self._platform
 
     def balance(self) -> Decimal:
         return NO_LIMIT

@@ -128,13 +128,11 @@ def _message(answer: requests.Response, method: str, path: str) -> str:
     return f"Prolific answered {answer.status_code} to {method} {path}: {detail}"
 
 
-def make_client(target: str, endpoint_url: str | None) -> ProlificClient:
-    """The client of ``target``: ``prolific`` (the API, with $PROLIFIC_API_TOKEN) or
-    ``prolific-local`` (the local service at ``endpoint_url``; any token)."""
-    if target == "prolific-local":
-        return ProlificClient((endpoint_url or "http://127.0.0.1:8766").rstrip("/"), "local")
-    if endpoint_url:
-        raise InputError("--endpoint-url is for the local Prolific service (prolific-local) only")
+def make_client(local_endpoint: str | None) -> ProlificClient:
+    """The client of the local service at ``local_endpoint`` (any token), or, without one, of
+    Prolific's API (with $PROLIFIC_API_TOKEN); `ProlificPlatform.endpoint` resolves it."""
+    if local_endpoint is not None:
+        return ProlificClient(local_endpoint, "local")
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
         raise InputError(

@@ -87,22 +87,23 @@ class ProlificPlatform:
 
     def endpoint(self, target: str, endpoint_url: str | None) -> str | None:
         if target == "prolific-local":
-            return (endpoint_url or LOCAL_URL).rstrip("/")
+            return _local_url(endpoint_url)
         if endpoint_url:
-            raise InputError("--endpoint-url is for the local Prolific service only")
+            raise InputError(
+                "--endpoint-url is for the local Prolific service (prolific-local) only"
+            )
         return None
 
     def connect(self, target: str, endpoint_url: str | None) -> Provider:
         from harness.providers.prolific.client import make_client
         from harness.providers.prolific.provider import ProlificProvider
 
-        return ProlificProvider(make_client(target, endpoint_url), target)
+        return ProlificProvider(make_client(self.endpoint(target, endpoint_url)), target)
 
     def start_local(self, endpoint_url: str | None) -> str:
         from harness.platform.local_service import start_service
 
-        url = (endpoint_url or LOCAL_URL).rstrip("/")
-        return start_service(self.local_service, url, "prolific-local")
+        return start_service(self.local_service, _local_url(endpoint_url), "prolific-local")
 
     def local_service(self, port: int, state: str) -> LocalService:
         return LocalService(
@@ -136,10 +137,8 @@ class ProlificPlatform:
                 ("platform.currency", f"a Prolific workspace pays in {known}, not {currency}")
             )
             return out
-        minutes = pricing.estimated_minutes(settings.assignment_duration)
-        rate = pricing.per_hour(settings.reward, minutes)
         least = pricing.MINIMUM_PER_HOUR[currency]
-        if rate < least:
+        if _per_hour(settings) < least:
             out.append(
                 (
                     "hit.reward",
@@ -156,12 +155,7 @@ class ProlificPlatform:
         if currency not in pricing.RECOMMENDED_PER_HOUR:
             return []  # a problem already
         best = pricing.RECOMMENDED_PER_HOUR[currency]
-        if (
-            pricing.per_hour(
-                settings.reward, pricing.estimated_minutes(settings.assignment_duration)
-            )
-            < best
-        ):
+        if _per_hour(settings) < best:
             return [
                 f"{_pay_line(settings)}, below Prolific's recommended "
                 f"{pricing.money(best, currency)} per hour"
@@ -256,18 +250,28 @@ class ProlificPlatform:
 
     def completion_url(self, target: str, endpoint_url: str | None, code: str) -> str | None:
         if target == "prolific-local":
-            return f"{(endpoint_url or LOCAL_URL).rstrip('/')}/submissions/complete?cc={code}"
+            return f"{_local_url(endpoint_url)}/submissions/complete?cc={code}"
         return COMPLETE_URL + code
+
+
+def _local_url(endpoint_url: str | None) -> str:
+    """The local service's base URL: ``endpoint_url``, else its default address."""
+    return (endpoint_url or LOCAL_URL).rstrip("/")
+
+
+def _per_hour(settings: WorkSettings) -> Decimal:
+    """What a place pays an hour, on the completion time Prolific is told."""
+    minutes = pricing.estimated_minutes(settings.assignment_duration)
+    return pricing.per_hour(settings.reward, minutes)
 
 
 def _pay_line(settings: WorkSettings) -> str:
     """What a place pays an hour: "$0.75 for an estimated 15 min is $3.00 per hour"."""
     minutes = pricing.estimated_minutes(settings.assignment_duration)
-    rate = pricing.per_hour(settings.reward, minutes)
     money = settings.currency
     return (
         f"{pricing.money(settings.reward, money)} for an estimated {minutes} min is "
-        f"{pricing.money(rate, money)} per hour"
+        f"{pricing.money(_per_hour(settings), money)} per hour"
     )
 
 

@@ -9,9 +9,10 @@ between them cannot pay twice).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from harness.platform.contract import (
     PlacesStudy,
@@ -56,6 +57,7 @@ PAD = (
     " Please contact us through Prolific's messages if you think this is a mistake; we "
     "will look again."
 )
+T = TypeVar("T")
 
 
 class ProlificProvider:
@@ -67,8 +69,30 @@ class ProlificProvider:
         self._workspace: str | None = None
         self._currency: str | None = None
 
-    def _get(self, path: str, **params: Any) -> Any:
-        return self.client.call("GET", path, safe=True, params=params or None)
+    def _get(self, path: str) -> Any:
+        return self.client.call("GET", path, safe=True)
+
+    def _listed(
+        self, path: str, field: str, value: str, params: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """The first result of the list at ``path`` whose ``field`` is ``value``."""
+        return next(
+            (dict(r) for r in self.client.pages(path, params) if r.get(field) == value), None
+        )
+
+    def _look_then_create(self, look: Callable[[], T | None], create: Callable[[], T]) -> T:
+        """What ``look`` finds, else what ``create`` makes; a create that may or may not have
+        taken effect (`Uncertain`) is looked for again, never repeated blindly."""
+        found = look()
+        if found is not None:
+            return found
+        try:
+            return create()
+        except Uncertain:
+            found = look()
+            if found is None:
+                raise
+            return found
 
     def workspace(self) -> str:
         if self._workspace is None:
@@ -118,37 +142,23 @@ class ProlificProvider:
         self._same_currency(settings)
         if exclude_ref is not None:
             return Prepared(self.workspace(), exclude_ref)
-        name = f"harness blocked {study_key}"
-        found = self._group(name)
-        if found is None:
-            try:
-                created = self.client.call(
-                    "POST",
-                    "participant-groups/",
-                    safe=False,
-                    json=create_group(study_key, self.workspace()),
-                )
-                found = str(created["id"])
-            except Uncertain:
-                found = self._group(name)
-                if found is None:
-                    raise
-        return Prepared(self.workspace(), found, [f"participant group {found}"])
-
-    def _group(self, name: str) -> str | None:
-        for group in self.client.pages("participant-groups/", {"workspace_id": self.workspace()}):
-            if group.get("name") == name:
-                return str(group["id"])
-        return None
+        body = create_group(study_key, self.workspace())
+        found = self._look_then_create(
+            lambda: self._listed(
+                "participant-groups/", "name", body["name"], {"workspace_id": self.workspace()}
+            ),
+            lambda: self.client.call("POST", "participant-groups/", safe=False, json=body),
+        )
+        group = str(found["id"])
+        return Prepared(self.workspace(), group, [f"participant group {group}"])
 
     def watch(self, work_type_id: str, queue_url: str) -> None:
         raise ProlificError("Prolific sends hooks to an https URL, not a queue: see docs")
 
     def open_places(self, work_type_id: str, study: PlacesStudy) -> PublishedUnit:
-        found = self._study(study.label)
-        if found is None:
+        def create() -> dict[str, Any]:
             title = study.settings.project
-            project = self._project(title) if title else None
+            project = self._project(title) if title else None  # looked up before the filters
             body = create_study(
                 study.settings,
                 study.label,
@@ -159,44 +169,29 @@ class ProlificProvider:
                 self._countries(),
                 project,
             )
-            try:
-                found = self.client.call("POST", "studies/", safe=False, json=body)
-            except Uncertain:
-                found = self._study(study.label)
-                if found is None:
-                    raise
-        assert found is not None
+            return dict(self.client.call("POST", "studies/", safe=False, json=body))
+
+        found = self._look_then_create(
+            lambda: self._listed("studies/", "internal_name", study.label), create
+        )
         if found["status"] == "UNPUBLISHED":
-            found = self.client.call(
-                "POST", f"studies/{found['id']}/transition/", safe=True, json={"action": "PUBLISH"}
-            )
+            found = self._transition(found["id"], "PUBLISH")
         return _unit(found)
 
     def _project(self, title: str) -> str:
         """The id of the workspace's project named ``title``, made when there is none."""
         path = f"workspaces/{self.workspace()}/projects/"
-        found = self._project_named(path, title)
-        if found is None:
-            try:
-                found = str(
-                    self.client.call("POST", path, safe=False, json=create_project(title))["id"]
-                )
-            except Uncertain:
-                found = self._project_named(path, title)
-                if found is None:
-                    raise
-        return found
-
-    def _project_named(self, path: str, title: str) -> str | None:
-        return next(
-            (str(p["id"]) for p in self.client.pages(path) if p.get("title") == title), None
+        found = self._look_then_create(
+            lambda: self._listed(path, "title", title),
+            lambda: self.client.call("POST", path, safe=False, json=create_project(title)),
         )
+        return str(found["id"])
 
-    def _study(self, label: str) -> dict[str, Any] | None:
-        for study in self.client.pages("studies/"):
-            if study.get("internal_name") == label:
-                return dict(study)
-        return None
+    def _transition(self, study_ref: str, action: str) -> Any:
+        """Prolific's study transition ``action`` (safe to repeat); the study as it is after."""
+        return self.client.call(
+            "POST", f"studies/{study_ref}/transition/", safe=True, json={"action": action}
+        )
 
     def _countries(self) -> dict[str, str]:
         """The spec's country codes as the choice ids of Prolific's country filter."""
@@ -223,12 +218,9 @@ class ProlificProvider:
     def hook_refusal(self, target_url: str) -> str | None:
         """Why hooks cannot reach ``target_url`` (None: they can)."""
         if self.target == "prolific-local":
-            return (
-                None
-                if loopback(target_url)
-                else ("the local Prolific service posts hooks to loopback addresses only")
-            )
-        if not public_https(target_url):
+            if not loopback(target_url):
+                return "the local Prolific service posts hooks to loopback addresses only"
+        elif not public_https(target_url):
             return "Prolific posts hooks to a public https URL only"
         return None
 
@@ -239,28 +231,20 @@ class ProlificProvider:
         making one would replace a secret something else may use)."""
         workspace = self.workspace()
         secret = self._hook_secret(workspace)
+        wanted = (SUBMISSION_EVENT, target_url)
         for found in self.client.pages("hooks/subscriptions/", {"workspace_id": workspace}):
-            if (found.get("event_type"), found.get("target_url")) != (SUBMISSION_EVENT, target_url):
+            if (found.get("event_type"), found.get("target_url")) != wanted:
                 continue
             if found.get("is_enabled"):
                 return workspace, secret
             self._unsubscribe(str(found["id"]))
-        answer = self.client.response(
-            "POST",
-            "hooks/subscriptions/",
-            safe=False,
-            json={
-                "workspace_id": workspace,
-                "event_type": SUBMISSION_EVENT,
-                "target_url": target_url,
-            },
-        )
-        body = answer.json()
-        wanted = (SUBMISSION_EVENT, target_url)
+        body = {"workspace_id": workspace, "event_type": SUBMISSION_EVENT, "target_url": target_url}
+        answer = self.client.response("POST", "hooks/subscriptions/", safe=False, json=body)
+        listed = answer.json()
         made = next(
             (
                 s
-                for s in body.get("results", [body])
+                for s in listed.get("results", [listed])
                 if (s.get("event_type"), s.get("target_url")) == wanted
             ),
             None,
@@ -270,26 +254,17 @@ class ProlificProvider:
                 f"Prolific's answer to subscribing {target_url} named no such "
                 "subscription; run the launch again to subscribe"
             )
-        self.client.call(
-            "POST",
-            f"hooks/subscriptions/{made['id']}/",
-            safe=True,
-            json={"secret": answer.headers.get("X-Hook-Secret", "")},
-        )
+        confirm = {"secret": answer.headers.get("X-Hook-Secret", "")}
+        self.client.call("POST", f"hooks/subscriptions/{made['id']}/", safe=True, json=confirm)
         return workspace, secret
 
     def _hook_secret(self, workspace: str) -> str:
-        for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
-            return str(found["value"])
-        try:
-            made = self.client.call(
-                "POST", "hooks/secrets/", safe=False, json={"workspace_id": workspace}
-            )
-        except Uncertain:
-            for found in self.client.pages("hooks/secrets/", {"workspace_id": workspace}):
-                return str(found["value"])
-            raise
-        return str(made["value"])
+        params = {"workspace_id": workspace}
+        found = self._look_then_create(
+            lambda: next(iter(self.client.pages("hooks/secrets/", params)), None),
+            lambda: self.client.call("POST", "hooks/secrets/", safe=False, json=params),
+        )
+        return str(found["value"])
 
     def _unsubscribe(self, subscription_id: str) -> None:
         try:
@@ -310,76 +285,58 @@ class ProlificProvider:
         ]
 
     def unit(self, platform_id: str) -> PublishedUnit:
-        return _unit(self._get(f"studies/{platform_id.rsplit('#', 1)[0]}/"))
+        return _unit(self._get(f"studies/{_study_of(platform_id)}/"))
 
     def submissions(self, platform_id: str) -> list[Submission]:
-        return self.study_submissions(platform_id.rsplit("#", 1)[0])
+        return self.study_submissions(_study_of(platform_id))
 
     def submission(self, assignment_id: str) -> Submission | None:
-        try:
-            return _submission(self._get(f"submissions/{assignment_id}/"))
-        except ProlificError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        found = self._submission_or_none(assignment_id)
+        return None if found is None else _submission(found)
 
     def session_holder(self, session_id: str) -> tuple[str, str] | None:
         """(participant id, study id) of the session ``session_id`` in any state (a session
         just started is ACTIVE), or None when Prolific has no such session."""
+        found = self._submission_or_none(session_id)
+        if found is None:
+            return None
+        participant = found.get("participant_id") or found.get("participant")
+        return str(participant), str(found.get("study_id", ""))
+
+    def _submission_or_none(self, submission_id: str) -> dict[str, Any] | None:
+        """The submission as Prolific answers it; None when Prolific has no such submission."""
         try:
-            found = self._get(f"submissions/{session_id}/")
+            return dict(self._get(f"submissions/{submission_id}/"))
         except ProlificError as exc:
             if exc.status == 404:
                 return None
             raise
-        participant = found.get("participant_id") or found.get("participant")
-        return str(participant), str(found.get("study_id", ""))
 
     # -- review ---------------------------------------------------------------------------------
     def approve(self, assignment_id: str, feedback: str | None = None) -> None:
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/transition/",
-            safe=True,
-            json={"action": "APPROVE"},
-        )  # idempotent on Prolific
+        path = f"submissions/{assignment_id}/transition/"
+        self.client.call("POST", path, safe=True, json={"action": "APPROVE"})  # idempotent
 
     def approve_many(self, assignment_ids: list[str]) -> None:
         """Approve in one call (Prolific's bulk approve, by submission ids)."""
         if assignment_ids:
-            self.client.call(
-                "POST",
-                "submissions/bulk-approve/",
-                safe=True,
-                json={"submission_ids": assignment_ids},
-            )
+            body = {"submission_ids": assignment_ids}
+            self.client.call("POST", "submissions/bulk-approve/", safe=True, json=body)
 
     def reject(self, assignment_id: str, feedback: str) -> None:
         message = feedback if len(feedback) >= MIN_MESSAGE else feedback + PAD
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/transition/",
-            safe=True,
-            json={"action": "REJECT", "message": message, "rejection_category": REJECTION_CATEGORY},
-        )
+        body = {"action": "REJECT", "message": message, "rejection_category": REJECTION_CATEGORY}
+        self.client.call("POST", f"submissions/{assignment_id}/transition/", safe=True, json=body)
 
     def request_return(self, assignment_id: str, reason: str = RETURN_REASON) -> None:
-        self.client.call(
-            "POST",
-            f"submissions/{assignment_id}/request-return/",
-            safe=True,
-            json={"request_return_reasons": [reason]},
-        )
+        path = f"submissions/{assignment_id}/request-return/"
+        self.client.call("POST", path, safe=True, json={"request_return_reasons": [reason]})
 
     def create_bonus(self, assignment_id: str, amount: Decimal) -> str:
         """Set up a bonus (nothing is paid yet); the bulk bonus payment's id."""
         sub = self._get(f"submissions/{assignment_id}/")
-        answer = self.client.call(
-            "POST",
-            "submissions/bonus-payments/",
-            safe=False,
-            json={"study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"},
-        )
+        body = {"study_id": sub["study_id"], "csv_bonuses": f"{assignment_id},{amount:.2f}\n"}
+        answer = self.client.call("POST", "submissions/bonus-payments/", safe=False, json=body)
         return str(answer["id"])
 
     def pay_bonus(self, bonus_id: str) -> None:
@@ -404,31 +361,22 @@ class ProlificProvider:
         subject; sending is not idempotent: never repeated)."""
         if study_ref is None:
             raise ProlificError("a message on Prolific is about a study: it has none yet")
-        self.client.call(
-            "POST",
-            "messages/",
-            safe=False,
-            json={"recipient_id": worker_id, "body": text, "study_id": study_ref},
-        )
+        body = {"recipient_id": worker_id, "body": text, "study_id": study_ref}
+        self.client.call("POST", "messages/", safe=False, json=body)
 
     def exclude(self, exclude_ref: str, worker_id: str) -> None:
-        self.client.call(
-            "POST",
-            f"participant-groups/{exclude_ref}/participants/",
-            safe=True,
-            json={"participant_ids": [worker_id]},
-        )
+        self._members("POST", exclude_ref, worker_id)
 
     def include(self, exclude_ref: str, worker_id: str) -> None:
         """Take the participant off the study's blocklist group (Prolific's "remove
         participants from a participant group"; one who is not a member is ignored, so a
         repeat changes nothing)."""
-        self.client.call(
-            "DELETE",
-            f"participant-groups/{exclude_ref}/participants/",
-            safe=True,
-            json={"participant_ids": [worker_id]},
-        )
+        self._members("DELETE", exclude_ref, worker_id)
+
+    def _members(self, method: str, group: str, worker_id: str) -> None:
+        """Add (POST) or remove (DELETE) the participant as a member of ``group``."""
+        path = f"participant-groups/{group}/participants/"
+        self.client.call(method, path, safe=True, json={"participant_ids": [worker_id]})
 
     # -- pausing: Prolific's study transitions PAUSE (ACTIVE -> PAUSED) and START (back) ----
     def pause(self, study_ref: str) -> None:
@@ -456,9 +404,7 @@ class ProlificProvider:
                 f"can be moved by {action}"
             )
         try:
-            self.client.call(
-                "POST", f"studies/{study_ref}/transition/", safe=True, json={"action": action}
-            )
+            self._transition(study_ref, action)
         except ProlificError:
             if self._get(f"studies/{study_ref}/")["status"] != wanted:
                 raise  # a retried call answered after the first one took effect is fine
@@ -472,12 +418,14 @@ class ProlificProvider:
         raise NotImplementedError("places grow by set_places (a total, idempotent)")
 
     def expire(self, platform_id: str) -> None:
-        study = platform_id.rsplit("#", 1)[0]
-        current = self._get(f"studies/{study}/")
-        if current["status"] in ("ACTIVE", "PAUSED"):
-            self.client.call(
-                "POST", f"studies/{study}/transition/", safe=True, json={"action": "STOP"}
-            )
+        study = _study_of(platform_id)
+        if self._get(f"studies/{study}/")["status"] in ("ACTIVE", "PAUSED"):
+            self._transition(study, "STOP")
+
+
+def _study_of(platform_id: str) -> str:
+    """The study of a unit's platform id (``<study id>#<n>``, or the study id alone)."""
+    return platform_id.rsplit("#", 1)[0]
 
 
 def _unit(study: dict[str, Any]) -> PublishedUnit:

@@ -31,27 +31,13 @@ from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.app import ApiError, service
 from harness.providers.prolific.local_service.outbox import notify
 from harness.providers.prolific.local_service.state import RESEARCHER, WORKSPACE, Store, new_id
+from harness.providers.prolific.requests import COUNTRY_NAMES
 
 bp = Blueprint("prolific_api", __name__, url_prefix="/api/v1")
 
-COUNTRIES = {
-    "0": "United Kingdom",
-    "1": "United States",
-    "2": "Ireland",
-    "3": "Germany",
-    "4": "France",
-    "5": "Spain",
-    "6": "Italy",
-    "7": "Netherlands",
-    "8": "Canada",
-    "9": "Australia",
-    "10": "New Zealand",
-    "11": "South Africa",
-    "12": "Portugal",
-    "13": "Poland",
-    "14": "Mexico",
-    "15": "India",
-}
+COUNTRIES = {str(n): name for n, name in enumerate(COUNTRY_NAMES.values())}
+"""The country filter's choices: the names Prolific lists (as harness's requests know them),
+by choice ids of the service's own."""
 FILTERS: list[dict[str, Any]] = [
     {
         "filter_id": "current-country-of-residence",
@@ -142,7 +128,7 @@ def changed(store: Store, db: sqlite3.Connection, submission_id: str) -> None:
 def settle_study(store: Store, db: sqlite3.Connection, study: dict[str, Any]) -> None:
     """ACTIVE with every place taken and nobody working -> AWAITING REVIEW; AWAITING REVIEW
     (not stopped) with a place free again -> ACTIVE, as Prolific moves a study by itself."""
-    free = int(study["total_available_places"]) - _count(db, study["id"], TAKES_PLACE)
+    free = free_places(db, study)
     if study["status"] == "ACTIVE" and free <= 0 and not _count(db, study["id"], WORKING):
         study["status"] = "AWAITING REVIEW"
     elif study["status"] == "AWAITING REVIEW" and free > 0 and not study.get("stopped"):
@@ -150,6 +136,10 @@ def settle_study(store: Store, db: sqlite3.Connection, study: dict[str, Any]) ->
     else:
         return
     store.save_study(db, study)
+
+
+def free_places(db: sqlite3.Connection, study: dict[str, Any]) -> int:
+    return int(study["total_available_places"]) - _count(db, study["id"], TAKES_PLACE)
 
 
 def _count(db: sqlite3.Connection, study_id: str, states: tuple[str, ...]) -> int:
@@ -170,14 +160,9 @@ def pay_due_bonuses(store: Store, db: sqlite3.Connection, now: float) -> None:
     ).fetchall():
         bonus = db.execute("SELECT rows FROM bonus WHERE id = ?", (row["bonus_id"],)).fetchone()
         for sub_id, cents in json.loads(bonus["rows"]):
-            paid = json.loads(_submission_or_404(db, sub_id)["bonuses"]) + [cents]
+            paid = json.loads(submission_or_404(db, sub_id)["bonuses"]) + [cents]
             db.execute("UPDATE submission SET bonuses = ? WHERE id = ?", (json.dumps(paid), sub_id))
         db.execute("UPDATE bonus_payment SET paid = ? WHERE id = ?", (now, row["id"]))
-
-
-def body() -> dict[str, Any]:
-    """The request's JSON object (bounded, finite numbers), or 400."""
-    return inputs.json_object()
 
 
 def paginate(rows: list[dict[str, Any]]) -> Response:
@@ -327,7 +312,7 @@ def _study_problems(db: sqlite3.Connection, data: dict[str, Any]) -> dict[str, l
 
 @bp.post("/studies/")
 def create_study() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     missing = {f: ["This field is required."] for f in STUDY_REQUIRED if data.get(f) in (None, "")}
     if missing:
         raise ApiError(400, missing)
@@ -337,21 +322,18 @@ def create_study() -> tuple[Response, int]:
         if problems:
             raise ApiError(400, problems)
         default_project = db.execute("SELECT id FROM project ORDER BY seq").fetchone()[0]
-        study = {
+        given = {f: data[f] for f in STUDY_FIELDS if f in data}
+        defaults = {
+            "internal_name": "",
+            "prolific_id_option": "url_parameters",
+            "filters": [],
+            "device_compatibility": [],
+        }
+        study = defaults | given
+        study |= {
             "id": new_id(),
-            "name": data["name"],
-            "internal_name": data.get("internal_name", ""),
-            "description": data["description"],
-            "external_study_url": data["external_study_url"],
-            "prolific_id_option": data.get("prolific_id_option", "url_parameters"),
-            "completion_codes": data["completion_codes"],
-            "total_available_places": data["total_available_places"],
-            "estimated_completion_time": data["estimated_completion_time"],
             "maximum_allowed_time": data.get("maximum_allowed_time")
             or 3 * data["estimated_completion_time"],
-            "reward": data["reward"],
-            "filters": data.get("filters", []),
-            "device_compatibility": data.get("device_compatibility", []),
             "project": data.get("project") or default_project,
             "currency_code": store.currency(db),
             "study_type": "SINGLE",
@@ -367,7 +349,7 @@ def create_study() -> tuple[Response, int]:
     return jsonify(out), 201
 
 
-def _study_or_404(store: Store, db: sqlite3.Connection, sid: str) -> dict[str, Any]:
+def study_or_404(store: Store, db: sqlite3.Connection, sid: str) -> dict[str, Any]:
     study = store.study(db, sid)
     if study is None:
         raise ApiError(404, f"Study {sid} not found.")
@@ -384,7 +366,7 @@ def studies_in(project: str | None = None) -> list[dict[str, Any]]:
     store = service().store
     with store.tx() as db:
         ids = [r[0] for r in db.execute("SELECT id FROM study ORDER BY created").fetchall()]
-        rows = [_study_out(store, db, _study_or_404(store, db, i)) for i in ids]
+        rows = [_study_out(store, db, study_or_404(store, db, i)) for i in ids]
     return [r for r in rows if project is None or r.get("project") == project]
 
 
@@ -392,17 +374,13 @@ def studies_in(project: str | None = None) -> list[dict[str, Any]]:
 def get_study(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
-        return jsonify(_study_out(store, db, _study_or_404(store, db, sid)))
+        return jsonify(_study_out(store, db, study_or_404(store, db, sid)))
 
 
 def place_cost(reward_cents: int) -> int:
     """What one place costs the workspace: the reward, the fee and VAT on it."""
     reward = pricing.from_cents(reward_cents)
     return pricing.cents(reward + pricing.fees_on(reward, pricing.vat_regime()))
-
-
-def _place_cost(study: dict[str, Any]) -> int:
-    return place_cost(int(study["reward"]))
 
 
 def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
@@ -416,10 +394,10 @@ def _charge(store: Store, db: sqlite3.Connection, amount: int) -> None:
 
 @bp.patch("/studies/<sid>/")
 def update_study(sid: str) -> Response:
-    data = body()
+    data = inputs.json_object()
     store = service().store
     with store.tx() as db:
-        study = _study_or_404(store, db, sid)
+        study = study_or_404(store, db, sid)
         if study["status"] == "UNPUBLISHED":
             return jsonify(_edit_draft(store, db, study, data))
         places = data.get("total_available_places")
@@ -432,8 +410,9 @@ def update_study(sid: str) -> Response:
         if places is not None:
             if not inputs.is_whole(places, study["total_available_places"], inputs.MAX_PLACES):
                 raise ApiError(400, {"total_available_places": ["Places can only be increased."]})
-            if study["status"] != "UNPUBLISHED":
-                _charge(store, db, (places - study["total_available_places"]) * _place_cost(study))
+            _charge(
+                store, db, (places - study["total_available_places"]) * place_cost(study["reward"])
+            )
             study["total_available_places"] = places
         for key in ("internal_name", "description"):
             if key in data:
@@ -472,12 +451,12 @@ MOVES = {
 
 @bp.post("/studies/<sid>/transition/")
 def transition_study(sid: str) -> Response:
-    action = body().get("action")
+    action = inputs.json_object().get("action")
     if not isinstance(action, str) or action not in MOVES:
         raise ApiError(400, {"action": [f"Must be one of {', '.join(MOVES)}."]})
     store = service().store
     with store.tx() as db:
-        study = _study_or_404(store, db, sid)
+        study = study_or_404(store, db, sid)
         allowed, to = MOVES[action]
         if study["status"] == to:
             return jsonify(_study_out(store, db, study))  # repeating a move changes nothing
@@ -485,7 +464,7 @@ def transition_study(sid: str) -> Response:
             raise ApiError(400, f"Cannot {action} a study that is {study['status']}.")
         if action == "PUBLISH":
             _check_pay(store, db, study)
-            _charge(store, db, study["total_available_places"] * _place_cost(study))
+            _charge(store, db, study["total_available_places"] * place_cost(study["reward"]))
             study["published_at"] = iso(store.now(db))
         if action == "STOP":
             study["stopped"] = True
@@ -555,26 +534,32 @@ def list_submissions() -> Response:
 def study_submissions(sid: str) -> Response:
     store = service().store
     with store.tx() as db:
-        _study_or_404(store, db, sid)
+        study_or_404(store, db, sid)
         rows = db.execute(
             "SELECT * FROM submission WHERE study_id = ? ORDER BY seq", (sid,)
         ).fetchall()
     return paginate([_submission_short(r) for r in rows])
 
 
-def _submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
+def row_or_404(db: sqlite3.Connection, table: str, row_id: str, what: str) -> sqlite3.Row:
+    """The row of ``table`` with id ``row_id``, or 404 as Prolific says it ("<what> <id> not
+    found.")."""
     row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM submission WHERE id = ?", (sub_id,)
+        f"SELECT * FROM {table} WHERE id = ?", (row_id,)
     ).fetchone()
     if row is None:
-        raise ApiError(404, f"Submission {sub_id} not found.")
+        raise ApiError(404, f"{what} {row_id} not found.")
     return row
+
+
+def submission_or_404(db: sqlite3.Connection, sub_id: str) -> sqlite3.Row:
+    return row_or_404(db, "submission", sub_id, "Submission")
 
 
 @bp.get("/submissions/<sub_id>/")
 def get_submission(sub_id: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> None:
@@ -608,19 +593,19 @@ def _decide(db: sqlite3.Connection, row: sqlite3.Row, data: dict[str, Any]) -> N
 
 @bp.post("/submissions/<sub_id>/transition/")
 def transition_submission(sub_id: str) -> Response:
-    data = body()
+    data = inputs.json_object()
     with service().store.tx() as db:
-        _decide(db, _submission_or_404(db, sub_id), data)
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        _decide(db, submission_or_404(db, sub_id), data)
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 @bp.post("/submissions/bulk-approve/")
 def bulk_approve() -> Response:
-    data = body()
+    data = inputs.json_object()
     with service().store.tx() as db:
         if "submission_ids" in data:
             rows = [
-                _submission_or_404(db, s)
+                submission_or_404(db, s)
                 for s in inputs.id_list(data["submission_ids"], "submission_ids")
             ]
         elif "study_id" in data and "participant_ids" in data:
@@ -644,12 +629,12 @@ def bulk_approve() -> Response:
 
 @bp.post("/submissions/<sub_id>/request-return/")
 def request_return(sub_id: str) -> Response:
-    reasons = body().get("request_return_reasons")
+    reasons = inputs.json_object().get("request_return_reasons")
     if not isinstance(reasons, list) or not reasons or not all(map(inputs.is_text, reasons)):
         raise ApiError(400, {"request_return_reasons": ["At least one reason is required."]})
     store = service().store
     with store.tx() as db:
-        row = _submission_or_404(db, sub_id)
+        row = submission_or_404(db, sub_id)
         if row["status"] not in ("ACTIVE", "AWAITING REVIEW"):
             raise ApiError(
                 400,
@@ -659,13 +644,13 @@ def request_return(sub_id: str) -> Response:
         db.execute(
             "UPDATE submission SET return_requested = ? WHERE id = ?", (store.now(db), sub_id)
         )
-        return jsonify(submission_out(_submission_or_404(db, sub_id)))
+        return jsonify(submission_out(submission_or_404(db, sub_id)))
 
 
 # -- bonuses ------------------------------------------------------------------------------------
 @bp.post("/submissions/bonus-payments/")
 def set_up_bonuses() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     sid, csv = data.get("study_id"), data.get("csv_bonuses")
     if (
         not isinstance(sid, str)
@@ -676,7 +661,7 @@ def set_up_bonuses() -> tuple[Response, int]:
         raise ApiError(400, "study_id and csv_bonuses are required.")
     store = service().store
     with store.tx() as db:
-        _study_or_404(store, db, sid)
+        study_or_404(store, db, sid)
         rows, wrong, amount = [], [], Decimal(0)
         for line in filter(None, (x.strip() for x in csv.splitlines())):
             who, _, value = line.partition(",")
@@ -685,13 +670,8 @@ def set_up_bonuses() -> tuple[Response, int]:
                 "(id = ? OR participant_id = ?)",
                 (sid, who, who),
             ).fetchone()
-            try:
-                plain = value.strip().isascii() and "_" not in value
-                money = Decimal(value.strip()) if plain else Decimal(-1)
-            except ArithmeticError:
-                money = Decimal(-1)
-            ceiling = Decimal(inputs.MAX_CENTS) / 100
-            if took_part is None or not money.is_finite() or not 0 < money <= ceiling:
+            money = inputs.amount(value)
+            if took_part is None or money is None:
                 wrong.append(who)
                 continue
             rows.append([took_part["id"], pricing.cents(money)])
@@ -702,12 +682,7 @@ def set_up_bonuses() -> tuple[Response, int]:
                 f"These ids did not take part in the study, or their amounts "
                 f"are not positive: {', '.join(wrong)}",
             )
-        regime = pricing.vat_regime()
-        fee = sum((pricing.service_fee(pricing.from_cents(c)) for _, c in rows), Decimal(0))
-        vat = sum(
-            (pricing.vat(pricing.service_fee(pricing.from_cents(c)), regime) for _, c in rows),
-            Decimal(0),
-        )
+        fee, vat = fee_and_vat([c for _, c in rows])
         bonus_id = new_id()
         db.execute(
             "INSERT INTO bonus VALUES (?, ?, ?, ?, ?, ?, 0)",
@@ -731,6 +706,13 @@ def set_up_bonuses() -> tuple[Response, int]:
     ), 201
 
 
+def fee_and_vat(amounts: list[int]) -> tuple[Decimal, Decimal]:
+    """Prolific's fee on each of ``amounts`` (minor units), and the VAT on those fees, summed."""
+    regime = pricing.vat_regime()
+    fees = [pricing.service_fee(pricing.from_cents(a)) for a in amounts]
+    return sum(fees, Decimal(0)), sum((pricing.vat(f, regime) for f in fees), Decimal(0))
+
+
 @bp.post("/bulk-bonus-payments/<bonus_id>/pay/")
 def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
     """Pays every time it is called, as Prolific warns: the endpoint is not idempotent. The
@@ -738,9 +720,7 @@ def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
     the answer is 202, and ``bonus_payments`` shows the payment only once it is made."""
     store = service().store
     with store.tx() as db:
-        row = db.execute("SELECT * FROM bonus WHERE id = ?", (bonus_id,)).fetchone()
-        if row is None:
-            raise ApiError(404, f"Bulk bonus payment {bonus_id} not found.")
+        row = row_or_404(db, "bonus", bonus_id, "Bulk bonus payment")
         _charge(store, db, row["amount"] + row["fees"] + row["vat"])
         db.execute(
             "INSERT INTO bonus_payment (bonus_id, asked) VALUES (?, ?)", (bonus_id, store.now(db))
@@ -752,7 +732,7 @@ def pay_bonuses(bonus_id: str) -> tuple[Response, int]:
 # -- participant groups -------------------------------------------------------------------------
 @bp.post("/participant-groups/")
 def create_group() -> tuple[Response, int]:
-    data = body()
+    data = inputs.json_object()
     if not data.get("name") or not inputs.is_text(data["name"], 200):
         raise ApiError(400, {"name": ["This field is required: text of at most 200 characters."]})
     workspace = data.get("workspace_id") or WORKSPACE
@@ -794,7 +774,9 @@ def list_groups() -> Response:
 @bp.get("/participant-groups/<gid>/")
 def get_group(gid: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(_group_out(db, _group_or_404(db, gid)))
+        return jsonify(
+            _group_out(db, row_or_404(db, "participant_group", gid, "Participant group"))
+        )
 
 
 @bp.delete("/participant-groups/<gid>/")
@@ -802,24 +784,14 @@ def delete_group(gid: str) -> tuple[str, int]:
     """Prolific deletes a group (204); a study whose blocklist named it no longer blocks by
     it."""
     with service().store.tx() as db:
-        _group_or_404(db, gid)
+        row_or_404(db, "participant_group", gid, "Participant group")
         db.execute("DELETE FROM group_member WHERE group_id = ?", (gid,))
         db.execute("DELETE FROM participant_group WHERE id = ?", (gid,))
     return "", 204
 
 
-def _group_or_404(db: sqlite3.Connection, gid: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM participant_group WHERE id = ?", (gid,)
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, f"Participant group {gid} not found.")
-    return row
-
-
 def _group_members(db: sqlite3.Connection, gid: str) -> Response:
-    if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-        raise ApiError(404, f"Participant group {gid} not found.")
+    row_or_404(db, "participant_group", gid, "Participant group")
     rows = db.execute(
         "SELECT participant_id FROM group_member WHERE group_id = ? ORDER BY participant_id", (gid,)
     ).fetchall()
@@ -834,10 +806,9 @@ def group_members(gid: str) -> Response:
 
 @bp.post("/participant-groups/<gid>/participants/")
 def add_members(gid: str) -> Response:
-    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
+    ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-            raise ApiError(404, f"Participant group {gid} not found.")
+        row_or_404(db, "participant_group", gid, "Participant group")
         for pid in ids:
             db.execute("INSERT OR IGNORE INTO group_member VALUES (?, ?)", (gid, pid))
         return _group_members(db, gid)
@@ -847,10 +818,9 @@ def add_members(gid: str) -> Response:
 def remove_members(gid: str) -> Response:
     """Prolific's "remove participants from a participant group": members named are removed,
     others ignored; the answer lists who is in the group now."""
-    ids = inputs.id_list(body().get("participant_ids"), "participant_ids")
+    ids = inputs.id_list(inputs.json_object().get("participant_ids"), "participant_ids")
     with service().store.tx() as db:
-        if db.execute("SELECT 1 FROM participant_group WHERE id = ?", (gid,)).fetchone() is None:
-            raise ApiError(404, f"Participant group {gid} not found.")
+        row_or_404(db, "participant_group", gid, "Participant group")
         for pid in ids:
             db.execute(
                 "DELETE FROM group_member WHERE group_id = ? AND participant_id = ?", (gid, pid)

@@ -201,9 +201,7 @@ def create_app(settings: Settings) -> Flask:
         person does on its website: not through the requester API, so no fault applies."""
         store = service().store
         with store.tx() as db:
-            study = store.study(db, sid)
-            if study is None:
-                raise ApiError(404, f"Study {sid} not found.")
+            study = api.study_or_404(store, db, sid)
             if study["status"] not in ("ACTIVE", "PAUSED"):
                 raise ApiError(400, f"Cannot pause a study that is {study['status']}.")
             study["status"] = "PAUSED"

@@ -60,7 +60,7 @@ def list_secrets() -> Response:
 @bp.post("/secrets/")
 def create_secret() -> tuple[Response, int]:
     """Create the workspace's secret, replacing the one it had (Prolific: one per workspace)."""
-    workspace = _workspace(api.body().get("workspace_id"))
+    workspace = _workspace(inputs.json_object().get("workspace_id"))
     made = {"id": new_id(), "value": new_id() + new_id(), "workspace_id": workspace}
     store = service().store
     with store.tx() as db:
@@ -79,15 +79,6 @@ def _detail(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def _subscription(db: sqlite3.Connection, hook_id: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM hook_subscription WHERE id = ?", (hook_id,)
-    ).fetchone()
-    if row is None:
-        raise ApiError(404, f"Subscription {hook_id} not found.")
-    return row
-
-
 @bp.get("/subscriptions/")
 def list_subscriptions() -> Response:
     workspace = _workspace(request.args.get("workspace_id", WORKSPACE))
@@ -104,7 +95,7 @@ def list_subscriptions() -> Response:
 
 @bp.post("/subscriptions/")
 def create_subscription() -> tuple[Response, int]:
-    data = api.body()
+    data = inputs.json_object()
     workspace = _workspace(data.get("workspace_id"))
     event_type, target = data.get("event_type"), data.get("target_url")
     if event_type not in {e["event_type"] for e in EVENT_TYPES}:
@@ -135,7 +126,7 @@ def create_subscription() -> tuple[Response, int]:
             "INSERT INTO hook_subscription VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
             (hook_id, event_type, target, workspace, int(enabled), confirm, store.seq(db)),
         )
-        out = _detail(_subscription(db, hook_id))
+        out = _detail(api.row_or_404(db, "hook_subscription", hook_id, "Subscription"))
     answer = jsonify(results=[out])
     answer.headers["X-Hook-Secret"] = confirm
     return answer, 201
@@ -144,24 +135,24 @@ def create_subscription() -> tuple[Response, int]:
 @bp.get("/subscriptions/<hook_id>/")
 def get_subscription(hook_id: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(_detail(_subscription(db, hook_id)))
+        return jsonify(_detail(api.row_or_404(db, "hook_subscription", hook_id, "Subscription")))
 
 
 @bp.post("/subscriptions/<hook_id>/")
 def confirm_subscription(hook_id: str) -> Response:
-    given = api.body().get("secret")
+    given = inputs.json_object().get("secret")
     with service().store.tx() as db:
-        row = _subscription(db, hook_id)
+        row = api.row_or_404(db, "hook_subscription", hook_id, "Subscription")
         if not isinstance(given, str) or given != row["confirm_secret"]:
             raise ApiError(400, {"secret": ["Not the X-Hook-Secret of this subscription."]})
         db.execute("UPDATE hook_subscription SET confirmed = 1 WHERE id = ?", (hook_id,))
-        return jsonify(_detail(_subscription(db, hook_id)))
+        return jsonify(_detail(api.row_or_404(db, "hook_subscription", hook_id, "Subscription")))
 
 
 @bp.delete("/subscriptions/<hook_id>/")
 def delete_subscription(hook_id: str) -> tuple[Response, int]:
     with service().store.tx() as db:
-        _subscription(db, hook_id)
+        api.row_or_404(db, "hook_subscription", hook_id, "Subscription")
         db.execute("DELETE FROM hook_delivery WHERE subscription_id = ?", (hook_id,))
         db.execute("DELETE FROM hook_subscription WHERE id = ?", (hook_id,))
     return Response(status=204), 204

@@ -9,6 +9,7 @@ error shape when it arrives, never a 500 then or on every later request that rea
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 from flask import request
@@ -24,20 +25,14 @@ MAX_PLACES = 10**6
 MAX_MINUTES = 10**5
 
 
-def json_body() -> Any:
-    """The request's JSON body (None when it has none), bounded; 400 when it is not JSON."""
-    data = request.get_data(cache=True)
-    if not data.strip():
-        return None
+def json_object() -> dict[str, Any]:
+    """The request's JSON body as an object (bounded, finite numbers), or 400: when it is
+    not JSON, or not an object (an empty body is neither)."""
+    raw = request.get_data(cache=True)
     try:
-        return parse_json(data)
+        data = parse_json(raw) if raw.strip() else None
     except BodyError as exc:
         raise ApiError(400, f"The request body is refused: {exc}.") from None
-
-
-def json_object() -> dict[str, Any]:
-    """The body as a JSON object, or 400."""
-    data = json_body()
     if not isinstance(data, dict):
         raise ApiError(400, "The request body must be a JSON object.")
     return data
@@ -69,6 +64,19 @@ def number(value: Any, low: float, high: float) -> float | None:
         return None
     result = float(value)
     return result if math.isfinite(result) and low <= result <= high else None
+
+
+def amount(text: str) -> Decimal | None:
+    """``text`` (ASCII digits) as an amount of money above 0 and at most `MAX_CENTS` cents;
+    None when it is anything else."""
+    text = text.strip()
+    if not text.isascii() or "_" in text:
+        return None
+    try:
+        money = Decimal(text)
+    except ArithmeticError:
+        return None
+    return money if money.is_finite() and 0 < money <= Decimal(MAX_CENTS) / 100 else None
 
 
 def study_problems(data: dict[str, Any], filter_ids: set[str]) -> dict[str, list[str]]:

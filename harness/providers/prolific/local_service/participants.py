@@ -26,8 +26,9 @@ from flask import Blueprint, Response, jsonify, request
 from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.api import (
     COUNTRIES,
-    TAKES_PLACE,
     changed,
+    free_places,
+    submission_or_404,
     submission_out,
     sweep,
 )
@@ -89,15 +90,6 @@ def eligible(
     return None
 
 
-def _free_places(db: sqlite3.Connection, study: dict[str, Any]) -> int:
-    taken = db.execute(
-        f"SELECT COUNT(*) FROM submission WHERE study_id = ? AND status IN "
-        f"({','.join('?' * len(TAKES_PLACE))})",
-        (study["id"], *TAKES_PLACE),
-    ).fetchone()[0]
-    return int(study["total_available_places"]) - int(taken)
-
-
 @bp.get("/participant/studies")
 def studies() -> Response:
     store = service().store
@@ -112,7 +104,7 @@ def studies() -> Response:
                 "SELECT 1 FROM submission WHERE study_id = ? AND participant_id = ?", (sid, pid)
             ).fetchone()
             why = eligible(db, study, pid, profile)
-            if done is None and why is None and _free_places(db, study) > 0:
+            if done is None and why is None and free_places(db, study) > 0:
                 out.append(
                     {
                         "id": sid,
@@ -144,7 +136,7 @@ def join(sid: str) -> tuple[Response, int]:
         why = eligible(db, study, pid, profile)
         if why is not None:
             raise ApiError(403, f"You are not eligible for this study: {why}.")
-        if _free_places(db, study) <= 0:
+        if free_places(db, study) <= 0:
             raise ApiError(409, "This study has no free place.", 140902, "Conflict")
         sub_id = new_id()
         db.execute(
@@ -189,11 +181,7 @@ def complete() -> Response:
                     (store.now(db), code, row["id"]),
                 )
                 changed(store, db, row["id"])
-                return jsonify(
-                    submission_out(
-                        db.execute("SELECT * FROM submission WHERE id = ?", (row["id"],)).fetchone()
-                    )
-                )
+                return jsonify(submission_out(submission_or_404(db, row["id"])))
     raise ApiError(400, f"{code!r} is not the completion code of a study you are taking.")
 
 
@@ -201,9 +189,7 @@ def complete() -> Response:
 def give_back(sub_id: str) -> Response:
     store = service().store
     with store.tx() as db:
-        row = db.execute("SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()
-        if row is None:
-            raise ApiError(404, f"Submission {sub_id} not found.")
+        row = submission_or_404(db, sub_id)
         if row["status"] not in ("RESERVED", "ACTIVE", "AWAITING REVIEW"):
             raise ApiError(
                 409,
@@ -213,8 +199,4 @@ def give_back(sub_id: str) -> Response:
             )
         db.execute("UPDATE submission SET status = 'RETURNED' WHERE id = ?", (sub_id,))
         changed(store, db, sub_id)
-        return jsonify(
-            submission_out(
-                db.execute("SELECT * FROM submission WHERE id = ?", (sub_id,)).fetchone()
-            )
-        )
+        return jsonify(submission_out(submission_or_404(db, sub_id)))

@@ -19,11 +19,13 @@ from flask import Blueprint, Response, jsonify, request
 from harness.providers.prolific import pricing
 from harness.providers.prolific.local_service import inputs
 from harness.providers.prolific.local_service.api import (
-    body,
+    fee_and_vat,
     iso,
     paginate,
     place_cost,
+    row_or_404,
     studies_in,
+    study_or_404,
     workspace_or_404,
 )
 from harness.providers.prolific.local_service.app import ApiError, service
@@ -42,13 +44,6 @@ def _project_out(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
-def _project_or_404(db: sqlite3.Connection, pid: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = db.execute("SELECT * FROM project WHERE id = ?", (pid,)).fetchone()
-    if row is None:
-        raise ApiError(404, f"Project {pid} not found.")
-    return row
-
-
 @bp.get("/workspaces/<wid>/projects/")
 def projects(wid: str) -> Response:
     workspace_or_404(wid)
@@ -60,33 +55,33 @@ def projects(wid: str) -> Response:
 @bp.post("/workspaces/<wid>/projects/")
 def create_project(wid: str) -> tuple[Response, int]:
     workspace_or_404(wid)
-    title = body().get("title")
+    title = inputs.json_object().get("title")
     if not isinstance(title, str) or not title.strip() or not inputs.is_text(title, 200):
         raise ApiError(400, {"title": ["This field is required: text of at most 200 characters."]})
     store = service().store
     with store.tx() as db:
         pid = new_id()
         db.execute("INSERT INTO project VALUES (?, ?, ?, ?)", (pid, title, wid, store.seq(db)))
-        return jsonify(_project_out(_project_or_404(db, pid))), 201
+        return jsonify(_project_out(row_or_404(db, "project", pid, "Project"))), 201
 
 
 @bp.get("/projects/<pid>/")
 def project(pid: str) -> Response:
     with service().store.tx() as db:
-        return jsonify(_project_out(_project_or_404(db, pid)))
+        return jsonify(_project_out(row_or_404(db, "project", pid, "Project")))
 
 
 @bp.get("/projects/<pid>/studies/")
 def project_studies(pid: str) -> Response:
     with service().store.tx() as db:
-        _project_or_404(db, pid)
+        row_or_404(db, "project", pid, "Project")
     return paginate(studies_in(pid))
 
 
 # -- messages -----------------------------------------------------------------------------------
 @bp.post("/messages/")
 def send_message() -> tuple[str, int]:
-    data = body()
+    data = inputs.json_object()
     problems = {
         name: [f"This field is required: text of at most {limit} characters."]
         for name, limit in (("recipient_id", 200), ("study_id", 200), ("body", inputs.MAX_TEXT))
@@ -146,7 +141,7 @@ def messages() -> Response:
 @bp.post("/study-cost-calculator/")
 def cost_calculator() -> Response:
     """What a study of ``total_available_places`` paying ``reward`` each would cost."""
-    data = body()
+    data = inputs.json_object()
     problems = {
         name: [f"Must be a whole number from 1 to {high}."]
         for name, high in (
@@ -162,17 +157,11 @@ def cost_calculator() -> Response:
 
 def _breakdown(amounts: list[int], currency: str) -> dict[str, Any]:
     """Rewards, fees and tax on each of ``amounts`` (minor units), in Prolific's shape."""
-    regime = pricing.vat_regime()
-    paid = [pricing.from_cents(a) for a in amounts]
-    fees = [pricing.service_fee(p) for p in paid]
-    tax = sum((pricing.vat(f, regime) for f in fees), Decimal(0))
+    rewards = sum((pricing.from_cents(a) for a in amounts), Decimal(0))
+    fees, tax = fee_and_vat(amounts)
     return {
         name: {"amount": pricing.cents(value), "currency": currency}
-        for name, value in (
-            ("rewards", sum(paid, Decimal(0))),
-            ("fees", sum(fees, Decimal(0))),
-            ("tax", tax),
-        )
+        for name, value in (("rewards", rewards), ("fees", fees), ("tax", tax))
     }
 
 
@@ -182,9 +171,7 @@ def study_cost(sid: str) -> Response:
     and the bonuses paid so far, each with fee and tax."""
     store = service().store
     with store.tx() as db:
-        study = store.study(db, sid)
-        if study is None:
-            raise ApiError(404, f"Study {sid} not found.")
+        study = study_or_404(store, db, sid)
         currency = store.currency(db)
         rows = db.execute(
             "SELECT b.rows FROM bonus_payment p JOIN bonus b ON b.id = p.bonus_id "
