@@ -39,6 +39,7 @@ def create_app(
     *,
     after_submission: AfterSubmission | None = None,
     template_dirs: list[Path] | None = None,
+    max_submission_bytes: int = MAX_SUBMISSION_BYTES,
     verifier: Verifier | None = None,
     pool_size: int | None = None,
     dashboard: DashboardSettings | None = None,
@@ -56,8 +57,8 @@ def create_app(
     settings.
     """
     app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_SUBMISSION_BYTES
-    app.config["MAX_FORM_MEMORY_SIZE"] = MAX_SUBMISSION_BYTES
+    app.config["MAX_CONTENT_LENGTH"] = max_submission_bytes
+    app.config["MAX_FORM_MEMORY_SIZE"] = max_submission_bytes
     state = WebState(
         engine=make_engine(resolve_url(database_url), pool_size=pool_size),
         after_submission=after_submission,
@@ -89,7 +90,7 @@ def create_app(
         message = _(
             "Your submission is larger than this task accepts ({size} KB). Reload the HIT page "
             "and submit again; if this keeps happening, contact the requester."
-        ).format(size=format_number(MAX_SUBMISSION_BYTES // 1024))
+        ).format(size=format_number(max_submission_bytes // 1024))
         if request.path.endswith("/submit"):
             return jsonify(ok=False, errors=[message]), 413
         return Response(message, 413, mimetype="text/plain"), 413
