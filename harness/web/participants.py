@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
-from flask import Blueprint, Response, current_app, jsonify, redirect, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, request, url_for
 from jinja2 import Environment, StrictUndefined
 from sqlmodel import Session, select
 
@@ -34,7 +34,6 @@ from harness.hosting import Hosting
 from harness.i18n import N_, _, current_language, direction
 from harness.platform.contract import AnonymousEntry, PlacesPlatform, WorkerSites, pausing
 from harness.platform.places import completion_code, published_ref
-from harness.platform.submissions.after_submission import run_after_submission
 from harness.platform.verification import Verdict
 from harness.render.consent import consent_of
 from harness.render.pages import render_page
@@ -67,6 +66,7 @@ from harness.web.security import (
     secure_headers,
 )
 from harness.web.state import web_state
+from harness.web.tasks import ALREADY_RECORDED, RECORDED, after_stored
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
 
@@ -74,8 +74,6 @@ bp = Blueprint("participants", __name__, url_prefix="/p")
 
 SCOPE = "slot"
 """The page token's scope: a slot's task page (`harness.web.tokens`)."""
-RECORDED = N_("Your answers are recorded.")
-ALREADY = N_("Your answers were already recorded; nothing was changed.")
 LOST = N_(
     "Your time for this task ran out and your place went to another participant, so these "
     "answers could not be stored. We are sorry; please return the study."
@@ -323,19 +321,14 @@ def submit(name: str, ref: str) -> tuple[Response, int]:
         with session_scope(state.engine) as session:
             outcome = _store(session, name, ref, list(request.form.items(multi=True)))
     except sa.exc.IntegrityError:  # the same session stored by a concurrent request
-        return jsonify(ok=True, created=False, message=_(ALREADY)), 200
+        return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED)), 200
     if isinstance(outcome, OtherBrowser):  # recorded in a transaction of its own
         with session_scope(state.engine) as session:
             other_browser(session, outcome.study_id, ref, outcome.participant, request, "submit")
         return refusal(403, _(browsers.REFUSED))
     if not isinstance(outcome, Stored):
         return outcome
-    if state.after_submission is not None:
-        failure = run_after_submission(
-            state.engine, state.after_submission, outcome.study_id, outcome.assignment_pk
-        )
-        if failure is not None:
-            current_app.logger.error("after_submission failed for %s: %s", ref, failure)
+    after_stored(outcome.study_id, outcome.assignment_pk, ref)
     answer = jsonify(ok=True, created=True, message=_(RECORDED), next=outcome.next_url)
     browsers.forget(answer, name, ref)  # done: the address now shows only the completion page
     return answer, 200
@@ -414,7 +407,7 @@ def _store(
 
 
 def _refuse_done(entry: Entry, ref: str) -> tuple[Response, int]:
-    return jsonify(ok=True, created=False, message=_(ALREADY), next=_next(entry, ref)), 200
+    return jsonify(ok=True, created=False, message=_(ALREADY_RECORDED), next=_next(entry, ref)), 200
 
 
 def _next(entry: Entry, ref: str) -> str:

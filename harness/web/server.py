@@ -33,11 +33,6 @@ def _release(app: Any) -> None:
     app.extensions["harness"].close()
 
 
-def serve(build: Callable[[], Any], options: ServerOptions) -> None:
-    """Run until stopped: ``build()`` makes the Flask app inside each worker process."""
-    run_gunicorn(build, options.gunicorn(), _release)
-
-
 @dataclass(frozen=True)
 class TaskServer:
     """What the task server does besides serving the pages: its store, live screening (and
@@ -165,4 +160,5 @@ def run_task_server(
         from harness.web.dashboard.access import password_notice
 
         say(f"Dashboard on http://{host}:{port}/dashboard/; {password_notice(server.dashboard)}")
-    serve(lambda: server.build(options.threads), options)
+    # until stopped; each worker process builds its own app
+    run_gunicorn(lambda: server.build(options.threads), options.gunicorn(), _release)

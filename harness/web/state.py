@@ -110,7 +110,8 @@ class WebState:
         return found
 
     def task_hit(self, session: Session, key: str) -> TaskHit | None:
-        """The HIT with public key ``key``; a posted one is kept (see the module's notes)."""
+        """The HIT with public key ``key`` (``<study>-<index>``), or None when there is none;
+        a posted one is kept (see the module's notes)."""
         with self._lock:
             found = self._hits.get(key)
         if found is not None:
@@ -152,8 +153,3 @@ def web_state() -> WebState:
     state = current_app.extensions["harness"]
     assert isinstance(state, WebState)
     return state
-
-
-def find_task_hit(session: Session, key: str) -> TaskHit | None:
-    """The HIT with public key ``key`` (``<study>-<index>``), or None when there is none."""
-    return web_state().task_hit(session, key)

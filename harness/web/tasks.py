@@ -55,7 +55,7 @@ from harness.web.security import (
     new_nonce,
     secure_headers,
 )
-from harness.web.state import TaskHit, find_task_hit, web_state
+from harness.web.state import TaskHit, web_state
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
 
@@ -106,64 +106,47 @@ def task_page(key: str) -> Response:
         return message_page(_("Bad link"), malformed, 400)
     arrival: HitArrival | None = None
     with session_scope(web_state().engine) as session:
-        task = find_task_hit(session, key)
+        task = web_state().task_hit(session, key)
         if task is None:
             return message_page(_("HIT not found"), _(NO_HIT).format(key=key), 404)
         use_language(task.instrument.spec.language)
         origins = web_state().worker_origins(session, task.study)
+
+        def secured(response: Response) -> Response:  # the platform may frame the answer
+            return secure_headers(response, frame_origins=origins)
+
         if hit_id and task.hit.platform_hit_id and hit_id != task.hit.platform_hit_id:
-            return _secured(
-                message_page(
-                    _("Wrong HIT"),
-                    _(
-                        "This page belongs to another HIT than {hit}. "
-                        "Open the task from MTurk again."
-                    ).format(hit=hit_id),
-                    400,
-                ),
-                origins,
-            )
+            text = _(
+                "This page belongs to another HIT than {hit}. Open the task from MTurk again."
+            ).format(hit=hit_id)
+            return secured(message_page(_("Wrong HIT"), text, 400))
         try:
             submit_to = checked_submit_to(args.get("turkSubmitTo", "").strip(), origins)
         except UnknownHost:
-            return _secured(
-                message_page(_("Not opened from MTurk"), _(NOT_FROM_PLATFORM), 400), origins
-            )
+            return secured(message_page(_("Not opened from MTurk"), _(NOT_FROM_PLATFORM), 400))
         if not preview:
             if not worker_id:
-                return _secured(
-                    message_page(
-                        _("Worker id missing"),
-                        _(
-                            "The link has an assignmentId but no workerId. "
-                            "Open the task from MTurk again."
-                        ),
-                        400,
-                    ),
-                    origins,
+                text = _(
+                    "The link has an assignmentId but no workerId. Open the task from MTurk again."
                 )
+                return secured(message_page(_("Worker id missing"), text, 400))
             done = submitted_by(session, assignment_id, worker_id)
             if done is Owner.OTHER:
-                return _secured(
-                    message_page(
-                        _("Not your assignment"),
-                        _(NOT_YOURS).format(assignment=assignment_id),
-                        403,
-                    ),
-                    origins,
-                )
+                text = _(NOT_YOURS).format(assignment=assignment_id)
+                return secured(message_page(_("Not your assignment"), text, 403))
             if done is Owner.SAME:
                 complete = _external_submit(submit_to)
-                return _secured(
+                text = _(ALREADY_RECORDED) + (
+                    " " + _("Press the button to complete the HIT.") if complete else ""
+                )
+                return secured(
                     message_page(
                         _("Already submitted"),
-                        _(ALREADY_RECORDED)
-                        + (" " + _("Press the button to complete the HIT.") if complete else ""),
+                        text,
                         200,
                         complete_url=complete,
                         assignment_id=assignment_id,
-                    ),
-                    origins,
+                    )
                 )
         # signed before anything is written: the store's key may be made in a session of its own
         token = (
@@ -178,9 +161,9 @@ def task_page(key: str) -> Response:
             arrival = arrive_at_hit(session, task.study.id, task.hit.id, worker_id)
         where = None if arrival is None else session.get(StudyPlatform, task.study.id)
         if arrival is not None and not arrival.in_arm:
-            response = _secured(other_arm_page(session, task.study, arrival), origins)
+            response = secured(other_arm_page(session, task.study, arrival))
         elif not preview and _judged_before(session, task, worker_id):
-            response = _secured(judged_before_page(), origins)
+            response = secured(judged_before_page())
         else:
             nonce = new_nonce()
             html = render_page(
@@ -216,10 +199,6 @@ def _judged_before(session: Session, task: TaskHit, worker_id: str) -> bool:
     return bool(judged_before(session, [task.study.id], [worker_id], task.plan.items))
 
 
-def _secured(response: Response, origins: tuple[str, ...]) -> Response:
-    return secure_headers(response, frame_origins=origins)
-
-
 @bp.post("/hit/<key>/submit")
 def submit(key: str) -> tuple[Response, int]:
     form = request.form
@@ -252,16 +231,21 @@ def submit(key: str) -> tuple[Response, int]:
         return jsonify(ok=True, created=outcome.created, verified=False, message=_(RECORDED)), 200
     if not isinstance(outcome, Stored):
         return outcome
-    study_id, assignment_pk = outcome.study_id, outcome.assignment_pk
-    if state.after_submission is not None:
-        # the answers are stored; screening failing must not fail the worker: it is logged as
-        # an event and the assignment is screened again later (sync, review, next submission)
-        failure = run_after_submission(
-            state.engine, state.after_submission, study_id, assignment_pk
-        )
-        if failure is not None:
-            current_app.logger.error("after_submission failed for %s: %s", assignment_pk, failure)
+    after_stored(outcome.study_id, outcome.assignment_pk, str(outcome.assignment_pk))
     return jsonify(ok=True, created=True, verified=True, message=_(RECORDED)), 200
+
+
+def after_stored(study_id: int, assignment_pk: int, named: str) -> None:
+    """Run the app's after-submission work (live screening) on an assignment just stored.
+    The answers are stored; screening failing must not fail the worker: it is logged as an
+    event (and here, ``named`` as the request knows it) and the assignment is screened again
+    later (sync, review, next submission)."""
+    state = web_state()
+    if state.after_submission is None:
+        return
+    failure = run_after_submission(state.engine, state.after_submission, study_id, assignment_pk)
+    if failure is not None:
+        current_app.logger.error("after_submission failed for %s: %s", named, failure)
 
 
 def _kept(field: str, consent: str | None) -> bool:
@@ -285,7 +269,7 @@ def _store(
 ) -> Stored | Quarantined | tuple[Response, int]:
     """The study's and the new assignment's store ids, the quarantined submission, or the
     refusal to send (nothing written)."""
-    task = find_task_hit(session, key)
+    task = web_state().task_hit(session, key)
     if task is None:
         return refusal(404, _(NO_HIT).format(key=key))
     use_language(task.instrument.spec.language)

@@ -25,7 +25,7 @@ from harness.web import participants, tasks
 from harness.web.browsers import holds
 from harness.web.messages import refusal
 from harness.web.security import bad_id, cross_site
-from harness.web.state import find_task_hit, web_state
+from harness.web.state import web_state
 from harness.web.tokens import FIELD
 from harness.web.trust import trust
 
@@ -125,7 +125,7 @@ def from_hit(key: str) -> tuple[Response, int]:
     ):
         return refusal(403, _(NOT_YOURS))
     with session_scope(web_state().engine) as session:
-        task = find_task_hit(session, key)
+        task = web_state().task_hit(session, key)
         if task is None:
             return refusal(404, _(tasks.NO_HIT).format(key=key))
         use_language(task.instrument.spec.language)

@@ -27,7 +27,7 @@ import os
 import secrets
 from dataclasses import dataclass
 
-from flask import abort, request, session
+from flask import abort, g, redirect, request, session, url_for
 
 from harness.errors import InputError
 from harness.platform.local_service import is_loopback
@@ -101,8 +101,6 @@ def check_password(settings: DashboardSettings, given: str) -> bool:
 def logged_in() -> bool:
     """Whether this request's session is logged in and not ended by a logout (asked of the
     store once per request)."""
-    from flask import g
-
     if "dashboard_logged_in" not in g:
         sid = session.get(SESSION_ID)
         g.dashboard_logged_in = (
@@ -150,6 +148,4 @@ def guard(login_endpoint: str) -> None:
         return
     if request.method == "POST" or request.path.endswith("/stream"):
         abort(401, "log in to the dashboard first")
-    from flask import redirect, url_for
-
     abort(redirect(url_for(login_endpoint, next=request.full_path.rstrip("?"))))

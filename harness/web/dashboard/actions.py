@@ -56,6 +56,7 @@ from harness.store.models import (
 )
 from harness.store.studies import LaunchedStudy, launched_study, study_status
 from harness.store.withdrawals import withdrawn_workers
+from harness.web.dashboard.views import dashboard_state, page
 
 bp = Blueprint("dashboard_actions", __name__)
 
@@ -75,8 +76,6 @@ def _act(name: str, work: Callable[[Session, LaunchedStudy], str | Response]) ->
     """Run ``work`` on the study (in one session), flash what it says or why it failed, and
     go back to the study page (read afresh, so it shows what was done); a page ``work``
     answers with (a confirmation) is shown instead."""
-    from harness.web.dashboard.views import dashboard_state
-
     state = dashboard_state()
     study_id: int | None = None
     try:
@@ -172,6 +171,11 @@ def _recorded(provider: Provider) -> str:
     return RECORDED.format(platform=provider.platform.label)
 
 
+def _reason(default: str) -> str:
+    """The reason the form gives for the action (``default`` when it gives none), as logged."""
+    return REASON.format(what=request.form.get("reason", "").strip() or default)
+
+
 def _field(name: str) -> str:
     value = request.form.get(name, "").strip()
     if not value:
@@ -179,11 +183,7 @@ def _field(name: str) -> str:
     return value
 
 
-def _assignment(session: Session, running: LaunchedStudy) -> Assignment:
-    return _one_assignment(session, running, _field("assignment"))
-
-
-def _one_assignment(session: Session, running: LaunchedStudy, aid: str) -> Assignment:
+def _assignment(session: Session, running: LaunchedStudy, aid: str) -> Assignment:
     found = session.exec(
         select(Assignment)
         .join(Hit)
@@ -198,7 +198,7 @@ def _one_assignment(session: Session, running: LaunchedStudy, aid: str) -> Assig
 def block(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         worker = _field("worker")
-        reason = REASON.format(what=request.form.get("reason", "").strip() or "blocked by hand")
+        reason = _reason("blocked by hand")
         done = block_worker(session, provider_for(running), running, worker, reason)
         return f"Blocked {worker}." if done else f"{worker} was blocked already."
 
@@ -209,7 +209,7 @@ def block(name: str) -> Response:
 def unblock(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         worker = _field("worker")
-        reason = REASON.format(what=request.form.get("reason", "").strip() or "unblocked by hand")
+        reason = _reason("unblocked by hand")
         provider = provider_for(running)
         done = unblock_worker(session, provider, running, worker, reason)
         if not done:
@@ -254,7 +254,7 @@ def message(name: str) -> Response:
 @bp.post("/study/<name>/approve")
 def approve_submission(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
-        assignment = _assignment(session, running)
+        assignment = _assignment(session, running, _field("assignment"))
         reason = REASON.format(what="approved by hand")
         provider = provider_for(running)
         done = approve(session, provider, running, assignment, reason)
@@ -269,7 +269,7 @@ def approve_submission(name: str) -> Response:
 @bp.post("/study/<name>/reject")
 def reject_submission(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
-        assignment = _assignment(session, running)
+        assignment = _assignment(session, running, _field("assignment"))
         feedback = _field("feedback")
         reason = REASON.format(what="rejected by hand")
         provider = provider_for(running)
@@ -301,7 +301,7 @@ def review_many(name: str) -> Response:
         elif request.form.get("through"):
             chosen = _listed(session, running, _whole("through"))
         else:
-            chosen = [_one_assignment(session, running, aid) for aid in _ticked()]
+            chosen = [_assignment(session, running, aid) for aid in _ticked()]
         if verdict == "approve":
             reason = REASON.format(what="approved by hand, with others")
             done = approve_all(session, provider, running, chosen, reason)
@@ -370,7 +370,7 @@ def bonus(name: str) -> Response:
     left after it; paid when that page's button posts the same total back."""
 
     def work(session: Session, running: LaunchedStudy) -> str | Response:
-        assignment = _assignment(session, running)
+        assignment = _assignment(session, running, _field("assignment"))
         amount = parse_amount(_field("amount"))
         reason = _field("reason")  # the worker reads it
         provider = provider_for(running)
@@ -410,8 +410,6 @@ def _confirm_bonus(
     priced: BonusQuote,
 ) -> Response:
     """The page that asks before a bonus is paid, naming what it costs in all."""
-    from harness.web.dashboard.views import page
-
     worker = session.get(Worker, assignment.worker_id)
     assert worker is not None
     html = page(
@@ -428,8 +426,6 @@ def _confirm_bonus(
 
 @bp.post("/study/<name>/expire")
 def expire(name: str) -> Response:
-    from harness.web.dashboard.views import dashboard_state
-
     def work(session: Session, running: LaunchedStudy) -> str:
         if request.form.get("confirm") != name:
             raise Refused(f"type the study's name ({name}) to expire it")
@@ -446,7 +442,7 @@ def expire(name: str) -> Response:
 def pause(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
         provider = provider_for(running)
-        reason = REASON.format(what=request.form.get("reason", "").strip() or "paused by hand")
+        reason = _reason("paused by hand")
         _once(session, running, PAUSE_KINDS)
         if not pause_study(session, provider, running, reason):
             return "The study was paused already."
@@ -458,7 +454,7 @@ def pause(name: str) -> Response:
 @bp.post("/study/<name>/resume")
 def resume(name: str) -> Response:
     def work(session: Session, running: LaunchedStudy) -> str:
-        reason = REASON.format(what=request.form.get("reason", "").strip() or "resumed by hand")
+        reason = _reason("resumed by hand")
         _once(session, running, PAUSE_KINDS)
         if not resume_study(session, provider_for(running), running, reason):
             return "The study was running already."
@@ -517,7 +513,7 @@ def worker_decisions(name: str, worker: str, verdict: str) -> Response:
             ).all()
         )
         provider = provider_for(running) if verdict == "accept" else None
-        reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
+        reason = _reason("overruled")
         done: list[str] = []
         for d in pending:
             about = f"{d.action.value} " + (
@@ -555,7 +551,7 @@ def decision(name: str, decision_id: int, verdict: str) -> Response:
                 )
             )
         if verdict == "overrule":
-            reason = REASON.format(what=request.form.get("reason", "").strip() or "overruled")
+            reason = _reason("overruled")
             if overrule_decision(session, running, found, reason):
                 return f"Decision {decision_id} overruled: it will not be carried out."
             return f"Decision {decision_id} was no longer pending; nothing changed."

@@ -14,16 +14,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 from flask import abort, request
-from sqlmodel import col
 from werkzeug.wrappers import Response
 
 from harness.store.database import session_scope
 from harness.store.export import ExportColumns, export_table
 from harness.store.judgment_table import assignment_answers, study_judgments
-from harness.store.models import Assignment, AssignmentStatus, Hit, Worker
 from harness.web.dashboard.views import bp, dashboard_state, page, study_id_of
+from harness.web.dashboard.watch import study_assignments
 
 PER_PAGE = 50
 """Submissions on one page of the list."""
@@ -69,24 +67,13 @@ def answers(name: str, aid: str) -> str:
     state = dashboard_state()
     study_id = study_id_of(name)
     with session_scope(state.engine) as session:
-        found = session.execute(
-            sa.select(
-                col(Assignment.id),
-                col(Assignment.status),
-                col(Assignment.accepted_at),
-                col(Assignment.submitted_at),
-                col(Worker.platform_worker_id),
-                col(Hit.index),
-            )
-            .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-            .join(Worker, col(Worker.id) == col(Assignment.worker_id))
-            .where(col(Assignment.platform_assignment_id) == aid, col(Hit.study_id) == study_id)
-        ).first()
-        if found is None:
+        found = study_assignments(session, study_id, assignment=aid)
+        if not found:
             abort(404, f"study {name!r} has no assignment {aid!r}")
-        pk, status, accepted, submitted, worker, hit = found
-        table = assignment_answers(session, study_id, int(pk or 0))
+        listed = found[0]
+        table = assignment_answers(session, study_id, int(listed["pk"] or 0))
     snapshot = state.watcher.snapshot(study_id)
+    submitted, accepted = listed["submitted_at"], listed["accepted_at"]
     on_task = (submitted - accepted) if submitted is not None and accepted is not None else None
     rows = [
         {
@@ -100,13 +87,7 @@ def answers(name: str, aid: str) -> str:
         }
         for r in table.to_dict(orient="records")
     ]
-    assignment = {
-        "id": aid,
-        "worker": worker,
-        "hit": hit,
-        "status": AssignmentStatus(status).value,
-        "on_task": on_task,
-    }
+    assignment = {**listed, "on_task": on_task}
     return page("answers.html", s=snapshot, a=assignment, answers=rows)
 
 

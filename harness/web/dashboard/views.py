@@ -57,12 +57,15 @@ from harness.web.dashboard.watch import (
 from harness.web.security import new_nonce
 
 bp = Blueprint("dashboard", __name__)
+PREFIX = "/dashboard"
 
 CSRF_SENTINEL = "__HARNESS_CSRF__"
 SEEN_SENTINEL = "__HARNESS_SEEN__"
 STREAM_SECONDS = 300.0
 """An event stream ends after this long; the browser reconnects at once (bounds a stuck one)."""
 KEEP_ALIVE = 15.0
+POLL = 0.1
+"""Seconds between two looks, while a page is streamed, at whether its study moved."""
 SESSION_CHECK = 2.0
 """Seconds between two looks, while a page is streamed, at whether its session was ended."""
 POLICY = (
@@ -81,7 +84,6 @@ class DashboardState:
     engine: sa.Engine
     settings: DashboardSettings
     watcher: Watcher
-    poll: float = 0.1
     templates: Environment = field(init=False)
 
     def close(self) -> None:
@@ -101,10 +103,8 @@ class DashboardState:
         self.templates.globals.update(url_for=url_for)
 
 
-def init_dashboard(
-    app: Flask, engine: sa.Engine, settings: DashboardSettings, url_prefix: str = "/dashboard"
-) -> DashboardState:
-    """Mount the dashboard on ``app`` under ``url_prefix``, reading ``engine``'s store."""
+def init_dashboard(app: Flask, engine: sa.Engine, settings: DashboardSettings) -> DashboardState:
+    """Mount the dashboard on ``app`` under ``/dashboard``, reading ``engine``'s store."""
     from harness.web.dashboard import pages, precision  # noqa: F401  (their routes are on `bp`)
     from harness.web.dashboard.actions import bp as actions_bp
 
@@ -114,12 +114,12 @@ def init_dashboard(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         SESSION_COOKIE_SECURE=settings.secure_cookie,
-        SESSION_COOKIE_PATH=url_prefix or "/",
+        SESSION_COOKIE_PATH=PREFIX,
     )
     state = DashboardState(engine, settings, Watcher(engine))
     app.extensions["harness.web.dashboard"] = state
-    app.register_blueprint(bp, url_prefix=url_prefix)
-    app.register_blueprint(actions_bp, url_prefix=url_prefix)
+    app.register_blueprint(bp, url_prefix=PREFIX)
+    app.register_blueprint(actions_bp, url_prefix=PREFIX)
     return state
 
 
@@ -228,7 +228,6 @@ def stream(name: str) -> Response:
     study_id = study_id_of(name)
     token = access.csrf_token()
     since = request.args.get("since", type=int)
-    poll = state.poll
     from flask import session
 
     sid = str(session.get(access.SESSION_ID, ""))
@@ -247,7 +246,7 @@ def stream(name: str) -> Response:
                     return
             snapshot = state.watcher.snapshot(study_id)
             if snapshot.version != last:
-                fresh = state.watcher.fragments(snapshot, lambda s, n: _render(state, s, n))
+                fresh = _fragments(state, snapshot)
                 changed = {k: v for k, v in fresh.items() if sent.get(k) != v}
                 rows = [e for e in snapshot.events if e["id"] not in shown]
                 if "events" in sent and rows:  # the page has the feed: only its new rows
@@ -265,7 +264,7 @@ def stream(name: str) -> Response:
             elif time.monotonic() - quiet > KEEP_ALIVE:
                 yield ": still here\n\n"
                 quiet = time.monotonic()
-            time.sleep(poll)
+            time.sleep(POLL)
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return Response(stream_with_context(events()), mimetype="text/event-stream", headers=headers)
@@ -291,9 +290,13 @@ def worker(name: str, worker: str) -> str:
 
 def _sections(state: DashboardState, snapshot: Snapshot) -> dict[str, Markup]:
     """The study page's live sections for ``snapshot``, with this session's CSRF token."""
-    rendered = state.watcher.fragments(snapshot, lambda s, n: _render(state, s, n))
     csrf = access.csrf_token()
-    return {k: Markup(_filled(v, csrf, snapshot)) for k, v in rendered.items()}
+    return {k: Markup(_filled(v, csrf, snapshot)) for k, v in _fragments(state, snapshot).items()}
+
+
+def _fragments(state: DashboardState, snapshot: Snapshot) -> dict[str, str]:
+    """The live sections of ``snapshot`` as every page shares them (`Watcher.fragments`)."""
+    return state.watcher.fragments(snapshot, lambda s, names: _render(state, s, names))
 
 
 def _filled(html: str, csrf: str, snapshot: Snapshot) -> str:

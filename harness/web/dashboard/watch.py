@@ -69,6 +69,7 @@ from harness.store.models import (
     EventKind,
     Hit,
     InstrumentVersion,
+    ScreeningDecision,
     Study,
     StudyStatus,
     Worker,
@@ -122,9 +123,7 @@ class Snapshot:
     events: list[dict[str, Any]]
     problems: list[dict[str, Any]]  # what failed, however long ago (`_problems`)
     blocked: dict[str, dict[str, Any]]
-    hits: list[dict[str, Any]]
     scale: tuple[float, float]
-    made_at: datetime
     pausing: Pausing  # what a pause does on the study's platform, or why it has none
     messaging: Messaging  # what a message to a worker may hold there, or why there is none
     paused_since: datetime | None = None
@@ -180,9 +179,8 @@ class _StudyState:
     full_due: bool = False  # read it all soon, in a thread (new figures)
     full_busy: bool = False  # being read in a thread (`Watcher._refresh_later`)
     acted: bool = False  # read it all now: a person acted (`Watcher.moved`)
-    listed: list[dict[str, Any]] = field(default_factory=list)  # `_assignments` so far
+    newest: int = 0  # the store id of the newest assignment read (`_quick` reads those after)
     snapshot: Snapshot | None = None
-    version: int = 0
     fragments: dict[str, tuple[Any, str]] = field(default_factory=dict)  # name: (`_shows`, html)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -196,7 +194,6 @@ class Watcher:
     figures_every: float = 1.0
     alpha_every: float = 2.0
     full_every: float = 1.0
-    resamples: int = DASHBOARD_RESAMPLES
     background: bool = True
     _studies: dict[int, _StudyState] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -228,13 +225,13 @@ class Watcher:
                 figures_due = (
                     state.rows is not None
                     and not state.figures_busy
-                    and state.figures_key != key
-                    and now - state.figures_at >= self.figures_every
-                ) or (
-                    state.rows is not None
-                    and not state.figures_busy
-                    and len(state.rows) != state.alpha_rows
-                    and now - state.alpha_at >= self.alpha_every
+                    and (
+                        (state.figures_key != key and now - state.figures_at >= self.figures_every)
+                        or (
+                            len(state.rows) != state.alpha_rows
+                            and now - state.alpha_at >= self.alpha_every
+                        )
+                    )
                 )
                 if (
                     state.snapshot is not None
@@ -282,9 +279,11 @@ class Watcher:
     def worker_assignments(self, study_id: int, worker: str) -> list[dict[str, Any]]:
         """One worker's assignments in the study, oldest first."""
         with session_scope(self.engine) as session:
-            return [a for a in _assignments(session, study_id) if a["worker"] == worker]
+            return study_assignments(session, study_id, worker=worker)
 
-    def fragments(self, snapshot: Snapshot, render: Any) -> dict[str, str]:
+    def fragments(
+        self, snapshot: Snapshot, render: Callable[[Snapshot, list[str]], dict[str, str]]
+    ) -> dict[str, str]:
         """The page's sections for ``snapshot``, each rendered once (``render(snapshot,
         names)`` gives the named ones) and kept while what it shows stays (`_shows`)."""
         state = self._state(snapshot.running.id)
@@ -306,7 +305,6 @@ class Watcher:
                     context = study_context(session, study)
                     items = _arm_items(session, study_id)
                     running = launched(session, study)
-                    delay = _auto_approval_delay(session, study, running)
                     version = session.get(InstrumentVersion, study.instrument_id)
                     spec = version.spec if version is not None else {}
                 level = definition(context.scale.kind).alpha_level
@@ -317,18 +315,16 @@ class Watcher:
                     gold=_gold(context),
                     arm_items=items,
                     target=running.platform.assignments_per_hit,
-                    auto_approval_delay=delay,
+                    auto_approval_delay=_auto_approval_delay(running, spec),
                     alpha_min=float(study.alpha_min or spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
                 )
             return state
 
-    def _install(
-        self, state: _StudyState, made: Snapshot, listed: list[dict[str, Any]]
-    ) -> Snapshot:
+    def _install(self, state: _StudyState, made: Snapshot, newest: int) -> Snapshot:
         """A full reading (`_refresh`) as the study's next version (under ``state.lock``)."""
-        state.version += 1
-        state.listed = listed
-        return replace(made, version=state.version, full=state.version)
+        state.newest = newest
+        version = 1 if state.snapshot is None else state.snapshot.version + 1
+        return replace(made, version=version, full=version)
 
     def _refresh_later(self, state: _StudyState) -> None:
         """Read the whole study in a thread (under ``state.lock``); meanwhile, and while it
@@ -338,20 +334,18 @@ class Watcher:
         def work() -> None:
             try:
                 with session_scope(self.engine) as session:
-                    made, listed = self._refresh(session, state)
+                    made, newest = self._refresh(session, state)
                 with state.lock:
-                    state.snapshot = self._install(state, made, listed)
+                    state.snapshot = self._install(state, made, newest)
                     state.key = None  # the next snapshot adds what was stored since
             finally:
                 state.full_busy = False
 
         self._in_thread(work, "dashboard-full")
 
-    def _refresh(
-        self, session: Session, state: _StudyState
-    ) -> tuple[Snapshot, list[dict[str, Any]]]:
-        """The whole study read again (version 0: `_install` numbers it), and its
-        assignments."""
+    def _refresh(self, session: Session, state: _StudyState) -> tuple[Snapshot, int]:
+        """The whole study read again (version 0: `_install` numbers it), and the store id of
+        its newest assignment."""
         study = session.get(Study, state.study_id)
         assert study is not None
         running = launched(session, study)
@@ -362,14 +356,12 @@ class Watcher:
             self._figures_later(state)
         rows = state.rows if state.rows is not None else pd.DataFrame()
         worker_scores = dict(state.worker_scores)
-        assignments = _assignments(session, state.study_id)
-        decisions = latest_decisions(session, state.study_id)
-        names = _worker_names(session, {d.worker_id for d in decisions})
+        assignments = study_assignments(session, state.study_id)
+        decisions, names = _decisions(session, state.study_id)
         blocked = _blocked(session, state.study_id)
         platform = platform_named(running.platform.provider)
         report = study_report(session, platform, ReportedStudy.of(running))
-        hits = _hits(session, state.study_id)
-        planned = sum(h["max_assignments"] for h in hits)
+        planned = _planned(session, state.study_id)
         finished = sum(
             1 for a in assignments if a["status"] not in ("accepted", "returned", "abandoned")
         )
@@ -380,7 +372,7 @@ class Watcher:
             planned - finished,
             utcnow(),
         )
-        pending = [a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value]
+        pending = _awaiting_review(assignments)
         on_task = [
             (a["submitted_at"] - a["accepted_at"]).total_seconds()
             for a in assignments
@@ -411,9 +403,7 @@ class Watcher:
             events=_events(session, state.study_id),
             problems=_problems(session, state.study_id),
             blocked=blocked,
-            hits=hits,
             scale=(state.context.scale.min, state.context.scale.max),
-            made_at=utcnow(),
             pausing=pausing(platform),
             messaging=messaging(platform),
             paused_since=_paused_since(session, state.study_id, report.status),
@@ -432,25 +422,21 @@ class Watcher:
             budget_alert=budget_alert(report.committed, report.budget),
             alpha_min=state.alpha_min,
         )
-        return made, assignments
+        return made, assignments[-1]["pk"] if assignments else 0
 
     def _quick(self, session: Session, state: _StudyState, previous: Snapshot) -> Snapshot:
         """``previous`` with the assignments and events stored since it was read (by id: two
         small queries, whatever the study's size); the rest is read again by `_refresh`."""
-        last = state.listed[-1]["pk"] if state.listed else 0
-        new = _assignments(session, state.study_id, after=last)
-        state.listed = state.listed + new
+        new = study_assignments(session, state.study_id, after=state.newest)
+        state.newest = new[-1]["pk"] if new else state.newest
         newest = previous.events[0]["id"] if previous.events else 0
         events = _events(session, state.study_id, after=newest) + previous.events
-        submitted = AssignmentStatus.SUBMITTED.value
-        state.version += 1
         return replace(
             previous,
-            version=state.version,
-            pending=previous.pending + [a for a in new if a["status"] == submitted],
+            version=previous.version + 1,
+            pending=previous.pending + _awaiting_review(new),
             events=events[:EVENTS_SHOWN],
             seen=state.key[1] if state.key is not None else previous.seen,
-            made_at=utcnow(),
         )
 
     def _figures_later(self, state: _StudyState) -> None:
@@ -487,19 +473,19 @@ class Watcher:
                 return moved
             if state.alpha and time.monotonic() - state.alpha_at < self.alpha_every:
                 return moved
-            decisions = latest_decisions(session, state.study_id)
-            names = _worker_names(session, {d.worker_id for d in decisions})
+            decisions, names = _decisions(session, state.study_id)
             removed = {names[d.worker_id] for d in decisions if acts(d.flag, d.action)}
             removed |= set(_blocked(session, state.study_id))
             if not state.alpha:
-                points = self._history(rows, _assignments(session, state.study_id), state, removed)
+                points = self._history(
+                    rows, study_assignments(session, state.study_id), state, removed
+                )
             else:
                 point = alpha_point(
                     content(rows, state.context),
                     state.level,
                     removed,
                     utcnow(),
-                    resamples=self.resamples,
                     arms=list(state.arm_items),
                 )
                 points = [*state.alpha, point]
@@ -523,15 +509,13 @@ class Watcher:
         rows = fresh if state.rows is None else pd.concat([state.rows, fresh], ignore_index=True)
         scores = dict(state.worker_scores)
         if not rows.empty:
-            if state.scores is None:
+            if state.scores is None:  # the first judgments: ``rows`` holds only ``fresh``
                 state.scores = IncrementalScores.of(state.context, plain)
                 state.scores.assignments |= judged
-                own = {str(w) for w in rows["worker_id"].unique()}
-                units = {str(a) for a in rows["assignment_id"].unique()}
             else:
                 state.scores.add(plain, new)
-                own = {str(w) for w in fresh["worker_id"].unique()}
-                units = {str(a) for a in fresh["assignment_id"].unique()}
+            own = {str(w) for w in fresh["worker_id"].unique()}
+            units = {str(a) for a in fresh["assignment_id"].unique()}
             if state.scores.keys and own:
                 for key, frame in state.scores.scores(own, units).items():
                     frame = frame.set_index(frame["worker_id"].astype(str)).drop(
@@ -574,7 +558,7 @@ class Watcher:
                     state.level,
                     removed,
                     when,
-                    resamples=max(50, self.resamples // 2),
+                    resamples=DASHBOARD_RESAMPLES // 2,
                     arms=list(state.arm_items),
                 )
             )
@@ -595,19 +579,16 @@ def _shows(snapshot: Snapshot) -> dict[str, Any]:
     }
 
 
-def _auto_approval_delay(
-    session: Session, study: Study, running: LaunchedStudy
-) -> timedelta | None:
+def _auto_approval_delay(running: LaunchedStudy, spec: dict[str, Any]) -> timedelta | None:
     """How long after a submission its platform approves it by itself (the platform's own
-    window, e.g. Prolific's 21 days, else the spec's ``hit.auto_approval_delay``, as frozen);
+    window, e.g. Prolific's 21 days, else the frozen ``spec``'s ``hit.auto_approval_delay``);
     None where the platform never does."""
     capabilities = platform_named(running.platform.provider).capabilities
     if capabilities.auto_approval_window is not None:
         return capabilities.auto_approval_window
     if not capabilities.auto_approves:
         return None
-    version = session.get(InstrumentVersion, study.instrument_id)
-    seconds = (version.spec.get("hit") or {}).get("auto_approval_delay") if version else None
+    seconds = (spec.get("hit") or {}).get("auto_approval_delay")
     return None if seconds is None else timedelta(seconds=int(seconds))
 
 
@@ -659,9 +640,17 @@ def _key(session: Session, study_id: int) -> tuple[int, int]:
     return int(count), int(newest or 0)
 
 
-def _assignments(session: Session, study_id: int, after: int = 0) -> list[dict[str, Any]]:
-    """The study's assignments stored after the one with store id ``after``, oldest first."""
-    rows = session.execute(
+def study_assignments(
+    session: Session,
+    study_id: int,
+    *,
+    after: int = 0,
+    worker: str | None = None,
+    assignment: str | None = None,
+) -> list[dict[str, Any]]:
+    """The study's assignments stored after the one with store id ``after``, oldest first:
+    only ``worker``'s, or only the one the platform calls ``assignment``, when given."""
+    query = (
         sa.select(
             col(Assignment.id),
             col(Assignment.platform_assignment_id),
@@ -675,7 +664,11 @@ def _assignments(session: Session, study_id: int, after: int = 0) -> list[dict[s
         .join(Worker, col(Worker.id) == col(Assignment.worker_id))
         .where(col(Hit.study_id) == study_id, col(Assignment.id) > after)
         .order_by(col(Assignment.id))
-    ).all()
+    )
+    if worker is not None:
+        query = query.where(col(Worker.platform_worker_id) == worker)
+    if assignment is not None:
+        query = query.where(col(Assignment.platform_assignment_id) == assignment)
     return [
         {
             "pk": pk,
@@ -686,21 +679,20 @@ def _assignments(session: Session, study_id: int, after: int = 0) -> list[dict[s
             "hit": index,
             "accepted_at": _utc(accepted),
         }
-        for pk, aid, status, submitted, worker, index, accepted in rows
+        for pk, aid, status, submitted, worker, index, accepted in session.execute(query)
     ]
 
 
-def _hits(session: Session, study_id: int) -> list[dict[str, Any]]:
-    hits = session.exec(select(Hit).where(Hit.study_id == study_id).order_by(col(Hit.index)))
-    return [
-        {
-            "index": h.index,
-            "platform_id": h.platform_hit_id,
-            "max_assignments": h.max_assignments,
-            "status": h.status.value,
-        }
-        for h in hits
-    ]
+def _planned(session: Session, study_id: int) -> int:
+    """The assignments the study's HITs ask for in all."""
+    total = session.exec(
+        select(func.sum(Hit.max_assignments)).where(Hit.study_id == study_id)
+    ).one()
+    return int(total or 0)
+
+
+def _awaiting_review(assignments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [a for a in assignments if a["status"] == AssignmentStatus.SUBMITTED.value]
 
 
 def _paused_since(session: Session, study_id: int, status: str) -> datetime | None:
@@ -716,13 +708,17 @@ def _paused_since(session: Session, study_id: int, status: str) -> datetime | No
     return _utc(found)
 
 
-def _worker_names(session: Session, pks: set[int]) -> dict[int, str]:
+def _decisions(session: Session, study_id: int) -> tuple[list[ScreeningDecision], dict[int, str]]:
+    """The study's latest screening decisions, and the platform ids of the workers they are
+    about (by store id)."""
+    decisions = latest_decisions(session, study_id)
+    pks = sorted({d.worker_id for d in decisions})
     if not pks:
-        return {}
+        return decisions, {}
     found = session.exec(
-        select(Worker.id, Worker.platform_worker_id).where(col(Worker.id).in_(sorted(pks)))
+        select(Worker.id, Worker.platform_worker_id).where(col(Worker.id).in_(pks))
     ).all()
-    return {int(pk or 0): name for pk, name in found}
+    return decisions, {int(pk or 0): name for pk, name in found}
 
 
 def _blocked(session: Session, study_id: int) -> dict[str, dict[str, Any]]:
@@ -752,7 +748,7 @@ def decided_by(reason: str) -> str:
 
 
 def _decision_record(
-    decision: Any, names: dict[int, str], aids: dict[int, str] | None = None
+    decision: ScreeningDecision, names: dict[int, str], aids: dict[int, str] | None = None
 ) -> dict[str, Any]:
     """A decision as the page shows it; ``assignment`` is the platform's id of the assignment
     it is about (None: about the worker, all their work)."""
@@ -772,7 +768,7 @@ def _decision_record(
 
 def _worker_records(
     table: pd.DataFrame,
-    decisions: list[Any],
+    decisions: list[ScreeningDecision],
     names: dict[int, str],
     blocked: dict[str, dict[str, Any]],
 ) -> list[dict[str, Any]]:
