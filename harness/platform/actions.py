@@ -305,21 +305,10 @@ def _settle(
     session: Session, assignment: Assignment, state: SubmissionState, study_id: int
 ) -> None:
     """Record the platform's decision when the store has not seen it yet."""
-    from harness.platform.sync import assignment_status
+    from harness.platform.sync import record_platform_status
 
-    wanted = assignment_status(state)
-    if assignment.status is wanted:
-        return
-    record_event(
-        session,
-        EventKind.ASSIGNMENT_STATUS,
-        study_id=study_id,
-        subject=assignment.platform_assignment_id,
-        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
-    )
-    assignment.status = wanted
-    session.add(assignment)
-    session.commit()
+    if record_platform_status(session, assignment, state, study_id):
+        session.commit()
 
 
 def block_worker(
