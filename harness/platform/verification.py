@@ -209,12 +209,6 @@ class Verifier:
         """What the platform says about the session a participant arrives with."""
         return check_arrival(self, where, target, arrival, study_ref)
 
-    def check(
-        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
-    ) -> Verification:
-        """What the study's platform says about ``assignment_id`` and ``worker_id``."""
-        return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
-
     def at_submission(
         self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
     ) -> Verification:
@@ -231,20 +225,14 @@ class Verifier:
             Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id), final=False
         )
 
-    def check_many(
-        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
-    ) -> list[Verification]:
-        """What the study's platform says about each (assignment, worker) claim on ``hit``,
-        asked at once (`verify_many`)."""
-        return self.asking_many(session, study, hit, claims)()
-
     def asking_many(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> Callable[[], list[Verification]]:
-        """`check_many` in two steps: what the store knows is read now, in ``session``; the
-        platform is asked when the function returned is called, which needs neither the
-        session nor its transaction (a task server's rechecks hold no transaction open while
-        the platform answers)."""
+        """What the study's platform says about each (assignment, worker) claim on ``hit``,
+        asked at once (`verify_many`), in two steps: what the store knows is read now, in
+        ``session``; the platform is asked when the function returned is called, which needs
+        neither the session nor its transaction (a task server's rechecks hold no transaction
+        open while the platform answers)."""
         assert study.id is not None
         never = self._never(session, study, hit, claims)
         if never is not None:
@@ -336,11 +324,6 @@ class Vouches(Verifier):
     def __init__(self, why: str = "no platform: the researcher's own preview") -> None:
         super().__init__()
         self._why = why
-
-    def check_many(
-        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
-    ) -> list[Verification]:
-        return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
 
     def at_submission(
         self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
