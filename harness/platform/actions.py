@@ -46,7 +46,6 @@ class ActionKind(StrEnum):
 
     APPROVE = "approve"
     REJECT = "reject"
-    BONUS = "bonus"
     BLOCK = "block"
     REPLACE = "replace"
     RETURN = "request_return"
@@ -429,15 +428,8 @@ def add_raters(
                     f"{written(budget, c)}",
                 )
             return False
-    log(
-        session,
-        EventKind.REPLACE_INTENT,
-        study.id,
-        token,
-        hit=hit.platform_hit_id,
-        count=count,
-        reason=reason,
-    )
+    added = {"hit": hit.platform_hit_id, "count": count, "reason": reason}
+    log(session, EventKind.REPLACE_INTENT, study.id, token, **added)
     hit.max_assignments = new
     session.add(hit)
     if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters
@@ -447,15 +439,7 @@ def add_raters(
         provider.set_places(study_ref_of(hit.platform_hit_id), places_of(session, study.id))
     else:
         provider.add_raters(hit.platform_hit_id, count, token)
-    log(
-        session,
-        EventKind.REPLACED,
-        study.id,
-        token,
-        hit=hit.platform_hit_id,
-        count=count,
-        reason=reason,
-    )
+    log(session, EventKind.REPLACED, study.id, token, **added)
     return True
 
 
