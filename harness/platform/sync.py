@@ -140,7 +140,6 @@ class SyncHooks:
         cls,
         provider: Provider,
         instrument: Instrument,
-        after: AfterSubmission | None,
         by_hit: Mapping[int, Instrument] | None = None,
     ) -> SyncHooks:
         """Answers read with the platform's codec and checked against the stored instrument
@@ -166,12 +165,7 @@ class SyncHooks:
                 skew=SKEW,
             )
 
-        return cls(
-            parse=provider.platform.read_answers,
-            check=check,
-            after_submission=after,
-            consent=consent,
-        )
+        return cls(parse=provider.platform.read_answers, check=check, consent=consent)
 
 
 def run_hooks(

@@ -448,7 +448,7 @@ def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
     with session_scope(posted.engine) as session:
         running = launched(session, session.exec(select(Study)).one())
     provider = Verifier().provider(running.platform, running.target)
-    hooks = SyncHooks.of(provider, posted.study.instrument, None)
+    hooks = SyncHooks.of(provider, posted.study.instrument)
     report = sync_study(posted.engine, provider, running, hooks)
     assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
     with session_scope(posted.engine) as session:
