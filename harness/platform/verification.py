@@ -206,8 +206,30 @@ class Verifier:
     def arrival(
         self, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
-        """What the platform says about the session a participant arrives with."""
-        return check_arrival(self, where, target, arrival, study_ref)
+        """Whether the platform started the session a participant arrives with (Prolific: the
+        session is theirs, on this study). A platform without sessions to ask about (a study
+        link, whose sessions harness makes) vouches for every arrival."""
+        if arrival.session_ref is None:
+            return Verification(Verdict.VERIFIED, "harness makes this session")
+        try:
+            provider = self.provider(where, target)
+        except HarnessError as exc:
+            return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
+        if not isinstance(provider, SessionsProvider):
+            return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
+        label = provider.platform.label
+        try:
+            found = provider.session_holder(arrival.session_ref)
+        except HarnessError as exc:
+            return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+        if found is None:
+            return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
+        participant, study = found
+        if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
+            return Verification(
+                Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
+            )
+        return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
     def at_submission(
         self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
@@ -278,36 +300,6 @@ class Verifier:
             never = f"HIT {hit.index} of {study.name} was never posted"
             return [Verification(Verdict.UNVERIFIED, never) for _ in claims]
         return None
-
-
-def check_arrival(
-    verifier: Verifier, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
-) -> Verification:
-    """Whether the platform started the session a participant arrives with (Prolific: the
-    session is theirs, on this study). A platform without sessions to ask about (a study link,
-    whose sessions harness makes) vouches for every arrival."""
-    if arrival.session_ref is None:
-        return Verification(Verdict.VERIFIED, "harness makes this session")
-    try:
-        provider = verifier.provider(where, target)
-    except HarnessError as exc:
-        return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
-    holder = provider.session_holder if isinstance(provider, SessionsProvider) else None
-    if holder is None:
-        return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
-    label = provider.platform.label
-    try:
-        found = holder(arrival.session_ref)
-    except HarnessError as exc:
-        return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
-    if found is None:
-        return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
-    participant, study = found
-    if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
-        return Verification(
-            Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
-        )
-    return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
 
 NOT_YET = (
