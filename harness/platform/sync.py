@@ -212,7 +212,7 @@ def sync_study(
         ]
     arms = has_arms(engine, study)
     fetched: Iterable[Fetched] = (
-        (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits if pid
+        (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits
     )
     if arms and study.platform.hosting == Hosting.MTURK:  # workers' arms in the order they came
         fetched = list(fetched)
