@@ -46,7 +46,6 @@ class ActionKind(StrEnum):
 
     APPROVE = "approve"
     REJECT = "reject"
-    BONUS = "bonus"
     BLOCK = "block"
     REPLACE = "replace"
     RETURN = "request_return"
@@ -305,21 +304,10 @@ def _settle(
     session: Session, assignment: Assignment, state: SubmissionState, study_id: int
 ) -> None:
     """Record the platform's decision when the store has not seen it yet."""
-    from harness.platform.sync import assignment_status
+    from harness.platform.sync import record_platform_status
 
-    wanted = assignment_status(state)
-    if assignment.status is wanted:
-        return
-    record_event(
-        session,
-        EventKind.ASSIGNMENT_STATUS,
-        study_id=study_id,
-        subject=assignment.platform_assignment_id,
-        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
-    )
-    assignment.status = wanted
-    session.add(assignment)
-    session.commit()
+    if record_platform_status(session, assignment, state, study_id):
+        session.commit()
 
 
 def block_worker(
@@ -440,15 +428,8 @@ def add_raters(
                     f"{written(budget, c)}",
                 )
             return False
-    log(
-        session,
-        EventKind.REPLACE_INTENT,
-        study.id,
-        token,
-        hit=hit.platform_hit_id,
-        count=count,
-        reason=reason,
-    )
+    added = {"hit": hit.platform_hit_id, "count": count, "reason": reason}
+    log(session, EventKind.REPLACE_INTENT, study.id, token, **added)
     hit.max_assignments = new
     session.add(hit)
     if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters
@@ -458,15 +439,7 @@ def add_raters(
         provider.set_places(study_ref_of(hit.platform_hit_id), places_of(session, study.id))
     else:
         provider.add_raters(hit.platform_hit_id, count, token)
-    log(
-        session,
-        EventKind.REPLACED,
-        study.id,
-        token,
-        hit=hit.platform_hit_id,
-        count=count,
-        reason=reason,
-    )
+    log(session, EventKind.REPLACED, study.id, token, **added)
     return True
 
 

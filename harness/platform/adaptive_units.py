@@ -25,12 +25,12 @@ from harness.platform.adaptive import (
     rule_of,
 )
 from harness.platform.contract import Provider, WorkUnit
+from harness.platform.launch import publish_unit, unposted
 from harness.platform.launch_plan import hit_label, hit_token
 from harness.render.instrument import Instrument
 from harness.render.plan import HitPlan
 from harness.stats.sequential import compose
 from harness.store.database import session_scope
-from harness.store.events import EventKind, record_event
 from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus
 from harness.store.studies import LaunchedStudy
 
@@ -76,18 +76,12 @@ def compose_hits(
         chunks = [
             order[i : i + spec.items_per_hit] for i in range(0, len(order), spec.items_per_hit)
         ]
-        left = affordable_hits(session, running, pending=_unposted(session, running.id))
+        left = affordable_hits(session, running, pending=len(unposted(session, running.id)))
         if left is not None:
             chunks = chunks[:left]
         for chunk in chunks:
             add_hit(session, running.id, chunk, None)
     return post_composed(engine, provider, running, instrument)
-
-
-def _unposted(session: Session, study_id: int) -> int:
-    """How many of the study's HITs are recorded and not posted (a sync cut short)."""
-    query = select(Hit.id).where(Hit.study_id == study_id, col(Hit.platform_hit_id).is_(None))
-    return len(session.exec(query).all())
 
 
 def post_composed(
@@ -96,13 +90,7 @@ def post_composed(
     """Post every recorded HIT of the study that has no platform id yet (one at a time, its
     id committed before the next); their indexes."""
     with session_scope(engine) as session:
-        hits = list(
-            session.exec(
-                select(Hit)
-                .where(Hit.study_id == running.id, col(Hit.platform_hit_id).is_(None))
-                .order_by(col(Hit.index))
-            )
-        )
+        hits = unposted(session, running.id)
         work_type = running.platform.work_type_id
     if not hits or work_type is None:
         return []
@@ -136,26 +124,5 @@ def _post(
         token=hit_token(running.name, where.launch_id, hit.index),
         label=hit_label(running.name, where.launch_id, hit.index),
     )
-    with session_scope(engine) as session:
-        record_event(
-            session,
-            EventKind.HIT_CREATE_INTENT,
-            study_id=running.id,
-            subject=unit.label,
-            payload={"index": unit.index, "token": unit.token, "assignments": unit.assignments},
-        )
-    published = provider.publish(work_type, unit)
-    with session_scope(engine) as session:
-        stored = session.get(Hit, hit.id)
-        assert stored is not None
-        stored.platform_hit_id = published.platform_id
-        stored.status = HitStatus(published.state.value)
-        session.add(stored)
-        record_event(
-            session,
-            EventKind.HIT_CREATED,
-            study_id=running.id,
-            subject=published.platform_id,
-            payload={"index": unit.index, "label": unit.label, "token": unit.token},
-        )
+    publish_unit(engine, provider, running.id, work_type, unit)
     return hit.index

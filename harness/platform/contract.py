@@ -32,50 +32,12 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from harness.errors import PlatformError
 from harness.hosting import Hosting
 
 if TYPE_CHECKING:
     from harness.answer import Answer
     from harness.render.instrument import Instrument
     from harness.render.plan import HitPlan
-
-__all__ = [
-    "AnonymousEntry",
-    "Arrival",
-    "Capabilities",
-    "CostEstimate",
-    "DemoEntry",
-    "EventTopic",
-    "GroupPages",
-    "GroupsProvider",
-    "ListingProvider",
-    "LocalCommand",
-    "LocalService",
-    "Messages",
-    "Messaging",
-    "Pauses",
-    "Pausing",
-    "PlacesPlatform",
-    "PlacesProvider",
-    "PlacesStudy",
-    "Platform",
-    "PlatformError",
-    "PlatformEvent",
-    "Prepared",
-    "Provider",
-    "PublishedUnit",
-    "Request",
-    "SessionsProvider",
-    "Submission",
-    "SubmissionState",
-    "UnitState",
-    "WorkSettings",
-    "WorkUnit",
-    "WorkerSites",
-    "messaging",
-    "pausing",
-]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Protocol, runtime_checkable
 
 import sqlalchemy as sa
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from harness.errors import InputError
 from harness.money import money
@@ -234,13 +234,9 @@ def open_study(
 
 
 def unposted(session: Session, study_id: int) -> list[Hit]:
-    return list(
-        session.exec(
-            select(Hit)
-            .where(Hit.study_id == study_id, Hit.platform_hit_id.is_(None))  # type: ignore[union-attr]
-            .order_by(Hit.index)  # type: ignore[arg-type]
-        )
-    )
+    """The study's recorded HITs with no platform id yet, in index order."""
+    query = select(Hit).where(Hit.study_id == study_id, col(Hit.platform_hit_id).is_(None))
+    return list(session.exec(query.order_by(col(Hit.index))))
 
 
 def post_hits(
@@ -296,16 +292,7 @@ def post_hits(
     for unit in units:
         if unit.index not in missing:
             continue
-        with session_scope(engine) as session:
-            record_event(
-                session,
-                EventKind.HIT_CREATE_INTENT,
-                study_id=study_id,
-                subject=unit.label,
-                payload={"index": unit.index, "token": unit.token, "assignments": unit.assignments},
-            )
-        published = provider.publish(types.get(unit.index, prepared.work_type_id), unit)
-        _record_posted(engine, study_id, unit, published, EventKind.HIT_CREATED)
+        publish_unit(engine, provider, study_id, types.get(unit.index, prepared.work_type_id), unit)
         posted += 1
         if on_posted:
             on_posted(1)
@@ -402,6 +389,23 @@ def _exclude_earlier_workers(
                 subject=worker,
                 payload={"reason": "took part in an excluded study", "studies": list(names)},
             )
+
+
+def publish_unit(
+    engine: sa.Engine, provider: Provider, study_id: int, work_type: str, unit: WorkUnit
+) -> None:
+    """Publish one recorded HIT: its intent committed before the call, its platform id right
+    after (see the module docstring)."""
+    with session_scope(engine) as session:
+        record_event(
+            session,
+            EventKind.HIT_CREATE_INTENT,
+            study_id=study_id,
+            subject=unit.label,
+            payload={"index": unit.index, "token": unit.token, "assignments": unit.assignments},
+        )
+    published = provider.publish(work_type, unit)
+    _record_posted(engine, study_id, unit, published, EventKind.HIT_CREATED)
 
 
 def _record_posted(

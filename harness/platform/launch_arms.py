@@ -238,15 +238,7 @@ def _make_groups(
         group = ref.group_ref
         if group is None:
             group = provider.make_group(_study_key(running), ref.name)
-            with session_scope(engine) as session:
-                set_platform_refs(session, ref.id, group_ref=group)
-                record_event(
-                    session,
-                    EventKind.ARM_GROUP,
-                    study_id=running.id,
-                    subject=group,
-                    payload={"arm": ref.name},
-                )
+            _record_ref(engine, running, ref, EventKind.ARM_GROUP, group_ref=group)
         groups.append(group)
     return groups
 
@@ -280,14 +272,22 @@ def _arm_types(
             if queue:
                 provider.watch(work_type, queue)
         if ref.work_type_id != work_type:
-            with session_scope(engine) as session:
-                set_platform_refs(session, ref.id, work_type_id=work_type)
-                record_event(
-                    session,
-                    EventKind.PREPARED,
-                    study_id=running.id,
-                    subject=work_type,
-                    payload={"arm": ref.name},
-                )
+            _record_ref(engine, running, ref, EventKind.PREPARED, work_type_id=work_type)
         types.update(dict.fromkeys(arms_draft.ranges[position][1], work_type))
     return types
+
+
+def _record_ref(
+    engine: sa.Engine,
+    running: LaunchedStudy,
+    arm: ArmRef,
+    kind: EventKind,
+    *,
+    group_ref: str | None = None,
+    work_type_id: str | None = None,
+) -> None:
+    """Record the arm's group or HIT type, made now, and log it as ``kind``."""
+    with session_scope(engine) as session:
+        set_platform_refs(session, arm.id, group_ref=group_ref, work_type_id=work_type_id)
+        made = group_ref or work_type_id
+        record_event(session, kind, study_id=running.id, subject=made, payload={"arm": arm.name})

@@ -29,14 +29,21 @@ def hit_total(platform: Platform, reward: Decimal, assignments: int) -> Decimal:
     return platform.estimate(reward, 1, assignments).total
 
 
-def bonuses_paid(db: Reader, study_id: int) -> Decimal:
-    """Bonuses with their fees, as review logged them."""
+def _paid_bonuses(db: Reader, study_id: int) -> list[tuple[Decimal, Decimal]]:
+    """(amount, cost with the fee) of each bonus paid, as review logged them."""
     e = core.event
     found = core.rows(
         db,
         sa.select(e.c.payload).where(e.c.study_id == study_id, e.c.kind == EventKind.BONUS_PAID),
     )
-    return _sum(Decimal(str(payload.get("cost", "0"))) for (payload,) in found)
+    return [
+        (Decimal(str(p.get("amount", "0"))), Decimal(str(p.get("cost", "0")))) for (p,) in found
+    ]
+
+
+def bonuses_paid(db: Reader, study_id: int) -> Decimal:
+    """Bonuses with their fees, as review logged them."""
+    return _sum(cost for _amount, cost in _paid_bonuses(db, study_id))
 
 
 _BONUS_STEPS = (
@@ -122,14 +129,7 @@ def committed(
 
 def fees(db: Reader, platform: Platform, study_id: int, reward: Decimal) -> Decimal:
     """The platform's fees within what is committed: of the posted HITs and the paid bonuses."""
-    e = core.event
-    found = core.rows(
-        db,
-        sa.select(e.c.payload).where(e.c.study_id == study_id, e.c.kind == EventKind.BONUS_PAID),
-    )
-    bonus_fees = _sum(
-        Decimal(str(p.get("cost", "0"))) - Decimal(str(p.get("amount", "0"))) for (p,) in found
-    )
+    bonus_fees = _sum(cost - amount for amount, cost in _paid_bonuses(db, study_id))
     posted = _posted(db, study_id, reward)
     return _sum(platform.estimate(r, 1, n).fees for r, n in posted) + bonus_fees
 

@@ -202,10 +202,8 @@ def _lock(session: Session, study_id: int) -> None:
 
 
 def _study(session: Session, study_id: int) -> Study:
-    row = session.exec(
-        select(Study).where(Study.id == study_id).execution_options(populate_existing=True)
-    ).one()
-    return row
+    query = select(Study).where(Study.id == study_id)
+    return session.exec(query.execution_options(populate_existing=True)).one()
 
 
 def _last_move(session: Session, study_id: int) -> Event | None:

@@ -18,10 +18,16 @@ from sqlmodel import Session, select
 
 from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.places import published_ref
-from harness.platform.sync import SyncHooks, SyncReport, apply_submission, run_hooks
+from harness.platform.sync import (
+    SyncHooks,
+    SyncReport,
+    apply_submission,
+    assignment_named,
+    run_hooks,
+)
 from harness.store.allocation import release, reopen
 from harness.store.database import session_scope
-from harness.store.models import Assignment, AssignmentStatus, Hit, Study
+from harness.store.models import AssignmentStatus, Hit, Study
 from harness.store.studies import LaunchedStudy, launched
 
 _FREED = {
@@ -55,9 +61,7 @@ def apply_places_submission(
     report: SyncReport,
 ) -> None:
     """Store what the platform says of one submission (polled, or named by a hook)."""
-    assignment = session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == submission.assignment_id)
-    ).first()
+    assignment = assignment_named(session, submission.assignment_id)
     if assignment is None:
         return  # never reached the task pages: no slot, nothing to store
     freed = _FREED.get(submission.state)
@@ -84,9 +88,7 @@ def sync_submission(
     the platform what is true now: a late or repeated delivery stores nothing new); None when
     harness never allocated it (not ours, or the participant never reached the pages)."""
     with session_scope(engine) as session:
-        assignment = session.exec(
-            select(Assignment).where(Assignment.platform_assignment_id == assignment_id)
-        ).first()
+        assignment = assignment_named(session, assignment_id)
         if assignment is None:
             return None
         hit = session.get(Hit, assignment.hit_id)

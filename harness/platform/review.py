@@ -101,7 +101,9 @@ def review_study(
         planned: list[ReviewAction] = []
         for d in by_precedence(pending_decisions(session, study.id)):
             acted = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
-            planned += [a for a in decision_actions(session, study, d) if a.subject not in acted]
+            if not _spared(session, study, d):
+                done = _carry_out(session, None, study, d, _reason(d))
+                planned += [a for a in done if a.subject not in acted]
         decided = {a.subject for a in planned if a.kind in (ActionKind.REJECT, ActionKind.RETURN)}
         planned += [
             ReviewAction(ActionKind.APPROVE, a.platform_assignment_id, UNFLAGGED)
@@ -192,11 +194,6 @@ def by_precedence(decisions: list[ScreeningDecision]) -> list[ScreeningDecision]
     return sorted(decisions, key=lambda d: PRECEDENCE.index(d.action))
 
 
-def _return_asked(session: Session, study: LaunchedStudy, assignment: Assignment) -> bool:
-    """Whether the assignment's participant was asked to return it: then it is not rejected."""
-    return return_requested(session, study.id, assignment.platform_assignment_id)
-
-
 def apply_decision(
     session: Session,
     provider: Provider,
@@ -228,8 +225,9 @@ def _apply_claimed(
     decision: ScreeningDecision,
     by: str | None = None,
 ) -> list[ReviewAction]:
+    reason = _reason(decision) if by is None else f"{by}: carried out {_reason(decision)}"
     try:
-        done = _apply(session, provider, study, decision, by)
+        done = _carry_out(session, provider, study, decision, reason)
     except (NotSubmittedYet, ActionInProgress):  # to do later (next hook, sync, review)
         settle(session, decision, DecisionState.PENDING)
         session.commit()
@@ -239,19 +237,32 @@ def _apply_claimed(
         settle(session, decision, DecisionState.PENDING)
         session.commit()
         raise
+    _settle_logged(session, study, decision, DecisionState.APPLIED, EventKind.SCREENING_APPLIED)
+    return done
+
+
+def _settle_logged(
+    session: Session,
+    study: LaunchedStudy,
+    decision: ScreeningDecision,
+    state: DecisionState,
+    kind: EventKind,
+    **extra: str,
+) -> None:
+    """Give the claimed decision its final ``state`` and log it as ``kind``."""
     worker = session.get(Worker, decision.worker_id)
     assert worker is not None
-    settle(session, decision, DecisionState.APPLIED)
+    settle(session, decision, state)
     log(
         session,
-        EventKind.SCREENING_APPLIED,
+        kind,
         study.id,
         worker.platform_worker_id,
         decision=decision.id,
         action=decision.action.value,
         heuristic=decision.heuristic,
+        **extra,
     )
-    return done
 
 
 def _spared(session: Session, study: LaunchedStudy, decision: ScreeningDecision) -> bool:
@@ -271,92 +282,56 @@ def overrule_decision(
     held = decision.claimed_by
     assert held is not None
     try:
-        worker = session.get(Worker, decision.worker_id)
-        assert worker is not None
-        settle(session, decision, DecisionState.OVERRULED)
-        log(
-            session,
-            EventKind.SCREENING_OVERRULED,
-            study.id,
-            worker.platform_worker_id,
-            decision=decision.id,
-            action=decision.action.value,
-            heuristic=decision.heuristic,
-            reason=reason,
-        )
+        state, kind = DecisionState.OVERRULED, EventKind.SCREENING_OVERRULED
+        _settle_logged(session, study, decision, state, kind, reason=reason)
     finally:
         release(held)
     return True
 
 
-def decision_actions(
-    session: Session, study: LaunchedStudy, decision: ScreeningDecision
-) -> list[ReviewAction]:
-    """What applying a decision does (the plan a dry run prints): nothing for a penalty of a
-    participant who withdrew."""
-    if _spared(session, study, decision):
-        return []
-    worker = session.get(Worker, decision.worker_id)
-    assert worker is not None
-    reason = _reason(decision)
-    if decision.action is Action.BLOCK:
-        return [ReviewAction(ActionKind.BLOCK, worker.platform_worker_id, reason)]
-    out = []
-    for assignment in _targets(session, study, decision):
-        if (
-            decision.action is Action.REJECT
-            and assignment.status is AssignmentStatus.SUBMITTED
-            and not _return_asked(session, study, assignment)
-        ):
-            out.append(ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason))
-        elif (
-            decision.action is Action.REQUEST_RETURN
-            and assignment.status is AssignmentStatus.SUBMITTED
-        ):
-            out.append(ReviewAction(ActionKind.RETURN, assignment.platform_assignment_id, reason))
-        elif decision.action is Action.REPLACE:
-            hit = session.get(Hit, assignment.hit_id)
-            assert hit is not None and hit.platform_hit_id is not None
-            why = f"{reason}: replaces {assignment.platform_assignment_id}"
-            out.append(ReviewAction(ActionKind.REPLACE, hit.platform_hit_id, why))
-    return out
-
-
-def _apply(
+def _carry_out(
     session: Session,
-    provider: Provider,
+    provider: Provider | None,
     study: LaunchedStudy,
     decision: ScreeningDecision,
-    by: str | None = None,
+    reason: str,
 ) -> list[ReviewAction]:
+    """Carry out a decision on ``provider``'s platform: the actions done. Without a provider,
+    nothing is done: the actions it would take (the plan a dry run prints)."""
     worker = session.get(Worker, decision.worker_id)
     assert worker is not None
-    reason = _reason(decision) if by is None else f"{by}: carried out {_reason(decision)}"
-    done = []
     if decision.action is Action.BLOCK:
-        if block_worker(session, provider, study, worker.platform_worker_id, reason):
-            done.append(ReviewAction(ActionKind.BLOCK, worker.platform_worker_id, reason))
+        wid = worker.platform_worker_id
+        if provider is None or block_worker(session, provider, study, wid, reason):
+            return [ReviewAction(ActionKind.BLOCK, wid, reason)]
+        return []
+    done = []
     for assignment in _targets(session, study, decision):
+        aid = assignment.platform_assignment_id
+        submitted_now = assignment.status is AssignmentStatus.SUBMITTED
         if decision.action is Action.REJECT:
-            if _return_asked(session, study, assignment):
+            if return_requested(session, study.id, aid):
                 continue  # one action per submission: its return was asked first
-            feedback = rejection_feedback(
-                decision.heuristic, decision.threshold, provider.platform.label
-            )
-            if reject(session, provider, study, assignment, feedback, reason):
-                done.append(
-                    ReviewAction(ActionKind.REJECT, assignment.platform_assignment_id, reason)
-                )
+            if provider is None:
+                rejected = submitted_now
+            else:
+                label = provider.platform.label
+                feedback = rejection_feedback(decision.heuristic, decision.threshold, label)
+                rejected = reject(session, provider, study, assignment, feedback, reason)
+            if rejected:
+                done.append(ReviewAction(ActionKind.REJECT, aid, reason))
         elif decision.action is Action.REQUEST_RETURN:
-            if request_return(session, provider, study, assignment, reason):
-                done.append(
-                    ReviewAction(ActionKind.RETURN, assignment.platform_assignment_id, reason)
-                )
+            if provider is None:
+                asked = submitted_now
+            else:
+                asked = request_return(session, provider, study, assignment, reason)
+            if asked:
+                done.append(ReviewAction(ActionKind.RETURN, aid, reason))
         elif decision.action is Action.REPLACE:
             hit = session.get(Hit, assignment.hit_id)
             assert hit is not None
-            why = f"{reason}: replaces {assignment.platform_assignment_id}"
-            if add_raters(session, provider, study, hit, 1, why):
+            why = f"{reason}: replaces {aid}"
+            if provider is None or add_raters(session, provider, study, hit, 1, why):
                 done.append(ReviewAction(ActionKind.REPLACE, str(hit.platform_hit_id), why))
     return done
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -24,7 +25,13 @@ from harness.clock import utcnow
 from harness.consent import Consent
 from harness.hosting import Hosting
 from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
-from harness.platform.contract import EventTopic, Provider, Submission, SubmissionState
+from harness.platform.contract import (
+    EventTopic,
+    Provider,
+    PublishedUnit,
+    Submission,
+    SubmissionState,
+)
 from harness.platform.submissions.after_submission import AfterSubmission, run_after_submission
 from harness.platform.submissions.settling import settle_submitted
 from harness.render.plan import HitPlan
@@ -53,9 +60,30 @@ _STATUS = {
 }
 
 
-def assignment_status(state: SubmissionState) -> AssignmentStatus:
-    """The store's status of an assignment the platform reports in ``state``."""
-    return _STATUS[state]
+def record_platform_status(
+    session: Session,
+    assignment: Assignment,
+    state: SubmissionState,
+    study_id: int,
+    submitted_at: datetime | None = None,
+) -> bool:
+    """Give the assignment the store's status of the platform's ``state`` (and
+    ``submitted_at``, when it had none), logged; False when it had that status already."""
+    wanted = _STATUS[state]
+    if assignment.status is wanted:
+        return False
+    record_event(
+        session,
+        EventKind.ASSIGNMENT_STATUS,
+        study_id=study_id,
+        subject=assignment.platform_assignment_id,
+        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
+    )
+    assignment.status = wanted
+    if assignment.submitted_at is None:
+        assignment.submitted_at = submitted_at
+    session.add(assignment)
+    return True
 
 
 @dataclass
@@ -112,7 +140,6 @@ class SyncHooks:
         cls,
         provider: Provider,
         instrument: Instrument,
-        after: AfterSubmission | None,
         by_hit: Mapping[int, Instrument] | None = None,
     ) -> SyncHooks:
         """Answers read with the platform's codec and checked against the stored instrument
@@ -138,12 +165,7 @@ class SyncHooks:
                 skew=SKEW,
             )
 
-        return cls(
-            parse=provider.platform.read_answers,
-            check=check,
-            after_submission=after,
-            consent=consent,
-        )
+        return cls(parse=provider.platform.read_answers, check=check, consent=consent)
 
 
 def run_hooks(
@@ -190,7 +212,7 @@ def sync_study(
         ]
     arms = has_arms(engine, study)
     fetched: Iterable[Fetched] = (
-        (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits if pid
+        (hit_id, provider.unit(pid), provider.submissions(pid)) for hit_id, pid in hits
     )
     if arms and study.platform.hosting == Hosting.MTURK:  # workers' arms in the order they came
         fetched = list(fetched)
@@ -199,9 +221,7 @@ def sync_study(
         with session_scope(engine) as session:
             hit = session.get(Hit, hit_id)
             assert hit is not None
-            report.hit_changes += _hit_status(
-                session, hit, HitStatus(unit.state.value), unit.assignments
-            )
+            report.hit_changes += _hit_status(session, hit, unit)
             for submission in submissions:
                 apply_submission(session, study, hit, submission, hooks, report, arms=arms)
         report.hits += 1
@@ -233,7 +253,7 @@ def apply_submission(
         if settled is not None and settled.assignment_pk is not None:
             report.stored += 1
             report.new.append(settled.assignment_pk)
-    assignment = _assignment(session, submission.assignment_id)
+    assignment = assignment_named(session, submission.assignment_id)
     has_judgments = assignment is not None and _has_judgments(session, assignment)
     # a study with arms: work outside the worker's arm is counted in no arm
     outside = not has_judgments and arms and outside_arm(session, study, hit, submission, report)
@@ -269,19 +289,9 @@ def apply_submission(
         assignment = accept(
             session, hit, submission.assignment_id, submission.worker_id, submission.accepted_at
         )[0]
-    wanted = _STATUS[submission.state]
-    if assignment.status != wanted:
-        record_event(
-            session,
-            EventKind.ASSIGNMENT_STATUS,
-            study_id=study.id,
-            subject=submission.assignment_id,
-            payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
-        )
-        assignment.status = wanted
-        if assignment.submitted_at is None:
-            assignment.submitted_at = submission.submitted_at
-        session.add(assignment)
+    if record_platform_status(
+        session, assignment, submission.state, study.id, submission.submitted_at
+    ):
         report.status_changes += 1
     session.flush()
 
@@ -324,8 +334,9 @@ def _read(
     return None
 
 
-def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) -> int:
+def _hit_status(session: Session, hit: Hit, unit: PublishedUnit) -> int:
     """Record the platform's state of a HIT; 1 when it changed, else 0."""
+    state, assignments = HitStatus(unit.state.value), unit.assignments
     if hit.status == state and hit.max_assignments == assignments:
         return 0
     record_event(
@@ -346,7 +357,8 @@ def _hit_status(session: Session, hit: Hit, state: HitStatus, assignments: int) 
     return 1
 
 
-def _assignment(session: Session, platform_id: str) -> Assignment | None:
+def assignment_named(session: Session, platform_id: str) -> Assignment | None:
+    """The stored assignment of the platform's id ``platform_id``, if any."""
     return session.exec(
         select(Assignment).where(Assignment.platform_assignment_id == platform_id)
     ).first()
@@ -407,9 +419,7 @@ def sync_from_queue(
                 with session_scope(engine) as session:
                     hit = session.get(Hit, hit_id)
                     assert hit is not None
-                    report.hit_changes += _hit_status(
-                        session, hit, HitStatus(unit.state.value), unit.assignments
-                    )
+                    report.hit_changes += _hit_status(session, hit, unit)
             seen_hits.add(event.unit_id)
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     report.hits = len(seen_hits)

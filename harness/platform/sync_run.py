@@ -36,7 +36,7 @@ def study_sync_hooks(engine: sa.Engine, provider: Provider, running: LaunchedStu
             for i in {running.study.instrument_id, *of_hit.values()}
         }
     by_hit = {hit_id: built[i] for hit_id, i in of_hit.items()}
-    return SyncHooks.of(provider, built[running.study.instrument_id], None, by_hit)
+    return SyncHooks.of(provider, built[running.study.instrument_id], by_hit)
 
 
 @dataclass

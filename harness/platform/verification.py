@@ -206,14 +206,30 @@ class Verifier:
     def arrival(
         self, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
     ) -> Verification:
-        """What the platform says about the session a participant arrives with."""
-        return check_arrival(self, where, target, arrival, study_ref)
-
-    def check(
-        self, session: Session, study: Study, hit: Hit, assignment_id: str, worker_id: str
-    ) -> Verification:
-        """What the study's platform says about ``assignment_id`` and ``worker_id``."""
-        return self.check_many(session, study, hit, [(assignment_id, worker_id)])[0]
+        """Whether the platform started the session a participant arrives with (Prolific: the
+        session is theirs, on this study). A platform without sessions to ask about (a study
+        link, whose sessions harness makes) vouches for every arrival."""
+        if arrival.session_ref is None:
+            return Verification(Verdict.VERIFIED, "harness makes this session")
+        try:
+            provider = self.provider(where, target)
+        except HarnessError as exc:
+            return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
+        if not isinstance(provider, SessionsProvider):
+            return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
+        label = provider.platform.label
+        try:
+            found = provider.session_holder(arrival.session_ref)
+        except HarnessError as exc:
+            return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
+        if found is None:
+            return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
+        participant, study = found
+        if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
+            return Verification(
+                Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
+            )
+        return Verification(Verdict.VERIFIED, f"{label} confirms the session")
 
     def at_submission(
         self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str
@@ -231,20 +247,14 @@ class Verifier:
             Verdict.UNVERIFIED, NOT_YET.format(assignment=assignment_id), final=False
         )
 
-    def check_many(
-        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
-    ) -> list[Verification]:
-        """What the study's platform says about each (assignment, worker) claim on ``hit``,
-        asked at once (`verify_many`)."""
-        return self.asking_many(session, study, hit, claims)()
-
     def asking_many(
         self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
     ) -> Callable[[], list[Verification]]:
-        """`check_many` in two steps: what the store knows is read now, in ``session``; the
-        platform is asked when the function returned is called, which needs neither the
-        session nor its transaction (a task server's rechecks hold no transaction open while
-        the platform answers)."""
+        """What the study's platform says about each (assignment, worker) claim on ``hit``,
+        asked at once (`verify_many`), in two steps: what the store knows is read now, in
+        ``session``; the platform is asked when the function returned is called, which needs
+        neither the session nor its transaction (a task server's rechecks hold no transaction
+        open while the platform answers)."""
         assert study.id is not None
         never = self._never(session, study, hit, claims)
         if never is not None:
@@ -292,36 +302,6 @@ class Verifier:
         return None
 
 
-def check_arrival(
-    verifier: Verifier, where: KeptWhere, target: str, arrival: Arrival, study_ref: str | None
-) -> Verification:
-    """Whether the platform started the session a participant arrives with (Prolific: the
-    session is theirs, on this study). A platform without sessions to ask about (a study link,
-    whose sessions harness makes) vouches for every arrival."""
-    if arrival.session_ref is None:
-        return Verification(Verdict.VERIFIED, "harness makes this session")
-    try:
-        provider = verifier.provider(where, target)
-    except HarnessError as exc:
-        return Verification(Verdict.UNVERIFIED, f"could not connect: {exc}", final=False)
-    holder = provider.session_holder if isinstance(provider, SessionsProvider) else None
-    if holder is None:
-        return Verification(Verdict.VERIFIED, "the platform has no sessions to ask about")
-    label = provider.platform.label
-    try:
-        found = holder(arrival.session_ref)
-    except HarnessError as exc:
-        return Verification(Verdict.UNVERIFIED, f"could not ask {label}: {exc}", final=False)
-    if found is None:
-        return Verification(Verdict.REFUSED, f"{label} has no session {arrival.session_ref}")
-    participant, study = found
-    if participant != arrival.worker_id or (study_ref is not None and study != study_ref):
-        return Verification(
-            Verdict.REFUSED, f"{label}'s session {arrival.session_ref} is someone else's"
-        )
-    return Verification(Verdict.VERIFIED, f"{label} confirms the session")
-
-
 NOT_YET = (
     "posted before the assignment was completed on the platform: not asked yet, rechecked "
     "(assignment {assignment})"
@@ -336,11 +316,6 @@ class Vouches(Verifier):
     def __init__(self, why: str = "no platform: the researcher's own preview") -> None:
         super().__init__()
         self._why = why
-
-    def check_many(
-        self, session: Session, study: Study, hit: Hit, claims: Sequence[tuple[str, str]]
-    ) -> list[Verification]:
-        return [Verification(Verdict.VERIFIED, self._why) for _ in claims]
 
     def at_submission(
         self, session: Session, study: KeptStudy, hit: KeptHit, assignment_id: str, worker_id: str

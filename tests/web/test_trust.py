@@ -315,7 +315,7 @@ def test_due_rechecks_of_one_hit_ask_mturk_once_and_settle_as_one_at_a_time(post
     with session_scope(posted.engine) as session:
         hit = session.exec(select(Hit)).one()
         study = session.exec(select(Study)).one()
-        at_once = verifier.check_many(session, study, hit, claims)
+        at_once = verifier.asking_many(session, study, hit, claims)()
     assert [(v.verdict, v.reason, v.final) for v in at_once] == [
         (v.verdict, v.reason, v.final) for v in one_at_a_time
     ]
@@ -448,7 +448,7 @@ def test_answers_posted_first_with_the_victims_whole_link_never_count(posted):
     with session_scope(posted.engine) as session:
         running = launched(session, session.exec(select(Study)).one())
     provider = Verifier().provider(running.platform, running.target)
-    hooks = SyncHooks.of(provider, posted.study.instrument, None)
+    hooks = SyncHooks.of(provider, posted.study.instrument)
     report = sync_study(posted.engine, provider, running, hooks)
     assert (report.stored, report.recovered) == (1, 1)  # MTurk's copy: the victim's answers
     with session_scope(posted.engine) as session:

@@ -10,7 +10,7 @@ seconds for any due recheck, so those of a process that stopped are done by the 
 are at least `GAP` seconds apart, so that under a burst one round covers several claims of a
 HIT. The rechecks due are taken in the store first, together (`take_rechecks`), so exactly one
 process does each; the platform is asked once per HIT about its due submissions
-(`Verifier.check_many`), with no transaction open while it answers.
+(`Verifier.asking_many`), with no transaction open while it answers.
 A recheck that verifies a submission stores the answers as the assignment's judgments (a
 round's claims settled together, in one transaction: `settling`); then the after-submission
 hook (live screening) runs once per study with new assignments, as it would have after each.
@@ -55,7 +55,7 @@ POLL = 2.0
 GAP = 1.0
 """Seconds at least between two rounds of rechecks in one process: the rechecks that fall due
 meanwhile wait for the next round, so a round asks the platform about more of a HIT's claims
-at once (one listing of the HIT instead of one GetAssignment each, `Verifier.check_many`)."""
+at once (one listing of the HIT instead of one GetAssignment each, `Verifier.asking_many`)."""
 
 
 class Rechecks:
@@ -131,7 +131,7 @@ class Rechecks:
 
     def recheck_many(self, row_ids: Sequence[int]) -> dict[int, Settled | None]:
         """`recheck` each of ``row_ids``: the platform asked once per HIT about its rows
-        (`Verifier.check_many`), with no transaction open meanwhile; the rows settled together
+        (`Verifier.asking_many`), with no transaction open meanwhile; the rows settled together
         in one transaction (`settle`); then the after-submission hook runs once per study that
         has new assignments. The rows settled (None: settled already); if settling fails, it is
         logged and the rows are left out (their next recheck is due)."""
