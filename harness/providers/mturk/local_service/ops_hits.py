@@ -117,7 +117,6 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
             created=ctx.now,
             expiration=ctx.now + p["LifetimeInSeconds"],
             max_assignments=max_assignments,
-            n_available=max_assignments,
             annotation=p.get("RequesterAnnotation"),
             reward=ht.reward,
             fee=pricing.format_amount(cost.fee),
@@ -165,11 +164,12 @@ def list_hits_for_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, A
 
 
 def list_reviewable_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    reviewing = p.get("Status", "Reviewable") == "Reviewing"
-    query = hit_query().where(lifecycle.reviewable_condition(ctx.now, reviewing))
+    wanted = p.get("Status", "Reviewable")
+    query = hit_query().where(H.c.disposed.is_(False)).order_by(H.c.seq)
     if "HITTypeId" in p:
         query = query.where(H.c.hit_type_id == p["HITTypeId"])
-    return _hits(ctx, *keyed_page(ctx.conn, query, H.c.seq, p))
+    chosen = [h for h in ctx.conn.execute(query) if _status(ctx, h) == wanted]
+    return _hits(ctx, *list_page(chosen, lambda r: r.seq, p))
 
 
 def _status(ctx: Ctx, hit: Any) -> str:
@@ -261,7 +261,6 @@ def create_additional_assignments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]
         .where(H.c.id == hit.id)
         .values(
             max_assignments=new_max,
-            n_available=H.c.n_available + extra,
             reviewable_notified=False,
             reviewing=False,
         )

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.api_errors import ParameterValidationError
@@ -104,10 +104,17 @@ class WorkerView:
 
 def worker_view(conn: Connection, worker_id: str) -> WorkerView:
     """What requirements are checked against, read in the request's transaction."""
-    Q = models.qualifications
+    Q, A = models.qualifications, models.assignments
     profile = conn.execute(select(models.workers).where(models.workers.c.id == worker_id)).first()
-    approved = 0 if profile is None else profile.n_approved
-    decided = 0 if profile is None else profile.n_approved + profile.n_rejected
+    decisions: dict[str, int] = dict(
+        conn.execute(
+            select(A.c.status, func.count())
+            .where(A.c.worker_id == worker_id, A.c.status.in_(("Approved", "Rejected")))
+            .group_by(A.c.status)
+        ).all()
+    )
+    approved = decisions.get("Approved", 0)
+    decided = approved + decisions.get("Rejected", 0)
     percent = 100 if decided < 100 else (100 * approved) // decided
     if profile is not None and profile.percent_approved is not None:
         percent = profile.percent_approved

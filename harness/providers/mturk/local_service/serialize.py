@@ -96,8 +96,10 @@ def _extra(page: Sequence[Any], key_of: Callable[[Any], int]) -> dict[str, Any]:
 
 
 def hit_query() -> Select[Any]:
-    """HIT rows with the columns of their HIT type that `hit_json` needs."""
-    return select(H, *HIT_TYPE_COLUMNS).join(HT, HT.c.id == H.c.hit_type_id)
+    """HIT rows with their counts and the columns of their HIT type that `hit_json` needs."""
+    return select(H, *lifecycle.COUNT_COLUMNS, *HIT_TYPE_COLUMNS).join(
+        HT, HT.c.id == H.c.hit_type_id
+    )
 
 
 def hit_json(hit: Any, now: float) -> dict[str, Any]:
