@@ -13,7 +13,6 @@ Unassignable while no slot can be taken but assignments are still being worked o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -44,28 +43,18 @@ COUNT_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class Counts:
-    pending: int
-    submitted: int
-    completed: int
-
-    def available(self, max_assignments: int) -> int:
-        return max(0, max_assignments - self.pending - self.submitted - self.completed)
-
-
-def counts(hit: Any) -> Counts:
-    """The counts read with a HIT (`COUNT_COLUMNS`)."""
-    return Counts(pending=hit.n_pending, submitted=hit.n_submitted, completed=hit.n_completed)
+def available(hit: Any) -> int:
+    """The slots a worker can still take on a HIT read with its counts (`COUNT_COLUMNS`)."""
+    free: int = hit.max_assignments - hit.n_pending - hit.n_submitted - hit.n_completed
+    return max(0, free)
 
 
 def status(hit: Any, now: float) -> str:
     if hit.disposed:
         return "Disposed"
-    c = counts(hit)
-    if hit.expiration > now and c.available(hit.max_assignments) > 0:
+    if hit.expiration > now and available(hit) > 0:
         return "Assignable"
-    if c.pending > 0:
+    if hit.n_pending > 0:
         return "Unassignable"
     return "Reviewing" if hit.reviewing else "Reviewable"
 

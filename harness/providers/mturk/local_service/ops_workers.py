@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 
 from harness.providers.mturk.local_service import models
-from harness.providers.mturk.local_service.api_errors import invalid_value
+from harness.providers.mturk.local_service.api_errors import check_length, invalid_value
 from harness.providers.mturk.local_service.ops_quals import message
 from harness.providers.mturk.local_service.serialize import keyed_page
 from harness.providers.mturk.local_service.state import Ctx
@@ -47,12 +47,8 @@ def notify_workers(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         raise invalid_value(
             f"{len(ids)} worker ids", "WorkerIds", f"1 to {MAX_NOTIFY} can be given."
         )
-    _length = {"Subject": 200, "MessageText": 4096}  # MTurk's documented limits
-    for name, most in _length.items():
-        if len(p[name]) > most:
-            raise invalid_value(
-                p[name][:40] + "...", name, f"It must be at most {most} characters."
-            )
+    check_length(p, "Subject", 200)  # MTurk's documented limits
+    check_length(p, "MessageText", 4096)
     known = {
         w
         for (w,) in ctx.conn.execute(

@@ -104,7 +104,6 @@ def hit_query() -> Select[Any]:
 
 def hit_json(hit: Any, now: float) -> dict[str, Any]:
     """A row of `hit_query()` as MTurk's HIT structure."""
-    c = lifecycle.counts(hit)
     out: dict[str, Any] = {
         "HITId": hit.id,
         "HITTypeId": hit.hit_type_id,
@@ -121,9 +120,9 @@ def hit_json(hit: Any, now: float) -> dict[str, Any]:
         "AssignmentDurationInSeconds": hit.ht_assignment_duration,
         "QualificationRequirements": json.loads(hit.ht_requirements),
         "HITReviewStatus": hit.review_status,
-        "NumberOfAssignmentsPending": c.pending,
-        "NumberOfAssignmentsAvailable": c.available(hit.max_assignments),
-        "NumberOfAssignmentsCompleted": c.completed,
+        "NumberOfAssignmentsPending": hit.n_pending,
+        "NumberOfAssignmentsAvailable": lifecycle.available(hit),
+        "NumberOfAssignmentsCompleted": hit.n_completed,
     }
     if hit.ht_keywords is not None:
         out["Keywords"] = hit.ht_keywords

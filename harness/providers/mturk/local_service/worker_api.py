@@ -71,7 +71,7 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
         "Keywords": hit.ht_keywords,
         "Reward": hit.reward,
         "MaxAssignments": hit.max_assignments,
-        "NumberOfAssignmentsAvailable": lifecycle.counts(hit).available(hit.max_assignments),
+        "NumberOfAssignmentsAvailable": lifecycle.available(hit),
         "AssignmentDurationInSeconds": hit.ht_assignment_duration,
         "Expiration": hit.expiration,
         "canPreview": level >= 2,
