@@ -23,6 +23,7 @@ counts as 100% approved (MTurk's treatment of new workers).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,27 +138,18 @@ def worker_view(conn: Connection, worker_id: str) -> WorkerView:
     )
 
 
-def _compare(comparator: str, value: int, targets: list[int]) -> bool:
-    if comparator == "Exists":
-        return True
-    if comparator == "DoesNotExist":
-        return False
-    if comparator == "In":
-        return value in targets
-    if comparator == "NotIn":
-        return value not in targets
-    target = targets[0]
-    if comparator == "EqualTo":
-        return value == target
-    if comparator == "NotEqualTo":
-        return value != target
-    if comparator == "LessThan":
-        return value < target
-    if comparator == "LessThanOrEqualTo":
-        return value <= target
-    if comparator == "GreaterThan":
-        return value > target
-    return value >= target  # GreaterThanOrEqualTo
+# The comparators of a held value with the requirement's values (Exists and DoesNotExist are
+# decided by whether there is a value at all).
+COMPARE: dict[str, Callable[[int, list[int]], bool]] = {
+    "In": lambda value, targets: value in targets,
+    "NotIn": lambda value, targets: value not in targets,
+    "EqualTo": lambda value, targets: value == targets[0],
+    "NotEqualTo": lambda value, targets: value != targets[0],
+    "LessThan": lambda value, targets: value < targets[0],
+    "LessThanOrEqualTo": lambda value, targets: value <= targets[0],
+    "GreaterThan": lambda value, targets: value > targets[0],
+    "GreaterThanOrEqualTo": lambda value, targets: value >= targets[0],
+}
 
 
 def _locale_matches(worker: WorkerView, locale: dict[str, Any]) -> bool:
@@ -189,11 +181,9 @@ def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
         value = worker.values[type_id]
     else:
         return comparator == "DoesNotExist"
-    if comparator == "DoesNotExist":
-        return False
-    if value is None:
+    if comparator in NO_VALUE or value is None:
         return comparator == "Exists"
-    return _compare(comparator, value, req.get("IntegerValues") or [])
+    return COMPARE[comparator](value, req.get("IntegerValues") or [])
 
 
 def allowed(worker: WorkerView, requirements: list[dict[str, Any]]) -> int:

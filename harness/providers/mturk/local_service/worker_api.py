@@ -131,8 +131,7 @@ def list_hits() -> Response:
 
 
 def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict[str, Any]:
-    """The question as the worker's page shows it (built outside the transaction: the request
-    and the HIT's question, which never changes, are all it needs)."""
+    """The question as the worker's page shows it."""
     question = parse_question(hit.question)
     view: dict[str, Any] = {"QuestionType": question.kind, "FrameHeight": question.frame_height}
     submit_to = request.host_url.rstrip("/")
@@ -246,8 +245,6 @@ def _form_fields() -> list[tuple[str, str]]:
 def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Response:
     if not assignment_id:
         raise WorkerError(400, "MissingAssignmentId", "assignmentId is required")
-    # Built before the write lock: the answer of any question but a crowd-form one.
-    plain = answer_xml(answers_for(False, fields))
     service = current_service()
     with service.transaction() as ctx:
         a = _accepted(ctx, assignment_id)
@@ -259,7 +256,7 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
             "Submitted",
             submit_time=ctx.now,
             auto_approval_time=ctx.now + hit.ht_auto_approval_delay,
-            answer=answer_xml(answers_for(True, fields)) if crowd_form else plain,
+            answer=answer_xml(answers_for(crowd_form, fields)),
         )
         queue_event(ctx, a.hit_id, "AssignmentSubmitted", a.id)
         lifecycle.check_reviewable(ctx, a.hit_id)
