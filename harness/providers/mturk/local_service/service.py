@@ -2,9 +2,9 @@
 
 Requests are served by several threads (gunicorn's threaded worker). Each request's
 transaction runs under one lock, one at a time: SQLite lets one writer in at a time anyway
-(BEGIN IMMEDIATE), and a lock queues them without SQLite's busy-wait polling. What must happen
-once is not left to the lock: the database enforces it (a slot is taken by a conditional update,
-one live assignment per worker and HIT by a unique index). Every transaction first sweeps: it
+(BEGIN IMMEDIATE, which also keeps a second process on the same file out), and a lock queues
+them without SQLite's busy-wait polling; a unique index allows one live assignment per worker
+and HIT all the same. Every transaction first sweeps: it
 applies the deadlines, auto-approvals and expiries the clock has made due. Work outside a
 transaction (added latency, sending notifications) runs concurrently.
 
