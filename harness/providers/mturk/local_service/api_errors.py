@@ -12,7 +12,10 @@ failed to satisfy constraint: Member must not be null" (boto/boto3#1222, from MT
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
+
+from harness.providers.mturk.local_service import money
 
 
 class ApiError(Exception):
@@ -111,3 +114,24 @@ def invalid_value(value: object, parameter: str, reason: str = "") -> ParameterV
         f'The value "{value}" is not valid for the parameter {parameter}.{extra}',
         "AWS.MechanicalTurk.ParameterValidationError",
     )
+
+
+# MTurk's own limits on a request's members, beyond those botocore's model states.
+
+
+def check_range(p: dict[str, Any], name: str, low: int, high: int) -> None:
+    if name in p and not low <= p[name] <= high:
+        raise invalid_value(p[name], name, f"It must be between {low} and {high}.")
+
+
+def check_length(p: dict[str, Any], name: str, most: int) -> None:
+    if name in p and len(p[name]) > most:
+        raise invalid_value(p[name][:40] + "...", name, f"It must be at most {most} characters.")
+
+
+def amount(p: dict[str, Any], name: str) -> Decimal:
+    """The member `name` as an amount of money (`money.parse`)."""
+    try:
+        return money.parse(p[name])
+    except ValueError as exc:
+        raise invalid_value(p[name], name, str(exc)) from exc

@@ -7,13 +7,13 @@ answered 500 in the same shape, never with an HTML page.
 
 from __future__ import annotations
 
-import json
 import logging
-import uuid
 
-from flask import Flask, Response, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from harness.providers.mturk.local_service import control, requester_api, worker_api, worker_quals
+from harness.providers.mturk.local_service.api_errors import ServiceFault
 from harness.providers.mturk.local_service.service import Service
 from harness.providers.mturk.local_service.settings import Settings
 
@@ -21,22 +21,13 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 2 * 1024 * 1024  # MTurk's largest input (a 64 KiB Question) fits many times
 
 
-def _json(status: int, body: dict[str, object], content_type: str) -> Response:
-    return Response(
-        json.dumps(body),
-        status=status,
-        content_type=content_type,
-        headers={"x-amzn-RequestId": str(uuid.uuid4())},
-    )
-
-
 def _error(status: int, code: str, message: str) -> Response:
     """An error in the shape the path's clients read: MTurk's on `/`, the worker side's else."""
     if request.path == "/":
-        from harness.providers.mturk.local_service.requester_api import CONTENT_TYPE
-
-        return _json(status, {"__type": code, "Message": message}, CONTENT_TYPE)
-    return _json(status, {"error": message, "code": code}, "application/json")
+        return requester_api.reply(status, {"__type": code, "Message": message})
+    response = jsonify(error=message, code=code)
+    response.status_code = status
+    return response
 
 
 def _http_error(exc: HTTPException) -> Response:
@@ -46,7 +37,10 @@ def _http_error(exc: HTTPException) -> Response:
 
 def _unexpected(exc: Exception) -> Response:
     log.exception("unexpected failure answering %s %s", request.method, request.path)
-    return _error(500, "InternalError", "The local MTurk service failed to process the request.")
+    message = "The local MTurk service failed to process the request."
+    if request.path == "/":
+        return requester_api.refused(ServiceFault(message))
+    return _error(500, "InternalError", message)
 
 
 def _read_the_rest(response: Response) -> Response:
@@ -64,13 +58,6 @@ def create_app(settings: Settings) -> Flask:
 
     Call `app.extensions["mturk_local"].close()` when done, to release the database.
     """
-    from harness.providers.mturk.local_service import (
-        control,
-        requester_api,
-        worker_api,
-        worker_quals,
-    )
-
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]  # clients read keys, not order

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from harness.providers.mturk.local_service import money
 from harness.providers.mturk.local_service.clock import ClockError
-from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
+from harness.providers.mturk.local_service.jsonbody import BodyError, parse_object
 from harness.providers.mturk.local_service.notifications import drop_undelivered, undelivered
 from harness.providers.mturk.local_service.service import current_service
 from harness.providers.mturk.local_service.state import balance, set_balance
@@ -41,16 +41,10 @@ def _refused(exc: ControlError) -> tuple[Response, int]:
 
 
 def _body() -> dict[str, Any]:
-    data = request.get_data()
-    if not data:
-        return {}
     try:
-        body = parse_json(data)
+        return parse_object(request.get_data())
     except BodyError as exc:
         raise ControlError(str(exc)) from exc
-    if not isinstance(body, dict):
-        raise ControlError("the body must be a JSON object")
-    return body
 
 
 def _seconds(body: dict[str, Any], name: str) -> float:

@@ -66,3 +66,11 @@ def parse_json(data: bytes | str) -> Any:
         raise
     except (ValueError, RecursionError) as exc:
         raise BodyError(f"the body is not valid JSON: {exc}") from exc
+
+
+def parse_object(data: bytes) -> dict[str, Any]:
+    """Parse a body that must be a JSON object (an empty body is an empty one)."""
+    body = parse_json(data) if data else {}
+    if not isinstance(body, dict):
+        raise BodyError("the body must be a JSON object")
+    return body

@@ -4,10 +4,9 @@ Enumerations (HIT review state, assignment status) are stored as their MTurk nam
 status has three internal states besides MTurk's Submitted/Approved/Rejected: Accepted (being
 worked on), Returned and Abandoned; the requester API never shows those.
 
-Counts that every request needs are kept on the rows (a HIT's pending/submitted/completed
-assignments, a worker's approved/rejected ones) and changed with the status they count, so no
-request has to count; partial indexes find what the clock has made due. `schema.upgrade` brings
-a file made by an older version up to these tables.
+Counts (a HIT's assignments by state, a worker's approved and rejected work) are not stored:
+they are counted from the assignments when read. `schema.upgrade` brings a file made by an
+older version up to these tables.
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ hits = Table(
     Column("seq", Integer, primary_key=True, autoincrement=True),
     Column("id", String, unique=True, nullable=False),
     Column("hit_type_id", String, ForeignKey("hit_types.id"), nullable=False),
-    Column("layout_id", String),
     Column("question", Text, nullable=False),
     Column("question_kind", String, nullable=False),  # ExternalQuestion, HTMLQuestion, ...
     Column("created", Float, nullable=False),
@@ -73,23 +71,6 @@ hits = Table(
     Column("disposed", Boolean, nullable=False, default=False),
     Column("expired_notified", Boolean, nullable=False, default=False),
     Column("reviewable_notified", Boolean, nullable=False, default=False),
-    # Assignments by state, kept by lifecycle.set_status (MTurk's NumberOfAssignments...).
-    Column("n_pending", Integer, nullable=False, default=0, server_default="0"),
-    Column("n_submitted", Integer, nullable=False, default=0, server_default="0"),
-    Column("n_completed", Integer, nullable=False, default=0, server_default="0"),
-    # Slots a worker can still take: max_assignments less the three counts above.
-    Column("n_available", Integer, nullable=False, default=0, server_default="0"),
-    # Expiry not yet processed (the sweep's lookup), and HITs with a free slot (the worker list).
-    Index(
-        "ix_hits_expiry_due",
-        "expiration",
-        sqlite_where=text("expired_notified = 0 AND disposed = 0"),
-    ),
-    Index(
-        "ix_hits_open",
-        "seq",
-        sqlite_where=text("disposed = 0 AND n_available > 0"),
-    ),
 )
 
 assignments = Table(
@@ -108,7 +89,6 @@ assignments = Table(
     Column("rejection_time", Float),
     Column("answer", Text),
     Column("requester_feedback", Text),
-    Index("ix_assignments_worker_hit", "worker_id", "hit_id"),
     # One live assignment per worker and HIT (returned and abandoned ones do not count).
     Index(
         "ux_assignments_live",
@@ -116,13 +96,6 @@ assignments = Table(
         "hit_id",
         unique=True,
         sqlite_where=text("status IN ('Accepted', 'Submitted', 'Approved', 'Rejected')"),
-    ),
-    # What the clock can make due: deadlines of accepted work, auto-approval of submitted work.
-    Index("ix_assignments_deadline_due", "deadline", sqlite_where=text("status = 'Accepted'")),
-    Index(
-        "ix_assignments_approval_due",
-        "auto_approval_time",
-        sqlite_where=text("status = 'Submitted'"),
     ),
 )
 
@@ -153,7 +126,6 @@ qualifications = Table(
     Column("integer_value", Integer),
     Column("status", String, nullable=False),  # Granted or Revoked
     Column("grant_time", Float, nullable=False),
-    Index("ix_qualifications_worker_type", "worker_id", "type_id"),
 )
 
 # A worker's request for a qualification (MTurk's QualificationRequest). Status: Started (the
@@ -172,8 +144,6 @@ qualification_requests = Table(
     Column("deadline", Float),  # answers must come before this (TestDurationInSeconds)
     Column("submit_time", Float),
     Column("reason", Text),
-    Index("ix_qualification_requests_type_status", "type_id", "status"),
-    Index("ix_qualification_requests_worker_type", "worker_id", "type_id"),
 )
 
 workers = Table(
@@ -186,9 +156,6 @@ workers = Table(
     Column("number_approved", Integer),  # None: computed from this service's history
     Column("master", Boolean),  # holds Masters (stated on the worker side; None: no)
     Column("adult", Boolean),  # holds Worker_Adult (stated on the worker side; None: no)
-    # This service's history: assignments approved and rejected (kept by lifecycle.set_status).
-    Column("n_approved", Integer, nullable=False, default=0, server_default="0"),
-    Column("n_rejected", Integer, nullable=False, default=0, server_default="0"),
 )
 
 worker_blocks = Table(
@@ -228,7 +195,6 @@ request_tokens = Table(
     Column("token", String, primary_key=True),
     Column("created", Float, nullable=False),
     Column("result", String, nullable=False),
-    Index("ix_request_tokens_created", "created"),
 )
 
 outbox = Table(
@@ -243,5 +209,4 @@ outbox = Table(
     Column("next_try", Float, nullable=False, default=0.0),  # by the service's clock
     Column("gave_up", Boolean, nullable=False, default=False),
     Column("last_error", Text, nullable=True),
-    Index("ix_outbox_pending", "seq", sqlite_where=text("delivered = 0")),
 )

@@ -31,11 +31,11 @@ import re
 import threading
 import uuid
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.exceptions import BotoCoreError, ClientError
-from sqlalchemy import Connection, Engine, delete, insert, select, text, update
+from sqlalchemy import Connection, Engine, delete, insert, select, update
 
 from harness.platform.local_service import is_loopback
 from harness.providers.mturk.local_service import models
@@ -185,20 +185,16 @@ class SqsSender:
         self.client(endpoint, queue_url).send_message(QueueUrl=queue_url, MessageBody=body)
 
 
-Which = Literal["new", "due", "all"]
-"""Messages never tried (a request's own), retries fallen due, or every one not given up."""
-
-
 def _waiting() -> Any:
     outbox = models.outbox
-    return text("outbox.delivered = 0") & outbox.c.gave_up.is_(False)
+    return outbox.c.delivered.is_(False) & outbox.c.gave_up.is_(False)
 
 
 def deliver_pending(
-    engine: Engine, sender: SqsSender, lock: Any, now: float, which: Which
-) -> tuple[int, int]:
-    """Try to send the undelivered messages ``which`` names, once each; how many went out and
-    how many did not.
+    engine: Engine, sender: SqsSender, lock: Any, now: float, due_only: bool = True
+) -> int:
+    """Try to send the undelivered messages once each: those due (new ones, and retries whose
+    time has come), or with ``due_only`` false every one not given up; how many went out.
 
     A failure is recorded on its message: the try, the error, and when to try again (or that
     it is given up after `MAX_TRIES`). Reading and marking the outbox happen under the
@@ -206,10 +202,8 @@ def deliver_pending(
     """
     outbox = models.outbox
     chosen = _waiting()
-    if which == "new":
-        chosen &= outbox.c.attempts == 0
-    elif which == "due":
-        chosen &= (outbox.c.attempts > 0) & (outbox.c.next_try <= now)
+    if due_only:
+        chosen &= outbox.c.next_try <= now  # 0 until a first try fails
     with engine.connect() as conn, lock, conn.begin():
         rows = conn.execute(select(outbox).where(chosen).order_by(outbox.c.seq)).all()
     sent = 0
@@ -238,7 +232,7 @@ def deliver_pending(
             )
         with engine.connect() as conn, lock, conn.begin():
             conn.execute(update(outbox).where(outbox.c.seq == row.seq).values(**values))
-    return sent, len(rows) - sent
+    return sent
 
 
 def has_waiting(engine: Engine) -> bool:
@@ -253,7 +247,7 @@ def undelivered(conn: Connection) -> list[dict[str, Any]]:
     """Every message not delivered, oldest first: retrying, or given up."""
     outbox = models.outbox
     rows = conn.execute(
-        select(outbox).where(text("outbox.delivered = 0")).order_by(outbox.c.seq)
+        select(outbox).where(outbox.c.delivered.is_(False)).order_by(outbox.c.seq)
     ).all()
     return [
         {
@@ -272,7 +266,7 @@ def undelivered(conn: Connection) -> list[dict[str, Any]]:
 def drop_undelivered(conn: Connection, seq: int | None = None) -> int:
     """Delete the undelivered messages (``seq``: that one only); how many were."""
     outbox = models.outbox
-    chosen = text("outbox.delivered = 0")
+    dropping = delete(outbox).where(outbox.c.delivered.is_(False))
     if seq is not None:
-        chosen &= outbox.c.seq == seq
-    return conn.execute(delete(outbox).where(chosen)).rowcount
+        dropping = dropping.where(outbox.c.seq == seq)
+    return conn.execute(dropping).rowcount

@@ -8,8 +8,13 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from harness.providers.mturk import pricing
-from harness.providers.mturk.local_service import lifecycle, models, money
-from harness.providers.mturk.local_service.api_errors import RequestError, invalid_value
+from harness.providers.mturk.local_service import lifecycle, models
+from harness.providers.mturk.local_service.api_errors import (
+    RequestError,
+    amount,
+    check_length,
+    invalid_value,
+)
 from harness.providers.mturk.local_service.lookups import (
     VISIBLE,
     get_assignment,
@@ -40,15 +45,6 @@ def get_assignment_op(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     return {"Assignment": assignment_json(a), "HIT": hit_json(get_hit(ctx, a.hit_id), ctx.now)}
 
 
-def _feedback(p: dict[str, Any]) -> str | None:
-    text = p.get("RequesterFeedback")
-    if text is not None and len(text) > MAX_FEEDBACK:
-        raise invalid_value(
-            text[:40] + "...", "RequesterFeedback", f"It must be at most {MAX_FEEDBACK} characters."
-        )
-    return text
-
-
 def _not_submitted(a: Any) -> RequestError:
     return RequestError(
         f"This operation can be called with a status of: Submitted (assignment {a.id} is "
@@ -59,7 +55,7 @@ def _not_submitted(a: Any) -> RequestError:
 
 def approve_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     a = get_assignment(ctx, p["AssignmentId"])
-    feedback = _feedback(p)
+    check_length(p, "RequesterFeedback", MAX_FEEDBACK)
     if a.status == "Rejected" and p.get("OverrideRejection"):
         if ctx.now - a.rejection_time > OVERRIDE_WINDOW:
             raise RequestError(
@@ -70,6 +66,7 @@ def approve_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         charge(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
     elif a.status != "Submitted":
         raise _not_submitted(a)
+    feedback = p.get("RequesterFeedback")
     lifecycle.set_status(ctx, a, "Approved", approval_time=ctx.now, requester_feedback=feedback)
     queue_event(ctx, a.hit_id, "AssignmentApproved", a.id)
     return {}
@@ -77,11 +74,12 @@ def approve_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 def reject_assignment(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     a = get_assignment(ctx, p["AssignmentId"])
-    feedback = _feedback(p)
+    check_length(p, "RequesterFeedback", MAX_FEEDBACK)
     if a.status != "Submitted":
         raise _not_submitted(a)
     hit = get_hit(ctx, a.hit_id)
     refund(ctx.conn, Decimal(hit.reward) + Decimal(hit.fee))
+    feedback = p.get("RequesterFeedback")
     lifecycle.set_status(ctx, a, "Rejected", rejection_time=ctx.now, requester_feedback=feedback)
     queue_event(ctx, a.hit_id, "AssignmentRejected", a.id)
     return {}
@@ -96,11 +94,8 @@ def send_bonus(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
             f"The bonus with UniqueRequestToken {token} was already paid. ({done})",
             "AWS.MechanicalTurk.DuplicateRequest",
         )
-    try:
-        amount = money.parse(p["BonusAmount"])
-    except ValueError as exc:
-        raise invalid_value(p["BonusAmount"], "BonusAmount", str(exc)) from exc
-    if amount <= 0:
+    bonus = amount(p, "BonusAmount")
+    if bonus <= 0:
         raise invalid_value(p["BonusAmount"], "BonusAmount", "It must be greater than 0.")
     a = get_assignment(ctx, p["AssignmentId"])
     if a.worker_id != p["WorkerId"]:
@@ -108,13 +103,13 @@ def send_bonus(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
             f"Assignment {a.id} was not done by worker {p['WorkerId']}.",
             "AWS.MechanicalTurk.InvalidParameterValue",
         )
-    charge(ctx.conn, pricing.bonus_cost(amount))
+    charge(ctx.conn, pricing.bonus_cost(bonus))
     result = ctx.conn.execute(
         insert(B).values(
             worker_id=a.worker_id,
             assignment_id=a.id,
             hit_id=a.hit_id,
-            amount=pricing.format_amount(amount),
+            amount=pricing.format_amount(bonus),
             reason=p["Reason"],
             grant_time=ctx.now,
         )

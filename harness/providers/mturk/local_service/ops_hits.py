@@ -12,8 +12,14 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from harness.providers.mturk import pricing
-from harness.providers.mturk.local_service import lifecycle, models, money
-from harness.providers.mturk.local_service.api_errors import RequestError, invalid_value
+from harness.providers.mturk.local_service import lifecycle, models
+from harness.providers.mturk.local_service.api_errors import (
+    RequestError,
+    amount,
+    check_length,
+    check_range,
+    invalid_value,
+)
 from harness.providers.mturk.local_service.lookups import (
     get_hit,
     get_hit_type,
@@ -36,34 +42,17 @@ DEFAULT_AUTO_APPROVAL = 30 * 24 * 3600  # MTurk's default: 30 days
 MAX_SECONDS = 365 * 24 * 3600
 
 
-def _range(p: dict[str, Any], name: str, low: int, high: int) -> None:
-    if name in p and not low <= p[name] <= high:
-        raise invalid_value(p[name], name, f"It must be between {low} and {high}.")
-
-
-def _length(p: dict[str, Any], name: str, most: int) -> None:
-    if name in p and len(p[name]) > most:
-        raise invalid_value(p[name][:40] + "...", name, f"It must be at most {most} characters.")
-
-
-def _reward(p: dict[str, Any]) -> Decimal:
-    try:
-        return money.parse(p["Reward"])
-    except ValueError as exc:
-        raise invalid_value(p["Reward"], "Reward", str(exc)) from exc
-
-
 def hit_type_id(ctx: Ctx, p: dict[str, Any]) -> str:
     """Register (or find) the HIT type these properties describe.
 
     Equal properties give the same id, as MTurk does: the id is a digest of the properties.
     """
-    _range(p, "AssignmentDurationInSeconds", 30, MAX_SECONDS)
-    _range(p, "AutoApprovalDelayInSeconds", 0, DEFAULT_AUTO_APPROVAL)
-    _length(p, "Title", 128)
-    _length(p, "Description", 2000)
-    _length(p, "Keywords", 1000)
-    reward = _reward(p)
+    check_range(p, "AssignmentDurationInSeconds", 30, MAX_SECONDS)
+    check_range(p, "AutoApprovalDelayInSeconds", 0, DEFAULT_AUTO_APPROVAL)
+    check_length(p, "Title", 128)
+    check_length(p, "Description", 2000)
+    check_length(p, "Keywords", 1000)
+    reward = amount(p, "Reward")
     requirements = p.get("QualificationRequirements") or []
     check_requirements(ctx.conn, requirements)
     props = {
@@ -95,9 +84,9 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
             f"There is already a HIT which exists with the same UniqueRequestToken. ({existing})",
             "AWS.MechanicalTurk.HitAlreadyExists",
         )
-    _range(p, "LifetimeInSeconds", 30, MAX_SECONDS)
-    _range(p, "MaxAssignments", 1, 1_000_000)
-    _length(p, "RequesterAnnotation", 255)
+    check_range(p, "LifetimeInSeconds", 30, MAX_SECONDS)
+    check_range(p, "MaxAssignments", 1, 1_000_000)
+    check_length(p, "RequesterAnnotation", 255)
     if "HITLayoutId" in p:
         raise RequestError("HIT layouts are not supported by the local MTurk service.")
     if "Question" not in p:
@@ -117,7 +106,6 @@ def _create(ctx: Ctx, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
             created=ctx.now,
             expiration=ctx.now + p["LifetimeInSeconds"],
             max_assignments=max_assignments,
-            n_available=max_assignments,
             annotation=p.get("RequesterAnnotation"),
             reward=ht.reward,
             fee=pricing.format_amount(cost.fee),
@@ -165,15 +153,12 @@ def list_hits_for_qualification_type(ctx: Ctx, p: dict[str, Any]) -> dict[str, A
 
 
 def list_reviewable_hits(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    reviewing = p.get("Status", "Reviewable") == "Reviewing"
-    query = hit_query().where(lifecycle.reviewable_condition(ctx.now, reviewing))
+    wanted = p.get("Status", "Reviewable")
+    query = hit_query().where(H.c.disposed.is_(False)).order_by(H.c.seq)
     if "HITTypeId" in p:
         query = query.where(H.c.hit_type_id == p["HITTypeId"])
-    return _hits(ctx, *keyed_page(ctx.conn, query, H.c.seq, p))
-
-
-def _status(ctx: Ctx, hit: Any) -> str:
-    return lifecycle.status(hit, ctx.now)
+    chosen = [h for h in ctx.conn.execute(query) if lifecycle.status(h, ctx.now) == wanted]
+    return _hits(ctx, *list_page(chosen, lambda r: r.seq, p))
 
 
 def _wrong_state(current: str, allowed: str) -> RequestError:
@@ -184,11 +169,16 @@ def _wrong_state(current: str, allowed: str) -> RequestError:
     )
 
 
+def _not_disposed(hit: Any) -> None:
+    """Refuse a change to a HIT that is Disposed (DeleteHIT)."""
+    if hit.disposed:
+        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+
+
 def update_expiration(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     """Set a HIT's expiry; a time in the past expires it now (how requesters end a HIT early)."""
     hit = get_hit(ctx, p["HITId"])
-    if hit.disposed:
-        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    _not_disposed(hit)
     expire_at = float(p["ExpireAt"])
     values: dict[str, Any] = {"expiration": max(expire_at, ctx.now) if expire_at > 0 else ctx.now}
     if expire_at > ctx.now:
@@ -199,7 +189,7 @@ def update_expiration(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
 
 def update_review_status(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     hit = get_hit(ctx, p["HITId"])
-    current = _status(ctx, hit)
+    current = lifecycle.status(hit, ctx.now)
     revert = p.get("Revert", False)
     needed = "Reviewing" if revert else "Reviewable"
     if current != needed:
@@ -217,17 +207,16 @@ def delete_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     hit = get_hit(ctx, p["HITId"])
     if hit.disposed:
         return {}
-    current = _status(ctx, hit)
+    current = lifecycle.status(hit, ctx.now)
     if current not in ("Reviewable", "Reviewing"):
         raise _wrong_state(current, "Reviewing, Reviewable")
-    c = lifecycle.counts(hit)
-    if c.submitted:
+    if hit.n_submitted:
         raise RequestError(
-            f"This HIT has {c.submitted} submitted assignment(s) that are neither approved nor "
+            f"This HIT has {hit.n_submitted} submitted assignment(s) that are neither approved nor "
             "rejected; approve or reject every assignment before deleting the HIT.",
             "AWS.MechanicalTurk.InvalidHITState",
         )
-    unused = hit.max_assignments - c.completed
+    unused = hit.max_assignments - hit.n_completed
     refund(ctx.conn, (Decimal(hit.reward) + Decimal(hit.fee)) * unused)
     ctx.conn.execute(update(H).where(H.c.id == hit.id).values(disposed=True))
     return {}
@@ -244,8 +233,7 @@ def create_additional_assignments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]
     extra = p["NumberOfAdditionalAssignments"]
     if extra < 1:
         raise invalid_value(extra, "NumberOfAdditionalAssignments", "It must be at least 1.")
-    if hit.disposed:
-        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    _not_disposed(hit)
     new_max = hit.max_assignments + extra
     limit = pricing.LARGE_HIT_ASSIGNMENTS
     if hit.max_assignments < limit <= new_max:
@@ -261,7 +249,6 @@ def create_additional_assignments(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]
         .where(H.c.id == hit.id)
         .values(
             max_assignments=new_max,
-            n_available=H.c.n_available + extra,
             reviewable_notified=False,
             reviewing=False,
         )
@@ -279,8 +266,7 @@ def update_hit_type_of_hit(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
     already decided keeps what it was paid.
     """
     hit = get_hit(ctx, p["HITId"])
-    if hit.disposed:
-        raise _wrong_state("Disposed", "Assignable, Unassignable, Reviewable, Reviewing")
+    _not_disposed(hit)
     ht = get_hit_type(ctx, p["HITTypeId"])
     new = pricing.hit_cost(Decimal(ht.reward), hit.max_assignments)
     slots = hit.max_assignments - hit.n_completed

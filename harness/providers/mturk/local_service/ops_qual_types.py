@@ -23,7 +23,6 @@ from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.answer_key import parse_answer_key, parse_test
 from harness.providers.mturk.local_service.api_errors import (
     RequestError,
-    qualification_type_not_found,
 )
 from harness.providers.mturk.local_service.lookups import get_qualification_type
 from harness.providers.mturk.local_service.qualifications import (
@@ -236,10 +235,7 @@ def owned_type(ctx: Ctx, type_id: str) -> Any:
             "only QualificationTypes you created can be used in this operation.",
             "AWS.MechanicalTurk.QualificationTypeDoesNotExist",
         )
-    row = ctx.conn.execute(select(QT).where(QT.c.id == type_id)).first()
-    if row is None:
-        raise qualification_type_not_found(type_id)
-    return row
+    return get_qualification_type(ctx, type_id)
 
 
 OPERATIONS = {

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select
+from sqlalchemy.dialects.sqlite import insert
 
 from harness.providers.mturk.local_service import models
-from harness.providers.mturk.local_service.api_errors import invalid_value
+from harness.providers.mturk.local_service.api_errors import check_length, invalid_value
 from harness.providers.mturk.local_service.ops_quals import message
 from harness.providers.mturk.local_service.serialize import keyed_page
 from harness.providers.mturk.local_service.state import Ctx
@@ -17,12 +18,10 @@ MAX_NOTIFY = 100
 
 
 def create_worker_block(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
-    worker_id = p["WorkerId"]  # its format is checked against the model
-    row = ctx.conn.execute(select(WB.c.seq).where(WB.c.worker_id == worker_id)).first()
-    if row is None:
-        ctx.conn.execute(insert(WB).values(worker_id=worker_id, reason=p["Reason"]))
-    else:
-        ctx.conn.execute(update(WB).where(WB.c.seq == row.seq).values(reason=p["Reason"]))
+    block = insert(WB).values(worker_id=p["WorkerId"], reason=p["Reason"])
+    ctx.conn.execute(
+        block.on_conflict_do_update(index_elements=["worker_id"], set_={"reason": p["Reason"]})
+    )
     return {}
 
 
@@ -47,12 +46,8 @@ def notify_workers(ctx: Ctx, p: dict[str, Any]) -> dict[str, Any]:
         raise invalid_value(
             f"{len(ids)} worker ids", "WorkerIds", f"1 to {MAX_NOTIFY} can be given."
         )
-    _length = {"Subject": 200, "MessageText": 4096}  # MTurk's documented limits
-    for name, most in _length.items():
-        if len(p[name]) > most:
-            raise invalid_value(
-                p[name][:40] + "...", name, f"It must be at most {most} characters."
-            )
+    check_length(p, "Subject", 200)  # MTurk's documented limits
+    check_length(p, "MessageText", 4096)
     known = {
         w
         for (w,) in ctx.conn.execute(

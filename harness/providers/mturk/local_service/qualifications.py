@@ -23,10 +23,11 @@ counts as 100% approved (MTurk's treatment of new workers).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.api_errors import ParameterValidationError
@@ -104,10 +105,17 @@ class WorkerView:
 
 def worker_view(conn: Connection, worker_id: str) -> WorkerView:
     """What requirements are checked against, read in the request's transaction."""
-    Q = models.qualifications
+    Q, A = models.qualifications, models.assignments
     profile = conn.execute(select(models.workers).where(models.workers.c.id == worker_id)).first()
-    approved = 0 if profile is None else profile.n_approved
-    decided = 0 if profile is None else profile.n_approved + profile.n_rejected
+    decisions: dict[str, int] = dict(
+        conn.execute(
+            select(A.c.status, func.count())
+            .where(A.c.worker_id == worker_id, A.c.status.in_(("Approved", "Rejected")))
+            .group_by(A.c.status)
+        ).all()
+    )
+    approved = decisions.get("Approved", 0)
+    decided = approved + decisions.get("Rejected", 0)
     percent = 100 if decided < 100 else (100 * approved) // decided
     if profile is not None and profile.percent_approved is not None:
         percent = profile.percent_approved
@@ -130,27 +138,18 @@ def worker_view(conn: Connection, worker_id: str) -> WorkerView:
     )
 
 
-def _compare(comparator: str, value: int, targets: list[int]) -> bool:
-    if comparator == "Exists":
-        return True
-    if comparator == "DoesNotExist":
-        return False
-    if comparator == "In":
-        return value in targets
-    if comparator == "NotIn":
-        return value not in targets
-    target = targets[0]
-    if comparator == "EqualTo":
-        return value == target
-    if comparator == "NotEqualTo":
-        return value != target
-    if comparator == "LessThan":
-        return value < target
-    if comparator == "LessThanOrEqualTo":
-        return value <= target
-    if comparator == "GreaterThan":
-        return value > target
-    return value >= target  # GreaterThanOrEqualTo
+# The comparators of a held value with the requirement's values (Exists and DoesNotExist are
+# decided by whether there is a value at all).
+COMPARE: dict[str, Callable[[int, list[int]], bool]] = {
+    "In": lambda value, targets: value in targets,
+    "NotIn": lambda value, targets: value not in targets,
+    "EqualTo": lambda value, targets: value == targets[0],
+    "NotEqualTo": lambda value, targets: value != targets[0],
+    "LessThan": lambda value, targets: value < targets[0],
+    "LessThanOrEqualTo": lambda value, targets: value <= targets[0],
+    "GreaterThan": lambda value, targets: value > targets[0],
+    "GreaterThanOrEqualTo": lambda value, targets: value >= targets[0],
+}
 
 
 def _locale_matches(worker: WorkerView, locale: dict[str, Any]) -> bool:
@@ -182,11 +181,9 @@ def meets(worker: WorkerView, req: dict[str, Any]) -> bool:
         value = worker.values[type_id]
     else:
         return comparator == "DoesNotExist"
-    if comparator == "DoesNotExist":
-        return False
-    if value is None:
+    if comparator in NO_VALUE or value is None:
         return comparator == "Exists"
-    return _compare(comparator, value, req.get("IntegerValues") or [])
+    return COMPARE[comparator](value, req.get("IntegerValues") or [])
 
 
 def allowed(worker: WorkerView, requirements: list[dict[str, Any]]) -> int:

@@ -1,19 +1,17 @@
 """The requester API: AWS JSON 1.1 on `POST /`, the operation named by `X-Amz-Target`.
 
 Each call: fault switches, then the operation name, then the body checked against botocore's
-model, then the operation in one transaction, then any notifications it caused are sent.
+model, then the operation in one transaction (which queues any notifications it causes).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, request
-from werkzeug.exceptions import HTTPException
 
 from harness.providers.mturk.local_service import (
     ops_account,
@@ -26,7 +24,6 @@ from harness.providers.mturk.local_service import (
 from harness.providers.mturk.local_service.api_errors import (
     ApiError,
     SerializationException,
-    ServiceFault,
     UnknownOperationException,
 )
 from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
@@ -38,7 +35,6 @@ from harness.providers.mturk.local_service.validation import (
     without_nulls,
 )
 
-log = logging.getLogger(__name__)
 TARGET_PREFIX = "MTurkRequesterServiceV20170117"
 CONTENT_TYPE = "application/x-amz-json-1.1"
 
@@ -54,13 +50,20 @@ OPERATIONS: dict[str, Callable[[Ctx, dict[str, Any]], dict[str, Any]]] = {
 bp = Blueprint("requester", __name__)
 
 
-def _reply(status: int, body: dict[str, Any]) -> Response:
+def reply(status: int, body: dict[str, Any]) -> Response:
+    """An answer as AWS's JSON front end sends it: its content type and a request id."""
     return Response(
         json.dumps(body),
         status=status,
         content_type=CONTENT_TYPE,
         headers={"x-amzn-RequestId": str(uuid.uuid4())},
     )
+
+
+@bp.errorhandler(ApiError)
+def refused(exc: ApiError) -> Response:
+    """A refused call in MTurk's error shape (other failures: `app._error`)."""
+    return reply(exc.status, exc.body(current_service().clock.now_ms()))
 
 
 def _call(service: Any) -> dict[str, Any]:
@@ -84,16 +87,4 @@ def _call(service: Any) -> dict[str, Any]:
 
 @bp.post("/")
 def dispatch() -> Response:
-    service = current_service()
-    try:
-        result = _call(service)
-    except ApiError as exc:
-        return _reply(exc.status, exc.body(service.clock.now_ms()))
-    except HTTPException as exc:  # e.g. a body over the size limit
-        name = (exc.name or "Error").replace(" ", "")
-        return _reply(exc.code or 400, {"__type": name, "Message": exc.description or name})
-    except Exception:
-        log.exception("unexpected failure in the requester API")
-        fault = ServiceFault("The local MTurk service failed to process the request.")
-        return _reply(fault.status, fault.body(service.clock.now_ms()))
-    return _reply(200, result)
+    return reply(200, _call(current_service()))

@@ -96,13 +96,14 @@ def _extra(page: Sequence[Any], key_of: Callable[[Any], int]) -> dict[str, Any]:
 
 
 def hit_query() -> Select[Any]:
-    """HIT rows with the columns of their HIT type that `hit_json` needs."""
-    return select(H, *HIT_TYPE_COLUMNS).join(HT, HT.c.id == H.c.hit_type_id)
+    """HIT rows with their counts and the columns of their HIT type that `hit_json` needs."""
+    return select(H, *lifecycle.COUNT_COLUMNS, *HIT_TYPE_COLUMNS).join(
+        HT, HT.c.id == H.c.hit_type_id
+    )
 
 
 def hit_json(hit: Any, now: float) -> dict[str, Any]:
     """A row of `hit_query()` as MTurk's HIT structure."""
-    c = lifecycle.counts(hit)
     out: dict[str, Any] = {
         "HITId": hit.id,
         "HITTypeId": hit.hit_type_id,
@@ -119,9 +120,9 @@ def hit_json(hit: Any, now: float) -> dict[str, Any]:
         "AssignmentDurationInSeconds": hit.ht_assignment_duration,
         "QualificationRequirements": json.loads(hit.ht_requirements),
         "HITReviewStatus": hit.review_status,
-        "NumberOfAssignmentsPending": c.pending,
-        "NumberOfAssignmentsAvailable": c.available(hit.max_assignments),
-        "NumberOfAssignmentsCompleted": c.completed,
+        "NumberOfAssignmentsPending": hit.n_pending,
+        "NumberOfAssignmentsAvailable": lifecycle.available(hit),
+        "NumberOfAssignmentsCompleted": hit.n_completed,
     }
     if hit.ht_keywords is not None:
         out["Keywords"] = hit.ht_keywords

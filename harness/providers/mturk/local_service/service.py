@@ -2,15 +2,16 @@
 
 Requests are served by several threads (gunicorn's threaded worker). Each request's
 transaction runs under one lock, one at a time: SQLite lets one writer in at a time anyway
-(BEGIN IMMEDIATE), and a lock queues them without SQLite's busy-wait polling. What must happen
-once is not left to the lock: the database enforces it (a slot is taken by a conditional update,
-one live assignment per worker and HIT by a unique index). Every transaction first sweeps: it
+(BEGIN IMMEDIATE, which also keeps a second process on the same file out), and a lock queues
+them without SQLite's busy-wait polling; a unique index allows one live assignment per worker
+and HIT all the same. Every transaction first sweeps: it
 applies the deadlines, auto-approvals and expiries the clock has made due. Work outside a
 transaction (added latency, sending notifications) runs concurrently.
 
 Notifications are sent by a thread of its own, never on a request's path: a transaction that
-queued one wakes it; it sends what is new, retries what has fallen due, and ends when nothing is
-left to send or retry. So a queue that cannot be reached never slows a request.
+queued one wakes it; it sends what is due (new messages, and retries whose time has come),
+looks again every `RETRY_POLL` seconds while a retry is waiting, and sleeps until woken when
+nothing is. So a queue that cannot be reached never slows a request.
 """
 
 from __future__ import annotations
@@ -50,8 +51,6 @@ class Service:
         self.settings = settings
         self.engine = open_engine(settings.db_path)
         self.lock = threading.RLock()
-        self._sender: threading.Thread | None = None
-        self._sender_lock = threading.Lock()  # starting or ending the delivery thread
         self._sending = threading.Lock()  # one sender at a time (the thread, a forced delivery)
         self._news = threading.Event()  # a transaction queued a notification
         self._closing = threading.Event()
@@ -67,8 +66,10 @@ class Service:
             except (ValueError, ClockError) as exc:
                 log.warning("the saved clock was unusable and is reset to real time: %s", exc)
                 self.save_clock()
-        if has_waiting(self.engine):  # left by an earlier run of the service
-            self._start_delivery()
+        self._delivery = threading.Thread(
+            target=self._deliver, name="mturk-local-notifications", daemon=True
+        )
+        self._delivery.start()  # it sends what an earlier run of the service left
 
     @contextmanager
     def transaction(self) -> Iterator[Ctx]:
@@ -83,62 +84,38 @@ class Service:
                 lifecycle.sweep(ctx)
                 yield ctx
             if ctx.queued:  # committed
-                self.notify()
+                self._news.set()
 
     def save_clock(self) -> None:
         with self.lock, self.engine.begin() as conn:
             set_meta(conn, "clock", json.dumps(self.clock.saved()))
 
-    def notify(self) -> None:
-        """Wake the delivery thread (starting it if it has ended): a notification is queued."""
-        self._news.set()
-        self._start_delivery()
-
     def deliver_now(self) -> int:
         """Try every notification not delivered and not given up, now (the control
         endpoint's forced delivery); how many went out."""
         with self._sending:
-            sent, failed = deliver_pending(
-                self.engine, self.sender, self.lock, self.clock.now(), "all"
+            return deliver_pending(
+                self.engine, self.sender, self.lock, self.clock.now(), due_only=False
             )
-        if failed:
-            self._start_delivery()
-        return sent
-
-    def _start_delivery(self) -> None:
-        with self._sender_lock:
-            if self._sender is None and not self._closing.is_set():
-                self._sender = threading.Thread(
-                    target=self._deliver, name="mturk-local-notifications", daemon=True
-                )
-                self._sender.start()
 
     def _deliver(self) -> None:
-        """Send new notifications and retry failed ones as they fall due; end when none is
-        left (a transaction that queues one later starts the thread again)."""
+        """Send what is due; look again when woken, or after `RETRY_POLL` seconds while a
+        message waits for its retry."""
         while not self._closing.is_set():
             self._news.clear()
             try:
                 with self._sending:
-                    now = self.clock.now()
-                    deliver_pending(self.engine, self.sender, self.lock, now, "new")
-                    deliver_pending(self.engine, self.sender, self.lock, now, "due")
-                with self._sender_lock:
-                    if not self._news.is_set() and not has_waiting(self.engine):
-                        self._sender = None
-                        return
+                    deliver_pending(self.engine, self.sender, self.lock, self.clock.now())
+                waiting = has_waiting(self.engine)
             except Exception:  # the thread must not die with messages left: log, go on
                 log.exception("delivering notifications failed; trying again")
-            self._news.wait(RETRY_POLL)
-        with self._sender_lock:
-            self._sender = None
+                waiting = True
+            self._news.wait(RETRY_POLL if waiting else None)
 
     def close(self) -> None:
         self._closing.set()
         self._news.set()  # no wait for the next look
-        sender = self._sender
-        if sender is not None:
-            sender.join(timeout=30)
+        self._delivery.join(timeout=30)
         self.engine.dispose()
 
 

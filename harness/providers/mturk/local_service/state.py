@@ -17,7 +17,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select, update
+from sqlalchemy import Connection, Engine, create_engine, event, select
+from sqlalchemy.dialects.sqlite import insert
 
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.api_errors import RequestError
@@ -56,7 +57,6 @@ def open_engine(path: Path) -> Engine:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")  # WAL: durable at checkpoints, never corrupt
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -84,10 +84,8 @@ def get_meta(conn: Connection, key: str) -> str | None:
 
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
-    if get_meta(conn, key) is None:
-        conn.execute(insert(models.meta).values(key=key, value=value))
-    else:
-        conn.execute(update(models.meta).where(models.meta.c.key == key).values(value=value))
+    row = insert(models.meta).values(key=key, value=value)
+    conn.execute(row.on_conflict_do_update(index_elements=["key"], set_={"value": value}))
 
 
 def init_balance(conn: Connection, starting: Decimal) -> None:

@@ -26,8 +26,7 @@ import re
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import insert, select
 
 from harness.providers.mturk.local_service import lifecycle, models
 from harness.providers.mturk.local_service.notifications import queue_event
@@ -72,7 +71,7 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
         "Keywords": hit.ht_keywords,
         "Reward": hit.reward,
         "MaxAssignments": hit.max_assignments,
-        "NumberOfAssignmentsAvailable": lifecycle.counts(hit).available(hit.max_assignments),
+        "NumberOfAssignmentsAvailable": lifecycle.available(hit),
         "AssignmentDurationInSeconds": hit.ht_assignment_duration,
         "Expiration": hit.expiration,
         "canPreview": level >= 2,
@@ -83,27 +82,12 @@ def _summary(hit: Any, level: int, held: str | None) -> dict[str, Any]:
     return out
 
 
-def _held(ctx: Ctx, worker_id: str, hit_id: str) -> str | None:
-    """The worker's live assignment of this HIT (one per worker per HIT), if any."""
-    return ctx.conn.execute(
-        select(A.c.id).where(A.c.worker_id == worker_id, A.c.hit_id == hit_id, lifecycle.LIVE)
-    ).scalar()
-
-
-def _open_hits(ctx: Ctx, worker_id: str, after: int | None, size: int) -> list[Any]:
-    """Up to `size` HITs the worker may take, in creation order after position `after` (the
-    `ix_hits_open` index), each with the worker's live assignment of it if any (`held`)."""
-    query = (
-        hit_query()
-        .add_columns(A.c.id.label("held"))
-        .outerjoin(A, (A.c.hit_id == H.c.id) & (A.c.worker_id == worker_id) & lifecycle.LIVE)
-        .where(lifecycle.HAS_FREE_SLOT, H.c.expiration > ctx.now)
-        .order_by(H.c.seq)
-        .limit(size)
+def _held(ctx: Ctx, worker_id: str) -> dict[str, str]:
+    """The worker's live assignments (one per worker per HIT), by HIT id."""
+    rows = ctx.conn.execute(
+        select(A.c.hit_id, A.c.id).where(A.c.worker_id == worker_id, A.c.status.in_(lifecycle.LIVE))
     )
-    if after is not None:
-        query = query.where(H.c.seq > after)
-    return list(ctx.conn.execute(query))
+    return dict(rows.all())
 
 
 def _listing(
@@ -113,18 +97,20 @@ def _listing(
     out: list[dict[str, Any]] = []
     if not blocked(ctx, worker_id):
         view = worker_view(ctx.conn, worker_id)
-        while len(out) < size:
-            rows = _open_hits(ctx, worker_id, after, size)
-            for hit in rows:
+        held = _held(ctx, worker_id)
+        query = hit_query().where(H.c.disposed.is_(False), H.c.expiration > ctx.now)
+        if after is not None:
+            query = query.where(H.c.seq > after)
+        for hit in ctx.conn.execute(query.order_by(H.c.seq)):
+            if lifecycle.status(hit, ctx.now) != "Assignable":
+                continue
+            level = allowed(view, json.loads(hit.ht_requirements))
+            summary = _summary(hit, level, held.get(hit.id))
+            if level >= 1 and (summary["canAccept"] or not only_acceptable):
+                out.append(summary)
                 after = hit.seq
-                level = allowed(view, json.loads(hit.ht_requirements))
-                summary = _summary(hit, level, hit.held)
-                if level >= 1 and (summary["canAccept"] or not only_acceptable):
-                    out.append(summary)
-                    if len(out) == size:
-                        break
-            if len(rows) < size:
-                break  # no open HIT after these
+                if len(out) == size:
+                    break
     body: dict[str, Any] = {"HITs": out}
     if out and after is not None:
         body["NextToken"] = encode_token(after)
@@ -145,8 +131,7 @@ def list_hits() -> Response:
 
 
 def _question_view(hit: Any, assignment_id: str, worker_id: str | None) -> dict[str, Any]:
-    """The question as the worker's page shows it (built outside the transaction: the request
-    and the HIT's question, which never changes, are all it needs)."""
+    """The question as the worker's page shows it."""
     question = parse_question(hit.question)
     view: dict[str, Any] = {"QuestionType": question.kind, "FrameHeight": question.frame_height}
     submit_to = request.host_url.rstrip("/")
@@ -169,45 +154,32 @@ def _hit(ctx: Ctx, hit_id: str) -> Any:
     return row
 
 
-def _worker_level(ctx: Ctx, worker_id: str, hit: Any) -> int:
-    """What the worker may do with the HIT (`allowed`; nothing when blocked)."""
-    if blocked(ctx, worker_id):
-        return 0
-    return allowed(worker_view(ctx.conn, worker_id), json.loads(hit.ht_requirements))
-
-
 @bp.get("/worker/hits/<hit_id>")
 def preview(hit_id: str) -> Response:
     stated = stated_profile(params())
     with current_service().transaction() as ctx:
-        hit, summary = _preview(ctx, record_worker(ctx, stated), hit_id)
+        worker_id = record_worker(ctx, stated)
+        hit = _hit(ctx, hit_id)
+        level = 0  # a blocked worker may do nothing
+        if not blocked(ctx, worker_id):
+            level = allowed(worker_view(ctx.conn, worker_id), json.loads(hit.ht_requirements))
+        if level < 2:
+            raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
+        summary = _summary(hit, level, _held(ctx, worker_id).get(hit.id))
     return jsonify(summary | _question_view(hit, PREVIEW_ASSIGNMENT, None))
-
-
-def _preview(ctx: Ctx, worker_id: str, hit_id: str) -> tuple[Any, dict[str, Any]]:
-    """The HIT and its summary for a worker allowed to preview it."""
-    hit = _hit(ctx, hit_id)
-    level = _worker_level(ctx, worker_id, hit)
-    if level < 2:
-        raise WorkerError(403, "NotQualified", f"worker {worker_id} may not preview {hit_id}")
-    held = _held(ctx, worker_id, hit.id)
-    return hit, _summary(hit, level, held)
 
 
 @bp.post("/worker/hits/<hit_id>/accept")
 def accept(hit_id: str) -> Response:
     """Take one assignment: one per worker per HIT (returned or abandoned ones do not count).
 
-    Under the write lock only the transaction: the parameters are checked and the new id drawn
-    before it, the question view built after it. The checks that decide (the worker's profile,
-    block, qualifications and live assignments, the HIT and its type) are read inside it, so a
-    block or a revoked qualification committed before the accept's turn refuses it as before;
-    the slot and the one live assignment per worker and HIT are decided by the database.
+    The checks that decide (the worker's profile, block, qualifications and live assignments,
+    the HIT and its free slots) are read in the same transaction that adds the assignment, so
+    a block or a revoked qualification committed before the accept's turn refuses it.
     """
     stated = stated_profile(params())
     assignment_id = new_id()
-    service = current_service()
-    with service.transaction() as ctx:
+    with current_service().transaction() as ctx:
         worker_id = record_worker(ctx, stated)
         hit = _hit(ctx, hit_id)
         if blocked(ctx, worker_id):
@@ -216,32 +188,25 @@ def accept(hit_id: str) -> Response:
             raise WorkerError(
                 403, "NotQualified", f"worker {worker_id} does not meet the requirements"
             )
-        held = _held(ctx, worker_id, hit.id)
+        held = _held(ctx, worker_id).get(hit.id)
         if held is not None:
             raise WorkerError(
                 409, "AlreadyAccepted", f"worker {worker_id} already has assignment {held}"
             )
+        hit_status = lifecycle.status(hit, ctx.now)
+        if hit_status != "Assignable":
+            raise WorkerError(409, "NotAssignable", f"HIT {hit_id} is {hit_status}")
         deadline = ctx.now + hit.ht_assignment_duration
-        # The database decides: a slot is taken only if one is free, and a second live
-        # assignment of the same worker and HIT breaks a unique index (the transaction is
-        # then rolled back whole).
-        if not lifecycle.take_slot(ctx, hit.id):
-            raise WorkerError(
-                409, "NotAssignable", f"HIT {hit_id} is {lifecycle.status(hit, ctx.now)}"
-            )
-        try:
-            lifecycle.add_assignment(
-                ctx,
+        ctx.conn.execute(
+            insert(A).values(
                 id=assignment_id,
                 hit_id=hit.id,
                 worker_id=worker_id,
+                status="Accepted",
                 accept_time=ctx.now,
                 deadline=deadline,
             )
-        except IntegrityError as exc:
-            raise WorkerError(
-                409, "AlreadyAccepted", f"worker {worker_id} already has an assignment of {hit_id}"
-            ) from exc
+        )
         queue_event(ctx, hit.id, "AssignmentAccepted", assignment_id)
     view = {"AssignmentId": assignment_id, "HITId": hit.id, "Deadline": deadline}
     return jsonify(view | _question_view(hit, assignment_id, worker_id))
@@ -280,8 +245,6 @@ def _form_fields() -> list[tuple[str, str]]:
 def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Response:
     if not assignment_id:
         raise WorkerError(400, "MissingAssignmentId", "assignmentId is required")
-    # Built before the write lock: the answer of any question but a crowd-form one.
-    plain = answer_xml(answers_for(False, fields))
     service = current_service()
     with service.transaction() as ctx:
         a = _accepted(ctx, assignment_id)
@@ -293,7 +256,7 @@ def _submit(assignment_id: str | None, fields: list[tuple[str, str]]) -> Respons
             "Submitted",
             submit_time=ctx.now,
             auto_approval_time=ctx.now + hit.ht_auto_approval_delay,
-            answer=answer_xml(answers_for(True, fields)) if crowd_form else plain,
+            answer=answer_xml(answers_for(crowd_form, fields)),
         )
         queue_event(ctx, a.hit_id, "AssignmentSubmitted", a.id)
         lifecycle.check_reviewable(ctx, a.hit_id)

@@ -16,7 +16,7 @@ from sqlalchemy.dialects.sqlite import insert
 
 from harness.providers.mturk.local_service import models
 from harness.providers.mturk.local_service.api_errors import ParameterValidationError
-from harness.providers.mturk.local_service.jsonbody import BodyError, parse_json
+from harness.providers.mturk.local_service.jsonbody import BodyError, parse_object
 from harness.providers.mturk.local_service.serialize import decode_token
 from harness.providers.mturk.local_service.state import Ctx
 
@@ -51,12 +51,9 @@ def params() -> dict[str, Any]:
     values: dict[str, Any] = dict(request.args)
     if request.is_json:
         try:
-            body = parse_json(request.get_data()) if request.get_data() else {}
+            values.update(parse_object(request.get_data()))
         except BodyError as exc:
             raise WorkerError(400, "BadBody", str(exc)) from exc
-        if not isinstance(body, dict):
-            raise WorkerError(400, "BadBody", "the JSON body must be an object")
-        values.update(body)
     else:
         values.update(request.form)
     return values
