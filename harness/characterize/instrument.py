@@ -22,7 +22,7 @@ from harness.datasets.ws353 import VERSION as WS353_VERSION
 from harness.judgments import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, read_judgments
 from harness.money import money
 from harness.roles import ItemRole
-from harness.stats.reliability import DEFAULT_ALPHA_MIN
+from harness.stats.reliability import DEFAULT_ALPHA_MIN, study_alpha_min
 
 CONTENT_ROLES = frozenset({ItemRole.ITEM.value, ItemRole.GOLD.value, ItemRole.CONTROL_GROUP.value})
 _NOT_DISPLAY = {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, "true_archetype", "display"}
@@ -211,7 +211,7 @@ def instrument_from_study(
         kind="study",
         known={k: v for k, v in known.items() if v not in (None, "")},
         scale_range=scale_range,
-        alpha_min=float(study.get("alpha_min") or spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
+        alpha_min=study_alpha_min(study.get("alpha_min"), spec),
     )
 
 

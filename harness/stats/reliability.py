@@ -8,7 +8,9 @@ interval reaches below the smallest acceptable alpha (alpha_min, default 0.667).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any
 
 RELIABLE_AT = 0.800
 TENTATIVE_AT = 0.667
@@ -30,6 +32,14 @@ def verdict(alpha: float) -> Verdict:
     if alpha >= TENTATIVE_AT:
         return Verdict.TENTATIVE
     return Verdict.UNRELIABLE
+
+
+def study_alpha_min(stored: float | None, spec: Mapping[str, Any]) -> float:
+    """A study's smallest acceptable alpha: the one stored with the study, else its frozen
+    spec's (a study stored before the column existed), else the default."""
+    if stored is not None:
+        return float(stored)
+    return float(spec.get("alpha_min", DEFAULT_ALPHA_MIN))
 
 
 def interval_warning(ci_low: float, alpha_min: float = DEFAULT_ALPHA_MIN) -> str | None:

@@ -20,6 +20,7 @@ from harness.stats.bootstrap import (
     kalpha_default_draws,
 )
 from harness.stats.pairable import pairable_from_codes
+from harness.stats.reliability import DEFAULT_ALPHA_MIN, study_alpha_min
 
 
 def noisy_ratings(seed: int = 3, raters: int = 9, items: int = 40) -> np.ndarray:
@@ -389,6 +390,13 @@ def test_verdicts_follow_krippendorffs_cut_offs():
     assert verdict(0.6669) is Verdict.UNRELIABLE
     assert interval_warning(0.70, 0.667) is None
     assert "reaches below alpha_min = 0.667" in (interval_warning(0.66, 0.667) or "")
+
+
+def test_a_studys_alpha_min_is_its_own_else_its_specs_else_the_default():
+    assert study_alpha_min(0.0, {"alpha_min": 0.9}) == 0.0  # a stored zero is a choice
+    assert study_alpha_min(0.75, {"alpha_min": 0.9}) == 0.75
+    assert study_alpha_min(None, {"alpha_min": 0.9}) == 0.9  # stored before the column
+    assert study_alpha_min(None, {}) == DEFAULT_ALPHA_MIN == 0.667
 
 
 def long_table(matrix: np.ndarray) -> pd.DataFrame:

@@ -53,7 +53,7 @@ from harness.screening.incremental import IncrementalScores
 from harness.screening.stored import study_context
 from harness.spec.study_types import definition
 from harness.stats.alpha import Level
-from harness.stats.reliability import DEFAULT_ALPHA_MIN
+from harness.stats.reliability import DEFAULT_ALPHA_MIN, study_alpha_min
 from harness.store.arm_tables import ArmHit, StudyArm
 from harness.store.database import session_scope
 from harness.store.decisions import acts, latest_decisions
@@ -316,7 +316,7 @@ class Watcher:
                     arm_items=items,
                     target=running.platform.assignments_per_hit,
                     auto_approval_delay=_auto_approval_delay(running, spec),
-                    alpha_min=float(study.alpha_min or spec.get("alpha_min", DEFAULT_ALPHA_MIN)),
+                    alpha_min=study_alpha_min(study.alpha_min, spec),
                 )
             return state
 
