@@ -141,12 +141,11 @@ def _crowd_loop(
     from harness.screening.inputs import stored_inputs
     from harness.simulate.crowds import simulate_study
     from harness.spec.arms import read_spec
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
     from harness.store.studies import read_launched
 
     study = demo.study
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         say("== launch")
         drafted = draft_study(read_spec(demo.spec), entry.target, endpoint, pages)
         plan = drafted.plan.lines()
@@ -185,8 +184,6 @@ def _crowd_loop(
         say(screened.summary())
         for line in flagged_work(judgments, screened.flagged):
             say(line)
-    finally:
-        engine.dispose()
 
 
 def flagged_work(judgments: pd.DataFrame, flagged: pd.Series) -> list[str]:

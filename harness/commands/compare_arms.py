@@ -77,20 +77,16 @@ def compare_arms_command(
     screening excluded; definitions in docs/arms.md.
     """
     from harness.errors import InputError
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
     if resamples < 1:
         raise InputError("--bootstrap: comparing arms needs at least 1 resample")
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.characterize.arm_inputs import compare_stored, read_arms
+        from harness.store import find_study, session_scope
 
-    from harness.characterize.arm_inputs import compare_stored, read_arms
-    from harness.store import find_study, session_scope
-
-    try:
         with session_scope(engine) as session:
             stored = read_arms(session, find_study(session, study))
-    finally:
-        engine.dispose()
     result = compare_stored(
         stored,
         reference=_reference(reference) if reference else None,

@@ -132,14 +132,13 @@ def mturk_batch(
     """
     from harness.archives import import_mturk_batch, mapping_for
     from harness.spec import load_spec
-    from harness.store.database import database_url, open_store
+    from harness.store.database import database_url, opened_store
     from harness.store.migrations import upgrade
 
     loaded = load_spec(spec_path)
     mapping = mapping_for(loaded, item, value, per_row, _choices(choices))
     upgrade(database_url(db))
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         done = import_mturk_batch(
             engine,
             loaded,
@@ -150,8 +149,6 @@ def mturk_batch(
             keep_going=skip_bad_rows,
             kept_out=kept_out,
         )
-    finally:
-        engine.dispose()
     stored, batch = done.stored, done.batch
     click.echo(
         f"{done.name}: {stored.assignments:,} assignments of {stored.workers:,} workers on "
@@ -220,7 +217,7 @@ def prolific_export(
     """
     from harness.archives.prolific_export import join_workers, read_prolific_export
     from harness.errors import InputError
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
     from harness.store.export import id_pseudonym, shared_judgments
 
     path = out or Path(f"{study}-participants.csv")
@@ -229,11 +226,8 @@ def prolific_export(
             f"import prolific-export: {path} exists; give another --out or --overwrite"
         )
     table = read_prolific_export(export)
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         workers, key = shared_judgments(engine, study, pseudonymize=pseudonymize)
-    finally:
-        engine.dispose()
     if workers.empty:
         raise InputError(f"import prolific-export: study {study!r} has no judgments yet")
     hide = None if key is None else (lambda w: id_pseudonym("worker_id", w, key))

@@ -139,12 +139,11 @@ def launch(
         _confirm(plan.cost.total, plan.settings.currency, yes, confirm_cost)
     if start_local and platform.is_local(plan.target):
         click.echo(platform.start_local(endpoint_url), err=True)
-    from harness.store.database import database_url, open_store
+    from harness.store.database import database_url, opened_store
     from harness.store.migrations import upgrade
 
     upgrade(database_url(db))
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         result = post(
             engine,
             study.within(budget),
@@ -152,8 +151,6 @@ def launch(
             say=click.echo,
             progress=lambda total: progress_bar(total, f"Posting {platform.unit_noun}s"),
         )
-    finally:
-        engine.dispose()
     click.echo(study.summary(result))
     _print_entry(study.entry_url(), qr_path)
     if result.hooks:
@@ -163,13 +160,10 @@ def launch(
 def _like(like: str, study: StudyDraft, db: str | None) -> str:
     """The instrument hash the new study shares with the stored study ``like``."""
     from harness.platform.launch_like import check_like
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         return check_like(engine, like, study)
-    finally:
-        engine.dispose()
 
 
 def _print_entry(url: str | None, qr: Path | None) -> None:

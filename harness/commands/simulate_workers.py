@@ -52,10 +52,9 @@ def simulate_workers(
     whose page says it is of another arm."""
     from harness.commands.progress import progress_bar
     from harness.simulate.crowds import simulate_study
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         report = simulate_study(
             engine,
             study,
@@ -66,8 +65,6 @@ def simulate_workers(
             endpoint_url=endpoint_url,
             progress=lambda total: progress_bar(total, "assignments submitted"),
         )
-    finally:
-        engine.dispose()
     if report.returned:
         click.echo(
             f"  {len(report.returned)} HITs returned: their page said they were of "
