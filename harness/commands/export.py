@@ -36,7 +36,6 @@ from harness.errors import InputError
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    default=None,
     help="Where to write (default: STUDY-judgments.FORMAT here).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")

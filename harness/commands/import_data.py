@@ -69,20 +69,17 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
 @click.option(
     "--study",
     "name",
-    default=None,
     metavar="NAME",
     help="The new study's name (default: the spec's).",
 )
 @click.option(
     "--item",
-    default=None,
     metavar="COLUMN",
     help="The column naming each answer's item by its id (e.g. Input.item_id); {n} counts "
     "1..--per-row. Overrides the spec's imports.mturk_batch.",
 )
 @click.option(
     "--value",
-    default=None,
     metavar="COLUMN",
     help="The column (or crowd-form field, as Answer.<field>) holding the answer.",
 )
@@ -94,7 +91,7 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
     help="Instead of --value: a choice's field (a crowd-radio-button's, true when chosen, "
     "e.g. Answer.sim.3) and its value; repeat for each choice.",
 )
-@click.option("--per-row", type=click.IntRange(1, 1000), default=None, help="Answers per row.")
+@click.option("--per-row", type=click.IntRange(1, 1000), help="Answers per row.")
 @click.option("--encoding", default="utf-8", show_default=True, help="The files' text encoding.")
 @click.option(
     "--skip-bad-rows",
@@ -105,7 +102,6 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
 @click.option(
     "--kept-out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where --skip-bad-rows writes the rows kept out (default: STUDY-kept-out.csv).",
 )
 @db_option
@@ -194,7 +190,6 @@ def _choices(given: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write (default: STUDY-participants.csv here).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from harness.commands.options import db_option
-from harness.commands.progress import progress_bar
+from harness.commands.output import progress_bar
 from harness.errors import LaunchRefused
 from harness.money import typed_amount
 from harness.platform.registry import platforms
@@ -47,19 +47,17 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--target",
-    default=None,
     help="Where to post: "
     + "; ".join(f"{', '.join(p.targets)} ({p.label})" for p in _PLATFORMS)
     + ". Default: the spec's platform.target; a target with real money ("
     + ", ".join(t for p in _PLATFORMS for t in p.targets if p.real_money(t))
     + ") must be given here.",
 )
-@click.option("--endpoint-url", default=None, help="Local target: the service's URL.")
+@click.option("--endpoint-url", help="Local target: the service's URL.")
 @click.option("--start-local", is_flag=True, help="Local target: start the service if not up.")
-@click.option("--public-url", default=None, help="External hosting: the task pages' base URL.")
+@click.option("--public-url", help="External hosting: the task pages' base URL.")
 @click.option(
     "--project",
-    default=None,
     help="Prolific: the workspace's project the study goes into (made when missing); "
     "default: the spec's platform.project.",
 )
@@ -67,16 +65,14 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.option(
     "--budget",
     callback=_decimal,
-    default=None,
     help="Refuse above this cost (in the spec's platform.currency).",
 )
-@click.option("--notify-queue", default=None, help="Send MTurk's events to this SQS queue URL.")
+@click.option("--notify-queue", help="Send MTurk's events to this SQS queue URL.")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the requests; send nothing.")
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
-@click.option("--confirm-cost", default=None, help="Production with --yes: the cost, repeated.")
+@click.option("--confirm-cost", help="Production with --yes: the cost, repeated.")
 @click.option(
     "--like",
-    default=None,
     metavar="STUDY",
     help="Run the instrument of the stored STUDY again (e.g. an imported one): refused unless "
     "SPEC has STUDY's instrument hash.",
@@ -84,7 +80,6 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.option(
     "--qr",
     "qr_path",
-    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="A study link: also write the study URL as a QR code (PNG) to this file.",
 )

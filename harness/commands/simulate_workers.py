@@ -24,7 +24,7 @@ def _mix(_ctx: click.Context, _param: click.Parameter, value: str) -> dict[str, 
 @click.command("simulate-workers")
 @click.argument("study")
 @db_option
-@click.option("--endpoint-url", default=None, help="The local service (default: the study's).")
+@click.option("--endpoint-url", help="The local service (default: the study's).")
 @click.option("--size", default=20, show_default=True, type=int, help="Workers in the crowd.")
 @click.option(
     "--mix",
@@ -50,7 +50,7 @@ def simulate_workers(
     through the local Prolific service's participant side, or the study link). In a study
     with arms on MTurk each worker keeps to the HIT group of their first HIT, and returns a HIT
     whose page says it is of another arm."""
-    from harness.commands.progress import progress_bar
+    from harness.commands.output import progress_bar
     from harness.simulate.crowds import simulate_study
     from harness.store.database import opened_store
 
