@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -163,9 +164,8 @@ def _crowd_loop(
             f"(password: {told})"
         )
         say("== crowd")
-        size = entry.crowd_size
         crowd = simulate_study(
-            engine, study, CROWD_MIX, size=size, seed=demo.seed, progress=progress
+            engine, study, CROWD_MIX, size=entry.crowd_size, seed=demo.seed, progress=progress
         )
         say(crowd.line(study))
         say("== sync")
@@ -270,18 +270,13 @@ def _raise_interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+@cache
 def _dashboard_password() -> str:
     """The dashboard's password for the demo: the researcher's $HARNESS_DASHBOARD_PASSWORD, else
     one made once per process (the demo's task server serves the dashboard on loopback)."""
-    global _PASSWORD
-    if _PASSWORD is None:
-        import secrets
+    import secrets
 
-        _PASSWORD = os.environ.get("HARNESS_DASHBOARD_PASSWORD") or secrets.token_urlsafe(9)
-    return _PASSWORD
-
-
-_PASSWORD: str | None = None
+    return os.environ.get("HARNESS_DASHBOARD_PASSWORD") or secrets.token_urlsafe(9)
 
 
 def _start(
