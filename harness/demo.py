@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,12 +142,11 @@ def _crowd_loop(
     from harness.screening.inputs import stored_inputs
     from harness.simulate.crowds import simulate_study
     from harness.spec.arms import read_spec
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
     from harness.store.studies import read_launched
 
     study = demo.study
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         say("== launch")
         drafted = draft_study(read_spec(demo.spec), entry.target, endpoint, pages)
         plan = drafted.plan.lines()
@@ -164,9 +164,8 @@ def _crowd_loop(
             f"(password: {told})"
         )
         say("== crowd")
-        size = entry.crowd_size
         crowd = simulate_study(
-            engine, study, CROWD_MIX, size=size, seed=demo.seed, progress=progress
+            engine, study, CROWD_MIX, size=entry.crowd_size, seed=demo.seed, progress=progress
         )
         say(crowd.line(study))
         say("== sync")
@@ -185,8 +184,6 @@ def _crowd_loop(
         say(screened.summary())
         for line in flagged_work(judgments, screened.flagged):
             say(line)
-    finally:
-        engine.dispose()
 
 
 def flagged_work(judgments: pd.DataFrame, flagged: pd.Series) -> list[str]:
@@ -273,18 +270,13 @@ def _raise_interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+@cache
 def _dashboard_password() -> str:
     """The dashboard's password for the demo: the researcher's $HARNESS_DASHBOARD_PASSWORD, else
     one made once per process (the demo's task server serves the dashboard on loopback)."""
-    global _PASSWORD
-    if _PASSWORD is None:
-        import secrets
+    import secrets
 
-        _PASSWORD = os.environ.get("HARNESS_DASHBOARD_PASSWORD") or secrets.token_urlsafe(9)
-    return _PASSWORD
-
-
-_PASSWORD: str | None = None
+    return os.environ.get("HARNESS_DASHBOARD_PASSWORD") or secrets.token_urlsafe(9)
 
 
 def _start(

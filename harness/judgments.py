@@ -19,7 +19,8 @@ numbers), ``input_kind`` (pointer, keyboard, both, none), ``answered_hidden`` (b
 column is kept as an item display column (e.g. ``word1``).
 
 The CSV form is the same table with a header row; see ``docs/judgments.md``. pandas is the
-currency in code; `to_crowdkit` renames for crowd-kit's aggregators (``task, worker, label``).
+currency in code; crowd-kit's columns (``task, worker, label``) are an export's
+(`harness.store.export.export_table`).
 """
 
 from __future__ import annotations
@@ -411,14 +412,6 @@ def wide_to_long(frame: pd.DataFrame, *, item_column: str | None = None) -> pd.D
     text = _as_text(long["value"])
     long = long[text != ""]
     return long[["item_id", "worker_id", "value"]].reset_index(drop=True)
-
-
-def to_crowdkit(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rename a long table to crowd-kit's ``task, worker, label`` columns (skips left out)."""
-    kept = frame[~frame["skipped"]] if "skipped" in frame.columns else frame
-    return kept.rename(columns={"item_id": "task", "worker_id": "worker", "value": "label"})[
-        ["task", "worker", "label"]
-    ]
 
 
 def _as_text(series: pd.Series, *, stripped: bool = False) -> pd.Series:

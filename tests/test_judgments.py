@@ -15,7 +15,6 @@ from harness.judgments import (
     normalize_judgments,
     read_judgments,
     read_text_csv,
-    to_crowdkit,
     wide_to_long,
     write_judgments,
 )
@@ -93,20 +92,6 @@ def test_a_wide_table_becomes_long_without_empty_cells():
         {"item_id": "a", "worker_id": "w1", "value": 1.0},
         {"item_id": "a", "worker_id": "w2", "value": 3},
         {"item_id": "b", "worker_id": "w2", "value": 4},
-    ]
-
-
-def test_crowdkit_columns_leave_skips_out():
-    table = pd.DataFrame(
-        {
-            "item_id": ["a", "b"],
-            "worker_id": ["w", "w"],
-            "value": [1.0, None],
-            "skipped": [False, True],
-        }
-    )
-    assert to_crowdkit(table).to_dict(orient="records") == [
-        {"task": "a", "worker": "w", "label": 1.0}
     ]
 
 

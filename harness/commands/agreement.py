@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from harness.commands.options import BOOTSTRAP_METHODS, level_option, resamples_option, seed_option
+from harness.commands.output import finite
 from harness.errors import JudgmentsError
 
 if TYPE_CHECKING:  # --help imports no statistics
@@ -73,7 +73,7 @@ def agreement(
         seed=seed,
     )
     if as_json:
-        click.echo(json.dumps(_finite(summary.to_dict()), indent=2))
+        click.echo(json.dumps(finite(summary.to_dict()), indent=2))
     else:
         click.echo(format_summary(summary, judgments))
 
@@ -129,14 +129,3 @@ def format_summary(summary: AgreementSummary, source: Path | str) -> str:
         f"({summary.n_pairable_values:,} pairable values)"
     )
     return "\n".join(lines)
-
-
-def _finite(obj: object) -> object:
-    """Replace non-finite floats (not valid JSON) with None."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    return obj

@@ -41,7 +41,6 @@ from harness.commands.options import (
 @click.option(
     "--resolution",
     "resolution_ref",
-    default=None,
     metavar="STUDY|CSV",
     help="A pair-comparison study over the original's items (p_item_id, q_item_id).",
 )
@@ -57,21 +56,18 @@ from harness.commands.options import (
 @click.option(
     "--screened",
     "screened_path",
-    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="The new instrument's judgments after screening (long CSV).",
 )
 @click.option(
     "--flagged",
     "flagged_path",
-    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="Worker ids to remove as the screened set (one per line, or a CSV with worker_id).",
 )
 @click.option(
     "--screen",
     "screen_spec",
-    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="Screen the new judgments with this task spec's screening policy: its flagged "
     "workers form the screened set, and the report gets the impact of every subset of the "
@@ -79,7 +75,6 @@ from harness.commands.options import (
 )
 @click.option(
     "--screening-policy",
-    default=None,
     help="Name of the policy that did the screening, for the report.",
 )
 @level_option("Level of measurement for alpha.")
@@ -102,7 +97,6 @@ from harness.commands.options import (
 )
 @click.option(
     "--arm",
-    default=None,
     metavar="NAME",
     help="Of a study with arms (--new), the arm to characterize (default: the base, the "
     "spec's first arm); the report's Arms section compares every arm.",

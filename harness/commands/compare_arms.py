@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from harness.commands.options import db_option, resamples_option, seed_option
+from harness.commands.output import finite
 from harness.money import money
 
 if TYPE_CHECKING:  # --help imports no statistics
@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # --help imports no statistics
 )
 @click.option(
     "--reference",
-    default=None,
     help="A published original to reproduce: ws353[:DIR] (its means) or a CSV of item_id, "
     "value; says which arm reproduces it best.",
 )
@@ -77,20 +76,16 @@ def compare_arms_command(
     screening excluded; definitions in docs/arms.md.
     """
     from harness.errors import InputError
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
     if resamples < 1:
         raise InputError("--bootstrap: comparing arms needs at least 1 resample")
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.characterize.arm_inputs import compare_stored, read_arms
+        from harness.store import find_study, session_scope
 
-    from harness.characterize.arm_inputs import compare_stored, read_arms
-    from harness.store import find_study, session_scope
-
-    try:
         with session_scope(engine) as session:
             stored = read_arms(session, find_study(session, study))
-    finally:
-        engine.dispose()
     result = compare_stored(
         stored,
         reference=_reference(reference) if reference else None,
@@ -109,7 +104,7 @@ def compare_arms_command(
             "fees_of": stored.platform,
             "currency": stored.currency,
         }
-        click.echo(json.dumps(_finite(record), allow_nan=False))
+        click.echo(json.dumps(finite(record), allow_nan=False))
         return
     for line in _lines(stored.data.study, result, reference, stored.platform, stored.currency):
         click.echo(line)
@@ -198,14 +193,3 @@ def _lines(
             )
             out.append(f"  {f.arm}: rho {f.rho:.2f} [{f.rho_low:.2f}, {f.rho_high:.2f}]{versus}")
     return out
-
-
-def _finite(value: object) -> object:
-    """The same structure with every NaN or infinite number as None (JSON has neither)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value

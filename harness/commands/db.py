@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 from harness.commands.options import db_option
@@ -19,9 +21,7 @@ def db_group() -> None:
 @click.argument("revision", default="head")
 def upgrade(db: str | None, revision: str) -> None:
     """Apply migrations up to REVISION (default: the newest)."""
-    url = database_url(db)
-    migrations.upgrade(url, revision)
-    click.echo(f"{safe_url(url)}: at revision {migrations.current_revision(url)}")
+    _migrate(migrations.upgrade, db, revision)
 
 
 @db_group.command("downgrade")
@@ -29,8 +29,13 @@ def upgrade(db: str | None, revision: str) -> None:
 @click.argument("revision")
 def downgrade(db: str | None, revision: str) -> None:
     """Undo migrations down to REVISION ('base' removes every table)."""
+    _migrate(migrations.downgrade, db, revision)
+
+
+def _migrate(move: Callable[[str, str], None], db: str | None, revision: str) -> None:
+    """Move the store to ``revision`` and say where it is now."""
     url = database_url(db)
-    migrations.downgrade(url, revision)
+    move(url, revision)
     click.echo(f"{safe_url(url)}: at revision {migrations.current_revision(url) or 'base'}")
 
 

@@ -43,7 +43,7 @@ def demo(kind: str, platform: str, run_dir: Path, seed: int) -> None:
     live, syncs, reviews, screens, and characterizes the result against WS353 and three
     systems' predictions. Stops everything it started, also on Ctrl-C.
     """
-    from harness.commands.progress import progress_bar
+    from harness.commands.output import progress_bar
     from harness.demo import Demo, next_steps, run_demo
 
     chosen = Demo(kind, platform, run_dir, seed)

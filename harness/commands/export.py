@@ -36,7 +36,6 @@ from harness.errors import InputError
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
-    default=None,
     help="Where to write (default: STUDY-judgments.FORMAT here).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")
@@ -52,26 +51,22 @@ def export(
     """Write STUDY's judgments to a file: the long table (item, worker, value, timings, ...)
     or crowd-kit's task, worker, label columns, optionally with every platform id replaced
     by a keyed pseudonym so that a shared data set carries none."""
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
     path = out or Path(f"{study}-judgments.{form}")
     if path.exists() and not overwrite:
         raise InputError(f"export: {path} exists; give another --out or add --overwrite")
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.store.export import (
+            ExportColumns,
+            ExportFormat,
+            export_table,
+            pseudonymized,
+            shared_judgments,
+            write_export,
+        )
 
-    from harness.store.export import (
-        ExportColumns,
-        ExportFormat,
-        export_table,
-        pseudonymized,
-        shared_judgments,
-        write_export,
-    )
-
-    try:
         judgments, key = shared_judgments(engine, study, pseudonymize=pseudonymize)
-    finally:
-        engine.dispose()
     if judgments.empty:
         raise InputError(f"export: study {study!r} has no judgments yet (run sync first)")
     if key is not None:

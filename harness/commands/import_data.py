@@ -69,20 +69,17 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
 @click.option(
     "--study",
     "name",
-    default=None,
     metavar="NAME",
     help="The new study's name (default: the spec's).",
 )
 @click.option(
     "--item",
-    default=None,
     metavar="COLUMN",
     help="The column naming each answer's item by its id (e.g. Input.item_id); {n} counts "
     "1..--per-row. Overrides the spec's imports.mturk_batch.",
 )
 @click.option(
     "--value",
-    default=None,
     metavar="COLUMN",
     help="The column (or crowd-form field, as Answer.<field>) holding the answer.",
 )
@@ -94,7 +91,7 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
     help="Instead of --value: a choice's field (a crowd-radio-button's, true when chosen, "
     "e.g. Answer.sim.3) and its value; repeat for each choice.",
 )
-@click.option("--per-row", type=click.IntRange(1, 1000), default=None, help="Answers per row.")
+@click.option("--per-row", type=click.IntRange(1, 1000), help="Answers per row.")
 @click.option("--encoding", default="utf-8", show_default=True, help="The files' text encoding.")
 @click.option(
     "--skip-bad-rows",
@@ -105,7 +102,6 @@ def ws353(directory: Path | None, out: Path, raters: str) -> None:
 @click.option(
     "--kept-out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where --skip-bad-rows writes the rows kept out (default: STUDY-kept-out.csv).",
 )
 @db_option
@@ -132,14 +128,13 @@ def mturk_batch(
     """
     from harness.archives import import_mturk_batch, mapping_for
     from harness.spec import load_spec
-    from harness.store.database import database_url, open_store
+    from harness.store.database import database_url, opened_store
     from harness.store.migrations import upgrade
 
     loaded = load_spec(spec_path)
     mapping = mapping_for(loaded, item, value, per_row, _choices(choices))
     upgrade(database_url(db))
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         done = import_mturk_batch(
             engine,
             loaded,
@@ -150,8 +145,6 @@ def mturk_batch(
             keep_going=skip_bad_rows,
             kept_out=kept_out,
         )
-    finally:
-        engine.dispose()
     stored, batch = done.stored, done.batch
     click.echo(
         f"{done.name}: {stored.assignments:,} assignments of {stored.workers:,} workers on "
@@ -197,7 +190,6 @@ def _choices(given: tuple[str, ...]) -> dict[str, float]:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write (default: STUDY-participants.csv here).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace --out if it exists.")
@@ -220,7 +212,7 @@ def prolific_export(
     """
     from harness.archives.prolific_export import join_workers, read_prolific_export
     from harness.errors import InputError
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
     from harness.store.export import id_pseudonym, shared_judgments
 
     path = out or Path(f"{study}-participants.csv")
@@ -229,11 +221,8 @@ def prolific_export(
             f"import prolific-export: {path} exists; give another --out or --overwrite"
         )
     table = read_prolific_export(export)
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         workers, key = shared_judgments(engine, study, pseudonymize=pseudonymize)
-    finally:
-        engine.dispose()
     if workers.empty:
         raise InputError(f"import prolific-export: study {study!r} has no judgments yet")
     hide = None if key is None else (lambda w: id_pseudonym("worker_id", w, key))

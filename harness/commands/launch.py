@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from harness.commands.options import db_option
-from harness.commands.progress import progress_bar
+from harness.commands.output import progress_bar
 from harness.errors import LaunchRefused
 from harness.money import typed_amount
 from harness.platform.registry import platforms
@@ -47,19 +47,17 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--target",
-    default=None,
     help="Where to post: "
     + "; ".join(f"{', '.join(p.targets)} ({p.label})" for p in _PLATFORMS)
     + ". Default: the spec's platform.target; a target with real money ("
     + ", ".join(t for p in _PLATFORMS for t in p.targets if p.real_money(t))
     + ") must be given here.",
 )
-@click.option("--endpoint-url", default=None, help="Local target: the service's URL.")
+@click.option("--endpoint-url", help="Local target: the service's URL.")
 @click.option("--start-local", is_flag=True, help="Local target: start the service if not up.")
-@click.option("--public-url", default=None, help="External hosting: the task pages' base URL.")
+@click.option("--public-url", help="External hosting: the task pages' base URL.")
 @click.option(
     "--project",
-    default=None,
     help="Prolific: the workspace's project the study goes into (made when missing); "
     "default: the spec's platform.project.",
 )
@@ -67,16 +65,14 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.option(
     "--budget",
     callback=_decimal,
-    default=None,
     help="Refuse above this cost (in the spec's platform.currency).",
 )
-@click.option("--notify-queue", default=None, help="Send MTurk's events to this SQS queue URL.")
+@click.option("--notify-queue", help="Send MTurk's events to this SQS queue URL.")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the requests; send nothing.")
 @click.option("--yes", is_flag=True, help="Production: do not ask (needs --confirm-cost).")
-@click.option("--confirm-cost", default=None, help="Production with --yes: the cost, repeated.")
+@click.option("--confirm-cost", help="Production with --yes: the cost, repeated.")
 @click.option(
     "--like",
-    default=None,
     metavar="STUDY",
     help="Run the instrument of the stored STUDY again (e.g. an imported one): refused unless "
     "SPEC has STUDY's instrument hash.",
@@ -84,7 +80,6 @@ _PLATFORMS = platforms()  # the --target help names every platform's targets
 @click.option(
     "--qr",
     "qr_path",
-    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
     help="A study link: also write the study URL as a QR code (PNG) to this file.",
 )
@@ -139,12 +134,11 @@ def launch(
         _confirm(plan.cost.total, plan.settings.currency, yes, confirm_cost)
     if start_local and platform.is_local(plan.target):
         click.echo(platform.start_local(endpoint_url), err=True)
-    from harness.store.database import database_url, open_store
+    from harness.store.database import database_url, opened_store
     from harness.store.migrations import upgrade
 
     upgrade(database_url(db))
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         result = post(
             engine,
             study.within(budget),
@@ -152,8 +146,6 @@ def launch(
             say=click.echo,
             progress=lambda total: progress_bar(total, f"Posting {platform.unit_noun}s"),
         )
-    finally:
-        engine.dispose()
     click.echo(study.summary(result))
     _print_entry(study.entry_url(), qr_path)
     if result.hooks:
@@ -163,13 +155,10 @@ def launch(
 def _like(like: str, study: StudyDraft, db: str | None) -> str:
     """The instrument hash the new study shares with the stored study ``like``."""
     from harness.platform.launch_like import check_like
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         return check_like(engine, like, study)
-    finally:
-        engine.dispose()
 
 
 def _print_entry(url: str | None, qr: Path | None) -> None:

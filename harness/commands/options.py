@@ -63,7 +63,6 @@ db_option = click.option(
     "--db",
     "db",
     metavar="URL|PATH",
-    default=None,
     callback=_remember_db,
     help="Database URL or SQLite file (default: $HARNESS_DATABASE_URL, "
     "else harness.db in the working directory).",

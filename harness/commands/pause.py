@@ -30,17 +30,15 @@ def resume(study: str, db: str | None, reason: str) -> None:
 
 
 def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.platform.contract import pausing
+        from harness.platform.local_service import require_answering
+        from harness.platform.pause import pause_study, resume_study
+        from harness.platform.registry import provider_for
+        from harness.store import launched_study, session_scope
 
-    from harness.platform.contract import pausing
-    from harness.platform.local_service import require_answering
-    from harness.platform.pause import pause_study, resume_study
-    from harness.platform.registry import provider_for
-    from harness.store import launched_study, session_scope
-
-    try:
         with session_scope(engine) as session:
             running = launched_study(session, study)
             require_answering(running)
@@ -49,8 +47,6 @@ def _move(study: str, db: str | None, reason: str, *, resume: bool) -> None:
                 done = resume_study(session, provider, running, reason)
             else:
                 done = pause_study(session, provider, running, reason)
-    finally:
-        engine.dispose()
     if resume:
         click.echo(
             f"{study}: resumed; new workers can start"

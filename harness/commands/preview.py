@@ -16,7 +16,6 @@ from harness.spec import load_spec
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Write the page to this HTML file instead of serving it.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")

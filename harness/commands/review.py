@@ -17,20 +17,16 @@ def review(study: str, db: str | None, dry_run: bool, verbose: bool) -> None:
     approve every other submitted assignment. Every action is logged with its reason and is
     done once however often this runs; nothing the platform auto-approved is rejected.
     Prints the counts per action (every action with --verbose or --dry-run)."""
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.platform.local_service import require_answering
+        from harness.platform.review import review_stored_study, review_summary
+        from harness.store.studies import read_launched
 
-    from harness.platform.local_service import require_answering
-    from harness.platform.review import review_stored_study, review_summary
-    from harness.store.studies import read_launched
-
-    try:
         running = read_launched(engine, study)
         require_answering(running)
         actions = review_stored_study(engine, running, dry_run=dry_run)
-    finally:
-        engine.dispose()
     prefix = "would " if dry_run else ""
     if verbose or dry_run:
         for action in actions:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--details", is_flag=True, help="Every field of every heuristic (a wide table).")
-@click.option("--only", default=None, help="Comma-separated heuristics (keys or codes: H3,H8).")
+@click.option("--only", help="Comma-separated heuristics (keys or codes: H3,H8).")
 @click.option(
     "--impact",
     is_flag=True,

@@ -24,7 +24,7 @@ def _mix(_ctx: click.Context, _param: click.Parameter, value: str) -> dict[str, 
 @click.command("simulate-workers")
 @click.argument("study")
 @db_option
-@click.option("--endpoint-url", default=None, help="The local service (default: the study's).")
+@click.option("--endpoint-url", help="The local service (default: the study's).")
 @click.option("--size", default=20, show_default=True, type=int, help="Workers in the crowd.")
 @click.option(
     "--mix",
@@ -50,12 +50,11 @@ def simulate_workers(
     through the local Prolific service's participant side, or the study link). In a study
     with arms on MTurk each worker keeps to the HIT group of their first HIT, and returns a HIT
     whose page says it is of another arm."""
-    from harness.commands.progress import progress_bar
+    from harness.commands.output import progress_bar
     from harness.simulate.crowds import simulate_study
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)
-    try:
+    with opened_store(db) as engine:
         report = simulate_study(
             engine,
             study,
@@ -66,8 +65,6 @@ def simulate_workers(
             endpoint_url=endpoint_url,
             progress=lambda total: progress_bar(total, "assignments submitted"),
         )
-    finally:
-        engine.dispose()
     if report.returned:
         click.echo(
             f"  {len(report.returned)} HITs returned: their page said they were of "

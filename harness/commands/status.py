@@ -33,21 +33,17 @@ from harness.commands.options import db_option
 def status(study: str, db: str | None, watch: bool, every: float, updates: int) -> None:
     """Show STUDY's HITs and assignments by status, judgments per item against the target,
     and money committed, spent and left in the budget (from the store; run sync first)."""
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.platform.status import stored_study_status
 
-    from harness.platform.status import stored_study_status
-
-    try:
         if watch:
             from harness.store.studies import read_launched
 
             _watch(engine, read_launched(engine, study).id, every, updates)
             return
         lines = stored_study_status(engine, study)
-    finally:
-        engine.dispose()
     for line in lines:
         click.echo(line)
 

@@ -29,20 +29,16 @@ def sync(study: str, db: str | None, queue_url: str | None, apply_decisions: boo
     server missed). Every stored assignment not screened yet is screened. Running it twice
     changes nothing the second time.
     """
-    from harness.store.database import open_store
+    from harness.store.database import opened_store
 
-    engine = open_store(db)  # a missing store is refused before the heavy imports
+    with opened_store(db) as engine:  # a missing store is refused before the heavy imports
+        from harness.platform.local_service import require_answering
+        from harness.platform.sync_run import sync_stored_study
+        from harness.store.studies import read_launched
 
-    from harness.platform.local_service import require_answering
-    from harness.platform.sync_run import sync_stored_study
-    from harness.store.studies import read_launched
-
-    try:
         running = read_launched(engine, study)
         require_answering(running)
         run = sync_stored_study(engine, running, apply=apply_decisions, queue_url=queue_url)
-    finally:
-        engine.dispose()
     for line in run.lines(study):
         click.echo(line)
     for warning in run.warnings(study):

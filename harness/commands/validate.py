@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from harness.errors import InputError, Problem, SpecError
 from harness.money import money
 from harness.spec import load_spec, short_hash, summary_counts
+
+if TYPE_CHECKING:
+    from harness.spec import LoadedSpec
 
 
 @click.command("validate")
@@ -46,19 +50,12 @@ def validate(specs: tuple[Path, ...]) -> None:
         spec = loaded.spec
         counts = summary_counts(loaded)
         cost = platform.estimate(spec.hit.reward, counts["hits"], spec.raters_per_item)
-        if spec.budget is not None and cost.total > spec.budget:
-            what = "the estimated cost"
-            if spec.adaptive is not None:
-                what = f"the cost of the adaptive floor ({spec.raters_per_item} raters per item)"
-            problems.append(
-                Problem(
-                    str(path),
-                    loaded.line_of("budget"),
-                    "budget",
-                    f"{what} {money(cost.total, spec.platform.currency)} exceeds "
-                    f"the budget {money(spec.budget, spec.platform.currency)}",
-                )
+        what = "the estimated cost {cost}"
+        if spec.adaptive is not None:
+            what = (
+                f"the cost of the adaptive floor ({spec.raters_per_item} raters per item) {{cost}}"
             )
+        problems += _over_budget(path, loaded, what, cost.total)
         click.echo(f"{path}: {spec.study.name} ({spec.type.value})")
         click.echo(f"  items: {counts['items']} + {counts['control_items']} control items")
         click.echo(
@@ -131,14 +128,15 @@ def _validate_arms(path: Path) -> list[Problem]:
     budget = f" (budget {money(spec.budget, c)})" if spec.budget is not None else ""
     fees = f"{platform.label} fees included{budget}"
     click.echo(f"  cost: {money(total, c)} for all {len(armed.arms)} arms, {fees}")
-    if spec.budget is not None and total > spec.budget:
-        problems.append(
-            Problem(
-                str(path),
-                first.line_of("budget"),
-                "budget",
-                f"the estimated cost {money(total, c)} of all {len(armed.arms)} arms exceeds "
-                f"the budget {money(spec.budget, c)}",
-            )
-        )
-    return problems
+    what = f"the estimated cost {{cost}} of all {len(armed.arms)} arms"
+    return _over_budget(path, first, what, total)
+
+
+def _over_budget(path: Path, loaded: LoadedSpec, what: str, cost: Decimal) -> list[Problem]:
+    """The spec's budget problem when ``cost`` exceeds its budget (``what``: the cost's
+    description, with ``{cost}`` where its amount goes); none otherwise."""
+    budget, c = loaded.spec.budget, loaded.spec.platform.currency
+    if budget is None or cost <= budget:
+        return []
+    message = f"{what.format(cost=money(cost, c))} exceeds the budget {money(budget, c)}"
+    return [Problem(str(path), loaded.line_of("budget"), "budget", message)]

@@ -26,7 +26,7 @@ no free slot, the caller's ``compose`` may add a HIT of the items still least ce
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -178,21 +178,23 @@ def allocate(
     ensure_slots(session, study_id)
     ref = session_ref or f"L{secrets.token_hex(10).upper()}"
     seen = _seen_items(session, study_id, worker)
+
+    def take_first(free: _Free) -> Candidate | None:
+        """The first slot of ``free`` this participant may take that they could (`_take`)."""
+        for candidate in preference(free.candidates, seen, allowed):
+            previous = free.holding.get(candidate.slot_id)
+            if _take(session, candidate.slot_id, previous, worker, ref, now, hold):
+                return candidate
+        return None
+
     # each HIT's lowest free slot first: the choice is among them; every free slot only if
     # none of those could be taken (allocations take turns under the lock, so hardly ever)
-    free = _free_slots(session, study_id, now)
-    candidate = _take_first(session, preference(free, seen, allowed), free, worker, ref, now, hold)
+    candidate = take_first(_free_slots(session, study_id, now))
     if candidate is None:
-        free = _free_slots(session, study_id, now, every=True)
-        candidate = _take_first(
-            session, preference(free, seen, allowed), free, worker, ref, now, hold
-        )
+        candidate = take_first(_free_slots(session, study_id, now, every=True))
     if candidate is None and compose is not None and compose(session, seen):
         ensure_slots(session, study_id)
-        free = _free_slots(session, study_id, now)
-        candidate = _take_first(
-            session, preference(free, seen, allowed), free, worker, ref, now, hold
-        )
+        candidate = take_first(_free_slots(session, study_id, now))
     if candidate is None:
         return _refuse(session, study_id, platform_worker_id, Refusal.FULL)
     assignment = _accepted(session, candidate.hit_id, worker, ref, now)
@@ -319,9 +321,6 @@ class _Free:
     candidates: list[Candidate]
     holding: dict[int, int | None]
 
-    def __iter__(self) -> Iterator[Candidate]:
-        return iter(self.candidates)
-
 
 def _free_slots(session: Session, study_id: int, now: datetime, *, every: bool = False) -> _Free:
     """The study's free slots (open, or reserved by someone whose time ran out) below their
@@ -399,24 +398,6 @@ def _seen_items(session: Session, study_id: int, worker: Worker) -> set[str]:
         )
     )
     return {key for items in rows for key in items}
-
-
-def _take_first(
-    session: Session,
-    candidates: list[Candidate],
-    free: _Free,
-    worker: Worker,
-    ref: str,
-    now: datetime,
-    hold: timedelta,
-) -> Candidate | None:
-    """The first of ``candidates`` this participant could take (`_take`); None if none."""
-    for candidate in candidates:
-        if _take(
-            session, candidate.slot_id, free.holding.get(candidate.slot_id), worker, ref, now, hold
-        ):
-            return candidate
-    return None
 
 
 def _take(

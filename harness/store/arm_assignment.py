@@ -174,13 +174,7 @@ def assignment_seed(session: Session, arms: Sequence[ArmRef]) -> int:
     return int(order.get("seed", 0))
 
 
-def assign_arm(
-    session: Session,
-    study_id: int,
-    worker_id: int,
-    *,
-    now: datetime | None = None,
-) -> ArmRef:
+def assign_arm(session: Session, study_id: int, worker_id: int) -> ArmRef:
     """The worker's arm: the one recorded, else the next in the study's sequence, recorded
     now (see the module docstring). The caller commits."""
     arms = study_arms(session, study_id)
@@ -188,22 +182,18 @@ def assign_arm(
         raise StoreError(f"study {study_id} has no arms")
     seed = assignment_seed(session, arms)
     return _record(
-        session, study_id, worker_id, lambda n: arms[arm_for_arrival(seed, len(arms), n)], now
+        session, study_id, worker_id, lambda n: arms[arm_for_arrival(seed, len(arms), n)]
     )
 
 
 def record_arm(session: Session, study_id: int, worker_id: int, arm: ArmRef) -> ArmRef:
     """The worker's arm: the one recorded, else ``arm``, recorded now as the study's next
     arrival (the same constraints as `assign_arm`). The caller commits."""
-    return _record(session, study_id, worker_id, lambda _n: arm, None)
+    return _record(session, study_id, worker_id, lambda _n: arm)
 
 
 def _record(
-    session: Session,
-    study_id: int,
-    worker_id: int,
-    choose: Callable[[int], ArmRef],
-    now: datetime | None,
+    session: Session, study_id: int, worker_id: int, choose: Callable[[int], ArmRef]
 ) -> ArmRef:
     """The worker's recorded arm, else ``choose(arrival number)`` recorded as that arrival."""
     for _ in range(ATTEMPTS):
@@ -215,8 +205,6 @@ def _record(
         ).one()
         arm = choose(int(arrival))
         row = WorkerArm(study_id=study_id, worker_id=worker_id, arm_id=arm.id, arrival=arrival)
-        if now is not None:
-            row.assigned_at = now
         try:
             with session.begin_nested():
                 session.add(row)
@@ -257,7 +245,7 @@ def allocate_in_arm(
         )
     worker: Worker = worker_row(session, platform_worker_id)
     assert worker.id is not None
-    arm = assign_arm(session, study_id, worker.id, now=now)
+    arm = assign_arm(session, study_id, worker.id)
     hits = arm_hits(session, arm.id)
     return allocate(
         session,
@@ -285,12 +273,7 @@ class HitArrival:
 
 
 def arrive_at_hit(
-    session: Session,
-    study_id: int,
-    hit_id: int,
-    platform_worker_id: str,
-    *,
-    now: datetime | None = None,
+    session: Session, study_id: int, hit_id: int, platform_worker_id: str
 ) -> HitArrival | None:
     """A worker opening one of the study's HITs: their arm (given now on their first arrival,
     under the places lock) and the HIT's; None for a HIT of a study without arms. The
@@ -301,13 +284,9 @@ def arrive_at_hit(
     lock_places(session, study_id)  # before writing: arrivals of a study take turns
     worker: Worker = worker_row(session, platform_worker_id)
     assert worker.id is not None
-    mine = assign_arm(session, study_id, worker.id, now=now)
-    joined = session.exec(
-        select(WorkerArm.joined_at).where(
-            WorkerArm.study_id == study_id, WorkerArm.worker_id == worker.id
-        )
-    ).first()
-    return HitArrival(mine, arm, joined is not None)
+    mine = assign_arm(session, study_id, worker.id)
+    row = _arm_row(session, study_id, platform_worker_id)
+    return HitArrival(mine, arm, row is not None and row.joined_at is not None)
 
 
 def out_of_arm(session: Session, study_id: int, hit_id: int, platform_worker_id: str) -> bool:
@@ -316,11 +295,17 @@ def out_of_arm(session: Session, study_id: int, hit_id: int, platform_worker_id:
     arm = hit_arm(session, hit_id)
     if arm is None:
         return False
-    worker = session.exec(
-        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
+    mine = _arm_row(session, study_id, platform_worker_id)
+    return mine is None or mine.arm_id != arm.id
+
+
+def _arm_row(session: Session, study_id: int, platform_worker_id: str) -> WorkerArm | None:
+    """The worker's arm row in the study, by their platform id (None: no arm yet)."""
+    return session.exec(
+        select(WorkerArm)
+        .join(Worker, col(Worker.id) == col(WorkerArm.worker_id))
+        .where(WorkerArm.study_id == study_id, Worker.platform_worker_id == platform_worker_id)
     ).first()
-    mine = None if worker is None or worker.id is None else worker_arm(session, study_id, worker.id)
-    return mine is None or mine.id != arm.id
 
 
 def unjoined(session: Session, study_id: int) -> list[tuple[str, ArmRef]]:
@@ -344,14 +329,7 @@ def mark_joined(
     session: Session, study_id: int, platform_worker_id: str, *, now: datetime | None = None
 ) -> None:
     """Record that the platform put the worker in their arm's group (idempotent)."""
-    worker = session.exec(
-        select(Worker).where(Worker.platform_worker_id == platform_worker_id)
-    ).first()
-    if worker is None:
-        return
-    row = session.exec(
-        select(WorkerArm).where(WorkerArm.study_id == study_id, WorkerArm.worker_id == worker.id)
-    ).first()
+    row = _arm_row(session, study_id, platform_worker_id)
     if row is not None and row.joined_at is None:
         row.joined_at = now or utcnow()
         session.add(row)

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, func, select
 
 from harness.clock import utcnow
-from harness.store.events import record_event
+from harness.store.events import event_logged, record_event
 from harness.store.models import Event, EventKind, aware
 
 FREE_FAILURES = 5
@@ -61,14 +61,7 @@ def end_session(session: Session, session_id: str) -> None:
 
 
 def session_ended(session: Session, session_id: str) -> bool:
-    return (
-        session.exec(
-            select(Event.id).where(
-                Event.kind == EventKind.DASHBOARD_LOGOUT, Event.subject == _hashed(session_id)
-            )
-        ).first()
-        is not None
-    )
+    return event_logged(session, EventKind.DASHBOARD_LOGOUT, _hashed(session_id))
 
 
 def _hashed(session_id: str) -> str:

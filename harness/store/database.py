@@ -165,6 +165,16 @@ def open_store(db: str | None = None) -> sa.Engine:
     return make_engine(database_url(db))
 
 
+@contextmanager
+def opened_store(db: str | None = None) -> Iterator[sa.Engine]:
+    """`open_store` for the length of a block: the engine, disposed when the block ends."""
+    engine = open_store(db)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
 def missing_store_message(db: str | None, found: str = "nothing was created there") -> str:
     """What to say when the store ``db`` names does not exist (nothing was created), or is
     ``found`` instead."""

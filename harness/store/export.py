@@ -73,19 +73,10 @@ def pseudonymized(judgments: pd.DataFrame, key: str) -> pd.DataFrame:
     each kind of id gets its own prefix (``w-``, ``a-``, ``h-``) so they are not confused."""
     out = judgments.copy()
     for column in PLATFORM_IDS:
-        if column not in out:
-            continue
-        cache: dict[str, str] = {}
-
-        def hide(value: object, column: str = column, cache: dict[str, str] = cache) -> object:
-            if value is None or (isinstance(value, float) and pd.isna(value)):
-                return value
-            text = str(value)
-            if text not in cache:
-                cache[text] = id_pseudonym(column, text, key)
-            return cache[text]
-
-        out[column] = out[column].map(hide)
+        if column in out:
+            ids = out[column]
+            hidden = {v: id_pseudonym(column, str(v), key) for v in ids.dropna().unique()}
+            out[column] = ids.map(hidden).where(ids.notna(), ids)
     return out
 
 

@@ -109,59 +109,54 @@ def _typed_signals(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+_ANSWERED = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
+"""Whether an assignment has judgments stored."""
+
+
+def _of_study(study_id: int, column: Any, *conditions: Any) -> sa.Select[Any]:
+    """``column`` of the study's assignments that meet ``conditions``."""
+    return (
+        sa.select(column)
+        .select_from(Assignment)
+        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
+        .where(col(Hit.study_id) == study_id, *conditions)
+    )
+
+
 def judged_assignments(session: Session, study_id: int) -> set[int]:
     """The study's assignments that have judgments stored (store ids)."""
-    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
-    query = (
-        sa.select(col(Assignment.id))
-        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-        .where(col(Hit.study_id) == study_id, has_judgments)
-    )
-    return {int(a) for a in session.scalars(query) if a is not None}
+    return {int(a) for a in session.scalars(_of_study(study_id, col(Assignment.id), _ANSWERED))}
 
 
 def unscreened_assignments(session: Session, study_id: int) -> list[int]:
     """The study's assignments with judgments that live screening has not taken into account
     yet (``Assignment.screened_at`` unset; store ids, oldest first)."""
-    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
-    query = (
-        sa.select(col(Assignment.id))
-        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-        .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_(None))
-        .where(has_judgments)
-        .order_by(col(Assignment.id))
-    )
-    return [int(a) for a in session.scalars(query) if a is not None]
+    unscreened = col(Assignment.screened_at).is_(None)
+    query = _of_study(study_id, col(Assignment.id), unscreened, _ANSWERED)
+    return [int(a) for a in session.scalars(query.order_by(col(Assignment.id)))]
+
+
+_SCREENED = col(Assignment.screened_at).is_not(None)
 
 
 def screened_assignments(session: Session, study_id: int) -> set[int]:
     """The study's assignments live screening has taken into account (store ids)."""
-    return {int(a) for a in session.scalars(_screened(study_id, col(Assignment.id))) if a}
+    return {int(a) for a in session.scalars(_of_study(study_id, col(Assignment.id), _SCREENED))}
 
 
 def screened_count(session: Session, study_id: int) -> int:
     """How many of the study's assignments live screening has taken into account: cheaper
     than `screened_assignments` when only a change is to be noticed."""
-    return int(session.scalar(_screened(study_id, sa.func.count())) or 0)
-
-
-def _screened(study_id: int, column: Any) -> Any:
-    return (
-        sa.select(column)
-        .select_from(Assignment)
-        .join(Hit, col(Hit.id) == col(Assignment.hit_id))
-        .where(col(Hit.study_id) == study_id, col(Assignment.screened_at).is_not(None))
-    )
+    return int(session.scalar(_of_study(study_id, sa.func.count(), _SCREENED)) or 0)
 
 
 def studies_with_unscreened(session: Session) -> list[int]:
     """The studies (store ids, ascending) with an assignment whose judgments are stored and
     that live screening has not taken into account yet."""
-    has_judgments = sa.exists().where(col(Judgment.assignment_id) == col(Assignment.id))
     query = (
         sa.select(col(Hit.study_id))
         .join(Assignment, col(Hit.id) == col(Assignment.hit_id))
-        .where(col(Assignment.screened_at).is_(None), has_judgments)
+        .where(col(Assignment.screened_at).is_(None), _ANSWERED)
         .distinct()
         .order_by(col(Hit.study_id))
     )

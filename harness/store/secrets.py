@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import secrets
 
-import sqlalchemy as sa
 from sqlmodel import Session
 
+from harness.clock import utcnow
 from harness.store.models import StoreSecret
+from harness.store.received import insert_or_read
 
 PAGE_KEY = "page-token-key"
 """The key that signs the task pages' tokens."""
 
 
 def store_secret(session: Session, name: str) -> str:
-    """The store's secret called ``name``, made (256 random bits) and committed on first use.
+    """The store's secret called ``name``, made (256 random bits) on first use.
 
     Two processes making it at once: one insert wins, the other reads the winner's."""
     found = session.get(StoreSecret, name)
     if found is not None:
         return found.value
-    made = secrets.token_urlsafe(32)
-    try:
-        with session.begin_nested():
-            session.add(StoreSecret(name=name, value=made))
-    except sa.exc.IntegrityError:
-        session.expire_all()
-        raced = session.get(StoreSecret, name)
-        assert raced is not None
-        return raced.value
-    return made
+    values = {"name": name, "value": secrets.token_urlsafe(32), "created_at": utcnow()}
+    return insert_or_read(session, StoreSecret, values, name=name)[0].value

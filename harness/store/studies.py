@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def find_study(session: Session, name: str) -> Study:
     """The study called ``name``; `StudyNotFound` naming the studies the store holds."""
-    study = session.exec(select(Study).where(Study.name == name)).first()
+    study = study_named(session, name)
     if study is None:
         raise StudyNotFound(unknown_study_message(session, name))
     return study
@@ -82,8 +82,7 @@ def study_platform(session: Session, study: Study) -> StudyPlatform:
 
 def launched_study(session: Session, name: str) -> LaunchedStudy:
     """The launched study called ``name`` (see `find_study` and `study_platform`)."""
-    study = find_study(session, name)
-    return LaunchedStudy(study, study_platform(session, study))
+    return launched(session, find_study(session, name))
 
 
 def read_launched(engine: sa.Engine, name: str) -> LaunchedStudy:

@@ -12,27 +12,20 @@ from sqlmodel import Session, col, select
 from harness.clock import utcnow
 from harness.store.events import EventKind, record_event
 from harness.store.models import Judgment, Withdrawal, Worker
-from harness.store.received import skipping_insert, worker_row
+from harness.store.received import insert_or_read, worker_row
 
 
 def withdraw(session: Session, study_id: int, platform_worker_id: str, assignment_id: str) -> bool:
     """Record that the participant withdrew from the study, from ``assignment_id``; False when
     they had withdrawn already (the database keeps one record: a unique constraint)."""
     worker = worker_row(session, platform_worker_id)
-    dialect = session.get_bind().dialect.name
-    table: sa.Table = Withdrawal.__table__  # type: ignore[attr-defined]
-    inserted = session.execute(
-        skipping_insert(dialect, table).returning(table.c.id),
-        [
-            {
-                "study_id": study_id,
-                "worker_id": worker.id,
-                "platform_assignment_id": assignment_id,
-                "withdrawn_at": utcnow(),
-            }
-        ],
-    ).first()
-    if inserted is None:
+    values = {
+        "study_id": study_id,
+        "worker_id": worker.id,
+        "platform_assignment_id": assignment_id,
+        "withdrawn_at": utcnow(),
+    }
+    if not insert_or_read(session, Withdrawal, values, study_id=study_id, worker_id=worker.id)[1]:
         return False
     record_event(
         session,

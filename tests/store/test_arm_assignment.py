@@ -167,7 +167,7 @@ def test_a_worker_arriving_at_a_hit_gets_an_arm_once_and_learns_whether_it_is_th
     arm; the same worker at any HIT later keeps it (balanced like any arrivals)."""
     with session_scope(engine) as session:
         hits = _hits(session, study_id)
-        first = [arrive_at_hit(session, study_id, hits[0], f"A{i}", now=T0) for i in range(6)]
+        first = [arrive_at_hit(session, study_id, hits[0], f"A{i}") for i in range(6)]
     assert [a.worker.position for a in first] == [arm_for_arrival(0, 2, n) for n in range(6)]
     assert [a.in_arm for a in first] == [a.worker.position == 0 for a in first]
     assert not any(a.joined for a in first)

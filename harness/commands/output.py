@@ -1,7 +1,9 @@
-"""Progress on stderr for long steps: one way for every command (click's progress bar)."""
+"""What commands show besides their lines, one way for every command: progress on stderr for
+long steps (click's progress bar), and JSON without NaN."""
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 
@@ -25,3 +27,14 @@ def progress_bar(total: int, label: str) -> Callable[[int], None]:
     if total <= 0:
         bar.__exit__(None, None, None)
     return advance
+
+
+def finite(value: object) -> object:
+    """The same structure with every NaN or infinite number as None (JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
