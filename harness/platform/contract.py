@@ -221,6 +221,9 @@ class Capabilities:
     local_command: LocalCommand | None = None  # the command running its local service
     blueprints: tuple[str, ...] = ()  # "module:attribute" of Flask blueprints the server mounts
     demo: DemoEntry | None = None  # how `harness demo` runs on it (None: it does not)
+    # "module:attribute" of a function a task server calls before it forks, to load what its
+    # provider is slow to load on first use (e.g. boto3's service model)
+    preload: str | None = None
     auto_approves: bool = False  # approves what nobody decided, the spec's auto_approval_delay on
     # approves what nobody decided this long after it was submitted, whatever the spec says
     auto_approval_window: timedelta | None = None

@@ -20,6 +20,7 @@ import logging
 import sqlalchemy as sa
 from sqlmodel import col, select
 
+from harness.platform.registry import load, platforms
 from harness.platform.verification import Verifier
 from harness.store.database import session_scope
 from harness.store.models import Study, StudyPlatform
@@ -29,21 +30,20 @@ LOG = logging.getLogger(__name__)
 MODULES = (
     "harness.screening.live",  # pandas, scipy.stats, the heuristics
     "harness.platform.review",  # acting on decisions
-    "harness.providers.mturk.provider",  # boto3, botocore
     "harness.render.pages",  # task pages
 )
 """Imported by every task-server worker process as it starts."""
 
 
 def import_modules() -> list[str]:
-    """Import `MODULES` and read the platforms' client data (boto3's MTurk service model);
-    what was loaded already costs nothing. The names imported."""
-    from harness.providers.mturk.client import preload
-
+    """Import `MODULES` and run each platform's preload (`Capabilities.preload`: boto3's MTurk
+    service model); what was loaded already costs nothing. The names imported or run."""
     for name in MODULES:
         importlib.import_module(name)
-    preload()
-    return list(MODULES)
+    preloads = [p.capabilities.preload for p in platforms() if p.capabilities.preload]
+    for where in preloads:
+        load(where)()
+    return [*MODULES, *preloads]
 
 
 def before_fork() -> None:

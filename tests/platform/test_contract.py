@@ -155,6 +155,16 @@ def test_the_task_server_mounts_the_blueprints_the_platform_declares(platform, s
         app.extensions["harness"].close()
 
 
+def test_a_task_server_runs_the_preload_the_platform_declares_before_it_forks(platform):
+    from harness.web.warm import import_modules
+
+    preload = platform.capabilities.preload
+    if preload is None:
+        return
+    assert callable(load(preload))
+    assert preload in import_modules()  # what `harness serve` runs before it forks
+
+
 def test_a_simulated_crowd_comes_through_the_door_the_platform_declares(platform):
     from harness.simulate.door import CrowdDoor
 

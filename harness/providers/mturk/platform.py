@@ -80,6 +80,7 @@ class MTurkPlatform:
         arm_groups=True,  # keeps a worker to one arm's HITs (a qualification per arm)
         auto_approves=True,  # AutoApprovalDelayInSeconds after a submission
         crowd_door="harness.providers.mturk.crowd:mturk_door",  # the local service's worker side
+        preload="harness.providers.mturk.client:preload",  # boto3 and MTurk's service model
         demo=DemoEntry("local", "local", "the local MTurk service", crowd_size=30, rank=0),
         local_command=LocalCommand(
             "mturk-local",
