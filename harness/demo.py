@@ -104,7 +104,7 @@ def run_demo(
     with _services(demo, entry, run, db, say, result) as (endpoint, pages):
         _crowd_loop(demo, entry, db, endpoint, pages, say, progress)
     say("== characterize")
-    from harness.characterize.run import characterize_refs
+    from harness.report.run import characterize_refs
 
     new, resolution = (demo.study, None) if demo.kind == "reproduction" else ("ws353", demo.study)
     screen_spec = demo.spec if demo.kind == "reproduction" else None

@@ -132,7 +132,7 @@ def characterize_command(
     A study with arms is never pooled: its base arm is characterized (--arm NAME for another),
     and the report's Arms section compares every arm against the base.
     """
-    from harness.characterize.run import characterize_refs
+    from harness.report.run import characterize_refs
 
     def say(message: str) -> None:
         if not quiet:

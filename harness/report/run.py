@@ -1,7 +1,8 @@
-"""Characterize from references, as `harness characterize` and the demo do: each input
-resolved (`harness.characterize.inputs`: a long judgments CSV, a stored study's name, or
-``ws353``), system files read, `harness.characterize.characterize` run and the report written
-(`harness.report.write_report`)."""
+"""Characterize from references and write the report, as `harness characterize` and the demo
+do: each input resolved (`harness.characterize.inputs`: a long judgments CSV, a stored study's
+name, or ``ws353``), system files read, `harness.characterize.characterize` run and the report
+written (`harness.report.write_report`). It sits in report, the stage above characterize, so
+characterize never reaches up to the report."""
 
 from __future__ import annotations
 
