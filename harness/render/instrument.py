@@ -6,8 +6,7 @@ spec JSON, the item rows and the guidelines), the CLI builds one from a loaded s
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -25,8 +24,6 @@ from harness.spec.scale import Scale, resolve_scale
 from harness.spec.templates import default_template, template_search_path
 
 _META_COLUMNS = {"item_id", "role", "gold", "group"}
-ORDERS_KEPT = 4096
-"""Workers' page orders an instrument keeps (a page load and its submission compute the same)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,8 +33,8 @@ class Instrument:
 
     ``display`` names the columns a worker sees, in order; empty means the spec's
     ``items.display``, else the first two non-meta columns of ``items``. An instrument never
-    changes once built, so what is derived from it (its scale, an item's text, a worker's
-    order) is worked out once and kept with it.
+    changes once built, so what is derived from it (its scale, its items by key) is worked
+    out once and kept with it.
     """
 
     spec: TaskSpec
@@ -45,13 +42,6 @@ class Instrument:
     guidelines: str
     template_dirs: list[Path] = field(default_factory=lambda: [templates_dir()])
     display: tuple[str, ...] = ()
-
-    # kept as worked out: (hosting, plan, study, worker) -> order, oldest first; key -> sides
-    _orders: OrderedDict[tuple[object, ...], tuple[str, ...]] = field(
-        default_factory=OrderedDict, init=False, repr=False
-    )
-    _orders_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    _side_cache: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def from_loaded(cls, loaded: LoadedSpec) -> Instrument:
@@ -104,13 +94,8 @@ class Instrument:
         pages harness serves, `client_order` for self-contained (``mturk``) pages; ``hosting``
         defaults to the spec's."""
         chosen = Hosting(hosting) if hosting is not None else self.spec.hosting
-        key = (chosen, plan, study_name, worker_id)
-        with self._orders_lock:
-            found = self._orders.get(key)
-        if found is not None:
-            return list(found)
         order = showing_order if chosen is Hosting.EXTERNAL else client_order
-        made = order(
+        return order(
             plan,
             study_name=study_name,
             worker_id=worker_id,
@@ -118,37 +103,19 @@ class Instrument:
             policy=self.spec.order.policy,
             min_gap=self.min_gap,
         )
-        with self._orders_lock:
-            self._orders[key] = tuple(made)
-            if len(self._orders) > ORDERS_KEPT:
-                self._orders.popitem(last=False)
-        return made
 
     def sides(self, item_key: str) -> list[str]:
         """What the worker reads for an item: its display columns' text, in order."""
-        return list(self._sides(item_key))
-
-    def _sides(self, item_key: str) -> tuple[str, ...]:
-        found = self._side_cache.get(item_key)
-        if found is None:
-            row = self._rows().get(item_key)
-            if row is None:
-                raise KeyError(item_key)
-            columns = self._display_columns
-            found = tuple("" if row.get(c) is None else str(row.get(c)) for c in columns)
-            self._side_cache[item_key] = found
-        return found
+        row = self._rows[item_key]
+        return ["" if row.get(c) is None else str(row.get(c)) for c in self._display_columns]
 
     def has_item(self, item_key: str) -> bool:
-        return item_key in self._rows()
+        return item_key in self._rows
 
-    def _rows(self) -> dict[str, dict[str, Any]]:
-        cached = self.__dict__.get("_row_cache")
-        if cached is None:
-            records = self.items.to_dict(orient="records")
-            cached = {str(r["item_id"]): r for r in records}
-            object.__setattr__(self, "_row_cache", cached)
-        return cached
+    @cached_property
+    def _rows(self) -> dict[str, dict[Hashable, Any]]:
+        """Each item's row by its key."""
+        return {str(r["item_id"]): r for r in self.items.to_dict(orient="records")}
 
 
 class Frozen(Protocol):

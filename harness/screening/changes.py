@@ -55,7 +55,7 @@ def flag_changes(
     worker_pk: Mapping[str, int],
     assignment_of: Callable[[str], int | None],
     details: Mapping[str, Any],
-    unit_assignment: Mapping[str, int] | None = None,
+    unit_assignment: Mapping[str, int],
 ) -> list[DecisionChange]:
     """A `DecisionChange` per decision key whose flag differs from ``previous`` (the last
     stored flag per (worker store id, heuristic, assignment store id of a heuristic judged per
@@ -76,7 +76,7 @@ def flag_changes(
             flag = bool(record.pop("flag"))
             if "unit" in record:
                 unit = str(record.pop("unit"))
-                assignment = (unit_assignment or {}).get(unit)
+                assignment = unit_assignment.get(unit)
                 about: tuple[int, HeuristicKey, int | None] = (pk, key, assignment)
                 record["assignment"] = unit
             else:

@@ -23,7 +23,6 @@ from harness.screening.correlation import pearson
 from harness.screening.registry import HEURISTICS, resolve
 from harness.screening.report import screen_workers
 from harness.spec.heuristics import BY_KEY
-from harness.spec.load import LoadedSpec
 from harness.spec.model import Action
 from harness.spec.study_types import definition
 from harness.stats import Level, krippendorff_alpha
@@ -33,7 +32,7 @@ MAX_HEURISTICS = 10  # 2^10 = 1024 subsets
 
 def screening_impact(
     judgments: pd.DataFrame,
-    context_or_spec: ScreeningContext | LoadedSpec,
+    context: ScreeningContext,
     systems: Mapping[str, pd.Series | pd.DataFrame] | None = None,
     *,
     heuristics: Iterable[str] | None = None,
@@ -60,11 +59,6 @@ def screening_impact(
     - per system ``rho:<name>``: Spearman rho between the system's scores and the item means of
       what is left (items both have), and ``rho_change:<name>`` against the unscreened rho.
     """
-    context = (
-        ScreeningContext.from_spec(context_or_spec)
-        if isinstance(context_or_spec, LoadedSpec)
-        else context_or_spec
-    )
     named = heuristics is not None or bool(context.policy)
     keys = _keys(heuristics, context, limit=named)
     report = screen_workers(judgments, context, keys)

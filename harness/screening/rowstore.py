@@ -70,10 +70,6 @@ class RowStore:
         """The rows whose ``column`` is one of ``keys``."""
         return self.take(self.positions(column, keys))
 
-    def frame(self) -> pd.DataFrame:
-        """The whole table."""
-        return self.take(np.arange(self.size))
-
 
 class Codes:
     """Small integer codes for names (workers, items), so that grouping works on integers."""

@@ -6,7 +6,6 @@ becomes a long judgment table with `simulate_judgments`; the same seed gives the
 
 from harness.simulate.archetypes import MODELS, Archetype, ResponseModel, Worker
 from harness.simulate.crowd import Crowd, control_truths, simulate_judgments
-from harness.simulate.rounding import snap
 
 __all__ = [
     "MODELS",
@@ -16,5 +15,4 @@ __all__ = [
     "Worker",
     "control_truths",
     "simulate_judgments",
-    "snap",
 ]

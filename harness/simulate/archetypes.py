@@ -9,7 +9,7 @@ The archetype says how a worker answers (at random, a constant, or from the trut
 traits); the study type (`harness.spec.study_types`) says what that looks like on its scale.
 Rating and Likert: the truth is a point on the scale and answers are snapped to it. Pair
 comparison: the truth is the latent difference (first pair's truth minus the second's, on a
-latent similarity scale whose range is ``latent_range``); the worker perceives each pair with
+latent similarity scale of range 10, WS353's); the worker perceives each pair with
 noise of sd ``perception`` and answers the sign of the perceived difference, or 0 ("equally
 similar") when it is below the worker's personal band. A backwards worker flips the sign. The
 careful worker's perception and band are calibrated on WS353 (`harness.simulate.perception`);
@@ -29,6 +29,7 @@ import numpy as np
 from harness.simulate.perception import BAND, PERCEPTION, band_range
 from harness.spec.scale import Scale
 from harness.spec.study_types import Traits, definition
+from harness.spec.study_types.pair_comparison import LATENT_RANGE
 
 
 class Archetype(StrEnum):
@@ -104,15 +105,14 @@ class Worker:
         archetype: Archetype,
         scale: Scale,
         rng: np.random.Generator,
-        latent_range: float = 10.0,
     ) -> Worker:
         """A worker of ``archetype`` with personal traits drawn from ``rng``."""
         model = MODELS[archetype]
-        units = definition(scale.kind).bias_units(scale, latent_range)
+        units = definition(scale.kind).bias_units(scale)
         bias = float(rng.normal(0.0, model.bias_sd)) * units
         constant = float(scale.snap(np.array([rng.uniform(scale.min, scale.max)]))[0])
         low, high = model.equal_threshold
-        threshold = float(rng.uniform(low, high)) * latent_range
+        threshold = float(rng.uniform(low, high)) * LATENT_RANGE
         pattern: tuple[float, ...] = ()
         if archetype is Archetype.BOT:  # drawn only for bots: other crowds draw as before
             pattern = tuple(
@@ -125,7 +125,6 @@ class Worker:
         truths: np.ndarray,
         scale: Scale,
         rng: np.random.Generator,
-        latent_range: float = 10.0,
     ) -> np.ndarray:
         """This worker's answers to items with latent ``truths``, snapped to ``scale``.
 
@@ -152,7 +151,7 @@ class Worker:
             perception=model.perception,
             inset=model.inset,
         )
-        return kind.truthful_answers(truths, traits, scale, rng, latent_range)
+        return kind.truthful_answers(truths, traits, scale, rng)
 
     def seconds(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Seconds spent on each of ``n`` items: lognormal around the archetype's median."""

@@ -21,6 +21,8 @@ from harness.roles import ItemRole
 from harness.simulate.archetypes import Archetype, Worker
 from harness.spec.scale import Scale
 
+RANDOM_PAIR_CEILING = 0.15  # a random pair's truth: in this lowest share of the scale's range
+
 
 @dataclass(frozen=True)
 class Crowd:
@@ -45,15 +47,12 @@ class Crowd:
             counts[k] += 1
         return counts
 
-    def workers(self, scale: Scale, latent_range: float = 10.0) -> list[Worker]:
+    def workers(self, scale: Scale) -> list[Worker]:
         """The crowd's workers, archetypes in a seeded random order, traits drawn per worker."""
         rng = np.random.default_rng([self.seed, 1])
         kinds = [k for k, n in self.counts().items() for _ in range(n)]
         rng.shuffle(kinds)
-        return [
-            Worker.draw(f"w{i + 1:03d}", kind, scale, rng, latent_range)
-            for i, kind in enumerate(kinds)
-        ]
+        return [Worker.draw(f"w{i + 1:03d}", kind, scale, rng) for i, kind in enumerate(kinds)]
 
 
 def simulate_judgments(
@@ -65,7 +64,6 @@ def simulate_judgments(
     seed: int = 0,
     roles: pd.Series | None = None,
     *,
-    latent_range: float = 10.0,
     machine: pd.Series | None = None,
 ) -> pd.DataFrame:
     """The long table a study of ``truths`` (item_id -> latent truth) would give with ``crowd``.
@@ -86,7 +84,7 @@ def simulate_judgments(
         )
     if items_per_assignment < 1:
         raise ValueError("items_per_assignment must be at least 1")
-    workers = crowd.workers(scale, latent_range)
+    workers = crowd.workers(scale)
     if machine is None and any(w.archetype is Archetype.MODEL_ASSISTED for w in workers):
         raise ValueError("model-assisted workers need the machine's answers (machine=...)")
     rng = np.random.default_rng([seed, 2])
@@ -113,7 +111,7 @@ def simulate_judgments(
                     {
                         "item_id": item_ids[shown],
                         "worker_id": worker.worker_id,
-                        "value": worker.answer(source[shown], scale, rng, latent_range),
+                        "value": worker.answer(source[shown], scale, rng),
                         "skipped": False,
                         "assignment_id": f"a{h + 1:03d}-{r + 1:02d}",
                         "position": np.arange(len(shown)),
@@ -131,13 +129,11 @@ def simulate_judgments(
     return table[[*columns, "seconds", "role", "answered_hidden", "true_archetype"]]
 
 
-def control_truths(
-    items: pd.DataFrame, scale: Scale, seed: int = 0, *, random_pair_ceiling: float = 0.15
-) -> pd.Series:
+def control_truths(items: pd.DataFrame, scale: Scale, seed: int = 0) -> pd.Series:
     """Latent truths of control items from an item table (``item_id, role``, optional ``gold``).
 
     Identical pairs -> the scale's maximum; random pairs -> low values (uniform in the lowest
-    ``random_pair_ceiling`` share of the range); gold items -> their designated answer. Other
+    15% of the range); gold items -> their designated answer. Other
     roles get no truth here (their truths come from the instrument).
     """
     rng = np.random.default_rng([seed, 3])
@@ -147,7 +143,7 @@ def control_truths(
     truths[identical] = scale.max
     random_pair = (role == ItemRole.RANDOM_PAIR.value).to_numpy()
     truths[random_pair] = scale.min + rng.uniform(
-        0.0, random_pair_ceiling * scale.range, random_pair.sum()
+        0.0, RANDOM_PAIR_CEILING * scale.range, random_pair.sum()
     )
     if "gold" in items.columns:
         gold = pd.to_numeric(items["gold"], errors="coerce").to_numpy()

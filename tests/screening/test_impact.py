@@ -35,7 +35,7 @@ def _system(name: str) -> pd.DataFrame:
 
 def test_every_subset_of_the_policy_heuristics_gets_a_row_after_no_screening(study):
     loaded, table = study
-    impact = screening_impact(table, loaded)
+    impact = screening_impact(table, ScreeningContext.from_spec(loaded))
     names = list(loaded.spec.screening)  # five heuristics: 32 subsets
     assert len(impact) == 2 ** len(names) and impact["label"].iloc[0] == "none"
     assert impact["size"].is_monotonic_increasing and impact["alpha_change"].iloc[0] == 0
@@ -65,7 +65,9 @@ def test_a_subset_removes_exactly_the_workers_its_heuristics_flag(study):
 def test_rho_is_spearman_of_the_system_with_the_item_means_that_are_left(study):
     loaded, table = study
     systems = {"minilm": _system("minilm"), "char3gram": _system("char3gram")}
-    impact = screening_impact(table, loaded, systems, heuristics=["H8"]).set_index("label")
+    impact = screening_impact(
+        table, ScreeningContext.from_spec(loaded), systems, heuristics=["H8"]
+    ).set_index("label")
     means = table.groupby("item_id")["value"].mean()
     minilm = systems["minilm"].set_index("item_id")["score"].reindex(means.index)
     expected = stats.spearmanr(means, minilm).statistic
@@ -77,7 +79,7 @@ def test_rho_is_spearman_of_the_system_with_the_item_means_that_are_left(study):
 def test_report_only_extremes_are_refused_as_screening_heuristics(study):
     loaded, table = study
     with pytest.raises(KeyError, match="radical"):
-        screening_impact(table, loaded, heuristics=["radical"])
+        screening_impact(table, ScreeningContext.from_spec(loaded), heuristics=["radical"])
 
 
 def test_without_a_policy_only_the_heuristics_that_flag_someone_get_subsets(study):

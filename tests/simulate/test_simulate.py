@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from harness.roles import ItemRole
-from harness.simulate import Archetype, Crowd, Worker, control_truths, simulate_judgments, snap
+from harness.simulate import Archetype, Crowd, Worker, control_truths, simulate_judgments
 from harness.simulate.perception import PERCEPTION
 from harness.spec.model import ScaleSpec, StudyType
 from harness.spec.scale import Scale, resolve_scale
@@ -131,8 +131,8 @@ def test_a_worker_says_equally_similar_below_their_threshold():
 
 
 def test_snap_rounds_to_steps_and_clips_to_the_ends():
-    assert snap(np.array([-3.0, 4.4, 4.6, 12.0]), RATING).tolist() == [0.0, 4.0, 5.0, 10.0]
-    assert snap(np.array([0.2, 2.6, 9.0]), LIKERT).tolist() == [1.0, 3.0, 5.0]
+    assert RATING.snap(np.array([-3.0, 4.4, 4.6, 12.0])).tolist() == [0.0, 4.0, 5.0, 10.0]
+    assert LIKERT.snap(np.array([0.2, 2.6, 9.0])).tolist() == [1.0, 3.0, 5.0]
 
 
 def test_control_truths_put_identical_pairs_at_the_top_and_random_pairs_low():

@@ -159,9 +159,6 @@ class StudyTypeDefinition(ABC):
     def resolve_scale(self, scale: ScaleSpec) -> Scale:
         """The scale of a (structurally valid) spec; `check_scale` reports inconsistencies."""
 
-    def allows_control(self, control: str) -> bool:
-        return control not in self.refused_controls
-
     # render: pages and answer checks
 
     def accepts(self, scale: Scale, value: float) -> bool:
@@ -211,7 +208,7 @@ class StudyTypeDefinition(ABC):
             raise ValueError(f"no latent truth for {len(missing)} item(s), e.g. {missing[0]}")
         return truths.reindex(items.index).astype(float)
 
-    def bias_units(self, scale: Scale, latent_range: float) -> float:
+    def bias_units(self, scale: Scale) -> float:
         """What a bias drawn as a share of the range is a share of (the scale's range)."""
         return scale.range
 
@@ -235,7 +232,6 @@ class StudyTypeDefinition(ABC):
         traits: Traits,
         scale: Scale,
         rng: np.random.Generator,
-        latent_range: float,
     ) -> np.ndarray:
         """Answers from latent ``truths`` (points on the scale): truth plus bias and noise,
         stretched about the midpoint, kept ``inset`` clear of the ends, snapped to the scale."""

@@ -35,6 +35,8 @@ PAIR_CHOICES: tuple[tuple[float, str], ...] = (
     (-1.0, "The words of the second pair are more similar to each other"),
     (0.0, "They are equally similar"),
 )
+LATENT_RANGE = 10.0
+"""The range of the latent similarity scale a pair's truth lies on (WS353's item means, 0-10)."""
 
 
 class PairComparison(StudyTypeDefinition):
@@ -80,8 +82,8 @@ class PairComparison(StudyTypeDefinition):
         """The latent difference of the two pairs, ``p_mean - q_mean`` (``truths`` unused)."""
         return items["p_mean"].astype(float) - items["q_mean"].astype(float)
 
-    def bias_units(self, scale: Scale, latent_range: float) -> float:
-        return latent_range
+    def bias_units(self, scale: Scale) -> float:
+        return LATENT_RANGE
 
     def random_answers(self, scale: Scale, rng: np.random.Generator, n: int) -> np.ndarray:
         return rng.choice(np.array([-1.0, 0.0, 1.0]), size=n)
@@ -97,14 +99,13 @@ class PairComparison(StudyTypeDefinition):
         traits: Traits,
         scale: Scale,
         rng: np.random.Generator,
-        latent_range: float,
     ) -> np.ndarray:
         """Sign of the perceived difference, 0 ("equally similar") when it is smaller than the
         worker's threshold; a backwards worker flips the sign. The worker perceives each pair
-        with noise of sd ``traits.perception`` (share of ``latent_range``), so the difference
+        with noise of sd ``traits.perception`` (share of `LATENT_RANGE`), so the difference
         of the two perceptions has sd ``sqrt(2)`` times that. A personal bias shifts both
         pairs alike and cancels; stretch plays no part."""
-        spread = np.sqrt(2.0) * traits.perception * latent_range
+        spread = np.sqrt(2.0) * traits.perception * LATENT_RANGE
         noisy = truths + rng.normal(0.0, spread, size=len(truths))
         if traits.backwards:
             noisy = -noisy

@@ -27,6 +27,7 @@ from harness.render.instrument import Instrument
 from harness.render.pages import html_question, render_page
 from harness.render.plan import plan_hits
 from harness.render.validation import check_answers
+from harness.screening.context import ScreeningContext
 from harness.screening.impact import screening_impact
 from harness.simulate import Crowd
 from harness.simulate.studies import simulate_spec_study
@@ -202,7 +203,7 @@ def test_the_new_type_is_simulated_from_latent_truths_and_gets_an_impact_table(y
     agree = careful["value"] == truths.round().reindex(careful["item_id"]).to_numpy()
     assert agree.mean() > 0.9
 
-    impact = screening_impact(table, loaded, heuristics=["quick"])
+    impact = screening_impact(table, ScreeningContext.from_spec(loaded), heuristics=["quick"])
     # the type's alpha level (nominal) against the krippendorff package on the same table
     grid = table.pivot(index="worker_id", columns="item_id", values="value")
     expected = krippendorff.alpha(
