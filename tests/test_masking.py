@@ -64,7 +64,7 @@ def test_commands_never_print_the_stores_password(args):
 def test_serve_prints_the_store_without_its_password(monkeypatch):
     import harness.web.server
 
-    monkeypatch.setattr(harness.web.server, "serve", lambda *a, **k: None)  # serve nothing
+    monkeypatch.setattr(harness.web.server, "run_gunicorn", lambda *a, **k: None)  # serve nothing
     # serve reads the store before serving: the unreachable one is named, masked
     result = CliRunner().invoke(main, ["serve", "--db", PG, "--no-screening"])
     assert result.exit_code == 1, result.output
@@ -77,7 +77,7 @@ def test_serve_prints_a_reachable_store_without_its_password(monkeypatch, databa
 
     if not database_url.startswith("postgresql"):
         pytest.skip("a password is a server store's")
-    monkeypatch.setattr(harness.web.server, "serve", lambda *a, **k: None)  # serve nothing
+    monkeypatch.setattr(harness.web.server, "run_gunicorn", lambda *a, **k: None)  # serve nothing
     with_password = database_url.replace("postgres@", f"postgres:{PASSWORD}@", 1)
     assert PASSWORD in with_password  # the local server trusts loopback: any password does
     result = CliRunner().invoke(main, ["serve", "--db", with_password, "--no-screening"])
