@@ -1,7 +1,5 @@
-"""Carry out screening's decisions on a study's platform: block, reject with feedback,
-replace, ask for a return (`harness.platform.actions`); what the submission's life does after
-screening (`harness.platform.submissions.after_submission.screen_and_act`), sync, review and
-the dashboard's buttons.
+"""Carry out screening's decisions on a study's platform (block, reject with feedback, replace,
+ask for a return), for the after-submission hook, sync, review and the dashboard's buttons.
 
 A participant who withdrew from the study is paid for what they submitted and never penalised:
 screening's block, reject and return decisions about them are overruled (logged, with the
