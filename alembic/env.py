@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import SQLModel
 
-import harness.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import harness.store.arm_tables  # noqa: F401  (the arms' tables, registered on SQLModel.metadata)
+import harness.store.models  # noqa: F401  (the other tables, registered likewise)
 from alembic import context
 from harness.store.database import make_engine
 

@@ -4,19 +4,21 @@ block workers, add raters (bonuses: `harness.platform.bonuses`).
 Every action is idempotent (doing it twice does it once), records its intent before the
 platform call and its result after it, each with its reason, and commits both at once, so a
 crash between them is visible in the log. An assignment is never rejected after the platform
-approved it (automatically, after the auto-approval delay): the platform's state is read first.
+approved it (automatically, after the auto-approval delay): the platform's state is read first,
+and recorded (`record_platform_status`, as sync records it).
 Nor is a participant's who withdrew from the study: withdrawing costs them nothing.
 A block, rejection or return left half done by a process that died is finished by the next
 process to try it, at once (`harness.store.action_claims`): what the platform shows done (an
 assignment rejected, a worker holding the exclusion) is logged as recovered, not done twice.
 
-`harness.platform.review` uses these to carry out screening's decisions and review a study;
-the dashboard's buttons use them too.
+`harness.platform.decisions` uses these to carry out screening's decisions,
+`harness.platform.review` to review a study; the dashboard's buttons use them too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
@@ -27,6 +29,7 @@ from harness.money import money as written
 from harness.platform import money
 from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.launch_plan import action_token
+from harness.platform.places import places_of, published_ref, study_ref_of
 from harness.store.action_claims import begin_action, finish_abandoned, intent
 from harness.store.events import EventKind, event_logged, record_event, worker_blocked
 from harness.store.locks import lock_places
@@ -125,8 +128,6 @@ def approve_all(
     run killed between the call and the record finds, on the next run, the intent logged, no
     approval, and the platform saying approved: it records the approval then (the platform
     is not asked twice)."""
-    from harness.platform.places import published_ref
-
     ref = published_ref(session, study.id)
     if not isinstance(provider, BulkApprover) or ref is None:
         return [
@@ -300,12 +301,45 @@ def _refuse_rejection(session: Session, study_id: int, aid: str, reason: str, wh
         log(session, EventKind.REJECT_REFUSED, study_id, aid, reason=reason, why=why)
 
 
+_STATUS = {
+    SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
+    SubmissionState.APPROVED: AssignmentStatus.APPROVED,
+    SubmissionState.REJECTED: AssignmentStatus.REJECTED,
+    SubmissionState.RETURNED: AssignmentStatus.RETURNED,
+    SubmissionState.TIMED_OUT: AssignmentStatus.ABANDONED,
+}
+
+
+def record_platform_status(
+    session: Session,
+    assignment: Assignment,
+    state: SubmissionState,
+    study_id: int,
+    submitted_at: datetime | None = None,
+) -> bool:
+    """Give the assignment the store's status of the platform's ``state`` (and
+    ``submitted_at``, when it had none), logged; False when it had that status already."""
+    wanted = _STATUS[state]
+    if assignment.status is wanted:
+        return False
+    record_event(
+        session,
+        EventKind.ASSIGNMENT_STATUS,
+        study_id=study_id,
+        subject=assignment.platform_assignment_id,
+        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
+    )
+    assignment.status = wanted
+    if assignment.submitted_at is None:
+        assignment.submitted_at = submitted_at
+    session.add(assignment)
+    return True
+
+
 def _settle(
     session: Session, assignment: Assignment, state: SubmissionState, study_id: int
 ) -> None:
     """Record the platform's decision when the store has not seen it yet."""
-    from harness.platform.sync import record_platform_status
-
     if record_platform_status(session, assignment, state, study_id):
         session.commit()
 
@@ -433,8 +467,6 @@ def add_raters(
     hit.max_assignments = new
     session.add(hit)
     if isinstance(provider, PlacesProvider):  # one study: its places are every HIT's raters
-        from harness.platform.places import places_of, study_ref_of
-
         session.flush()
         provider.set_places(study_ref_of(hit.platform_hit_id), places_of(session, study.id))
     else:

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from harness.errors import InputError
 from harness.money import money
 from harness.platform.contract import (
+    PlacesPlatform,
     PlacesProvider,
     Prepared,
     Provider,
@@ -40,7 +41,7 @@ from harness.platform.launch_plan import (
     label_prefix,
     new_launch_id,
 )
-from harness.platform.places import open_places, subscribe_hooks
+from harness.platform.places import entry_url, open_places, subscribe_hooks
 from harness.platform.registry import connect
 from harness.spec import LoadedSpec
 from harness.spec.arms import ArmedSpec
@@ -111,9 +112,6 @@ class StudyDraft:
 
     def entry_url(self) -> str | None:
         """On a platform with places, where participants start (None elsewhere)."""
-        from harness.platform.contract import PlacesPlatform
-        from harness.platform.places import entry_url
-
         public_url = self.draft.public_url
         if not isinstance(self.plan.platform, PlacesPlatform) or not public_url:
             return None

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from urllib.parse import urlsplit
 
-from harness.errors import InputError, LaunchRefused, Problem
+from harness.errors import InputError, LaunchRefused, Problem, SpecError
 from harness.hosting import Hosting
 from harness.money import money, typed_amount
 from harness.platform.adaptive_range import AdaptiveRange, adaptive_range
 from harness.platform.contract import CostEstimate, Platform, WorkSettings
-from harness.render.plan import HitPlan
+from harness.platform.registry import resolve_target
+from harness.render.plan import HitPlan, plan_hits
+from harness.render.question import QuestionTooLarge
 from harness.spec import LoadedSpec
 from harness.spec.model import Action
 
@@ -153,8 +155,6 @@ def choose_target(loaded: LoadedSpec, given: str | None) -> tuple[Platform, str,
     """The platform and target of a launch, and a note for the person when the spec's target
     was replaced: a target that spends real money must be named on the command line, so a
     spec saying it launches on the platform's stand-in (MTurk: production -> sandbox)."""
-    from harness.platform.registry import resolve_target
-
     spec = loaded.spec.platform
     platform, target = resolve_target(spec.name, spec.target, given)
     if given is None and platform.real_money(target):
@@ -193,8 +193,7 @@ def unit_documents(
 ) -> list[str]:
     """Every unit's question document on ``target``, built (and size-checked) before anything
     is posted."""
-    from harness.render.instrument import Instrument
-    from harness.render.question import QuestionTooLarge
+    from harness.render.instrument import Instrument  # pandas: not for `harness validate`
 
     instrument = Instrument.from_loaded(loaded)
     try:
@@ -238,9 +237,6 @@ def draft_launch(
     """Plan ``loaded``'s launch on ``target`` (None: the spec's): refused with every problem
     the platform has with the spec, or without the page address external hosting needs. The
     HITs are numbered from ``first_index`` (an arm's HITs follow the earlier arms')."""
-    from harness.errors import SpecError
-    from harness.render.plan import plan_hits
-
     platform, chosen, note = choose_target(loaded, target)
     problems = platform_problems(loaded, platform)
     if problems:

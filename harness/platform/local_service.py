@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from harness.errors import InputError
+from harness.errors import InputError, PlatformError
+from harness.platform.registry import platform_named
 
 if TYPE_CHECKING:
     from harness.platform.contract import LocalService
@@ -92,9 +93,6 @@ def require_answering(running: LaunchedStudy) -> None:
     """Refuse at once, saying how to start it again, when ``running`` is on a local service
     that does not answer (`harness demo` stops the services it started): `PlatformError`.
     Nothing is asked of a study on another target, or on a platform without a service."""
-    from harness.errors import PlatformError
-    from harness.platform.registry import platform_named
-
     platform = platform_named(running.platform.provider)
     endpoint = running.platform.endpoint_url
     if not endpoint or not platform.is_local(running.target):

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from harness.errors import InputError, PlatformError
 from harness.platform.contract import Messages, Messaging, PlacesProvider, Provider, messaging
 from harness.platform.launch_plan import action_token
+from harness.platform.places import published_ref
 from harness.store.action_claims import begin_action, intent
 from harness.store.events import EventKind, record_event
 from harness.store.models import Assignment, Hit, Worker
@@ -80,8 +81,6 @@ def message_worker(
         return False
     study_ref = None
     if isinstance(provider, PlacesProvider):
-        from harness.platform.places import published_ref
-
         study_ref = published_ref(session, study.id)
     sent = {"worker": worker_id, "title": subject_sent, "text": text, "reason": reason}
     with intent(session, study.id, EventKind.MESSAGE_INTENT, token, **sent):

@@ -2,7 +2,7 @@
 
 Each submission is matched to its slot by the session id the participant arrived with (the
 allocator made the assignment under that id): submitted, approved and rejected work is
-reconciled like a polled MTurk assignment (`harness.platform.sync.apply_submission`); a
+reconciled like a polled MTurk assignment (`harness.platform.reconcile.apply_submission`); a
 returned, timed-out or rejected session frees its slot for the next participant (the platform
 opens its place again). Sessions harness never
 allocated (a participant who joined on the platform and left before reaching the pages) are
@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from harness.platform.contract import PlacesProvider, Provider, Submission, SubmissionState
 from harness.platform.places import published_ref
-from harness.platform.sync import (
+from harness.platform.reconcile import (
     SyncHooks,
     SyncReport,
     apply_submission,

@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from harness.errors import InputError, StudyNotFound
+from harness.errors import HarnessError, InputError, StudyNotFound
 from harness.money import money as written
 from harness.platform import money
+from harness.platform.contract import pausing
+from harness.platform.registry import platform_named, provider_for
 from harness.spec.heuristics import decision_key
 from harness.store import core
 from harness.store.core import rows
@@ -375,9 +377,6 @@ def stored_study_status(engine: sa.Engine, name: str) -> list[str]:
     """The report of the launched study called ``name`` (`study_report`), read from the store
     once a pause or resume made on its platform is recorded (`platform_pause`), with what that
     recorded."""
-    from harness.platform.contract import pausing
-    from harness.platform.registry import platform_named
-
     with engine.connect() as connection:
         study = reported_study(connection, name)
     platform = platform_named(study.provider)
@@ -396,9 +395,8 @@ def _platform_pause(engine: sa.Engine, name: str, label: str) -> str | None:
     """Read whether the study is paused on its platform and record a pause or resume made there
     (`harness.platform.pause`); what was recorded, or why the platform could not be read (the
     rest comes from the store)."""
-    from harness.errors import HarnessError
+    # the ORM, which `harness status` reads without: only for a platform that pauses studies
     from harness.platform.pause import read_platform_pause
-    from harness.platform.registry import provider_for
     from harness.store import session_scope
     from harness.store.studies import launched_study
 

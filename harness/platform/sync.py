@@ -1,186 +1,28 @@
 """Bring what a platform holds about a study into the store, exactly once.
 
-For every posted HIT, every submitted assignment (all pages) is reconciled with the store:
-with ``external`` hosting the task server has stored the judgments and sync records the
-platform's status; with platform hosting (MTurk's ``mturk``) sync reads the answer document into
-judgments, and the consent the page posted with them (a study asking one refuses answers without
-it, as the task server does). When the store has no judgments for an assignment the platform
-holds answers for (the task server missed it), they are recovered from the platform's answer
-document.
+For every posted HIT, every submitted assignment (all pages) is reconciled with the store
+(`harness.platform.reconcile`), polled or named by the platform's notifications.
 Idempotent: a second run writes nothing, not even an event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from harness.answer import Answer
-from harness.clock import utcnow
-from harness.consent import Consent
 from harness.hosting import Hosting
-from harness.platform.arms_sync import Fetched, first_arms, has_arms, outside_arm, settle_arms
-from harness.platform.contract import (
-    EventTopic,
-    Provider,
-    PublishedUnit,
-    Submission,
-    SubmissionState,
-)
-from harness.platform.submissions.after_submission import AfterSubmission, run_after_submission
-from harness.platform.submissions.settling import settle_submitted
-from harness.render.plan import HitPlan
+from harness.platform.arms_sync import Fetched, first_arms, has_arms, settle_arms
+from harness.platform.contract import EventTopic, PlacesProvider, Provider, PublishedUnit
+from harness.platform.pause import read_platform_pause
+from harness.platform.places_sync import sync_places
+from harness.platform.reconcile import SyncHooks, SyncReport, apply_submission, run_hooks
 from harness.store.database import session_scope
-from harness.store.events import EventKind, event_logged, record_event
-from harness.store.models import Assignment, AssignmentStatus, Hit, HitStatus, Judgment, aware
+from harness.store.events import EventKind, record_event
+from harness.store.models import Hit, HitStatus
 from harness.store.studies import LaunchedStudy
-from harness.store.submissions import accept, store_submission
-
-if TYPE_CHECKING:
-    from harness.render.instrument import Instrument
-
-AnswerParser = Callable[[str, HitPlan], list[Answer]]
-"""Reads a platform answer document into answers (`Platform.read_answers`)."""
-AnswerChecker = Callable[[Hit, HitPlan, list[Answer]], list[str]]
-"""Problems with a HIT's answers against its instrument (empty: valid)."""
-ConsentReader = Callable[[Hit, Submission], Consent | None | list[str]]
-"""The consent a submission's page posted (None: the study asks none), or what is wrong with it."""
-
-_STATUS = {
-    SubmissionState.SUBMITTED: AssignmentStatus.SUBMITTED,
-    SubmissionState.APPROVED: AssignmentStatus.APPROVED,
-    SubmissionState.REJECTED: AssignmentStatus.REJECTED,
-    SubmissionState.RETURNED: AssignmentStatus.RETURNED,
-    SubmissionState.TIMED_OUT: AssignmentStatus.ABANDONED,
-}
-
-
-def record_platform_status(
-    session: Session,
-    assignment: Assignment,
-    state: SubmissionState,
-    study_id: int,
-    submitted_at: datetime | None = None,
-) -> bool:
-    """Give the assignment the store's status of the platform's ``state`` (and
-    ``submitted_at``, when it had none), logged; False when it had that status already."""
-    wanted = _STATUS[state]
-    if assignment.status is wanted:
-        return False
-    record_event(
-        session,
-        EventKind.ASSIGNMENT_STATUS,
-        study_id=study_id,
-        subject=assignment.platform_assignment_id,
-        payload={"from": assignment.status.value, "to": wanted.value, "source": "platform"},
-    )
-    assignment.status = wanted
-    if assignment.submitted_at is None:
-        assignment.submitted_at = submitted_at
-    session.add(assignment)
-    return True
-
-
-@dataclass
-class SyncReport:
-    hits: int = 0
-    submissions: int = 0
-    stored: int = 0  # new submissions whose judgments were written now
-    recovered: int = 0  # of those, external-mode answers the task server had missed
-    status_changes: int = 0  # assignments whose status the platform changed
-    hit_changes: int = 0  # HITs whose status or size the platform changed
-    invalid: list[str] = field(default_factory=list)  # assignment ids with unreadable answers
-    new: list[int] = field(default_factory=list)  # store ids of assignments stored now
-    hook_failures: list[str] = field(default_factory=list)  # after_submission errors
-    # a study with arms on MTurk (harness.platform.arms_sync)
-    out_of_arm: list[str] = field(default_factory=list)  # new ones outside their worker's arm
-    joined: int = 0  # workers the platform was told the arm of now
-    replaced: int = 0  # assignments added for what out-of-arm submissions took
-    arm_failures: list[str] = field(default_factory=list)  # what could not be done (retried)
-    pause: str | None = None  # a pause or resume made on the platform, recorded now
-    in_store: int | None = None  # the study's submitted assignments in the store after sync
-
-    def line(self, study: str) -> str:
-        arms = ""
-        if self.out_of_arm or self.joined or self.replaced or self.arm_failures:
-            arms = (
-                f"; arms: {len(self.out_of_arm)} out-of-arm submissions (not counted), "
-                f"{self.replaced} assignments added for them, {self.joined} workers given "
-                f"their arm's qualification, {len(self.arm_failures)} failures"
-            )
-        pause = f"\n{self.pause}" if self.pause else ""
-        store = ""
-        if self.in_store is not None and self.in_store != self.submissions:
-            store = f" listed by the platform, {self.in_store} in the store"
-        return (
-            f"{study}: {self.hits} HITs, {self.submissions} submitted assignments{store}; "
-            f"{self.stored} stored now ({self.recovered} recovered from the platform), "
-            f"{self.status_changes} assignment and {self.hit_changes} HIT status changes, "
-            f"{len(self.invalid)} unreadable{arms}{pause}"
-        )
-
-
-@dataclass(frozen=True)
-class SyncHooks:
-    """How to read answers (platform-hosted pages), check them, read the consent given with
-    them, and what to do after storing."""
-
-    parse: AnswerParser | None = None
-    check: AnswerChecker | None = None
-    after_submission: AfterSubmission | None = None
-    consent: ConsentReader | None = None
-
-    @classmethod
-    def of(
-        cls,
-        provider: Provider,
-        instrument: Instrument,
-        by_hit: Mapping[int, Instrument] | None = None,
-    ) -> SyncHooks:
-        """Answers read with the platform's codec and checked against the stored instrument
-        (``by_hit``: a HIT's own, in a study with arms: its arm's), and the consent to its text
-        read as the task server reads it (`harness.render.consent`)."""
-        from harness.render.answers import SKEW
-        from harness.render.consent import read_consent
-        from harness.render.validation import check_answers
-
-        def check(hit: Hit, plan: HitPlan, answers: list[Answer]) -> list[str]:
-            used = (by_hit or {}).get(hit.id or 0, instrument)
-            return list(check_answers(used, plan, answers))
-
-        def consent(hit: Hit, submission: Submission) -> Consent | None | list[str]:
-            text = (by_hit or {}).get(hit.id or 0, instrument).spec.consent
-            if text is None:
-                return None
-            return read_consent(
-                provider.platform.read_fields(submission.answer),
-                text,
-                opened=aware(hit.created_at),
-                now=aware(submission.submitted_at) if submission.submitted_at else utcnow(),
-                skew=SKEW,
-            )
-
-        return cls(parse=provider.platform.read_answers, check=check, consent=consent)
-
-
-def run_hooks(
-    engine: sa.Engine, study: LaunchedStudy, hooks: SyncHooks, report: SyncReport
-) -> None:
-    """Call the after-submission hook once for the assignments stored (and committed) since
-    last called: it screens every stored assignment not screened yet, so one call, at the end
-    of a sync, serves all its submissions. The judgments are safe by then: a failing hook is
-    logged and reported (the assignments stay unscreened for the next call)."""
-    pending, report.new = report.new, []
-    if hooks.after_submission is None or not pending:
-        return
-    failure = run_after_submission(engine, hooks.after_submission, study, pending[-1])
-    if failure is not None:
-        report.hook_failures.append(f"assignments {', '.join(map(str, pending))}: {failure}")
 
 
 def sync_study(
@@ -190,14 +32,9 @@ def sync_study(
     platform with places, every submission of its one study (`harness.platform.places_sync`).
     First, a pause or resume made on the platform (Prolific's own, or on its website) is read
     and recorded (`harness.platform.pause.read_platform_pause`)."""
-    from harness.platform.contract import PlacesProvider
-    from harness.platform.pause import read_platform_pause
-
     with session_scope(engine) as session:
         pause = read_platform_pause(session, provider, study)
     if isinstance(provider, PlacesProvider):
-        from harness.platform.places_sync import sync_places
-
         report = sync_places(engine, provider, study, hooks)
         report.pause = pause
         return report
@@ -231,109 +68,6 @@ def sync_study(
     return report
 
 
-def apply_submission(
-    session: Session,
-    study: LaunchedStudy,
-    hit: Hit,
-    submission: Submission,
-    hooks: SyncHooks,
-    report: SyncReport,
-    *,
-    arms: bool = True,
-) -> None:
-    """Store one platform submission: judgments if new, the platform's status if changed.
-    ``arms`` False: the caller knows the study has no arms (no arm is looked up)."""
-    report.submissions += 1
-    hosting = study.platform.hosting
-    # the study's row as read once, in the session (held: its identity map keeps objects only
-    # while referenced), so that storing the answers does not read it again
-    session.info.setdefault("study", session.merge(study.study, load=False))
-    settled_now = settle_submitted(session, hit, submission, study.platform.provider, hooks.parse)
-    for settled in settled_now.values():  # quarantined answers the platform now vouches for
-        if settled is not None and settled.assignment_pk is not None:
-            report.stored += 1
-            report.new.append(settled.assignment_pk)
-    assignment = assignment_named(session, submission.assignment_id)
-    has_judgments = assignment is not None and _has_judgments(session, assignment)
-    # a study with arms: work outside the worker's arm is counted in no arm
-    outside = not has_judgments and arms and outside_arm(session, study, hit, submission, report)
-    if not has_judgments and not outside and (hosting != Hosting.EXTERNAL or submission.answer):
-        read = _read(session, study, hit, submission, hooks, report)
-        if read is not None:
-            answers, consent = read
-            stored = store_submission(
-                session,
-                hit,
-                submission.assignment_id,
-                submission.worker_id,
-                answers,
-                submitted_at=submission.submitted_at,
-                accepted_at=submission.accepted_at,
-                consent=consent,
-            )
-            if stored.created:
-                report.stored += 1
-                if hosting == Hosting.EXTERNAL:
-                    report.recovered += 1
-                    record_event(
-                        session,
-                        EventKind.ASSIGNMENT_RECOVERED,
-                        study_id=study.id,
-                        subject=submission.assignment_id,
-                        payload={"reason": "the task server had no judgments for it"},
-                    )
-                assignment = stored.assignment
-                assert assignment.id is not None
-                report.new.append(assignment.id)
-    if assignment is None:
-        assignment = accept(
-            session, hit, submission.assignment_id, submission.worker_id, submission.accepted_at
-        )[0]
-    if record_platform_status(
-        session, assignment, submission.state, study.id, submission.submitted_at
-    ):
-        report.status_changes += 1
-    session.flush()
-
-
-def _read(
-    session: Session,
-    study: LaunchedStudy,
-    hit: Hit,
-    submission: Submission,
-    hooks: SyncHooks,
-    report: SyncReport,
-) -> tuple[list[Answer], Consent | None] | None:
-    """The submission's answers and the consent given with them, or None (and an event, once)
-    when they cannot be used."""
-    if hooks.parse is None:
-        return None
-    plan = HitPlan.from_showings(hit.index, hit.items)
-    consent = None
-    try:
-        answers = hooks.parse(submission.answer, plan)
-        problems = hooks.check(hit, plan, answers) if hooks.check is not None else []
-        given = hooks.consent(hit, submission) if hooks.consent is not None else None
-        if isinstance(given, list):
-            problems += given
-        else:
-            consent = given
-    except ValueError as exc:
-        problems = [str(exc)]
-    if not problems:
-        return answers, consent
-    report.invalid.append(submission.assignment_id)
-    if not event_logged(session, EventKind.ASSIGNMENT_INVALID, submission.assignment_id):
-        record_event(
-            session,
-            EventKind.ASSIGNMENT_INVALID,
-            study_id=study.id,
-            subject=submission.assignment_id,
-            payload={"worker": submission.worker_id, "problems": problems[:20]},
-        )
-    return None
-
-
 def _hit_status(session: Session, hit: Hit, unit: PublishedUnit) -> int:
     """Record the platform's state of a HIT; 1 when it changed, else 0."""
     state, assignments = HitStatus(unit.state.value), unit.assignments
@@ -355,22 +89,6 @@ def _hit_status(session: Session, hit: Hit, unit: PublishedUnit) -> int:
     hit.max_assignments = assignments
     session.add(hit)
     return 1
-
-
-def assignment_named(session: Session, platform_id: str) -> Assignment | None:
-    """The stored assignment of the platform's id ``platform_id``, if any."""
-    return session.exec(
-        select(Assignment).where(Assignment.platform_assignment_id == platform_id)
-    ).first()
-
-
-def _has_judgments(session: Session, assignment: Assignment) -> bool:
-    return (
-        session.exec(
-            select(Judgment.id).where(Judgment.assignment_id == assignment.id).limit(1)
-        ).first()
-        is not None
-    )
 
 
 # -- notifications ------------------------------------------------------------------------

@@ -10,10 +10,17 @@ import sqlalchemy as sa
 from sqlmodel import col, select
 
 from harness.errors import InputError
-from harness.platform.contract import Provider
+from harness.platform.contract import PlacesProvider, Provider
+from harness.platform.decisions import apply_pending_decisions
+from harness.platform.places import published_ref
+from harness.platform.reconcile import SyncHooks, SyncReport
+from harness.platform.registry import provider_for
 from harness.platform.submissions.after_submission import run_after_submission, screen
-from harness.platform.sync import SyncHooks, SyncReport, sync_from_queue, sync_study
+from harness.platform.sync import sync_from_queue, sync_study
+from harness.store.arm_tables import hit_instruments
 from harness.store.database import session_scope
+from harness.store.instruments import frozen_instrument
+from harness.store.models import Assignment, Hit
 from harness.store.studies import LaunchedStudy
 
 STORED_QUEUE = "-"
@@ -23,10 +30,7 @@ STORED_QUEUE = "-"
 def study_sync_hooks(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> SyncHooks:
     """Answers read with the platform's codec and checked against the stored instrument; no
     hook per HIT: `sync_stored_study` screens and acts once, after the whole run."""
-    from harness.render.instrument import stored_instrument
-    from harness.store import frozen_instrument
-    from harness.store.arm_tables import hit_instruments
-    from harness.store.models import Hit
+    from harness.render.instrument import stored_instrument  # pandas: imported when used
 
     with session_scope(engine) as session:
         hits = list(session.exec(select(Hit).where(Hit.study_id == running.id)))
@@ -79,9 +83,6 @@ def sync_stored_study(
     """Pull ``running``'s submissions from its platform (polling, or from ``queue_url``: an SQS
     queue, `STORED_QUEUE` for the study's own) into the store; then screen every stored
     assignment not screened yet and (``apply``) carry out the decisions still pending."""
-    from harness.platform.registry import provider_for
-    from harness.platform.review import apply_pending_decisions
-
     provider = provider_for(running)
     hooks = study_sync_hooks(engine, provider, running)
     if queue_url == STORED_QUEUE:
@@ -107,7 +108,7 @@ def sync_stored_study(
         with session_scope(engine) as session:
             run.acted = [a.line() for a in apply_pending_decisions(session, provider, running)]
         run.composed = _compose(engine, provider, running)
-        from harness.platform.adaptive_finish import finish_if_done
+        from harness.platform.adaptive_finish import finish_if_done  # pandas and scipy
 
         run.finished = finish_if_done(engine, provider, running)
     return run
@@ -116,9 +117,7 @@ def sync_stored_study(
 def _compose(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> list[int]:
     """Adaptive collection's next HITs on a platform of HITs (`adaptive_units`); on a platform
     with places (whose arrivals compose HITs), the places they need (`places_wanted`)."""
-    from harness.platform.contract import PlacesProvider
-    from harness.render.instrument import stored_instrument
-    from harness.store import frozen_instrument
+    from harness.render.instrument import stored_instrument  # pandas: imported when used
 
     with session_scope(engine) as session:
         frozen = frozen_instrument(session, running.study.instrument_id)
@@ -126,8 +125,7 @@ def _compose(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> l
         return []
     instrument = stored_instrument(frozen)
     if isinstance(provider, PlacesProvider):
-        from harness.platform.adaptive import places_wanted
-        from harness.platform.places import published_ref
+        from harness.platform.adaptive import places_wanted  # scipy: for adaptive studies only
 
         with session_scope(engine) as session:
             wanted = places_wanted(session, running, instrument.spec)
@@ -135,7 +133,7 @@ def _compose(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> l
         if wanted is not None and ref is not None:
             provider.set_places(ref, wanted)
         return []
-    from harness.platform.adaptive_units import compose_hits
+    from harness.platform.adaptive_units import compose_hits  # scipy, as above
 
     return compose_hits(engine, provider, running, instrument)
 
@@ -143,8 +141,6 @@ def _compose(engine: sa.Engine, provider: Provider, running: LaunchedStudy) -> l
 def _submitted_in_store(engine: sa.Engine, running: LaunchedStudy) -> int:
     """How many of the study's assignments the store holds as submitted (or reviewed since): on
     a study link, whose platform lists nothing of its own, all there is."""
-    from harness.store.models import Assignment, Hit
-
     query = (
         sa.select(sa.func.count())
         .select_from(Assignment)

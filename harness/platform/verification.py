@@ -35,6 +35,7 @@ from harness.platform.contract import (
     SessionsProvider,
     Submission,
 )
+from harness.platform.registry import connect
 from harness.render.answers import AnswerFormatError
 from harness.render.plan import HitPlan
 from harness.store.models import (
@@ -166,8 +167,6 @@ Connect = Callable[[StudyPlatform | KeptWhere, str], Provider]
 
 def connect_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     """A provider for the platform and target a study was launched on."""
-    from harness.platform.registry import connect
-
     return connect(where.provider, target, where.endpoint_url)
 
 
@@ -176,8 +175,6 @@ def shared_platform(where: StudyPlatform | KeptWhere, target: str) -> Provider:
     with the after-submission work (`connect`'s shared one): what a task server verifies with, so
     that it keeps one client per platform (a boto3 client is thread-safe, and making one
     costs a session and a client class)."""
-    from harness.platform.registry import connect
-
     return connect(where.provider, target, where.endpoint_url, shared=True)
 
 

@@ -328,6 +328,3 @@ class AppendOnlyError(RuntimeError):
 @event.listens_for(Event, "before_delete")
 def _refuse_change(mapper: Mapper[Any], connection: sa.Connection, target: Event) -> None:
     raise AppendOnlyError(f"event {target.id} is append-only: record a new event instead")
-
-
-import harness.store.arm_tables  # noqa: E402, F401  (registers the arms' tables, issue #18)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from sqlmodel import select
 
-from harness.platform.review import apply_pending_decisions
+from harness.platform.decisions import apply_pending_decisions
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.providers.mturk.crowd import SimulatedWorkers, mturk_worker_id
 from harness.providers.mturk.crowd import _answers_url as answers_url

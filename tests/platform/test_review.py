@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import select
 
 from harness.errors import PlatformError
-from harness.platform import actions, bonuses, review
+from harness.platform import actions, bonuses, decisions, review
 from harness.providers.mturk import MTurkProvider, make_client
 from harness.spec.model import Action
 from harness.store import make_engine, session_scope, study_judgments
@@ -72,7 +72,7 @@ def test_approving_twice_approves_once_and_logs_the_reason(launched, client):
 
 def test_a_rejection_carries_feedback_a_worker_can_understand(launched, client):
     engine, provider = launched
-    feedback = review.rejection_feedback("calibration_failure")
+    feedback = decisions.rejection_feedback("calibration_failure")
     assert "a word paired with itself" in feedback
     assert "contact us" in feedback
     with session_scope(engine) as session:
@@ -94,7 +94,12 @@ def test_an_auto_approved_assignment_is_never_rejected(launched, mturk, client):
         target = assignments[0]
         assert target.status is AssignmentStatus.SUBMITTED  # the store has not seen it yet
         done = actions.reject(
-            session, provider, study, target, review.rejection_feedback("quick", 2.0), "H2 failed"
+            session,
+            provider,
+            study,
+            target,
+            decisions.rejection_feedback("quick", 2.0),
+            "H2 failed",
         )
         assert done is False
         assert target.status is AssignmentStatus.APPROVED
@@ -212,9 +217,9 @@ def test_pending_screening_decisions_are_applied_once(launched, client, mturk):
         decision(session, study, replaced, "replace", "low_correlation")
         decision(session, study, blocked, "block", "low_variance")
         session.commit()
-        done = review.apply_pending_decisions(session, provider, study)
+        done = decisions.apply_pending_decisions(session, provider, study)
         assert sorted(a.kind for a in done) == ["block", "reject", "replace"]
-        assert review.apply_pending_decisions(session, provider, study) == []
+        assert decisions.apply_pending_decisions(session, provider, study) == []
         assert {d.state for d in session.exec(select(ScreeningDecision))} == {DecisionState.APPLIED}
         assert len(events(session, "screening.applied")) == 3
         blocked_worker = session.get(Worker, blocked.worker_id).platform_worker_id
@@ -287,7 +292,7 @@ def test_a_flag_raised_and_since_cleared_is_not_carried_out(launched):
         cleared.flag = False
         session.commit()
         assert pending_decisions(session, study.id) == []
-        assert review.apply_pending_decisions(session, provider, study) == []
+        assert decisions.apply_pending_decisions(session, provider, study) == []
 
 
 def test_replacing_never_takes_the_study_over_its_budget(launched, client):
@@ -323,11 +328,11 @@ def test_a_rejection_waits_until_the_platform_has_the_submission(launched, mturk
         decision(session, study, waiting, "reject")
         decision(session, study, assignments[0], "block", "low_variance")
         session.commit()
-        done = review.apply_pending_decisions(session, provider, study)
+        done = decisions.apply_pending_decisions(session, provider, study)
         assert [a.kind for a in done] == ["block"]
         assert [d.action for d in pending_decisions(session, study.id)] == ["reject"]
         mturk.submit(accepted)
-        done = review.apply_pending_decisions(session, provider, study)
+        done = decisions.apply_pending_decisions(session, provider, study)
         assert [a.kind for a in done] == ["reject"]
         assert pending_decisions(session, study.id) == []
     state = client.get_assignment(AssignmentId=accepted)["Assignment"]["AssignmentStatus"]
@@ -390,7 +395,7 @@ def test_a_withdrawn_participants_work_is_approved_and_their_penalties_overruled
         }
         overruled = events(session, "screening.overruled")
         assert [e.subject for e in overruled] == [worker, worker]
-        assert {e.payload["reason"] for e in overruled} == {review.WITHDREW}
+        assert {e.payload["reason"] for e in overruled} == {decisions.WITHDREW}
         assert events(session, "worker.blocked") == []
         assert worker not in set(study_judgments(session, study.id)["worker_id"])
     for assignment in theirs:

@@ -175,7 +175,8 @@ def small_study(engine):
 
 
 def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http):
-    from harness.platform.sync import SyncHooks, sync_study
+    from harness.platform.reconcile import SyncHooks
+    from harness.platform.sync import sync_study
     from harness.providers.mturk import MTurkProvider, make_client
     from harness.render.answers import answers_from_xml
 
@@ -203,7 +204,8 @@ def test_a_failing_after_submission_hook_loses_no_judgment(tmp_path, mturk, http
 
 def test_a_queue_message_is_deleted_only_after_its_effect_is_stored(tmp_path, sqs, mturk, http):
     from harness.errors import PlatformError
-    from harness.platform.sync import SyncHooks, sync_from_queue
+    from harness.platform.reconcile import SyncHooks
+    from harness.platform.sync import sync_from_queue
     from harness.providers.mturk import MTurkProvider, make_client
     from harness.render.answers import answers_from_xml
 

@@ -93,7 +93,7 @@ def test_a_sync_of_a_study_without_arms_looks_them_up_per_hit_not_per_assignment
 
 
 def test_a_sync_screens_and_decides_once(tmp_path, mturk, http, monkeypatch):
-    import harness.platform.review as review
+    import harness.platform.decisions as decisions
     import harness.screening.live as live
 
     calls = {"screen": 0, "decide": 0}
@@ -106,7 +106,9 @@ def test_a_sync_screens_and_decides_once(tmp_path, mturk, http, monkeypatch):
         return call
 
     monkeypatch.setattr(live, "screen_pending", counted("screen", live.screen_pending))
-    monkeypatch.setattr(review, "pending_decisions", counted("decide", review.pending_decisions))
+    monkeypatch.setattr(
+        decisions, "pending_decisions", counted("decide", decisions.pending_decisions)
+    )
     costs = synced(tmp_path, mturk, http, 8)
     reads = costs.study_reads
     print(f"\n{len(costs.statements)} statements, {costs.transactions} transactions, {reads} reads")

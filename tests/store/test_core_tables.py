@@ -7,7 +7,8 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import SQLModel
 
-import harness.store.models  # noqa: F401  (the models' tables, registered on SQLModel.metadata)
+import harness.store.arm_tables  # noqa: F401  (the arms' tables, registered on SQLModel.metadata)
+import harness.store.models  # noqa: F401  (the other tables, registered likewise)
 from harness.store import core
 
 

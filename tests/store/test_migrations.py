@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlmodel import SQLModel
 
+import harness.store.arm_tables  # noqa: F401
 import harness.store.models  # noqa: F401
 from alembic import command
 from harness.cli import main

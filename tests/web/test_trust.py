@@ -15,9 +15,10 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 from sqlmodel import func, select
 
+from harness.platform.reconcile import SyncHooks
 from harness.platform.registry import platform_named
 from harness.platform.status import ReportedStudy, study_report
-from harness.platform.sync import SyncHooks, sync_study
+from harness.platform.sync import sync_study
 from harness.platform.verification import Verifier, verify
 from harness.render.answers import encode_answers
 from harness.render.pages import external_question

@@ -16,7 +16,7 @@ platform, in the order it happens:
    stored meanwhile (`background.BackgroundHook` in a task server, once per run in sync);
 6. decide: screening stores its decisions (`harness.store.decisions`);
 7. act: the pending decisions are carried out on the platform (`after_submission.
-   screen_and_act`, `harness.platform.review.apply_pending_decisions`).
+   screen_and_act`, `harness.platform.decisions.apply_pending_decisions`).
 
 What a stopped process left (unscreened assignments, decisions half done) is made good by
 `after_submission.catch_up`, which a task server runs on start and every few seconds

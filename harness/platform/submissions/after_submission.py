@@ -16,7 +16,11 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
+from harness.clock import utcnow
+from harness.platform.decisions import apply_pending_decisions
+from harness.platform.registry import ARCHIVE_TARGET, provider_for
 from harness.store.database import session_scope
+from harness.store.decisions import studies_with_open_decisions
 from harness.store.events import EventKind, record_event
 from harness.store.models import Study
 from harness.store.studies import LaunchedStudy, launched
@@ -46,7 +50,7 @@ def study_id_of(study: StudyRef) -> int:
 def screen(engine: sa.Engine, study: StudyRef, _assignment: int | None = None) -> None:
     """Screen the study's stored assignments not screened yet (the new one among them),
     storing decisions for review."""
-    from harness.screening.live import screen_pending
+    from harness.screening.live import screen_pending  # pandas and scipy: imported when used
 
     screen_pending(engine, study.study if isinstance(study, LaunchedStudy) else study)
 
@@ -55,9 +59,7 @@ def screen_and_act(engine: sa.Engine, study: StudyRef, _assignment: int | None =
     """Screen, then carry out the study's pending decisions on its platform (none for a
     study imported from a platform's files: there is no platform to act on), and close an
     adaptive study whose items are all done (`harness.platform.adaptive_finish`)."""
-    from harness.platform.adaptive_finish import finish_if_done
-    from harness.platform.registry import ARCHIVE_TARGET, provider_for
-    from harness.platform.review import apply_pending_decisions
+    from harness.platform.adaptive_finish import finish_if_done  # pandas and scipy, as above
 
     running = launched_of(engine, study)
     screen(engine, running)
@@ -111,9 +113,7 @@ def catch_up(
     ones made in the last `RECENT`). What a task server does as it starts, then every few
     seconds (`harness.platform.submissions.background.Sweep`). Returns each such study's
     failure (None: done); failures are logged as events, like any hook's."""
-    from harness.clock import utcnow
-    from harness.store.decisions import studies_with_open_decisions
-    from harness.store.judgment_table import studies_with_unscreened
+    from harness.store.judgment_table import studies_with_unscreened  # pandas, as above
 
     with session_scope(engine) as session:
         studies = set(studies_with_unscreened(session))

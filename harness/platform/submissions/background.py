@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from harness.platform.submissions.after_submission import (
     AfterSubmission,
     StudyRef,
+    catch_up,
     run_after_submission,
     study_id_of,
 )
@@ -122,8 +123,6 @@ class Sweep:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        from harness.platform.submissions.after_submission import catch_up
-
         while not self._stop.is_set():
             try:
                 catch_up(self._engine, self._after, acting=self._acting, recent_only=True)

@@ -21,8 +21,8 @@ from harness.errors import HarnessError
 from harness.platform.contract import EventTopic
 from harness.platform.places import hook_secret_name
 from harness.platform.places_sync import sync_submission
+from harness.platform.reconcile import SyncHooks
 from harness.platform.registry import provider_for
-from harness.platform.sync import SyncHooks
 from harness.providers.prolific.hooks import SIGNATURE, TIMESTAMP, events, fresh, verified
 from harness.store.database import session_scope
 from harness.store.models import StoreSecret

@@ -33,12 +33,13 @@ from harness.platform.actions import (
 )
 from harness.platform.bonuses import BonusQuote, bonus_token, parse_amount, pay_bonus, quote
 from harness.platform.contract import Provider, pausing
+from harness.platform.decisions import apply_decision, overrule_decision
 from harness.platform.expire import expire_study
 from harness.platform.launch_plan import action_token
 from harness.platform.messages import message_worker
 from harness.platform.pause import pause_study, resume_study
 from harness.platform.registry import provider_for
-from harness.platform.review import apply_decision, overrule_decision, unflagged_submissions
+from harness.platform.review import unflagged_submissions
 from harness.store.action_claims import ActionInProgress
 from harness.store.database import session_scope
 from harness.store.decisions import pending_decisions
