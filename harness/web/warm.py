@@ -29,7 +29,7 @@ LOG = logging.getLogger(__name__)
 
 MODULES = (
     "harness.screening.live",  # pandas, scipy.stats, the heuristics
-    "harness.platform.review",  # acting on decisions
+    "harness.platform.decisions",  # acting on decisions
     "harness.render.pages",  # task pages
 )
 """Imported by every task-server worker process as it starts."""
