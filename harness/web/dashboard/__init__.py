@@ -2,7 +2,8 @@
 mounted by `harness serve --dashboard` under ``/dashboard``).
 
 `access` (login, session cookie, CSRF, rate limit), `figures` (pure), `watch` (the cached
-snapshot of a study), `views` (pages and the event stream), `actions` (what a person does).
+snapshot of a study), `views` (pages and the event stream), `actions` (what a person does),
+`app` (the dashboard mounted on an app, or on its own).
 
 Its names are loaded on first use, so that importing one of its modules does not import
 them all.
@@ -17,15 +18,14 @@ from harness.lazy import lazy_names
 if TYPE_CHECKING:
     from harness.platform.local_service import is_loopback
     from harness.web.dashboard.access import PASSWORD_VARIABLE, DashboardSettings
-    from harness.web.dashboard.app import create_dashboard_app
-    from harness.web.dashboard.views import init_dashboard
+    from harness.web.dashboard.app import create_dashboard_app, init_dashboard
 
 _HOMES = {
     "is_loopback": "harness.platform.local_service",
     "PASSWORD_VARIABLE": "harness.web.dashboard.access",
     "DashboardSettings": "harness.web.dashboard.access",
     "create_dashboard_app": "harness.web.dashboard.app",
-    "init_dashboard": "harness.web.dashboard.views",
+    "init_dashboard": "harness.web.dashboard.app",
 }
 
 __all__ = [

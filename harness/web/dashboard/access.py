@@ -26,11 +26,15 @@ import hmac
 import os
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flask import abort, g, redirect, request, session, url_for
 
 from harness.errors import InputError
 from harness.platform.local_service import is_loopback
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 PASSWORD_VARIABLE = "HARNESS_DASHBOARD_PASSWORD"
 SECRET_VARIABLE = "HARNESS_DASHBOARD_SECRET"
@@ -98,24 +102,23 @@ def check_password(settings: DashboardSettings, given: str) -> bool:
     return hmac.compare_digest(given.encode(), settings.password.encode())
 
 
-def logged_in() -> bool:
-    """Whether this request's session is logged in and not ended by a logout (asked of the
-    store once per request)."""
+def logged_in(engine: sa.Engine) -> bool:
+    """Whether this request's session is logged in and not ended by a logout (asked of
+    ``engine``'s store once per request)."""
     if "dashboard_logged_in" not in g:
         sid = session.get(SESSION_ID)
         g.dashboard_logged_in = (
-            session.get("dashboard") is True and isinstance(sid, str) and not ended(sid)
+            session.get("dashboard") is True and isinstance(sid, str) and not ended(sid, engine)
         )
     return bool(g.dashboard_logged_in)
 
 
-def ended(sid: str) -> bool:
-    """Whether the session ``sid`` was logged out."""
-    from harness.store.dashboard_logins import session_ended
+def ended(sid: str, engine: sa.Engine) -> bool:
+    """Whether the session ``sid`` was logged out (``engine``: the dashboard's store)."""
+    from harness.store.dashboard_logins import session_ended  # the store stack: on first use
     from harness.store.database import session_scope
-    from harness.web.dashboard.views import dashboard_state
 
-    with session_scope(dashboard_state().engine) as db:
+    with session_scope(engine) as db:
         return session_ended(db, sid)
 
 
@@ -135,7 +138,7 @@ def start_session() -> None:
     csrf_token()
 
 
-def guard(login_endpoint: str) -> None:
+def guard(login_endpoint: str, engine: sa.Engine) -> None:
     """Run before every dashboard request: a POST needs the CSRF token (403 without); any
     page but the login needs a session (401 for the event stream and actions, else the
     login page)."""
@@ -144,7 +147,7 @@ def guard(login_endpoint: str) -> None:
         expected = session.get(CSRF_FIELD)
         if not isinstance(expected, str) or not hmac.compare_digest(given, expected):
             abort(403, "missing or wrong CSRF token: reload the page and try again")
-    if request.endpoint == login_endpoint or logged_in():
+    if request.endpoint == login_endpoint or logged_in(engine):
         return
     if request.method == "POST" or request.path.endswith("/stream"):
         abort(401, "log in to the dashboard first")

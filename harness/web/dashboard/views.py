@@ -22,7 +22,6 @@ from typing import Any
 import sqlalchemy as sa
 from flask import (
     Blueprint,
-    Flask,
     abort,
     current_app,
     g,
@@ -103,26 +102,6 @@ class DashboardState:
         self.templates.globals.update(url_for=url_for)
 
 
-def init_dashboard(app: Flask, engine: sa.Engine, settings: DashboardSettings) -> DashboardState:
-    """Mount the dashboard on ``app`` under ``/dashboard``, reading ``engine``'s store."""
-    from harness.web.dashboard import pages, precision  # noqa: F401  (their routes are on `bp`)
-    from harness.web.dashboard.actions import bp as actions_bp
-
-    app.secret_key = settings.secret
-    app.config.update(
-        SESSION_COOKIE_NAME=access.COOKIE_NAME,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Strict",
-        SESSION_COOKIE_SECURE=settings.secure_cookie,
-        SESSION_COOKIE_PATH=PREFIX,
-    )
-    state = DashboardState(engine, settings, Watcher(engine))
-    app.extensions["harness.web.dashboard"] = state
-    app.register_blueprint(bp, url_prefix=PREFIX)
-    app.register_blueprint(actions_bp, url_prefix=PREFIX)
-    return state
-
-
 def dashboard_state() -> DashboardState:
     state = current_app.extensions["harness.web.dashboard"]
     assert isinstance(state, DashboardState)
@@ -132,7 +111,7 @@ def dashboard_state() -> DashboardState:
 @bp.before_app_request
 def _guard() -> None:
     if request.blueprint in ("dashboard", "dashboard_actions"):
-        access.guard("dashboard.login")
+        access.guard("dashboard.login", dashboard_state().engine)
 
 
 @bp.after_app_request
@@ -156,8 +135,9 @@ def page(template: str, **values: Any) -> str:
     values.setdefault("nonce", g.dashboard_nonce)
     values.setdefault("messages", get_flashed_messages(with_categories=True))
     values.setdefault("csrf", access.csrf_token())
-    values.setdefault("logged_in", access.logged_in())
-    return dashboard_state().templates.get_template(template).render(**values)
+    state = dashboard_state()
+    values.setdefault("logged_in", access.logged_in(state.engine))
+    return state.templates.get_template(template).render(**values)
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -241,7 +221,7 @@ def stream(name: str) -> Response:
         while time.monotonic() - start < STREAM_SECONDS:
             if time.monotonic() - checked > SESSION_CHECK:
                 checked = time.monotonic()
-                if access.ended(sid):  # logged out elsewhere: the page asks to log in
+                if access.ended(sid, state.engine):  # logged out elsewhere: the page asks to log in
                     yield "event: ended\ndata: {}\n\n"
                     return
             snapshot = state.watcher.snapshot(study_id)
