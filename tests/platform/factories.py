@@ -162,6 +162,20 @@ def adaptive_link_study(
     return load_spec(spec), db, app, server
 
 
+def adaptive_mturk_study(tmp_path: Path, mturk_url: str) -> tuple[LoadedSpec, str, ServedApp, Any]:
+    """The same adaptive study `small` launched on the local MTurk service at ``mturk_url``,
+    its pages served by a task server: the spec, the store, the server, the app."""
+    from harness.spec import load_spec
+    from tests.factories import migrated_sqlite
+
+    db = migrated_sqlite(tmp_path / "h.db")
+    server, app = task_server(db)
+    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
+    launched = harness_cli(*launch_args(spec, mturk_url, db, "--public-url", server.url))
+    assert launched.exit_code == 0, launched.output
+    return load_spec(spec), db, server, app
+
+
 def link_crowd(
     loaded: LoadedSpec, url: str, http: Any, mix: dict[str, float], size: int = 24
 ) -> Any:

@@ -23,11 +23,11 @@ from tests.factories import migrated_sqlite
 from tests.platform.factories import (
     ADAPTIVE,
     adaptive_link_study,
+    adaptive_mturk_study,
     harness_cli,
     launch_args,
     link_crowd,
     small_spec,
-    task_server,
     truths_of,
 )
 from tests.providers.prolific.conftest import prolific_spec
@@ -93,12 +93,7 @@ def test_the_dashboard_shows_items_precision_over_time_and_what_is_left(link_stu
 
 
 def test_an_mturk_study_gets_hits_of_the_items_short_at_each_sync(tmp_path, mturk, http):
-    db = migrated_sqlite(tmp_path / "h.db")
-    server, app = task_server(db)
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
-    launched = harness_cli(*launch_args(spec, mturk.url, db, "--public-url", server.url))
-    assert launched.exit_code == 0, launched.output
-    loaded = load_spec(spec)
+    loaded, db, server, app = adaptive_mturk_study(tmp_path, mturk.url)
     rule = rule_of(loaded.spec)
     assert rule is not None
     workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)

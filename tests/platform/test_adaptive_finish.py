@@ -16,19 +16,14 @@ from harness.platform.adaptive_finish import finish_if_done
 from harness.platform.registry import provider_for
 from harness.providers.mturk.crowd import SimulatedWorkers
 from harness.simulate import Crowd
-from harness.spec import load_spec
 from harness.store import make_engine, session_scope
 from harness.store.models import Event, EventKind, Hit, Study, StudyStatus
 from harness.store.studies import launched_study
-from tests.factories import migrated_sqlite
 from tests.platform.factories import (
-    ADAPTIVE,
     adaptive_link_study,
+    adaptive_mturk_study,
     harness_cli,
-    launch_args,
     link_crowd,
-    small_spec,
-    task_server,
     truths_of,
 )
 from tests.web.dashboard.factories import SETTINGS, logged_in
@@ -127,12 +122,7 @@ def test_a_closing_cut_short_is_finished_by_the_next_call_and_done_once(tmp_path
 
 
 def test_an_mturk_study_expires_its_hits_at_the_sync_that_finds_it_done(tmp_path, mturk, http):
-    db = migrated_sqlite(tmp_path / "h.db")
-    server, app = task_server(db)
-    spec = small_spec(tmp_path, items=6, per_hit=2, raters=3, hosting="external", adaptive=ADAPTIVE)
-    launched = harness_cli(*launch_args(spec, mturk.url, db, "--public-url", server.url))
-    assert launched.exit_code == 0, launched.output
-    loaded = load_spec(spec)
+    loaded, db, server, app = adaptive_mturk_study(tmp_path, mturk.url)
     workers = Crowd({"careful": 0.7, "sloppy": 0.3}, size=24, seed=4).workers(loaded.scale)
     driver = SimulatedWorkers(mturk.url, workers, truths_of(loaded), loaded.scale, http)
     outputs = []
