@@ -110,9 +110,14 @@ def drop_postgres_database(url: str) -> None:
 
 
 def postgres_available() -> bool:
+    return answers(POSTGRES_ADMIN_URL)
+
+
+def answers(url: str) -> bool:
+    """Whether the PostgreSQL database at ``url`` takes a connection (waiting 3 s at most)."""
     import sqlalchemy as sa
 
-    engine = sa.create_engine(POSTGRES_ADMIN_URL, connect_args={"connect_timeout": 3})
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool, connect_args={"connect_timeout": 3})
     try:
         with engine.connect():
             return True

@@ -14,21 +14,11 @@ from tests import postgres_copies
 from tests.factories import (
     MINIMAL_ITEMS,
     MINIMAL_RATING_SPEC,
+    answers,
     create_postgres_database,
     drop_postgres_database,
     write_spec,
 )
-
-
-def _exists(url: str) -> bool:
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    try:
-        with engine.connect():
-            return True
-    except sa.exc.OperationalError:
-        return False
-    finally:
-        engine.dispose()
 
 
 def _oid(url: str) -> int:
@@ -71,7 +61,7 @@ def test_a_used_copy_comes_back_empty_and_renamed_and_a_changed_one_is_dropped(b
         again = postgres_copies.fresh_copy(template)
         handed.append(again)
         assert _oid(again) == used  # the same database, emptied
-        assert not _exists(written)  # under a new name: a thread left behind cannot reach it
+        assert not answers(written)  # under a new name: a thread left behind cannot reach it
         assert _count(again, "study") == 0 and _count(again, "alembic_version") == 1
         state = postgres_copies._state(again)
         assert state is not None and state == postgres_copies._PRISTINE[template]
@@ -83,7 +73,7 @@ def test_a_used_copy_comes_back_empty_and_renamed_and_a_changed_one_is_dropped(b
         postgres_copies.drop_later(again)
         handed.remove(again)
         postgres_copies.taken_back()
-        assert not _exists(again)
+        assert not answers(again)
         assert not postgres_copies._EMPTIED.get(template)  # dropped, not kept for a test
     finally:
         for url in handed:
